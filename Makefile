@@ -1,0 +1,27 @@
+# `make app` sets everything up and starts the app; `make test` sets everything up and runs the tests.
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+
+.PHONY: app test lint
+
+$(VENV)/.app-installed: requirements.txt
+	python3 -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.app-installed
+	$(PIP) install --quiet -r requirements-dev.txt
+	touch $@
+
+app: $(VENV)/.app-installed
+	$(VENV)/bin/streamlit run app.py
+
+test: $(VENV)/.dev-installed
+	$(PY) -m ruff check .
+	$(PY) -m pytest
+
+lint: $(VENV)/.dev-installed
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .

@@ -1,0 +1,53 @@
+"""The raw, not yet encoded, data set every source produces."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from engine.errors import UserError
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A table of people with a binary label, ready to be grouped, split and encoded.
+
+    `frame` holds the feature columns and the candidate protected columns (a protected column may
+    also be a feature). `fixed_test` marks rows of a published test split that must stay the test
+    split (Adult's adult.test); `None` means the split is drawn at preparation.
+    """
+
+    name: str
+    frame: pd.DataFrame
+    label: np.ndarray
+    numeric: tuple[str, ...]
+    categorical: tuple[str, ...]
+    protected: tuple[str, ...]
+    label_name: str
+    value_labels: Mapping[str, Mapping[object, str]] = field(default_factory=dict)
+    fixed_test: np.ndarray | None = None
+    synthetic: bool = False
+    missing_features: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return self.numeric + self.categorical
+
+    @property
+    def reduced(self) -> bool:
+        """True when a stock task runs on fewer feature columns than it defines."""
+        return bool(self.missing_features)
+
+    def column(self, name: str) -> str:
+        """The frame's spelling of a column, matched without regard to case."""
+        by_lower = {c.lower(): c for c in self.frame.columns}
+        if name.lower() not in by_lower:
+            raise UserError(
+                f"column '{name}' is not in data set '{self.name}'; "
+                f"protected attributes on offer: {', '.join(self.protected)}"
+            )
+        return by_lower[name.lower()]

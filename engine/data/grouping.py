@@ -1,0 +1,164 @@
+"""Protected groups: which attribute, how its values are grouped, and what to do with tiny groups."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from engine.data.dataset import Dataset
+from engine.errors import UserError
+
+MODES = ("auto", "all", "binary", "top-k", "bins")
+AGE_COLUMNS = frozenset({"age", "agep"})
+AGE_BINS = (25.0, 45.0, 65.0)
+OTHER = "other"
+MISSING = "(missing)"
+
+
+@dataclass(frozen=True)
+class GroupingSpec:
+    """How one protected attribute becomes groups.
+
+    - `all`: every value is a group;
+    - `binary`: the most frequent value against all others (RAC1P: White / not White);
+    - `top-k`: the k most frequent values, the rest pooled as "other";
+    - `bins`: a numeric attribute cut at `bins` (age defaults to <25, 25–44, 45–64, 65+);
+    - `auto`: `bins` for numeric attributes, `all` otherwise.
+    """
+
+    attribute: str
+    mode: str = "auto"
+    k: int = 3
+    bins: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise UserError(f"grouping must be one of {', '.join(MODES)}, not '{self.mode}'")
+        if self.mode == "top-k" and self.k < 1:
+            raise UserError("top-k grouping needs k of at least 1")
+        if list(self.bins) != sorted(set(self.bins)):
+            raise UserError("age/number bins must be increasing and distinct")
+
+
+@dataclass(frozen=True)
+class Groups:
+    ids: np.ndarray  # int64 in 0..G-1, one per row
+    names: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+def make_groups(
+    dataset: Dataset,
+    specs: tuple[GroupingSpec, ...],
+    min_group_size: int = 50,
+    small_groups: str = "merge",
+) -> Groups:
+    """Group rows by one attribute or the intersection of several.
+
+    Groups with fewer than `min_group_size` rows are merged into "other" (`small_groups="merge"`)
+    or refused (`"refuse"`); either way the outcome is reported in `warnings`.
+    """
+    if not specs:
+        raise UserError("choose a protected attribute")
+    if small_groups not in ("merge", "refuse"):
+        raise UserError("small groups are either merged ('merge') or refused ('refuse')")
+    labels = None
+    for spec in specs:
+        part = _labels_for(dataset, spec)
+        labels = part if labels is None else labels + " × " + part
+    return _merge_small(labels, min_group_size, small_groups, _order(labels, specs, dataset))
+
+
+def _labels_for(dataset: Dataset, spec: GroupingSpec) -> pd.Series:
+    column = dataset.column(spec.attribute)
+    values = dataset.frame[column]
+    numeric = pd.api.types.is_numeric_dtype(values) and column in dataset.numeric
+    mode = spec.mode if spec.mode != "auto" else ("bins" if numeric else "all")
+    if mode == "bins":
+        return _binned(values, column, spec.bins)
+    named = _readable(values, dataset.value_labels.get(column, {}))
+    counts = named.value_counts()
+    if mode == "binary":
+        top = counts.index[0]
+        return named.where(named == top, f"not {top}")
+    if mode == "top-k":
+        keep = set(counts.index[: spec.k])
+        return named.where(named.isin(keep), OTHER)
+    return named
+
+
+def _readable(values: pd.Series, value_labels: dict) -> pd.Series:
+    def name(v: object) -> str:
+        if pd.isna(v):
+            return MISSING
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        return value_labels.get(v, str(v))
+
+    return values.map(name).astype("string")
+
+
+def _binned(values: pd.Series, column: str, bins: tuple[float, ...]) -> pd.Series:
+    numbers = pd.to_numeric(values, errors="coerce")
+    if numbers.notna().sum() == 0:
+        raise UserError(f"'{column}' has no numbers to cut into bins")
+    if not bins:
+        if column.lower() in AGE_COLUMNS:
+            bins = AGE_BINS
+        else:
+            bins = tuple(np.unique(np.quantile(numbers.dropna(), [0.25, 0.5, 0.75])))
+    edges = (-np.inf, *bins, np.inf)
+    whole = bool((numbers.dropna() % 1 == 0).all()) and all(float(b).is_integer() for b in bins)
+    names = [_bin_name(lo, hi, whole) for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
+    cut = pd.cut(numbers, edges, right=False, labels=names)
+    return cut.astype("string").fillna(MISSING)
+
+
+def _bin_name(lo: float, hi: float, whole: bool) -> str:
+    """Bins are [lo, hi); on whole numbers (ages) [25, 45) reads "25–44"."""
+    if lo == -np.inf:
+        return f"<{hi:g}"
+    if hi == np.inf:
+        return f"{lo:g}+"
+    return f"{lo:g}–{hi - 1:g}" if whole else f"{lo:g} to <{hi:g}"
+
+
+def _order(labels: pd.Series, specs: tuple[GroupingSpec, ...], dataset: Dataset) -> list[str]:
+    """Group names in a stable order: by the first row in which each name occurs after sorting
+    rows by the attributes' raw values, so codes and bins keep their natural order."""
+    raw = dataset.frame[[dataset.column(s.attribute) for s in specs]]
+    order = raw.sort_values(list(raw.columns), kind="stable", na_position="last").index
+    return list(dict.fromkeys(labels.loc[order].tolist()))
+
+
+def _merge_small(
+    labels: pd.Series, min_size: int, policy: str, order: list[str]
+) -> Groups:
+    counts = labels.value_counts()
+    small = [n for n in order if counts[n] < min_size and n != OTHER]
+    warnings = []
+    if small:
+        listed = ", ".join(f"{n} ({counts[n]})" for n in small)
+        if policy == "refuse":
+            raise UserError(
+                f"groups with fewer than {min_size} rows: {listed}; "
+                "merge them into 'other', group the attribute differently, or lower the minimum"
+            )
+        labels = labels.where(~labels.isin(small), OTHER)
+        warnings.append(f"groups with fewer than {min_size} rows merged into '{OTHER}': {listed}")
+    counts = labels.value_counts()
+    if OTHER in counts and counts[OTHER] < min_size:
+        raise UserError(
+            f"even merged, the '{OTHER}' group has only {counts[OTHER]} rows (minimum {min_size}); "
+            "group the attribute more coarsely (e.g. binary) or lower the minimum"
+        )
+    names = [n for n in order if n in counts and n != OTHER] + ([OTHER] if OTHER in counts else [])
+    if len(names) < 2:
+        raise UserError(
+            f"the protected attribute gives a single group ({names[0]}); fairness needs two or more"
+        )
+    index = {n: i for i, n in enumerate(names)}
+    ids = labels.map(index).to_numpy(dtype=np.int64)
+    return Groups(ids=ids, names=tuple(names), warnings=tuple(warnings))

@@ -1,0 +1,19 @@
+"""Where FairFront keeps data on disk; each location can be moved by an environment variable."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+BUNDLED_DATA = PROJECT_ROOT / "data"
+
+
+def acs_root() -> Path:
+    """Root of the folktables-layout ACS folder: ROOT/<year>/<horizon>/psam_pNN.csv."""
+    return Path(os.environ.get("FAIRFRONT_ACS_ROOT", BUNDLED_DATA / "acs"))
+
+
+def cache_root() -> Path:
+    """Folder of prepared-data caches and generated synthetic files."""
+    return Path(os.environ.get("FAIRFRONT_CACHE", BUNDLED_DATA / "cache"))

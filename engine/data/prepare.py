@@ -1,0 +1,100 @@
+"""From a Dataset to Prepared arrays: group, split, encode (fitted on train only)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.data.dataset import Dataset
+from engine.data.encoding import add_group_cross_terms, cross_term_names, fit_encoder
+from engine.data.grouping import GroupingSpec, make_groups
+from engine.data.prepared import Prepared, SplitArrays
+from engine.data.split import check_fractions, strata_of, stratified_split
+from engine.errors import UserError
+
+
+@dataclass(frozen=True)
+class PrepareOptions:
+    """Everything besides the data source that decides the prepared arrays (part of the cache key)."""
+
+    grouping: tuple[GroupingSpec, ...]
+    split: tuple[float, float, float] = (0.6, 0.2, 0.2)
+    seed: int = 0
+    min_group_size: int = 50
+    small_groups: str = "merge"
+    cross_terms: bool = False
+    drop_protected: bool = False
+    min_category_count: int = 5
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "split", check_fractions(tuple(self.split)))
+        if self.min_group_size < 1:
+            raise UserError("the minimum group size must be at least 1")
+
+
+def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepared:
+    groups = make_groups(dataset, options.grouping, options.min_group_size, options.small_groups)
+    assignment = _assign_splits(dataset, groups.ids, options)
+    dropped = {dataset.column(g.attribute) for g in options.grouping} if options.drop_protected else set()
+    numeric = tuple(c for c in dataset.numeric if c not in dropped)
+    categorical = tuple(c for c in dataset.categorical if c not in dropped)
+    train_rows = assignment == 0
+    encoder = fit_encoder(
+        dataset.frame.loc[train_rows], numeric, categorical, dataset.value_labels,
+        options.min_category_count,
+    )  # fmt: skip
+    X = encoder.transform(dataset.frame)
+    names = encoder.feature_names
+    if options.cross_terms:
+        X = add_group_cross_terms(X, groups.ids, len(groups.names))
+        names = cross_term_names(names, groups.names)
+    parts = [
+        SplitArrays(
+            X=np.ascontiguousarray(X[assignment == s]),
+            y=dataset.label[assignment == s].astype(np.int8),
+            groups=groups.ids[assignment == s],
+        )
+        for s in range(3)
+    ]
+    _check_groups_in_train(parts[0], groups.names)
+    notes = list(dataset.notes)
+    if dataset.fixed_test is not None:
+        notes.append("the published test split is kept as the test set")
+    return Prepared(
+        train=parts[0],
+        val=parts[1],
+        test=parts[2],
+        feature_names=names,
+        group_names=groups.names,
+        encoder=encoder,
+        dataset_name=dataset.name,
+        label_name=dataset.label_name,
+        synthetic=dataset.synthetic,
+        missing_features=dataset.missing_features,
+        warnings=groups.warnings,
+        notes=tuple(notes),
+        key=key,
+    )
+
+
+def _assign_splits(dataset: Dataset, group_ids: np.ndarray, options: PrepareOptions) -> np.ndarray:
+    strata = strata_of(group_ids, dataset.label)
+    if dataset.fixed_test is None:
+        return stratified_split(strata, options.split, options.seed)
+    train_share, val_share, _ = options.split
+    pool = ~dataset.fixed_test
+    within = stratified_split(
+        strata[pool], (train_share / (train_share + val_share), val_share / (train_share + val_share), 0.0),
+        options.seed,
+    )  # fmt: skip
+    assignment = np.full(len(strata), 2, dtype=np.int8)
+    assignment[pool] = within
+    return assignment
+
+
+def _check_groups_in_train(train: SplitArrays, names: tuple[str, ...]) -> None:
+    present = np.bincount(train.groups, minlength=len(names))
+    empty = [names[g] for g in np.flatnonzero(present == 0)]
+    if empty:
+        raise UserError(f"no training rows for group(s) {', '.join(empty)}; raise the training share")

@@ -1,0 +1,87 @@
+"""Prepared data: encoded train/validation/test arrays with integer group ids."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.data.encoding import Encoder
+
+SPLITS = ("train", "val", "test")
+
+
+@dataclass(frozen=True)
+class SplitArrays:
+    X: np.ndarray  # (n, d) float64
+    y: np.ndarray  # (n,) int8, 1 = positive label
+    groups: np.ndarray  # (n,) int64 in 0..G-1
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    train: SplitArrays
+    val: SplitArrays
+    test: SplitArrays
+    feature_names: tuple[str, ...]
+    group_names: tuple[str, ...]
+    encoder: Encoder
+    dataset_name: str
+    label_name: str
+    synthetic: bool = False
+    missing_features: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    key: str = ""
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_names)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    def split(self, name: str) -> SplitArrays:
+        return {"train": self.train, "val": self.val, "test": self.test}[name]
+
+    def summary(self) -> dict:
+        """Rows, features, and per group the size and positive-label rate in every split."""
+        groups = []
+        for g, name in enumerate(self.group_names):
+            entry: dict = {"name": name}
+            for split_name in SPLITS:
+                part = self.split(split_name)
+                members = part.groups == g
+                size = int(members.sum())
+                rate = float(part.y[members].mean()) if size else None
+                entry[split_name] = {"size": size, "label_rate": rate}
+            groups.append(entry)
+        return {
+            "dataset": self.dataset_name,
+            "label": self.label_name,
+            "synthetic": self.synthetic,
+            "reduced": bool(self.missing_features),
+            "missing_features": list(self.missing_features),
+            "rows": {s: len(self.split(s)) for s in SPLITS},
+            "features": self.n_features,
+            "groups": groups,
+            "warnings": list(self.warnings),
+            "notes": list(self.notes),
+            "key": self.key,
+        }
+
+
+def group_table(summary: dict) -> list[dict]:
+    """One row per group: its size and positive-label rate in each split (for tables)."""
+    rows = []
+    for group in summary["groups"]:
+        row = {"group": group["name"]}
+        for split in SPLITS:
+            row[f"{split} size"] = group[split]["size"]
+            row[f"{split} positive rate"] = group[split]["label_rate"]
+        rows.append(row)
+    return rows

@@ -1,0 +1,35 @@
+"""Shared fixtures: the ../shared data folder (skipped when absent) and an isolated cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
+SHARED = PROJECT.parent / "shared"
+SHARED_DATA = SHARED / "data"
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path_factory, monkeypatch):
+    """Each test prepares data into its own cache folder, never into data/cache."""
+    folder = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("FAIRFRONT_CACHE", str(folder))
+    return folder
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"needs the shared data folder {SHARED_DATA}, which is absent")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def ct_acs_root(shared_data) -> Path:
+    """Real ACS 2018 Connecticut person records in folktables layout (a reduced column set)."""
+    root = shared_data / "acs" / "pums"
+    if not (root / "2018" / "1-Year" / "psam_p09.csv").is_file():
+        pytest.skip(f"needs {root}/2018/1-Year/psam_p09.csv, which is absent")
+    return root
