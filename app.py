@@ -40,12 +40,16 @@ def choose_source():
         if kind == "synthetic":
             state = st.sidebar.text_input("State", "CT", key="synthetic_state")
             persons = int(st.sidebar.number_input("Persons", 100, 200_000, 5000, key="persons"))
-            return SyntheticACSSpec(state=state, year=year, task=task, n_persons=persons), ACS_PROTECTED
+            return SyntheticACSSpec(
+                state=state, year=year, task=task, n_persons=persons
+            ), ACS_PROTECTED
         states = st.sidebar.text_input("State(s), comma-separated", "CT", key="states")
         root = st.sidebar.text_input("ACS folder", str(acs_root()), key="acs_root")
         download = st.sidebar.checkbox("Allow download from the census website", key="download")
         codes = tuple(s for s in (x.strip() for x in states.split(",")) if s)
-        return ACSSpec(states=codes, year=year, task=task, root=root, allow_download=download), ACS_PROTECTED
+        return ACSSpec(
+            states=codes, year=year, task=task, root=root, allow_download=download
+        ), ACS_PROTECTED
     upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="csv")
     if upload is None:
         raise UserError("upload a CSV file to continue")
@@ -53,11 +57,14 @@ def choose_source():
     columns = pd.read_csv(path, nrows=0).columns.tolist()
     label = st.sidebar.selectbox("Label column", columns, index=len(columns) - 1, key="label")
     positive = st.sidebar.text_input("Positive label value (empty: 1 / yes / true)", key="positive")
-    protected = st.sidebar.multiselect("Protected column(s)", [c for c in columns if c != label],
-                                       key="protected")
+    protected = st.sidebar.multiselect(
+        "Protected column(s)", [c for c in columns if c != label], key="protected"
+    )
     if not protected:
         raise UserError("choose at least one protected column")
-    spec = CSVSpec(path=str(path), label=label, protected=tuple(protected), positive=positive or None)
+    spec = CSVSpec(
+        path=str(path), label=label, protected=tuple(protected), positive=positive or None
+    )
     return spec, tuple(protected)
 
 
@@ -73,7 +80,7 @@ def save_upload(content: bytes) -> Path:
 def choose_grouping(candidates: tuple[str, ...]) -> PrepareOptions:
     attributes = st.sidebar.multiselect(
         "Protected attribute (two give their intersection)", candidates,
-        default=[candidates[0]], max_selections=2, key="attribute",
+        default=[candidates[0]], max_selections=2, key=f"attribute:{','.join(candidates)}",
     )  # fmt: skip
     mode = st.sidebar.selectbox("Grouping", MODES, key="grouping")
     k = int(st.sidebar.number_input("Groups kept (top-k)", 1, 20, 3, key="top_k"))

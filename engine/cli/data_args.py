@@ -20,42 +20,78 @@ DEFAULT_ATTRIBUTE = {"adult": "sex", "acs": "SEX", "synthetic": "SEX"}
 
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_argument_group("data source")
-    source.add_argument("--source", choices=("adult", "acs", "synthetic", "csv"), default="adult",
-                        help="adult (bundled, default), acs (census files via folktables), "
-                        "synthetic (seeded census-layout records), csv (your table)")
-    source.add_argument("--state", nargs="+", default=["CT"], metavar="ST",
-                        help="ACS state code(s); several are pooled (default CT)")
+    source.add_argument(
+        "--source",
+        choices=("adult", "acs", "synthetic", "csv"),
+        default="adult",
+        help="adult (bundled, default), acs (census files via folktables), "
+        "synthetic (seeded census-layout records), csv (your table)",
+    )
+    source.add_argument(
+        "--state",
+        nargs="+",
+        default=["CT"],
+        metavar="ST",
+        help="ACS state code(s); several are pooled (default CT)",
+    )
     source.add_argument("--year", type=int, default=2018, help="ACS survey year (default 2018)")
-    source.add_argument("--task", default="income",
-                        help="ACS task: income, employment, public_coverage, health_insurance, "
-                        "travel_time, mobility, employment_filtered, income_poverty_ratio")
+    source.add_argument(
+        "--task",
+        default="income",
+        help="ACS task: income, employment, public_coverage, health_insurance, "
+        "travel_time, mobility, employment_filtered, income_poverty_ratio",
+    )
     source.add_argument("--horizon", default="1-Year", choices=("1-Year", "5-Year"))
-    source.add_argument("--acs-root", type=Path, default=None,
-                        help=f"ACS folder in folktables layout (default $FAIRFRONT_ACS_ROOT or {acs_root()})")
-    source.add_argument("--download", action="store_true",
-                        help="allow downloading missing ACS files from the census website")
-    source.add_argument("--n-persons", type=int, default=5000, help="synthetic: persons to generate")
+    source.add_argument(
+        "--acs-root",
+        type=Path,
+        default=None,
+        help=f"ACS folder in folktables layout (default $FAIRFRONT_ACS_ROOT or {acs_root()})",
+    )
+    source.add_argument(
+        "--download",
+        action="store_true",
+        help="allow downloading missing ACS files from the census website",
+    )
+    source.add_argument(
+        "--n-persons", type=int, default=5000, help="synthetic: persons to generate"
+    )
     source.add_argument("--synthetic-seed", type=int, default=0, help="synthetic: generator seed")
     source.add_argument("--csv", type=Path, help="csv: the file")
     source.add_argument("--label", help="csv: the label column")
     source.add_argument("--positive", help="csv: the label value that counts as positive")
     prep = parser.add_argument_group("protected attribute and preparation")
-    prep.add_argument("--attribute", nargs="+",
-                      help="protected attribute; two or more give their intersection "
-                      "(default: sex for Adult, SEX for ACS)")
-    prep.add_argument("--grouping", nargs="+", default=["auto"], choices=MODES,
-                      help="how values become groups, one for all attributes or one each")
+    prep.add_argument(
+        "--attribute",
+        nargs="+",
+        help="protected attribute; two or more give their intersection "
+        "(default: sex for Adult, SEX for ACS)",
+    )
+    prep.add_argument(
+        "--grouping",
+        nargs="+",
+        default=["auto"],
+        choices=MODES,
+        help="how values become groups, one for all attributes or one each",
+    )
     prep.add_argument("--top-k", type=int, default=3, help="groups kept by top-k grouping")
     prep.add_argument("--bins", type=float, nargs="+", default=[], help="bin edges for numbers")
     prep.add_argument("--min-group-size", type=int, default=50)
     prep.add_argument("--small-groups", choices=("merge", "refuse"), default="merge")
-    prep.add_argument("--split", type=float, nargs=3, default=[0.6, 0.2, 0.2],
-                      metavar=("TRAIN", "VAL", "TEST"))
+    prep.add_argument(
+        "--split", type=float, nargs=3, default=[0.6, 0.2, 0.2], metavar=("TRAIN", "VAL", "TEST")
+    )
     prep.add_argument("--seed", type=int, default=0, help="split seed")
-    prep.add_argument("--cross-terms", action="store_true",
-                      help="append group indicators and group×feature products")
-    prep.add_argument("--drop-protected", action="store_true",
-                      help="leave the protected attribute out of the features")
+    prep.add_argument(
+        "--cross-terms",
+        action="store_true",
+        help="append group indicators and group×feature products",
+    )
+    prep.add_argument(
+        "--drop-protected",
+        action="store_true",
+        help="leave the protected attribute out of the features",
+    )
     prep.add_argument("--no-cache", action="store_true", help="prepare afresh, do not cache")
 
 
@@ -64,15 +100,30 @@ def data_spec_from_args(args: argparse.Namespace) -> DataSpec:
     if args.source == "adult":
         return AdultSpec()
     if args.source == "acs":
-        return ACSSpec(states=tuple(args.state), year=args.year, task=args.task,
-                       horizon=args.horizon, root=root, allow_download=args.download)
+        return ACSSpec(
+            states=tuple(args.state),
+            year=args.year,
+            task=args.task,
+            horizon=args.horizon,
+            root=root,
+            allow_download=args.download,
+        )
     if args.source == "synthetic":
-        return SyntheticACSSpec(state=args.state[0], year=args.year, task=args.task,
-                                n_persons=args.n_persons, seed=args.synthetic_seed)
+        return SyntheticACSSpec(
+            state=args.state[0],
+            year=args.year,
+            task=args.task,
+            n_persons=args.n_persons,
+            seed=args.synthetic_seed,
+        )
     if args.csv is None or args.label is None or not args.attribute:
         raise UserError("--source csv needs --csv FILE, --label COLUMN and --attribute COLUMN")
-    return CSVSpec(path=str(args.csv), label=args.label, protected=tuple(args.attribute),
-                   positive=args.positive)
+    return CSVSpec(
+        path=str(args.csv),
+        label=args.label,
+        protected=tuple(args.attribute),
+        positive=args.positive,
+    )
 
 
 def prepare_options_from_args(args: argparse.Namespace) -> PrepareOptions:

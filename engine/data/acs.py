@@ -161,7 +161,9 @@ class SyntheticACSSpec:
         acs = self.as_acs()
         path = state_file(Path(acs.root), acs.states[0], self.year, acs.horizon)
         if not path.is_file():
-            write_synthetic_pums(Path(acs.root), acs.states[0], self.year, self.n_persons, self.seed)
+            write_synthetic_pums(
+                Path(acs.root), acs.states[0], self.year, self.n_persons, self.seed
+            )
         return (path,)
 
     def load(self, progress: Progress | None = None) -> Dataset:

@@ -45,7 +45,9 @@ def check_state(state: str) -> str:
 
 def check_year_horizon(year: int, horizon: str) -> None:
     if int(year) < FIRST_YEAR:
-        raise UserError(f"ACS year {year} is not supported; folktables reads {FIRST_YEAR} and later")
+        raise UserError(
+            f"ACS year {year} is not supported; folktables reads {FIRST_YEAR} and later"
+        )
     if horizon not in HORIZONS:
         raise UserError(f"ACS horizon must be one of {', '.join(HORIZONS)}, not '{horizon}'")
 
@@ -129,8 +131,11 @@ def download_state_file(
                     progress(received, total)
         _unpack_member(archive, target, url)
     except (urllib.error.URLError, TimeoutError, OSError) as error:
+        reason = getattr(error, "reason", error)
+        if isinstance(error, urllib.error.HTTPError):
+            reason = f"HTTP {error.code} {reason}"
         raise UserError(
-            f"could not download {url}: {getattr(error, 'reason', error)}\n"
+            f"could not download {url}: {reason}\n"
             f"Without network access, put the unzipped file at {target} yourself."
         ) from error
     finally:

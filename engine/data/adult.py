@@ -34,10 +34,10 @@ class AdultSpec:
 
     kind: str = "adult"
 
-    def files(self) -> tuple[Path, ...]:
+    def files(self, progress: object = None) -> tuple[Path, ...]:
         return (ADULT_DIR / TRAIN_FILE, ADULT_DIR / TEST_FILE)
 
-    def load(self) -> Dataset:
+    def load(self, progress: object = None) -> Dataset:
         return load_adult()
 
 

@@ -29,12 +29,12 @@ class CSVSpec:
     positive: str | None = None
     kind: str = "csv"
 
-    def files(self, progress=None) -> tuple[Path, ...]:
+    def files(self, progress: object = None) -> tuple[Path, ...]:
         if not Path(self.path).is_file():
             raise UserError(f"CSV file not found: {self.path}")
         return (Path(self.path),)
 
-    def load(self, progress=None) -> Dataset:
+    def load(self, progress: object = None) -> Dataset:
         return load_csv(self.path, self.label, self.protected, self.positive)
 
 
@@ -165,7 +165,7 @@ def _feature_kind(
     present = column.dropna().astype(str).str.strip()
     as_numbers = pd.to_numeric(present, errors="coerce")
     junk = present[as_numbers.isna()]
-    if len(present) and 0 < len(junk) and as_numbers.notna().mean() >= NUMERIC_SHARE:
+    if len(junk) > 0 and as_numbers.notna().mean() >= NUMERIC_SHARE:
         examples = ", ".join(repr(v) for v in junk.unique()[:3])
         raise UserError(
             f"column '{name}' is numeric but has {len(junk)} non-numeric values such as {examples}"

@@ -98,9 +98,7 @@ def fit_encoder(
     return Encoder(tuple(numeric_columns), tuple(categorical_columns))
 
 
-def add_group_cross_terms(
-    X: np.ndarray, groups: np.ndarray, n_groups: int
-) -> np.ndarray:
+def add_group_cross_terms(X: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
     """Append group indicators γ and products γ·x (paper 003, §7.1: features (1, x, γ, γ·x)).
 
     Group 0 is the reference, so G − 1 indicators are added; the constant 1 is the model's bias.

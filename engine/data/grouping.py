@@ -64,14 +64,17 @@ def make_groups(
         raise UserError("choose a protected attribute")
     if small_groups not in ("merge", "refuse"):
         raise UserError("small groups are either merged ('merge') or refused ('refuse')")
-    labels = None
-    for spec in specs:
-        part = _labels_for(dataset, spec)
-        labels = part if labels is None else labels + " × " + part
-    return _merge_small(labels, min_group_size, small_groups, _order(labels, specs, dataset))
+    labels, order = _labels_for(dataset, specs[0])
+    for spec in specs[1:]:
+        more, more_order = _labels_for(dataset, spec)
+        labels = labels + " × " + more
+        order = [f"{a} × {b}" for a in order for b in more_order]
+    return _merge_small(labels, min_group_size, small_groups, order)
 
 
-def _labels_for(dataset: Dataset, spec: GroupingSpec) -> pd.Series:
+def _labels_for(dataset: Dataset, spec: GroupingSpec) -> tuple[pd.Series, list[str]]:
+    """Each row's group name, and the names in display order (codes and bins in their natural
+    order, the majority first for binary, "other" and missing values last)."""
     column = dataset.column(spec.attribute)
     values = dataset.frame[column]
     numeric = pd.api.types.is_numeric_dtype(values) and column in dataset.numeric
@@ -79,14 +82,15 @@ def _labels_for(dataset: Dataset, spec: GroupingSpec) -> pd.Series:
     if mode == "bins":
         return _binned(values, column, spec.bins)
     named = _readable(values, dataset.value_labels.get(column, {}))
-    counts = named.value_counts()
+    natural = list(dict.fromkeys(named.loc[values.sort_values(kind="stable").index]))
     if mode == "binary":
-        top = counts.index[0]
-        return named.where(named == top, f"not {top}")
+        top = named.value_counts().index[0]
+        return named.where(named == top, f"not {top}"), [top, f"not {top}"]
     if mode == "top-k":
-        keep = set(counts.index[: spec.k])
-        return named.where(named.isin(keep), OTHER)
-    return named
+        keep = set(named.value_counts().index[: spec.k])
+        natural = [n for n in natural if n in keep] + [OTHER]
+        return named.where(named.isin(keep), OTHER), natural
+    return named, natural
 
 
 def _readable(values: pd.Series, value_labels: dict) -> pd.Series:
@@ -100,7 +104,7 @@ def _readable(values: pd.Series, value_labels: dict) -> pd.Series:
     return values.map(name).astype("string")
 
 
-def _binned(values: pd.Series, column: str, bins: tuple[float, ...]) -> pd.Series:
+def _binned(values: pd.Series, column: str, bins: tuple[float, ...]) -> tuple[pd.Series, list[str]]:
     numbers = pd.to_numeric(values, errors="coerce")
     if numbers.notna().sum() == 0:
         raise UserError(f"'{column}' has no numbers to cut into bins")
@@ -113,7 +117,7 @@ def _binned(values: pd.Series, column: str, bins: tuple[float, ...]) -> pd.Serie
     whole = bool((numbers.dropna() % 1 == 0).all()) and all(float(b).is_integer() for b in bins)
     names = [_bin_name(lo, hi, whole) for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
     cut = pd.cut(numbers, edges, right=False, labels=names)
-    return cut.astype("string").fillna(MISSING)
+    return cut.astype("string").fillna(MISSING), [*names, MISSING]
 
 
 def _bin_name(lo: float, hi: float, whole: bool) -> str:
@@ -125,18 +129,9 @@ def _bin_name(lo: float, hi: float, whole: bool) -> str:
     return f"{lo:g}–{hi - 1:g}" if whole else f"{lo:g} to <{hi:g}"
 
 
-def _order(labels: pd.Series, specs: tuple[GroupingSpec, ...], dataset: Dataset) -> list[str]:
-    """Group names in a stable order: by the first row in which each name occurs after sorting
-    rows by the attributes' raw values, so codes and bins keep their natural order."""
-    raw = dataset.frame[[dataset.column(s.attribute) for s in specs]]
-    order = raw.sort_values(list(raw.columns), kind="stable", na_position="last").index
-    return list(dict.fromkeys(labels.loc[order].tolist()))
-
-
-def _merge_small(
-    labels: pd.Series, min_size: int, policy: str, order: list[str]
-) -> Groups:
+def _merge_small(labels: pd.Series, min_size: int, policy: str, order: list[str]) -> Groups:
     counts = labels.value_counts()
+    order = [n for n in order if n in counts]
     small = [n for n in order if counts[n] < min_size and n != OTHER]
     warnings = []
     if small:

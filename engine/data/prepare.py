@@ -36,7 +36,9 @@ class PrepareOptions:
 def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepared:
     groups = make_groups(dataset, options.grouping, options.min_group_size, options.small_groups)
     assignment = _assign_splits(dataset, groups.ids, options)
-    dropped = {dataset.column(g.attribute) for g in options.grouping} if options.drop_protected else set()
+    dropped = (
+        {dataset.column(g.attribute) for g in options.grouping} if options.drop_protected else set()
+    )
     numeric = tuple(c for c in dataset.numeric if c not in dropped)
     categorical = tuple(c for c in dataset.categorical if c not in dropped)
     train_rows = assignment == 0
@@ -97,4 +99,6 @@ def _check_groups_in_train(train: SplitArrays, names: tuple[str, ...]) -> None:
     present = np.bincount(train.groups, minlength=len(names))
     empty = [names[g] for g in np.flatnonzero(present == 0)]
     if empty:
-        raise UserError(f"no training rows for group(s) {', '.join(empty)}; raise the training share")
+        raise UserError(
+            f"no training rows for group(s) {', '.join(empty)}; raise the training share"
+        )

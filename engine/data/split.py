@@ -18,9 +18,7 @@ def check_fractions(fractions: tuple[float, ...]) -> tuple[float, float, float]:
     return (float(fractions[0]), float(fractions[1]), float(fractions[2]))
 
 
-def stratified_split(
-    strata: np.ndarray, fractions: tuple[float, ...], seed: int
-) -> np.ndarray:
+def stratified_split(strata: np.ndarray, fractions: tuple[float, ...], seed: int) -> np.ndarray:
     """Assign every row to split 0 (train), 1 (val) or 2 (test).
 
     Within each stratum the rows are shuffled and cut so that each split receives its fraction,

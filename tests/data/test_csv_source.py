@@ -45,20 +45,51 @@ def test_positive_value_turns_a_multi_valued_label_into_yes_no(tmp_path):
     [
         (lambda f: f, "outcome", ["sex"], None, "no column 'outcome'"),
         (lambda f: f, "approved", ["gender"], None, "no column 'gender'"),
-        (lambda f: f.assign(approved=np.arange(len(f)) % 3), "approved", ["sex"], None,
-         "must have two values, it has 3"),
+        (
+            lambda f: f.assign(approved=np.arange(len(f)) % 3),
+            "approved",
+            ["sex"],
+            None,
+            "must have two values, it has 3",
+        ),
         (lambda f: f.assign(approved="yes"), "approved", ["sex"], None, "must have two values"),
         (lambda f: f, "approved", ["sex"], "maybe", "'maybe' does not occur"),
-        (lambda f: f.assign(approved=np.where(np.arange(len(f)) % 2, "good", "bad")), "approved",
-         ["sex"], None, "name which one is the positive"),
-        (lambda f: f.assign(sex=np.nan), "approved", ["sex"], None, "protected column 'sex' is empty"),
-        (lambda f: f.assign(age=f["age"].astype(str).where(np.arange(len(f)) != 5, "n/a")),
-         "approved", ["sex"], None, "'age' is numeric but has 1 non-numeric values such as 'n/a'"),
-        (lambda f: f.assign(name=[f"person {i}" for i in range(len(f))]), "approved", ["sex"],
-         None, "'name' has 200 distinct text values"),
+        (
+            lambda f: f.assign(approved=np.where(np.arange(len(f)) % 2, "good", "bad")),
+            "approved",
+            ["sex"],
+            None,
+            "name which one is the positive",
+        ),
+        (
+            lambda f: f.assign(sex=np.nan),
+            "approved",
+            ["sex"],
+            None,
+            "protected column 'sex' is empty",
+        ),
+        (
+            lambda f: f.assign(age=f["age"].astype(str).where(np.arange(len(f)) != 5, "n/a")),
+            "approved",
+            ["sex"],
+            None,
+            "'age' is numeric but has 1 non-numeric values such as 'n/a'",
+        ),
+        (
+            lambda f: f.assign(name=[f"person {i}" for i in range(len(f))]),
+            "approved",
+            ["sex"],
+            None,
+            "'name' has 200 distinct text values",
+        ),
         (lambda f: f.head(5), "approved", ["sex"], None, "has 5 rows"),
-        (lambda f: f.assign(approved=f["approved"].where(np.arange(len(f)) != 3)), "approved",
-         ["sex"], None, "1 empty values"),
+        (
+            lambda f: f.assign(approved=f["approved"].where(np.arange(len(f)) != 3)),
+            "approved",
+            ["sex"],
+            None,
+            "1 empty values",
+        ),
     ],
 )
 def test_bad_tables_are_explained(change, label, protected, positive, message):
@@ -76,14 +107,16 @@ def test_file_level_problems_are_explained(tmp_path):
     with pytest.raises(UserError, match="the limit is"):
         load_csv(write(tmp_path, table()), "approved", ["sex"], max_bytes=100)
     with pytest.raises(UserError, match="could not be read as CSV"):
-        load_csv(b"a,b\n1,2,3,4\n\"unterminated", "a", ["b"])
+        load_csv(b'a,b\n1,2,3,4\n"unterminated', "a", ["b"])
 
 
 def test_tiny_groups_are_refused_at_preparation(tmp_path):
     frame = table()
     frame.loc[:2, "sex"] = "X"
     spec = CSVSpec(path=str(write(tmp_path, frame)), label="approved", protected=("sex",))
-    options = PrepareOptions(grouping=(GroupingSpec("sex"),), min_group_size=10, small_groups="refuse")
+    options = PrepareOptions(
+        grouping=(GroupingSpec("sex"),), min_group_size=10, small_groups="refuse"
+    )
     with pytest.raises(UserError, match="X \\(3\\)"):
         load_prepared(spec, options)
 

@@ -50,7 +50,9 @@ def test_small_groups_are_merged_with_a_warning_or_refused():
     merged = make_groups(data, (GroupingSpec("RAC1P", "all"),), min_group_size=35)
     assert merged.names == ("White", "Black", "Asian", "other")
     assert np.bincount(merged.ids).tolist() == [300, 120, 80, 35]
-    assert "Some other race (30)" in merged.warnings[0] and "American Indian (5)" in merged.warnings[0]
+    assert (
+        "Some other race (30)" in merged.warnings[0] and "American Indian (5)" in merged.warnings[0]
+    )
     with pytest.raises(UserError, match="fewer than 35 rows: American Indian"):
         make_groups(data, (GroupingSpec("RAC1P", "all"),), 35, small_groups="refuse")
     with pytest.raises(UserError, match="'other' group has only 35"):
@@ -72,8 +74,12 @@ def test_intersection_crosses_the_groups_of_two_attributes():
     groups = make_groups(
         data, (GroupingSpec("SEX"), GroupingSpec("RAC1P", "binary")), min_group_size=1
     )
-    assert set(groups.names) == {"Male × White", "Male × not White", "Female × White",
-                                 "Female × not White"}
+    assert set(groups.names) == {
+        "Male × White",
+        "Male × not White",
+        "Female × White",
+        "Female × not White",
+    }
     frame = data.frame
     for g, name in enumerate(groups.names):
         sex, race = name.split(" × ")

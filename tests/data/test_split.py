@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from engine.data.split import stratified_split, strata_of
+from engine.data.split import strata_of, stratified_split
 from engine.errors import UserError
 
 
@@ -30,7 +30,9 @@ def test_tiny_strata_still_get_every_row_assigned():
     assert set(split) <= {0, 1, 2} and len(split) == 6
 
 
-@pytest.mark.parametrize("fractions", [(0.5, 0.5), (0.6, 0.3, 0.3), (0.0, 0.5, 0.5), (1.2, -0.1, -0.1)])
+@pytest.mark.parametrize(
+    "fractions", [(0.5, 0.5), (0.6, 0.3, 0.3), (0.0, 0.5, 0.5), (1.2, -0.1, -0.1)]
+)
 def test_bad_fractions_are_refused(fractions):
     with pytest.raises(UserError):
         stratified_split(np.zeros(10, dtype=int), fractions, seed=0)
