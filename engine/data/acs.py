@@ -21,7 +21,7 @@ from engine.data.acs_tasks import NUMERIC_COLUMNS, RENAMED_FROM_2019, ACSTask, t
 from engine.data.codes import ACS_VALUE_LABELS
 from engine.data.dataset import Dataset
 from engine.data.paths import acs_root, cache_root
-from engine.data.synthetic_pums import is_synthetic, write_synthetic_pums
+from engine.data.synthetic_pums import GENERATOR_VERSION, is_synthetic, write_synthetic_pums
 from engine.errors import UserError
 
 PROTECTED_CANDIDATES = ("SEX", "RAC1P", "MAR", "AGEP")
@@ -154,7 +154,10 @@ class SyntheticACSSpec:
         self.as_acs()  # validates state, year and task
 
     def as_acs(self) -> ACSSpec:
-        root = cache_root() / "synthetic-pums" / f"n{self.n_persons}-seed{self.seed}"
+        folder = (
+            f"v{GENERATOR_VERSION}-n{self.n_persons}-seed{self.seed}"  # a new generator, new files
+        )
+        root = cache_root() / "synthetic-pums" / folder
         return ACSSpec(states=(self.state,), year=self.year, task=self.task, root=str(root))
 
     def files(self, progress: Progress | None = None) -> tuple[Path, ...]:
