@@ -1,0 +1,102 @@
+"""Exact fairness metrics: numpy arrays in, floats (or per-pair matrices) out.
+
+Common arguments: `scores` (float array, higher = more positive), `groups` (integer ids 0..G-1,
+every id present: an empty group raises `UserError`), and where needed `y` (0/1 labels).
+A prediction is positive when `score > threshold` (strict). Functions named `*_pairs` return a
+symmetric (G, G) array with zero diagonal; the matching scalar is its maximum over pairs.
+
+Reported "fairness" in paper 003's plots is 1 - psp(...) (or 1 - pdp(...)).
+"""
+
+from engine.fairness.auc import (
+    group_auc_gap,
+    group_auc_pairs,
+    group_roc_aucs,
+    inter_group_auc_gap,
+    inter_group_auc_pairs,
+    intra_group_auc_gap,
+    intra_group_auc_pairs,
+    roc_auc,
+)
+from engine.fairness.badr_measures import (
+    badr_demographic_parity,
+    badr_disparate_mistreatment,
+    badr_equal_opportunity,
+    badr_equalized_odds,
+    badr_group_variance,
+    badr_hsic,
+    badr_individual_fairness,
+)
+from engine.fairness.criteria import inaccuracy, independence, separation, sufficiency
+from engine.fairness.group_loss import (
+    group_losses,
+    loss_accuracy_equality_gap,
+    loss_accuracy_equality_pairs,
+    loss_equal_opportunity_gap,
+    loss_equal_opportunity_pairs,
+    loss_equalized_odds_gap,
+    loss_equalized_odds_pairs,
+)
+from engine.fairness.partial import GapWitness, pdp, pdp_pairs, psp, psp_pairs, psp_witness
+from engine.fairness.rates import (
+    accuracy,
+    demographic_parity_gap,
+    demographic_parity_pairs,
+    equal_opportunity_gap,
+    equal_opportunity_pairs,
+    equalized_odds_gap,
+    equalized_odds_pairs,
+    false_positive_rates,
+    positive_rates,
+    true_positive_rates,
+)
+from engine.fairness.table import GroupTable
+from engine.fairness.wasserstein import wasserstein_gap, wasserstein_pairs
+
+__all__ = [
+    "GapWitness",
+    "GroupTable",
+    "accuracy",
+    "badr_demographic_parity",
+    "badr_disparate_mistreatment",
+    "badr_equal_opportunity",
+    "badr_equalized_odds",
+    "badr_group_variance",
+    "badr_hsic",
+    "badr_individual_fairness",
+    "demographic_parity_gap",
+    "demographic_parity_pairs",
+    "equal_opportunity_gap",
+    "equal_opportunity_pairs",
+    "equalized_odds_gap",
+    "equalized_odds_pairs",
+    "false_positive_rates",
+    "group_auc_gap",
+    "group_auc_pairs",
+    "group_losses",
+    "group_roc_aucs",
+    "inaccuracy",
+    "independence",
+    "inter_group_auc_gap",
+    "inter_group_auc_pairs",
+    "intra_group_auc_gap",
+    "intra_group_auc_pairs",
+    "loss_accuracy_equality_gap",
+    "loss_accuracy_equality_pairs",
+    "loss_equal_opportunity_gap",
+    "loss_equal_opportunity_pairs",
+    "loss_equalized_odds_gap",
+    "loss_equalized_odds_pairs",
+    "pdp",
+    "pdp_pairs",
+    "positive_rates",
+    "psp",
+    "psp_pairs",
+    "psp_witness",
+    "roc_auc",
+    "separation",
+    "sufficiency",
+    "true_positive_rates",
+    "wasserstein_gap",
+    "wasserstein_pairs",
+]

@@ -1,0 +1,49 @@
+"""Differentiable fairness constraint families (torch).
+
+A `ConstraintSpec` is frozen; `bind(spec, groups=..., y=...)` returns a `BoundConstraint` with
+named `rows`, `surrogate(scores, aux)` (g ≤ 0 is feasible), `exact_rows`, `exact(scores)` (the
+metric from engine.fairness), `aux_init` and, where the family has one, `dc` (convex parts f⁺, f⁻
+with subgradients), so a solver never needs to know which family it solves.
+"""
+
+from .auc_gap import AUCGap, empirical_auc, min_max_terms, square_pair_loss
+from .base import BoundConstraint, DCParts, GroupData, Linearization
+from .exact import EXACT_FUNCTIONS, MissingExactMetric, exact_metric
+from .group_loss import GroupLossGap
+from .intersectional import IntersectionalHinge
+from .pdp import PDPConstraint
+from .psp import PSPConstraint, TinyBandWarning, VacuousConstraintWarning, psp_grid
+from .rate_gaps import DemographicParityGap, EqualizedOddsGap, EqualOpportunityGap
+from .registry import FAMILIES, bind, family
+from .spec import ConstraintSpec
+from .surrogates import Surrogate, mean_relu
+
+__all__ = [
+    "AUCGap",
+    "BoundConstraint",
+    "ConstraintSpec",
+    "DCParts",
+    "DemographicParityGap",
+    "EXACT_FUNCTIONS",
+    "EqualOpportunityGap",
+    "EqualizedOddsGap",
+    "FAMILIES",
+    "GroupData",
+    "GroupLossGap",
+    "IntersectionalHinge",
+    "Linearization",
+    "MissingExactMetric",
+    "PDPConstraint",
+    "PSPConstraint",
+    "Surrogate",
+    "TinyBandWarning",
+    "VacuousConstraintWarning",
+    "bind",
+    "empirical_auc",
+    "exact_metric",
+    "family",
+    "mean_relu",
+    "min_max_terms",
+    "psp_grid",
+    "square_pair_loss",
+]

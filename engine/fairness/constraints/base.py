@@ -1,0 +1,388 @@
+"""What every constraint family shares: group encoding, the bound-constraint contract, DC parts.
+
+A family is bound to data once (`bind`), giving an immutable object whose `surrogate` returns
+the named rows g(scores, aux) ≤ 0 and whose `exact` returns the metric the rows stand for.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from engine.errors import UserError
+
+from .spec import ConstraintSpec
+
+Aux = Mapping[str, Tensor]
+
+
+def group_name(key: Any) -> str:
+    """The text used for a group in row names; intersections are joined with '|'."""
+    if isinstance(key, tuple):
+        return "|".join(str(k) for k in key)
+    return str(key)
+
+
+def _py(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+@dataclass(frozen=True, eq=False)
+class GroupData:
+    """Group membership (and labels, when given) of the samples a constraint is bound to.
+
+    `keys` is the sorted group vocabulary fixed by the first `bind`; a batch is encoded against it
+    so that row names never depend on which groups a batch happens to contain.
+    """
+
+    keys: tuple[Any, ...]
+    codes: np.ndarray
+    positive: np.ndarray | None
+    index: tuple[Tensor, ...]
+
+    @property
+    def n(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(group_name(k) for k in self.keys)
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.bincount(self.codes, minlength=len(self.keys))
+
+    @classmethod
+    def encode(
+        cls,
+        groups: Sequence[Any] | np.ndarray,
+        y: Sequence[Any] | np.ndarray | None = None,
+        vocabulary: tuple[Any, ...] | None = None,
+    ) -> GroupData:
+        arr = np.asarray(groups)
+        if arr.ndim == 2:
+            rows = [tuple(_py(v) for v in r) for r in arr.tolist()]
+        elif arr.ndim == 1:
+            rows = [_py(v) for v in arr.tolist()]
+        else:
+            raise UserError(
+                "Group membership must be one value per sample, or one row of attributes per "
+                f"sample for intersectional groups; got an array of shape {arr.shape}."
+            )
+        if len(rows) == 0:
+            raise UserError("No samples: the group membership is empty.")
+        if vocabulary is None:
+            try:
+                keys = tuple(sorted(set(rows)))
+            except TypeError as exc:
+                raise UserError(
+                    "Group values must be comparable (all numbers or all text)."
+                ) from exc
+        else:
+            keys = tuple(vocabulary)
+        lookup = {k: i for i, k in enumerate(keys)}
+        try:
+            codes = np.fromiter((lookup[r] for r in rows), dtype=np.int64, count=len(rows))
+        except KeyError as exc:
+            raise UserError(
+                f"Group {group_name(exc.args[0])!r} was not present when the constraint was bound; "
+                f"known groups: {[group_name(k) for k in keys]}."
+            ) from None
+        positive = None if y is None else _positive_labels(y, len(rows))
+        index = tuple(torch.from_numpy(np.flatnonzero(codes == i)) for i in range(len(keys)))
+        return cls(keys=keys, codes=codes, positive=positive, index=index)
+
+
+def _positive_labels(y: Sequence[Any] | np.ndarray, n: int) -> np.ndarray:
+    arr = np.asarray(y)
+    if arr.shape != (n,):
+        raise UserError(
+            f"Labels must be one value per sample: expected {n}, got shape {arr.shape}."
+        )
+    if arr.dtype == bool:
+        return arr.copy()
+    try:
+        values = set(np.unique(arr).tolist())
+    except TypeError as exc:
+        raise UserError("Labels must be numbers: 0/1 or −1/+1.") from exc
+    if not (values <= {0, 1} or values <= {-1, 1}):
+        raise UserError(f"Labels must be 0/1 or −1/+1, got the values {sorted(values)[:5]}.")
+    return arr == 1
+
+
+@dataclass(frozen=True)
+class Linearization:
+    """Value and one subgradient of each row of a convex part, at a point.
+
+    `d_scores` has shape (m, n); `d_aux[name]` has shape (m, *aux[name].shape). With a linear
+    model h = X w, the subgradient in w of row i is X.T @ d_scores[i].
+    """
+
+    value: Tensor
+    d_scores: Tensor
+    d_aux: Mapping[str, Tensor]
+
+
+@dataclass(frozen=True)
+class DCParts:
+    """f = f⁺ − f⁻ row by row, both convex in (scores, aux) (paper 003, eq. 27).
+
+    They are convex in the model weights only when the scores are affine in them; a solver that
+    needs convexity in w should require an affine model.
+    """
+
+    plus_fn: Callable[[Tensor, Aux], Tensor]
+    minus_fn: Callable[[Tensor, Aux], Tensor]
+    plus_lin_fn: Callable[[Tensor, Aux], Linearization] | None = None
+    minus_lin_fn: Callable[[Tensor, Aux], Linearization] | None = None
+
+    def plus(self, scores: Tensor, aux: Aux | None = None) -> Tensor:
+        return self.plus_fn(scores, aux or {})
+
+    def minus(self, scores: Tensor, aux: Aux | None = None) -> Tensor:
+        return self.minus_fn(scores, aux or {})
+
+    def plus_linearization(self, scores: Tensor, aux: Aux | None = None) -> Linearization:
+        if self.plus_lin_fn is not None:
+            return self.plus_lin_fn(scores.detach(), _detached(aux))
+        return _linearize(self.plus_fn, scores, aux or {})
+
+    def minus_linearization(self, scores: Tensor, aux: Aux | None = None) -> Linearization:
+        """f⁻ and a subgradient at (scores, aux): what IDCA freezes each outer step (eq. 32)."""
+        if self.minus_lin_fn is not None:
+            return self.minus_lin_fn(scores.detach(), _detached(aux))
+        return _linearize(self.minus_fn, scores, aux or {})
+
+
+def _detached(aux: Aux | None) -> dict[str, Tensor]:
+    return {k: v.detach() for k, v in (aux or {}).items()}
+
+
+def _linearize(fn: Callable[[Tensor, Aux], Tensor], scores: Tensor, aux: Aux) -> Linearization:
+    """Generic value and Jacobian by autograd (relu's subgradient at 0 is 0)."""
+    names = tuple(sorted(aux))
+    inputs = (scores.detach(),) + tuple(aux[k].detach() for k in names)
+
+    def flat(*args: Tensor) -> Tensor:
+        return fn(args[0], dict(zip(names, args[1:], strict=True)))
+
+    with torch.no_grad():
+        value = flat(*inputs)
+    jac = torch.autograd.functional.jacobian(flat, inputs, vectorize=True)
+    return Linearization(value=value, d_scores=jac[0], d_aux=dict(zip(names, jac[1:], strict=True)))
+
+
+def pairs_of(count: int) -> list[tuple[int, int]]:
+    return [(i, j) for i in range(count) for j in range(i + 1, count)]
+
+
+def pair_rows(table: Tensor, pairs: Sequence[tuple[int, int]]) -> Tensor:
+    """Two rows per pair (i, j) from a (G, G) table of "i over j" values: [i, j] then [j, i]."""
+    if not pairs:
+        return table.new_zeros(0)
+    i = torch.tensor([a for a, _ in pairs])
+    j = torch.tensor([b for _, b in pairs])
+    return torch.stack([table[i, j], table[j, i]], dim=1).reshape(-1)
+
+
+class BoundConstraint(ABC):
+    """A constraint family bound to data: named rows g ≤ 0 and the exact metric behind them.
+
+    Instances are immutable; `with_batch` returns a new object on other samples with the same
+    groups and rows.
+    """
+
+    family: ClassVar[str]
+    needs_labels: ClassVar[bool] = False
+    min_groups: ClassVar[int] = 2
+
+    spec: ConstraintSpec
+    data: GroupData
+    rows: tuple[str, ...]
+
+    def __init__(self, spec: ConstraintSpec, data: GroupData) -> None:
+        object.__setattr__(self, "spec", spec)
+        object.__setattr__(self, "data", data)
+        self._setup()
+        object.__setattr__(self, "rows", tuple(self._row_names()))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; bind a new one instead.")
+
+    def _set(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+    # ---- construction ---------------------------------------------------------------------
+    @classmethod
+    def bind(
+        cls,
+        spec: ConstraintSpec,
+        *,
+        groups: Sequence[Any] | np.ndarray,
+        y: Sequence[Any] | np.ndarray | None = None,
+    ) -> Self:
+        """Validate `spec` for this family and bind it to the samples' groups (and labels)."""
+        if spec.family != cls.family:
+            raise UserError(f"Spec family {spec.family!r} given to the {cls.family!r} family.")
+        cls.validate(spec)
+        if cls.needs_labels and y is None:
+            raise UserError(f"The {cls.family} constraint needs the labels y.")
+        data = GroupData.encode(groups, y)
+        if len(data.keys) < cls.min_groups:
+            raise UserError(
+                f"The {cls.family} constraint compares groups, but the data has "
+                f"{len(data.keys)} group(s): {list(data.names)}."
+            )
+        bound = cls(spec, data)
+        bound._check_data(data)
+        return bound
+
+    def with_batch(
+        self,
+        *,
+        groups: Sequence[Any] | np.ndarray,
+        y: Sequence[Any] | np.ndarray | None = None,
+    ) -> Self:
+        """The same constraint on other samples (a minibatch), with the same rows."""
+        if self.needs_labels and y is None:
+            raise UserError(f"The {self.family} constraint needs the labels y.")
+        data = GroupData.encode(groups, y, vocabulary=self.data.keys)
+        self._check_batch(data)
+        return type(self)(self.spec, data)
+
+    @classmethod  # noqa: B027
+    def validate(cls, spec: ConstraintSpec) -> None:
+        """Family-specific checks of the spec; raise UserError."""
+
+    def _check_data(self, data: GroupData) -> None:
+        self._check_batch(data)
+
+    def _check_batch(self, data: GroupData) -> None:
+        empty = [data.names[i] for i, c in enumerate(data.counts) if c == 0]
+        if empty:
+            raise UserError(f"No samples of group(s) {empty} in this batch.")
+
+    def _setup(self) -> None:  # noqa: B027
+        """Precompute what the rows need from `spec` and `data`."""
+
+    @abstractmethod
+    def _row_names(self) -> list[str]: ...
+
+    # ---- evaluation -----------------------------------------------------------------------
+    @property
+    def m(self) -> int:
+        return len(self.rows)
+
+    def aux_init(self, scores0: Tensor | None = None) -> dict[str, Tensor]:
+        """Starting values of the auxiliary primal variables (none for most families)."""
+        return {}
+
+    @abstractmethod
+    def surrogate(self, scores: Tensor, aux: Aux | None = None) -> Tensor:
+        """The (m,) differentiable constraint values; ≤ 0 means feasible."""
+
+    @abstractmethod
+    def exact_rows(self, scores: Tensor | np.ndarray, aux: Aux | None = None) -> np.ndarray:
+        """The same rows with the surrogate replaced by the exact indicator (or loss)."""
+
+    @abstractmethod
+    def exact(self, scores: np.ndarray | Tensor) -> float:
+        """The fairness metric the rows stand for, on these samples (from engine.fairness)."""
+
+    @property
+    def bound(self) -> float:
+        """The level the exact metric is held to (κ, δ or ε)."""
+        return float(self.spec.kappa)
+
+    @property
+    def dc(self) -> DCParts | None:
+        """Convex parts (f⁺, f⁻) with f⁺ − f⁻ = surrogate, or None if the family has none."""
+        return None
+
+    def named(self, values: Tensor | np.ndarray) -> dict[str, float]:
+        """Row values keyed by row name."""
+        arr = values.detach().cpu().numpy() if isinstance(values, Tensor) else np.asarray(values)
+        if arr.shape != (self.m,):
+            raise ValueError(f"Expected {self.m} row values, got shape {arr.shape}.")
+        return dict(zip(self.rows, (float(v) for v in arr), strict=True))
+
+    # ---- helpers for families -------------------------------------------------------------
+    def _scores(self, scores: Tensor | np.ndarray) -> Tensor:
+        t = torch.as_tensor(scores)
+        if t.ndim != 1 or t.shape[0] != self.data.n:
+            raise ValueError(f"Expected {self.data.n} scores, got shape {tuple(t.shape)}.")
+        if not torch.is_floating_point(t):
+            t = t.to(torch.float64)
+        return t
+
+    def _numpy(self, scores: Tensor | np.ndarray) -> np.ndarray:
+        return self._scores(scores).detach().cpu().to(torch.float64).numpy()
+
+    def _by_group(self, scores: Tensor) -> list[Tensor]:
+        return [scores[idx] for idx in self.data.index]
+
+
+def require_unit_kappa(spec: ConstraintSpec) -> None:
+    if not (0.0 < spec.kappa <= 1.0):
+        raise UserError(
+            f"κ = {spec.kappa} is outside (0, 1]: κ is the allowed normalised gap on I "
+            "(paper 003, eq. 12–13), 0 < κ ≤ 1."
+        )
+
+
+# spec 003 §6.1.5: warn when the rank band holds fewer than this many samples of a group
+MIN_BAND_SAMPLES = 5.0
+
+
+class TinyBandWarning(UserWarning):
+    """The rank band κ(β − α) is narrower than a few samples of some group."""
+
+
+class VacuousConstraintWarning(UserWarning):
+    """The constraint holds for every model (κ = 1 with the inside grid), so it has no rows."""
+
+
+def check_rank_band(band: float, data: GroupData, metric: str, strict: bool) -> None:
+    """Warn when the rank band κ(β − α) holds few samples of a group (spec 003 §6.1.5).
+
+    Ranks move in steps of 1/n_k. With `strict` (pSP), a band under one step is refused: most
+    grid points p then have no shared θ putting every group's rank in [p, p + κ(β − α)].
+    """
+    per_group = band * data.counts
+    worst = int(np.argmin(per_group))
+    if strict and per_group[worst] < 1.0:
+        raise UserError(
+            f"The rank band κ(β − α) = {band:.4g} holds {per_group[worst]:.2f} samples of "
+            f"group {data.names[worst]!r} (n = {data.counts[worst]}); it must hold at least "
+            "one. Use a larger κ or a wider interval I."
+        )
+    if per_group[worst] < MIN_BAND_SAMPLES:
+        warnings.warn(
+            f"The rank band κ(β − α) = {band:.4g} holds only {per_group[worst]:.1f} "
+            f"samples of group {data.names[worst]!r}; the exact {metric} will be noisy.",
+            TinyBandWarning,
+            stacklevel=4,
+        )
+
+
+def interval_of(spec: ConstraintSpec) -> tuple[float, float]:
+    """I = [α, β); None means the whole range [0, 1] (full SP or DP)."""
+    return spec.interval if spec.interval is not None else (0.0, 1.0)
+
+
+def fmt(value: float) -> str:
+    return f"{value:.6g}" if math.isfinite(value) else str(value)
+
+
+def fmt_all(values: Sequence[float]) -> list[str]:
+    """Short labels for grid values, with more digits only when the short ones would collide."""
+    short = [fmt(float(v)) for v in values]
+    return short if len(set(short)) == len(short) else [repr(float(v)) for v in values]

@@ -1,0 +1,238 @@
+"""Partial statistical parity (pSP) as model (15) of paper 003, with shared thresholds θ_p.
+
+For every grid point p of Î and every group k (paper 003, eq. 15):
+    lower:  p − mean_k σ((h − θ_p)/τ) ≤ 0
+    upper:  mean_k σ((h − θ_p)/τ) − p − κ(β − α) ≤ 0
+One θ_p per grid point is shared by all groups (Lemma 5.1); ranks stay per group.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from engine.errors import UserError
+
+from .base import (
+    Aux,
+    BoundConstraint,
+    DCParts,
+    GroupData,
+    Linearization,
+    TinyBandWarning,
+    VacuousConstraintWarning,
+    check_rank_band,
+    fmt_all,
+    interval_of,
+    require_unit_kappa,
+)
+from .exact import exact_metric
+from .spec import ConstraintSpec, GridMode
+from .surrogates import Surrogate
+
+__all__ = ["PSPConstraint", "TinyBandWarning", "VacuousConstraintWarning", "psp_grid"]
+
+
+def psp_grid(alpha: float, beta: float, kappa: float, size: int, mode: GridMode) -> np.ndarray:
+    """The grid Î of rank levels p.
+
+    "inside" (spec 003 §1.7): `linspace(α, β − κ(β − α), size, endpoint=False)`, the range of
+    Lemma 5.1, so no grid point restricts ranks outside I. Empty when κ = 1 (pSP is then vacuous).
+    "literal": `size` equally spaced values in I = [α, β) (paper 003, Sec. 7.1 read literally).
+    """
+    if mode == "inside":
+        hi = beta - kappa * (beta - alpha)
+        if hi <= alpha:
+            return np.zeros(0)
+        return np.linspace(alpha, hi, size, endpoint=False)
+    if mode == "literal":
+        return np.linspace(alpha, beta, size, endpoint=False)
+    raise UserError(f"Unknown grid {mode!r}; use 'inside' or 'literal'.")
+
+
+class PSPConstraint(BoundConstraint):
+    """pSP ≤ κ on I through model (15) of paper 003; aux variable "theta" of shape (|Î|,)."""
+
+    family = "pSP"
+
+    @classmethod
+    def validate(cls, spec: ConstraintSpec) -> None:
+        require_unit_kappa(spec)
+        method = spec.option("mean_method", "sorted")
+        if method not in ("sorted", "direct"):
+            raise UserError(f"mean_method must be 'sorted' or 'direct', got {method!r}.")
+        if spec.pairs != "all":
+            raise UserError(
+                "pSP constrains every group against shared thresholds (paper 003, eq. 15); "
+                f"pairs={spec.pairs!r} does not apply, leave it at 'all'."
+            )
+
+    def _setup(self) -> None:
+        alpha, beta = interval_of(self.spec)
+        self._set("alpha", alpha)
+        self._set("beta", beta)
+        self._set("band", self.spec.kappa * (beta - alpha))
+        grid = psp_grid(alpha, beta, self.spec.kappa, self.spec.grid_size, self.spec.grid)
+        self._set("grid", grid)
+        self._set("_p", torch.as_tensor(grid, dtype=torch.float64))
+        self._set("sigma", Surrogate(self.spec.surrogate, self.spec.temperature))
+        self._set("method", str(self.spec.option("mean_method", "sorted")))
+
+    def _row_names(self) -> list[str]:
+        return [
+            f"pSP[p={p},g={g}]:{side}"
+            for p in fmt_all(self.grid)
+            for g in self.data.names
+            for side in ("lower", "upper")
+        ]
+
+    def _check_data(self, data: GroupData) -> None:
+        super()._check_data(data)
+        if self.grid.size == 0:
+            warnings.warn(
+                "κ = 1 makes pSP ≤ κ hold for every model (Lemma 5.1 has no p), so this "
+                "constraint has no rows.",
+                VacuousConstraintWarning,
+                stacklevel=3,
+            )
+            return
+        check_rank_band(self.band, data, "pSP", strict=True)
+
+    # ---- pieces ---------------------------------------------------------------------------
+    def _theta(self, aux: Aux | None, like: Tensor) -> Tensor:
+        if aux is None or "theta" not in aux:
+            raise ValueError("pSP needs aux['theta'] (see aux_init).")
+        theta = aux["theta"]
+        if theta.shape != self._p.shape:
+            raise ValueError(
+                f"theta must have shape {tuple(self._p.shape)}, got {tuple(theta.shape)}."
+            )
+        return theta.to(like.dtype)
+
+    def rates(self, scores: Tensor, aux: Aux | None) -> Tensor:
+        """(G, |Î|) surrogate rates mean_k σ((h − θ_p)/τ)."""
+        h = self._scores(scores)
+        theta = self._theta(aux, h)
+        return torch.stack([self.sigma.mean(hk, theta, self.method) for hk in self._by_group(h)])
+
+    def _rows(self, lower: Tensor, upper: Tensor) -> Tensor:
+        # (G, P) each -> rows ordered (p, group, side)
+        return torch.stack([lower.T, upper.T], dim=-1).reshape(-1)
+
+    def _targets(self) -> Tensor:
+        p = self._p
+        return p + 0.5 * torch.clamp(1.0 - p, max=self.band)
+
+    # ---- contract -------------------------------------------------------------------------
+    def aux_init(self, scores0: Tensor | None = None) -> dict[str, Tensor]:
+        """A θ that makes every row feasible when possible (spec 003 §6.2.1).
+
+        With equal scores c (w = 0 gives c = 0), θ_p = c − τσ⁻¹(p + κ(β − α)/2): for the ramp
+        this is spec's θ_p = ½ − p − κ(β − α)/2. Otherwise each group's feasible θ-interval is
+        found by bisection and θ_p is the middle of their intersection (of the gap between them
+        when they do not meet, as a best effort).
+        """
+        target = self._targets()
+        if scores0 is None:
+            c = 0.0
+        else:
+            h = self._scores(scores0).detach().to(torch.float64)
+            if bool(torch.all(h == h[0])):
+                c = float(h[0])
+            else:
+                return {"theta": self._bisect_theta(h)}
+        return {"theta": c - self.sigma.inverse(target)}
+
+    def _bisect_theta(self, h: Tensor) -> Tensor:
+        p = self._p
+        hi_rate = torch.minimum(p + self.band, torch.ones_like(p))
+        span = 40.0 * self.spec.temperature
+        groups = self._by_group(h)
+
+        def solve(hk: Tensor, rate: Tensor) -> Tensor:
+            # the θ where the decreasing rate mean σ((hk − θ)/τ) crosses `rate`
+            lo = torch.full_like(rate, float(hk.min()) - span)
+            hi = torch.full_like(rate, float(hk.max()) + span)
+            for _ in range(64):
+                mid = 0.5 * (lo + hi)
+                above = self.sigma.mean(hk, mid, self.method) > rate
+                lo = torch.where(above, mid, lo)
+                hi = torch.where(above, hi, mid)
+            return 0.5 * (lo + hi)
+
+        with torch.no_grad():
+            left = torch.stack([solve(hk, hi_rate) for hk in groups]).max(dim=0).values
+            right = torch.stack([solve(hk, p) for hk in groups]).min(dim=0).values
+        return 0.5 * (left + right)
+
+    def surrogate(self, scores: Tensor, aux: Aux | None = None) -> Tensor:
+        rates = self.rates(scores, aux)
+        p = self._p.to(rates.dtype)
+        # paper 003, eq. 15
+        return self._rows(p - rates, rates - p - self.band)
+
+    def exact_rows(self, scores: Tensor | np.ndarray, aux: Aux | None = None) -> np.ndarray:
+        """Rows of (15) with σ replaced by 1[h > θ_p]: the discretised Lemma 5.1 condition (14)."""
+        h = self._scores(scores).detach().to(torch.float64)
+        theta = self._theta(aux, h).detach()
+        rates = torch.stack(
+            [(hk[:, None] > theta[None, :]).to(h.dtype).mean(0) for hk in self._by_group(h)]
+        )
+        p = self._p
+        return self._rows(p - rates, rates - p - self.band).numpy()
+
+    def exact(self, scores: np.ndarray | Tensor) -> float:
+        return float(
+            exact_metric("pSP")(self._numpy(scores), self.data.codes, self.alpha, self.beta)
+        )
+
+    @property
+    def dc(self) -> DCParts:
+        return DCParts(
+            plus_fn=self._dc_plus,
+            minus_fn=self._dc_minus,
+            plus_lin_fn=lambda h, aux: self._dc_linearization(h, aux, minus=False),
+            minus_lin_fn=lambda h, aux: self._dc_linearization(h, aux, minus=True),
+        )
+
+    def _dc_linearization(self, scores: Tensor, aux: Aux, minus: bool) -> Linearization:
+        """Closed-form subgradients of the parts (spec 003 §6.2.4), O(n·|Î|), no autograd.
+
+        Row (p, k) of mean_k σ^±((h − θ_p)/τ) has ∂/∂h_i = σ^±'((h_i − θ_p)/τ)/(τ n_k) for i in
+        group k and ∂/∂θ_p = −Σ_i ∂/∂h_i. Lower rows of f⁺ use σ⁻ and of f⁻ use σ⁺; upper rows
+        the other way round (Example D.3).
+        """
+        h = self._scores(scores)
+        theta = self._theta(aux, h)
+        n_grid, n_groups = self.grid.size, len(self.data.keys)
+        d_scores = h.new_zeros(n_grid, n_groups, 2, h.shape[0])
+        for k, idx in enumerate(self.data.index):
+            slope_plus, slope_minus = self.sigma.part_slopes(h[idx][None, :] - theta[:, None])
+            lower, upper = (slope_plus, slope_minus) if minus else (slope_minus, slope_plus)
+            d_scores[:, k, 0, idx] = lower / idx.numel()
+            d_scores[:, k, 1, idx] = upper / idx.numel()
+        d_theta = -d_scores.sum(dim=-1)  # (P, G, 2)
+        eye = torch.eye(n_grid, dtype=h.dtype)
+        d_aux = {"theta": (d_theta[..., None] * eye[:, None, None, :]).reshape(self.m, n_grid)}
+        value = self._dc_minus(h, aux) if minus else self._dc_plus(h, aux)
+        return Linearization(value=value, d_scores=d_scores.reshape(self.m, -1), d_aux=d_aux)
+
+    def _parts(self, scores: Tensor, aux: Aux) -> tuple[Tensor, Tensor]:
+        h = self._scores(scores)
+        theta = self._theta(aux, h)
+        pieces = [self.sigma.mean_parts(hk, theta, self.method) for hk in self._by_group(h)]
+        return torch.stack([a for a, _ in pieces]), torch.stack([b for _, b in pieces])
+
+    def _dc_plus(self, scores: Tensor, aux: Aux) -> Tensor:
+        # paper 003, Example D.3 (ρ = 0): lower f⁺ = mean σ⁻, upper f⁺ = mean σ⁺
+        a_plus, a_minus = self._parts(scores, aux)
+        return self._rows(a_minus, a_plus)
+
+    def _dc_minus(self, scores: Tensor, aux: Aux) -> Tensor:
+        # paper 003, Example D.3: lower f⁻ = mean σ⁺ − p, upper f⁻ = mean σ⁻ + p + κ(β − α)
+        a_plus, a_minus = self._parts(scores, aux)
+        p = self._p.to(a_plus.dtype)
+        return self._rows(a_plus - p, a_minus + p + self.band)
