@@ -378,3 +378,21 @@ def test_indicator_rows_feasible_on_the_grid_bound_the_exact_psp():
         else:
             failed += 1
     assert held > 0 and failed > 0
+
+
+@pytest.mark.parametrize("surrogate", ["ramp", "sigmoid"])
+def test_single_row_subgradient_matches_autograd_of_that_row(surrogate):
+    rng = np.random.default_rng(11)
+    groups = rng.integers(0, 3, 300)
+    spec = ConstraintSpec("pSP", 0.2, (0.1, 0.5), surrogate=surrogate, temperature=0.7)
+    bound = bind(spec, groups=groups)
+    scores = torch.from_numpy(rng.normal(0, 1.5, 300))
+    aux = {"theta": torch.from_numpy(rng.normal(0, 1, bound.grid.size))}
+    dc = bound.dc
+    for row in range(bound.m):
+        h = scores.clone().requires_grad_()
+        theta = aux["theta"].clone().requires_grad_()
+        dc.plus(h, {"theta": theta})[row].backward()
+        closed = dc.plus_row_subgradient(scores, aux, row)
+        torch.testing.assert_close(closed.d_scores, h.grad)
+        torch.testing.assert_close(closed.d_aux["theta"], theta.grad)

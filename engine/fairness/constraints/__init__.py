@@ -7,7 +7,7 @@ with subgradients), so a solver never needs to know which family it solves.
 """
 
 from .auc_gap import AUCGap, empirical_auc, min_max_terms, square_pair_loss
-from .base import BoundConstraint, DCParts, GroupData, Linearization
+from .base import BoundConstraint, DCParts, GroupData, Linearization, RowSubgradient
 from .exact import EXACT_FUNCTIONS, MissingExactMetric, exact_metric
 from .group_loss import GroupLossGap
 from .intersectional import IntersectionalHinge
@@ -35,6 +35,7 @@ __all__ = [
     "MissingExactMetric",
     "PDPConstraint",
     "PSPConstraint",
+    "RowSubgradient",
     "Surrogate",
     "TinyBandWarning",
     "VacuousConstraintWarning",

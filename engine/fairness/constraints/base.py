@@ -11,6 +11,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -59,6 +60,18 @@ class GroupData:
     @property
     def counts(self) -> np.ndarray:
         return np.bincount(self.codes, minlength=len(self.keys))
+
+    @cached_property
+    def _mean_matrix(self) -> Tensor:
+        """(G, n) with 1/n_k where sample i is in group k: group means as one matrix product."""
+        counts = self.counts
+        matrix = np.zeros((len(self.keys), self.n))
+        matrix[self.codes, np.arange(self.n)] = 1.0 / counts[self.codes]
+        return torch.from_numpy(matrix)
+
+    def means(self, values: Tensor) -> Tensor:
+        """Per-group means of the columns of an (n, c) tensor: (G, c)."""
+        return self._mean_matrix.to(values.dtype) @ values
 
     @classmethod
     def encode(
@@ -132,6 +145,14 @@ class Linearization:
 
 
 @dataclass(frozen=True)
+class RowSubgradient:
+    """A subgradient of one row: (n,) in the scores and one tensor per auxiliary variable."""
+
+    d_scores: Tensor
+    d_aux: Mapping[str, Tensor]
+
+
+@dataclass(frozen=True)
 class DCParts:
     """f = f⁺ − f⁻ row by row, both convex in (scores, aux) (paper 003, eq. 27).
 
@@ -143,6 +164,7 @@ class DCParts:
     minus_fn: Callable[[Tensor, Aux], Tensor]
     plus_lin_fn: Callable[[Tensor, Aux], Linearization] | None = None
     minus_lin_fn: Callable[[Tensor, Aux], Linearization] | None = None
+    plus_row_fn: Callable[[Tensor, Aux, int], RowSubgradient] | None = None
 
     def plus(self, scores: Tensor, aux: Aux | None = None) -> Tensor:
         return self.plus_fn(scores, aux or {})
@@ -154,6 +176,20 @@ class DCParts:
         if self.plus_lin_fn is not None:
             return self.plus_lin_fn(scores.detach(), _detached(aux))
         return _linearize(self.plus_fn, scores, aux or {})
+
+    def plus_row_subgradient(self, scores: Tensor, aux: Aux | None, row: int) -> RowSubgradient:
+        """One subgradient of the single row f⁺_row at (scores, aux): what a switching step
+        along the most violated constraint needs, without the other m − 1 rows' gradients."""
+        if self.plus_row_fn is not None:
+            return self.plus_row_fn(scores.detach(), _detached(aux), row)
+        h = scores.detach().clone().requires_grad_()
+        leaves = {k: v.detach().clone().requires_grad_() for k, v in (aux or {}).items()}
+        self.plus_fn(h, leaves)[row].backward()
+        zero = torch.zeros_like
+        return RowSubgradient(
+            d_scores=h.grad if h.grad is not None else zero(h),
+            d_aux={k: v.grad if v.grad is not None else zero(v) for k, v in leaves.items()},
+        )
 
     def minus_linearization(self, scores: Tensor, aux: Aux | None = None) -> Linearization:
         """f⁻ and a subgradient at (scores, aux): what IDCA freezes each outer step (eq. 32)."""

@@ -22,6 +22,7 @@ from .base import (
     DCParts,
     GroupData,
     Linearization,
+    RowSubgradient,
     TinyBandWarning,
     VacuousConstraintWarning,
     check_rank_band,
@@ -31,7 +32,7 @@ from .base import (
 )
 from .exact import exact_metric
 from .spec import ConstraintSpec, GridMode
-from .surrogates import Surrogate
+from .surrogates import DIRECT_UP_TO_CUTS, Surrogate
 
 __all__ = ["PSPConstraint", "TinyBandWarning", "VacuousConstraintWarning", "psp_grid"]
 
@@ -61,9 +62,9 @@ class PSPConstraint(BoundConstraint):
     @classmethod
     def validate(cls, spec: ConstraintSpec) -> None:
         require_unit_kappa(spec)
-        method = spec.option("mean_method", "sorted")
-        if method not in ("sorted", "direct"):
-            raise UserError(f"mean_method must be 'sorted' or 'direct', got {method!r}.")
+        method = spec.option("mean_method", "auto")
+        if method not in ("auto", "sorted", "direct"):
+            raise UserError(f"mean_method must be 'auto', 'sorted' or 'direct', got {method!r}.")
         if spec.pairs != "all":
             raise UserError(
                 "pSP constrains every group against shared thresholds (paper 003, eq. 15); "
@@ -79,7 +80,7 @@ class PSPConstraint(BoundConstraint):
         self._set("grid", grid)
         self._set("_p", torch.as_tensor(grid, dtype=torch.float64))
         self._set("sigma", Surrogate(self.spec.surrogate, self.spec.temperature))
-        self._set("method", str(self.spec.option("mean_method", "sorted")))
+        self._set("method", str(self.spec.option("mean_method", "auto")))
 
     def _row_names(self) -> list[str]:
         return [
@@ -196,7 +197,24 @@ class PSPConstraint(BoundConstraint):
             minus_fn=self._dc_minus,
             plus_lin_fn=lambda h, aux: self._dc_linearization(h, aux, minus=False),
             minus_lin_fn=lambda h, aux: self._dc_linearization(h, aux, minus=True),
+            plus_row_fn=self._dc_plus_row,
         )
+
+    def _dc_plus_row(self, scores: Tensor, aux: Aux, row: int) -> RowSubgradient:
+        """Closed-form subgradient of f⁺ of one row (p, k, side) of model (15), O(n_k)."""
+        h = self._scores(scores)
+        theta = self._theta(aux, h)
+        n_groups = len(self.data.keys)
+        p_index, rest = divmod(row, 2 * n_groups)
+        k, side = divmod(rest, 2)
+        idx = self.data.index[k]
+        slope_plus, slope_minus = self.sigma.part_slopes(h[idx] - theta[p_index])
+        slope = (slope_minus if side == 0 else slope_plus) / idx.numel()  # Example D.3
+        d_scores = h.new_zeros(h.shape[0])
+        d_scores[idx] = slope
+        d_theta = theta.new_zeros(theta.shape[0])
+        d_theta[p_index] = -slope.sum()
+        return RowSubgradient(d_scores=d_scores, d_aux={"theta": d_theta})
 
     def _dc_linearization(self, scores: Tensor, aux: Aux, minus: bool) -> Linearization:
         """Closed-form subgradients of the parts (spec 003 §6.2.4), O(n·|Î|), no autograd.
@@ -221,8 +239,12 @@ class PSPConstraint(BoundConstraint):
         return Linearization(value=value, d_scores=d_scores.reshape(self.m, -1), d_aux=d_aux)
 
     def _parts(self, scores: Tensor, aux: Aux) -> tuple[Tensor, Tensor]:
+        """(G, |Î|) means of σ⁺ and σ⁻ of (h − θ_p)/τ per group."""
         h = self._scores(scores)
         theta = self._theta(aux, h)
+        few_cuts = 2 * theta.shape[0] <= DIRECT_UP_TO_CUTS
+        if self.method == "direct" or (self.method == "auto" and few_cuts):
+            return self.sigma.all_group_mean_parts(h, theta, self.data.means)
         pieces = [self.sigma.mean_parts(hk, theta, self.method) for hk in self._by_group(h)]
         return torch.stack([a for a, _ in pieces]), torch.stack([b for _, b in pieces])
 

@@ -8,6 +8,7 @@ spec 003 §6.2.3 allows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -16,7 +17,10 @@ from torch import Tensor
 
 from engine.errors import UserError
 
-MeanMethod = Literal["sorted", "direct"]
+MeanMethod = Literal["auto", "sorted", "direct"]
+
+# "auto" sorts only for many cuts: an n × |cuts| pass is cheaper than a sort up to about this many
+DIRECT_UP_TO_CUTS = 64
 
 
 def ramp_plus(x: Tensor) -> Tensor:
@@ -91,7 +95,7 @@ class Surrogate:
         return self.temperature * torch.logit(rate)
 
     def mean_parts(
-        self, h: Tensor, thresholds: Tensor, method: MeanMethod = "sorted"
+        self, h: Tensor, thresholds: Tensor, method: MeanMethod = "auto"
     ) -> tuple[Tensor, Tensor]:
         """(mean_i σ⁺((h_i − t)/τ), mean_i σ⁻((h_i − t)/τ)) for every t in `thresholds`.
 
@@ -107,7 +111,21 @@ class Surrogate:
         diff = h[:, None] - thresholds[None, :]
         return self.plus(diff).mean(dim=0), self.minus(diff).mean(dim=0)
 
-    def mean(self, h: Tensor, thresholds: Tensor, method: MeanMethod = "sorted") -> Tensor:
+    def all_group_mean_parts(
+        self, h: Tensor, thresholds: Tensor, means: Callable[[Tensor], Tensor]
+    ) -> tuple[Tensor, Tensor]:
+        """`mean_parts` for every group at once: one (n, ·) pass over all samples, then `means`
+        (n, c) → (G, c) averages each group; the direct form, for few thresholds."""
+        if self.name == "ramp":
+            half = 0.5 * self.temperature
+            cuts = torch.cat([thresholds - half, thresholds + half])
+            grouped = means(torch.relu_(h[:, None] - cuts[None, :])) / self.temperature
+            k = thresholds.shape[0]
+            return grouped[:, :k], grouped[:, k:]
+        diff = h[:, None] - thresholds[None, :]
+        return means(self.plus(diff)), means(self.minus(diff))
+
+    def mean(self, h: Tensor, thresholds: Tensor, method: MeanMethod = "auto") -> Tensor:
         """mean_i σ((h_i − t)/τ) for every t in `thresholds`."""
         if self.name == "ramp":
             plus, minus = self.mean_parts(h, thresholds, method=method)
@@ -115,20 +133,23 @@ class Surrogate:
         return self(h[:, None] - thresholds[None, :]).mean(dim=0)
 
 
-def mean_relu(h: Tensor, cuts: Tensor, method: MeanMethod = "sorted") -> Tensor:
+def mean_relu(h: Tensor, cuts: Tensor, method: MeanMethod = "auto") -> Tensor:
     """mean_i max{h_i − c, 0} for each c in `cuts`; differentiable in h and in cuts.
 
     "sorted": sort h once; with suffix sums S_j = Σ_{i ≥ j} h_(i), the mean is
     (S_j − c·(n − j))/n where j is the first sorted position with h_(j) > c. Points equal to c
-    get the subgradient 0, as relu does in the "direct" form.
+    get the subgradient 0, as relu does in the "direct" form. "auto" takes "direct" for up to
+    DIRECT_UP_TO_CUTS cuts and "sorted" beyond.
     """
     n = h.shape[0]
     if n == 0:
         raise UserError("A group has no samples in this batch, so its rate is undefined.")
+    if method == "auto":
+        method = "direct" if cuts.shape[0] <= DIRECT_UP_TO_CUTS else "sorted"
     if method == "direct":
         return torch.relu(h[:, None] - cuts[None, :]).mean(dim=0)
     if method != "sorted":
-        raise UserError(f"Unknown method {method!r}; use 'sorted' or 'direct'.")
+        raise UserError(f"Unknown method {method!r}; use 'auto', 'sorted' or 'direct'.")
     hs, _ = torch.sort(h)
     suffix = torch.flip(torch.cumsum(torch.flip(hs, dims=(0,)), dim=0), dims=(0,))
     suffix = torch.cat([suffix, suffix.new_zeros(1)])

@@ -1,0 +1,171 @@
+"""Problem = prepared data + model + logistic objective + a constraint family with κ and I.
+
+Everything a solver asks of the data goes through here: scores, the objective and its gradient in
+score space, the bound constraint, and the exact metrics that are reported.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import torch
+
+from engine import fairness
+from engine.data.encoding import add_group_cross_terms
+from engine.data.prepared import SPLITS, Prepared
+from engine.design import Design
+from engine.errors import UserError
+from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind
+from engine.models import MLP, ModelSpec, Params, init_mlp_params
+
+REPORTED_METRICS = ("accuracy", "auc", "psp", "pdp", "sp", "dp")
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """min mean logistic loss  s.t.  the constraint family's rows ≤ 0 on the training split.
+
+    `interval` is I = [α, β), counted from the top of each group (paper 003, Def. 4.1); pSP and
+    pDP are reported on it whatever the constraint is. `threshold` is the decision threshold θ̂.
+    """
+
+    data: Prepared
+    model: ModelSpec
+    constraint: ConstraintSpec | None
+    interval: tuple[float, float] = (0.0, 1.0)
+    threshold: float = 0.0
+
+    def __post_init__(self) -> None:
+        alpha, beta = self.interval
+        if not 0.0 <= alpha < beta <= 1.0:
+            raise UserError(
+                f"the interval [α, β) = [{alpha}, {beta}) needs 0 ≤ α < β ≤ 1 "
+                "(ranks counted from the top of each group)"
+            )
+        counts = np.bincount(self.data.train.groups, minlength=self.data.n_groups)
+        if counts.min() == 0:
+            empty = [self.data.group_names[g] for g in np.flatnonzero(counts == 0)]
+            raise UserError(f"group(s) {', '.join(empty)} have no training rows")
+        if len(np.unique(self.data.train.y)) < 2:
+            raise UserError("the training labels are all the same; there is nothing to learn")
+        if self.constraint is not None:
+            self.bound  # binds now, so a bad κ, I or a too narrow band is reported at once
+
+    # ---- data ---------------------------------------------------------------------------
+    def features(self, split: str) -> np.ndarray:
+        part = self.data.split(split)
+        if self.model.cross_terms:
+            return add_group_cross_terms(part.X, part.groups, self.data.n_groups)
+        return part.X
+
+    @cached_property
+    def _designs(self) -> dict[str, Design]:
+        return {}
+
+    def design(self, split: str = "train") -> Design:
+        """X̃ = [1, X] (with cross-terms if the model has them) of a split."""
+        if split not in self._designs:
+            self._designs[split] = Design(self.features(split))
+        return self._designs[split]
+
+    def signed_labels(self, split: str = "train") -> np.ndarray:
+        """ζ ∈ {−1, +1} (paper 003, Sec. 2)."""
+        if split not in self._signed:
+            self._signed[split] = 2.0 * self.data.split(split).y.astype(np.float64) - 1.0
+        return self._signed[split]
+
+    @cached_property
+    def _signed(self) -> dict[str, np.ndarray]:
+        return {}
+
+    @cached_property
+    def bound(self) -> BoundConstraint:
+        """The constraint bound to the training split's groups and labels."""
+        if self.constraint is None:
+            raise UserError("this problem has no constraint")
+        train = self.data.train
+        return bind(self.constraint, groups=train.groups, y=train.y)
+
+    @property
+    def n_train(self) -> int:
+        return len(self.data.train)
+
+    # ---- model --------------------------------------------------------------------------
+    @cached_property
+    def _mlp(self) -> MLP:
+        return MLP(self.features("train").shape[1], self.model.hidden)
+
+    def init_params(self, seed: int = 0) -> Params:
+        """w⁰ = 0 for linear models (paper 003, G.2.2); PyTorch's default init for an MLP."""
+        if self.model.affine:
+            return {"w": np.zeros(self.design().shape[1])}
+        return init_mlp_params(self.features("train").shape[1], self.model.hidden, seed)
+
+    def scores(self, params: Params, split: str = "train") -> np.ndarray:
+        if self.model.affine:
+            return self.design(split).matvec(params["w"])
+        with torch.no_grad():
+            return self.torch_scores(
+                {k: torch.from_numpy(v) for k, v in params.items()}, split
+            ).numpy()
+
+    def torch_scores(self, params: dict[str, torch.Tensor], split: str = "train") -> torch.Tensor:
+        """Scores as a differentiable function of the parameters (any model)."""
+        X = torch.from_numpy(self.features(split))
+        if self.model.affine:
+            return torch.cat([torch.ones(len(X), 1, dtype=X.dtype), X], dim=1) @ params["w"]
+        model_params = {k: v for k, v in params.items() if not k.startswith("aux.")}
+        return torch.func.functional_call(self._mlp, model_params, (X,))
+
+    # ---- objective ----------------------------------------------------------------------
+    def loss(self, h: np.ndarray, split: str = "train") -> float:
+        """f0 = mean ln(1 + exp(−ζ h)) (paper 003, eq. 79 with the logistic loss)."""
+        return float(np.mean(np.logaddexp(0.0, -self.signed_labels(split) * h)))
+
+    def loss_and_grad_scores(self, h: np.ndarray) -> tuple[float, np.ndarray]:
+        """f0 and ∂f0/∂h = −ζ σ(−ζ h)/n on the training split, sharing one exp."""
+        zeta = self.signed_labels("train")
+        z = -zeta * h
+        e = np.exp(-np.abs(z))
+        value = float(np.mean(np.maximum(z, 0.0) + np.log1p(e)))
+        sigma_z = np.where(z >= 0, 1.0, e) / (1.0 + e)
+        return value, -zeta * sigma_z / len(h)
+
+    # ---- exact metrics ------------------------------------------------------------------
+    def report(self, params: Params, splits: tuple[str, ...] = SPLITS) -> dict[str, dict]:
+        """Exact metrics (no surrogate) of the model on each split."""
+        return {s: self.report_scores(self.scores(params, s), s) for s in splits}
+
+    def report_scores(self, h: np.ndarray, split: str) -> dict[str, float | None]:
+        part = self.data.split(split)
+        if len(part) == 0:
+            return {}
+        alpha, beta = self.interval
+        g, y, t = part.groups, part.y, self.threshold
+        values = {
+            "accuracy": lambda: fairness.accuracy(h, y, t),
+            "auc": lambda: fairness.roc_auc(h, y),
+            "psp": lambda: fairness.psp(h, g, alpha, beta),
+            "pdp": lambda: fairness.pdp(h, g, alpha, beta, t),
+            "sp": lambda: fairness.psp(h, g, 0.0, 1.0),
+            "dp": lambda: fairness.demographic_parity_gap(h, g, t),
+        }
+        if self.constraint is not None and self.constraint.family not in ("pSP", "pDP"):
+            values["constraint"] = lambda: self._constraint_metric(h, part)
+        return {name: _metric_or_none(compute) for name, compute in values.items()}
+
+    def _constraint_metric(self, h: np.ndarray, part) -> float:
+        on_split = self.bound.with_batch(groups=part.groups, y=part.y)
+        return on_split.exact(h)
+
+
+def _metric_or_none(compute) -> float | None:
+    """A metric that a split cannot support (e.g. a group without positives) is None."""
+    try:
+        value = float(compute())
+    except UserError:
+        return None
+    return value if math.isfinite(value) else None

@@ -1,0 +1,3 @@
+"""Importing this module registers every solver."""
+
+from engine.solvers import idca, unconstrained  # noqa: F401

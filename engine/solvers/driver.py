@@ -1,0 +1,153 @@
+"""The one driver loop every solver runs under: budget, throttled logging, exact metrics off the
+hot path, cancellation, and a clean stop on NaN/inf."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from engine.data.prepared import SPLITS
+from engine.problem import Problem
+from engine.solvers.base import Budget, Snapshot, StepInfo
+from engine.solvers.records import IterationRecord, Solution
+from engine.solvers.registry import solver_class
+
+LOG_EVERY_SECONDS = 0.1  # at most ~10 surrogate records per second reach `log`
+EXACT_EVERY_SECONDS = 1.0  # exact train/val metrics of the candidate, about once a second
+
+Log = Callable[[IterationRecord], None]
+
+
+def solve(
+    problem: Problem,
+    solver: str,
+    config: object | None = None,
+    budget: Budget | None = None,
+    log: Log | None = None,
+    seed: int = 0,
+    should_stop: Callable[[], bool] | None = None,
+) -> Solution:
+    """Run one solver on one problem until it converges, the budget ends, it is cancelled, or it
+    produces a non-finite value (status "diverged", with the iteration; the trajectory and the
+    best iterate so far are kept)."""
+    cls = solver_class(solver)
+    cls.check_problem(problem)
+    config = config if config is not None else cls.Config()
+    budget = budget or Budget()
+    records: list[IterationRecord] = []
+
+    def emit(record: IterationRecord) -> None:
+        records.append(record)
+        if log is not None:
+            log(record)
+
+    started = time.perf_counter()
+    evaluation = 0.0  # seconds spent on exact metrics, not charged to the solver
+    instance = cls(problem, config, np.random.default_rng(seed))
+    iterations, last_log, last_exact = 0, -math.inf, started
+    status, reason = "budget", ""
+    info = StepInfo(iterations=0, objective=math.nan)
+    while True:
+        elapsed = time.perf_counter() - started - evaluation
+        if budget.max_iterations is not None and iterations >= budget.max_iterations:
+            reason = f"iteration budget of {budget.max_iterations} reached"
+            break
+        if budget.max_seconds is not None and elapsed >= budget.max_seconds:
+            reason = f"time budget of {budget.max_seconds:g} s reached"
+            break
+        if should_stop is not None and should_stop():
+            status, reason = "cancelled", "cancelled"
+            break
+        info = instance.step()
+        iterations += info.iterations
+        now = time.perf_counter()
+        solver_seconds = now - started - evaluation
+        if not math.isfinite(info.objective):
+            status, reason = "diverged", f"non-finite objective at iteration {iterations}"
+            break
+        if info.done or now - last_log >= LOG_EVERY_SECONDS:
+            record = _surrogate_record(iterations, solver_seconds, info, instance)
+            emit(record)
+            last_log = now
+            if not _finite(record):
+                status = "diverged"
+                reason = f"non-finite constraint value at iteration {iterations}"
+                break
+        if now - last_exact >= EXACT_EVERY_SECONDS:
+            emit(_exact_record(problem, instance.candidate(), iterations, solver_seconds))
+            last_exact = time.perf_counter()
+            evaluation += last_exact - now
+        if info.done:
+            status, reason = "converged", info.reason
+            break
+    seconds = time.perf_counter() - started - evaluation
+    snapshots = instance.snapshots()
+    params = instance.select(snapshots)
+    metrics = problem.report(params)
+    emit(_final_record(metrics, iterations, seconds))
+    test_scores = problem.scores(params, "test") if len(problem.data.test) else np.zeros(0)
+    return Solution(
+        solver=cls.name,
+        config=dataclasses.asdict(config),
+        status=status,
+        reason=reason,
+        iterations=iterations,
+        seconds=seconds,
+        params=params,
+        metrics=metrics,
+        trajectory=records,
+        snapshots=[_snapshot_summary(s) for s in snapshots],
+        group_names=problem.data.group_names,
+        test_scores=test_scores,
+        test_groups=problem.data.test.groups,
+    )
+
+
+def _finite(record: IterationRecord) -> bool:
+    numbers = [record.objective, record.max_violation, *record.values.values()]
+    return all(v is None or math.isfinite(v) for v in numbers)
+
+
+def _surrogate_record(iteration: int, seconds: float, info: StepInfo, instance) -> IterationRecord:
+    """The candidate's objective and surrogate rows (computed only when a record is due)."""
+    objective, rows = instance.surrogate_view()
+    values: dict[str, float | None] = {}
+    worst = None
+    if rows is not None and rows.size:
+        worst = float(np.max(rows))
+        values = {row: float(v) for row, v in zip(instance.problem.bound.rows, rows, strict=True)}
+    return IterationRecord(
+        iteration=iteration,
+        seconds=seconds,
+        kind="surrogate",
+        objective=float(objective),
+        max_violation=worst,
+        values=values,
+        state=dict(info.state),
+    )
+
+
+def _exact_record(problem: Problem, params, iteration: int, seconds: float) -> IterationRecord:
+    metrics = problem.report(params, splits=("train", "val"))
+    return IterationRecord(
+        iteration=iteration, seconds=seconds, kind="exact", values=_flatten(metrics)
+    )
+
+
+def _final_record(metrics: dict, iteration: int, seconds: float) -> IterationRecord:
+    return IterationRecord(
+        iteration=iteration, seconds=seconds, kind="final", values=_flatten(metrics)
+    )
+
+
+def _flatten(metrics: dict[str, dict]) -> dict[str, float | None]:
+    return {f"{split}.{name}": v for split in SPLITS if split in metrics
+            for name, v in metrics[split].items()}  # fmt: skip
+
+
+def _snapshot_summary(snapshot: Snapshot) -> dict:
+    return {"iteration": snapshot.iteration, "outer": snapshot.outer, "metrics": snapshot.metrics}

@@ -1,0 +1,219 @@
+"""IDCA: the inexact difference-of-convex algorithm of paper 003 (Alg. 1), with the switching
+subgradient method (Alg. 2) solving each convex subproblem (31).
+
+The constraint family supplies f_i = f_i⁺ − f_i⁻ with both parts convex in (scores, aux); with a
+linear model they are convex in the parameters. Each outer iteration freezes f_i⁻ and a
+subgradient at (w^k, θ^k) (eq. 32), so the subproblem's constraints g_i ≥ f_i are convex inner
+approximations: every iterate that satisfies them satisfies the surrogate constraints too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from engine.errors import UserError
+from engine.models import Params
+from engine.problem import Problem
+from engine.solvers.base import Snapshot, Solver, StepInfo, option
+from engine.solvers.registry import register
+from engine.solvers.switching import polyak_move
+
+
+@dataclass(frozen=True)
+class IDCAConfig:
+    outer_iterations: int = option(
+        200, "K, outer iterations (paper 003 G.2.2 picks K ∈ {100, …, 400} on validation)"
+    )
+    inner_iterations: int = option(
+        200, "T, switching-subgradient steps per subproblem (G.2.2: T ∈ {150, 200})"
+    )
+    epsilon: float = option(
+        1e-3, "ε, constraint tolerance of the subproblem solver (G.2.2: ε ∈ {5e-4, …, 5e-3})"
+    )
+    proximal: float = option(
+        0.0, "μ, proximal weight μ/2‖v − w^k‖² added to the subproblem (paper 003 Assump. 6.3A)"
+    )
+    max_step: float = option(
+        10.0, "longest move of one step (guards the Polyak length, spec 003 §6.2.3)"
+    )
+    snapshot_every: int = option(
+        50, "keep the iterate every this many outer iterations, to choose K on validation"
+    )
+    select: str = option(
+        "validation",
+        "which iterate to report: 'validation' (best validation accuracy among snapshots, paper 003 G.2.2) or 'last'",
+    )
+    stop_tolerance: float = option(
+        1e-7, "early stop: relative change of f0 between outer iterates counted as no change"
+    )
+    patience: int = option(
+        5, "early stop after this many outer iterations without change (0: never)"
+    )
+
+    def __post_init__(self) -> None:
+        positive = ("outer_iterations", "inner_iterations", "epsilon", "max_step", "snapshot_every")
+        for name in positive:
+            if not getattr(self, name) > 0:
+                raise UserError(f"IDCA option {name} must be positive")
+        if self.proximal < 0 or self.stop_tolerance < 0 or self.patience < 0:
+            raise UserError("IDCA options proximal, stop_tolerance and patience must be ≥ 0")
+        if self.select not in ("validation", "last"):
+            raise UserError("IDCA option select is 'validation' or 'last'")
+
+
+@dataclass
+class _Subproblem:
+    """Subproblem (31) at the outer iterate (w^k, θ^k): f_i⁻ replaced by its linearisation."""
+
+    w: np.ndarray
+    theta: np.ndarray
+    minus: np.ndarray  # f_i⁻(w^k, θ^k), (m,)
+    d_w: np.ndarray  # (m, d) subgradient of f_i⁻ in w
+    d_theta: np.ndarray  # (m, P) subgradient of f_i⁻ in θ
+    objective: float  # f0(w^k)
+
+
+@register
+class IDCA(Solver):
+    name = "idca"
+    Config = IDCAConfig
+    paper = "003"
+    summary = (
+        "IDCA with switching-subgradient inner solver (paper 003, Alg. 1–2): feasible iterates"
+    )
+    requires = frozenset({"affine_model", "dc"})
+    families = frozenset({"pSP", "pDP"})
+
+    def __init__(self, problem: Problem, config: IDCAConfig, rng: np.random.Generator) -> None:
+        super().__init__(problem, config, rng)
+        self.design = problem.design()
+        self.dc = problem.bound.dc
+        w = problem.init_params()["w"]
+        aux = problem.bound.aux_init(torch.from_numpy(self.design.matvec(w)))
+        theta = aux["theta"].numpy().copy() if "theta" in aux else np.zeros(0)
+        self.outer, self.inner, self.total = 0, 0, 0
+        self.unchanged = 0
+        self._snapshots: list[Snapshot] = []
+        self._start_outer(w, theta)
+
+    # ---- outer iteration (Alg. 1) ---------------------------------------------------------
+    def _start_outer(self, w: np.ndarray, theta: np.ndarray) -> None:
+        h = self.design.matvec(w)
+        linear = self.dc.minus_linearization(torch.from_numpy(h), self._aux(theta))
+        d_scores = linear.d_scores.numpy()
+        d_theta = (
+            linear.d_aux["theta"].numpy()
+            if "theta" in linear.d_aux
+            else np.zeros((len(d_scores), 0))
+        )
+        self.sub = _Subproblem(
+            w=w.copy(),
+            theta=theta.copy(),
+            minus=linear.value.numpy().copy(),
+            d_w=self.design.rmatmat(d_scores.T).T,  # eq. 32 in parameter space
+            d_theta=d_theta,
+            objective=self.problem.loss(h),
+        )
+        self.v, self.theta = w.copy(), theta.copy()
+        self.best = (np.inf, w.copy(), theta.copy())
+        self.inner = 0
+
+    def _finish_outer(self) -> str:
+        """Take the subproblem's output as w^{k+1}; returns a reason to stop, or ''."""
+        _, w, theta = self.best
+        previous = self.sub.objective
+        self.outer += 1
+        self._start_outer(w, theta)
+        change = abs(self.sub.objective - previous) / max(1.0, abs(previous))
+        self.unchanged = self.unchanged + 1 if change <= self.config.stop_tolerance else 0
+        if (
+            self.outer % self.config.snapshot_every == 0
+            or self.outer == self.config.outer_iterations
+        ):
+            self._snapshot()
+        if self.outer >= self.config.outer_iterations:
+            return f"{self.outer} outer iterations done"
+        if self.config.patience and self.unchanged >= self.config.patience:
+            self._snapshot()
+            return (
+                f"objective unchanged for {self.unchanged} outer iterations: stopped at outer "
+                f"iteration {self.outer} of {self.config.outer_iterations}"
+            )
+        return ""
+
+    def _snapshot(self) -> None:
+        if self._snapshots and self._snapshots[-1].outer == self.outer:
+            return
+        params = self.candidate()
+        metrics = self.problem.report(params, splits=("val",)) if len(self.problem.data.val) else {}
+        self._snapshots.append(Snapshot(self.total, self.outer, params, metrics))
+
+    # ---- inner step (Alg. 2 on subproblem (31)) -------------------------------------------
+    def step(self) -> StepInfo:
+        sub, mu = self.sub, self.config.proximal
+        dv, dth = self.v - sub.w, self.theta - sub.theta
+        proximal = 0.5 * mu * (dv @ dv + dth @ dth)
+        h = self.design.matvec(self.v)
+        scores, aux = torch.from_numpy(h), self._aux(self.theta)
+        with torch.no_grad():
+            plus = self.dc.plus(scores, aux).numpy()
+        g = plus - (sub.minus + sub.d_w @ dv + sub.d_theta @ dth) + proximal  # g_i(v), eq. 31–32
+        worst = int(np.argmax(g))
+        loss, loss_grad = self.problem.loss_and_grad_scores(h)
+        objective = loss + proximal  # g0(v)
+        if g[worst] <= self.config.epsilon:
+            branch = "objective"
+            if objective < self.best[0]:
+                self.best = (objective, self.v.copy(), self.theta.copy())
+            d_w = self.design.rmatvec(loss_grad) + mu * dv
+            d_th = mu * dth
+            numerator = self.config.epsilon
+        else:
+            branch = "constraint"
+            row = self.dc.plus_row_subgradient(scores, aux, worst)
+            d_w = self.design.rmatvec(row.d_scores.numpy()) - sub.d_w[worst] + mu * dv
+            d_th = mu * dth - sub.d_theta[worst]
+            if "theta" in row.d_aux:
+                d_th = d_th + row.d_aux["theta"].numpy()
+            numerator = g[worst]
+        move = polyak_move(numerator, d_w @ d_w + d_th @ d_th, self.config.max_step)
+        self.v = self.v - move.scale * d_w
+        self.theta = self.theta - move.scale * d_th
+        self.inner += 1
+        self.total += 1
+        reason = ""
+        if self.inner >= self.config.inner_iterations or move.stationary:
+            reason = self._finish_outer()
+        return StepInfo(
+            iterations=1,
+            objective=objective,
+            state={"outer": self.outer, "inner": self.inner, "branch": branch,
+                   "subproblem_violation": float(g[worst]), "step": float(move.scale)},
+            done=bool(reason),
+            reason=reason,
+        )  # fmt: skip
+
+    def candidate(self) -> Params:
+        """The current outer iterate w^k (every outer iterate is feasible for the surrogate)."""
+        params = {"w": self.sub.w.copy()}
+        if self.sub.theta.size:
+            params["aux.theta"] = self.sub.theta.copy()
+        return params
+
+    def snapshots(self) -> list[Snapshot]:
+        return list(self._snapshots)
+
+    def select(self, snapshots: list[Snapshot]) -> Params:
+        """Paper 003 G.2.2: K is chosen by validation accuracy among the snapshots."""
+        scored = [s for s in snapshots if s.metrics.get("val", {}).get("accuracy") is not None]
+        if self.config.select == "last" or not scored:
+            return self.candidate()
+        return max(scored, key=lambda s: s.metrics["val"]["accuracy"]).params
+
+    def _aux(self, theta) -> dict[str, torch.Tensor]:
+        if isinstance(theta, np.ndarray):
+            theta = torch.from_numpy(theta)
+        return {"theta": theta} if theta.numel() else {}

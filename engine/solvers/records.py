@@ -1,0 +1,83 @@
+"""What a run produces: iteration records on the way, a Solution at the end."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine.models import Params
+
+
+@dataclass(frozen=True)
+class IterationRecord:
+    """One point of a trajectory.
+
+    kind "surrogate": the solver's own view — objective and constraint rows (g ≤ 0 feasible) of
+    the surrogate problem. kind "exact": exact metrics of the current candidate on train and
+    validation, keyed "split.metric".
+    """
+
+    iteration: int
+    seconds: float
+    kind: str
+    objective: float | None = None
+    max_violation: float | None = None
+    values: dict[str, float | None] = field(default_factory=dict)
+    state: dict[str, float | str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _finite_or_none(dataclasses.asdict(self))
+
+
+@dataclass
+class Solution:
+    """The chosen iterate, its exact metrics, the trajectory, and how the run ended."""
+
+    solver: str
+    config: dict[str, Any]
+    status: str
+    reason: str
+    iterations: int
+    seconds: float
+    params: Params
+    metrics: dict[str, dict[str, float | None]]
+    trajectory: list[IterationRecord]
+    snapshots: list[dict[str, Any]]
+    group_names: tuple[str, ...]
+    test_scores: np.ndarray
+    test_groups: np.ndarray
+
+    def to_dict(self, with_scores: bool = False) -> dict[str, Any]:
+        out = {
+            "solver": self.solver,
+            "config": self.config,
+            "status": self.status,
+            "reason": self.reason,
+            "iterations": self.iterations,
+            "seconds": self.seconds,
+            "metrics": self.metrics,
+            "trajectory": [r.to_dict() for r in self.trajectory],
+            "snapshots": self.snapshots,
+            "group_names": list(self.group_names),
+        }
+        if with_scores:
+            out["test_scores"] = self.test_scores.tolist()
+            out["test_groups"] = self.test_groups.tolist()
+        return _finite_or_none(out)
+
+
+def _finite_or_none(value: Any) -> Any:
+    """JSON has no NaN or infinity: such numbers become null."""
+    if isinstance(value, dict):
+        return {k: _finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite_or_none(v) for v in value]
+    if isinstance(value, float | np.floating):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    return value

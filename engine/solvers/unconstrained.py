@@ -1,0 +1,88 @@
+"""Unconstrained logistic regression (or MLP): the reference point of every frontier."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.optimize
+import torch
+
+from engine.errors import UserError
+from engine.models import Params
+from engine.solvers.base import Solver, StepInfo, option
+from engine.solvers.registry import register
+
+
+@dataclass(frozen=True)
+class UnconstrainedConfig:
+    l2: float = option(0.0, "ridge penalty l2/2·‖w‖² (0: plain maximum likelihood)")
+    max_iterations: int = option(1000, "L-BFGS iterations at most")
+    tolerance: float = option(1e-9, "stop when the relative decrease of the loss is below this")
+    chunk: int = option(25, "L-BFGS iterations per logged step")
+
+    def __post_init__(self) -> None:
+        if self.l2 < 0 or self.max_iterations < 1 or self.tolerance <= 0 or self.chunk < 1:
+            raise UserError("l2 ≥ 0, max_iterations ≥ 1, tolerance > 0 and chunk ≥ 1 are needed")
+
+
+@register
+class Unconstrained(Solver):
+    """min f0 by L-BFGS on the flattened parameters (the model's own gradient)."""
+
+    name = "unconstrained"
+    Config = UnconstrainedConfig
+    paper = "reference"
+    summary = "unconstrained logistic loss minimisation by L-BFGS (the frontier's start)"
+
+    def __init__(self, problem, config: UnconstrainedConfig, rng: np.random.Generator) -> None:
+        super().__init__(problem, config, rng)
+        params = problem.init_params(int(rng.integers(2**31)))
+        self.names = list(params)
+        self.shapes = [params[k].shape for k in self.names]
+        self.x = np.concatenate([params[k].ravel() for k in self.names])
+        self.done_iterations = 0
+
+    def _unflatten(self, x: np.ndarray) -> Params:
+        out, start = {}, 0
+        for name, shape in zip(self.names, self.shapes, strict=True):
+            size = int(np.prod(shape))
+            out[name] = x[start : start + size].reshape(shape)
+            start += size
+        return out
+
+    def _value_and_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        problem, l2 = self.problem, self.config.l2
+        if problem.model.affine:
+            loss, grad_h = problem.loss_and_grad_scores(problem.design().matvec(x))
+            grad = problem.design().rmatvec(grad_h)
+            return loss + 0.5 * l2 * x @ x, grad + l2 * x
+        params = {
+            k: torch.from_numpy(v.copy()).requires_grad_() for k, v in self._unflatten(x).items()
+        }
+        h = problem.torch_scores(params)
+        zeta = torch.from_numpy(problem.signed_labels())
+        value = torch.nn.functional.softplus(-zeta * h).mean()
+        value.backward()
+        grad = np.concatenate([params[k].grad.numpy().ravel() for k in self.names])
+        return float(value) + 0.5 * l2 * x @ x, grad + l2 * x
+
+    def step(self) -> StepInfo:
+        budget = min(self.config.chunk, self.config.max_iterations - self.done_iterations)
+        result = scipy.optimize.minimize(
+            self._value_and_grad, self.x, jac=True, method="L-BFGS-B",
+            options={"maxiter": budget, "ftol": self.config.tolerance, "gtol": 1e-10},
+        )  # fmt: skip
+        self.x = result.x
+        self.done_iterations += max(int(result.nit), 1)
+        converged = result.nit < budget or self.done_iterations >= self.config.max_iterations
+        return StepInfo(
+            iterations=max(int(result.nit), 1),
+            objective=float(result.fun),
+            state={"gradient_norm": float(np.linalg.norm(result.jac))},
+            done=converged,
+            reason="L-BFGS converged" if result.nit < budget else "iteration limit reached",
+        )
+
+    def candidate(self) -> Params:
+        return self._unflatten(self.x.copy())
