@@ -52,7 +52,7 @@ class Problem:
         if len(np.unique(self.data.train.y)) < 2:
             raise UserError("the training labels are all the same; there is nothing to learn")
         if self.constraint is not None:
-            self.bound  # binds now, so a bad κ, I or a too narrow band is reported at once
+            _ = self.bound  # binds now: a bad κ, I or a too narrow band is reported at once
 
     # ---- data ---------------------------------------------------------------------------
     def features(self, split: str) -> np.ndarray:
