@@ -86,12 +86,11 @@ class Problem:
         """The constraint bound to the training split's groups and labels."""
         if self.constraint is None:
             raise UserError("this problem has no constraint")
-        train = self.data.train
-        return bind(self.constraint, groups=train.groups, y=train.y)
+        return bind(self.constraint, groups=self.group_labels("train"), y=self.data.train.y)
 
-    @property
-    def n_train(self) -> int:
-        return len(self.data.train)
+    def group_labels(self, split: str) -> np.ndarray:
+        """Each row's group name: constraint rows are named after groups, not ids."""
+        return np.asarray(self.data.group_names, dtype=object)[self.data.split(split).groups]
 
     # ---- model --------------------------------------------------------------------------
     @cached_property
@@ -154,12 +153,12 @@ class Problem:
             "dp": lambda: fairness.demographic_parity_gap(h, g, t),
         }
         if self.constraint is not None and self.constraint.family not in ("pSP", "pDP"):
-            values["constraint"] = lambda: self._constraint_metric(h, part)
+            values["constraint"] = lambda: self._constraint_metric(h, split)
         return {name: _metric_or_none(compute) for name, compute in values.items()}
 
-    def _constraint_metric(self, h: np.ndarray, part) -> float:
-        on_split = self.bound.with_batch(groups=part.groups, y=part.y)
-        return on_split.exact(h)
+    def _constraint_metric(self, h: np.ndarray, split: str) -> float:
+        part = self.data.split(split)
+        return self.bound.with_batch(groups=self.group_labels(split), y=part.y).exact(h)
 
 
 def _metric_or_none(compute) -> float | None:

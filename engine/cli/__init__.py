@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
-from engine.cli import data_commands
+from engine.cli import data_commands, run_commands
 from engine.errors import UserError
 
 
@@ -16,10 +17,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     data_commands.register(commands)
+    run_commands.register(commands)
     return parser
 
 
+def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings meant for the user (e.g. a narrow rank band) as one plain line."""
+    print(f"warning: {message}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
+    warnings.showwarning = show_warning
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -22,6 +22,8 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_argument_group("data source")
     source.add_argument(
         "--source",
+        "--data",
+        dest="source",
         choices=("adult", "acs", "synthetic", "csv"),
         default="adult",
         help="adult (bundled, default), acs (census files via folktables), "

@@ -65,7 +65,7 @@ class Unconstrained(Solver):
         value = torch.nn.functional.softplus(-zeta * h).mean()
         value.backward()
         grad = np.concatenate([params[k].grad.numpy().ravel() for k in self.names])
-        return float(value) + 0.5 * l2 * x @ x, grad + l2 * x
+        return float(value.detach()) + 0.5 * l2 * x @ x, grad + l2 * x
 
     def step(self) -> StepInfo:
         budget = min(self.config.chunk, self.config.max_iterations - self.done_iterations)

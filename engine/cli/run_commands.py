@@ -1,0 +1,198 @@
+"""`python -m engine run` (train one model) and `python -m engine solvers` (what can train it)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+from engine.cli.data_args import (
+    add_data_arguments,
+    data_spec_from_args,
+    prepare_options_from_args,
+    print_download_progress,
+)
+from engine.data.sources import load_prepared, spec_to_dict
+from engine.errors import UserError
+from engine.fairness.constraints import FAMILIES, ConstraintSpec
+from engine.models import ModelSpec
+from engine.problem import Problem
+from engine.solvers import (
+    Budget,
+    IterationRecord,
+    config_fields,
+    config_from_dict,
+    solve,
+    solver_class,
+    solver_names,
+)
+
+CONSTRAINTS = {name.lower(): name for name in FAMILIES} | {"none": None}
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    run = commands.add_parser("run", help="train one model under a fairness constraint")
+    add_data_arguments(run)
+    problem = run.add_argument_group("problem")
+    problem.add_argument(
+        "--constraint",
+        default="psp",
+        choices=sorted(CONSTRAINTS),
+        help="constraint family (psp, pdp: paper 003; none: unconstrained)",
+    )
+    problem.add_argument(
+        "--interval",
+        type=float,
+        nargs=2,
+        default=[0.0, 1.0],
+        metavar=("ALPHA", "BETA"),
+        help="I = [α, β): each group's ranks counted from the top "
+        "(0.05 0.30 = each group's top 5%%–30%% of scores)",
+    )
+    problem.add_argument("--kappa", type=float, default=0.05, help="tolerance κ")
+    problem.add_argument("--grid-size", type=int, default=10, help="|Î| for pSP (paper: 10)")
+    problem.add_argument("--surrogate", choices=("ramp", "sigmoid"), default="ramp")
+    problem.add_argument("--temperature", type=float, default=1.0)
+    problem.add_argument("--model", choices=("linear", "mlp"), default="linear")
+    problem.add_argument("--hidden", type=int, nargs="+", default=[64], help="MLP widths")
+    solver = run.add_argument_group("solver")
+    solver.add_argument("--solver", default="idca", help="see `python -m engine solvers`")
+    solver.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a solver option, e.g. --option outer_iterations=100",
+    )
+    solver.add_argument("--iterations", type=int, help="stop after this many iterations")
+    solver.add_argument("--seconds", type=float, help="stop after this many seconds")
+    run.add_argument("--out", type=Path, help="write the run (config, trajectory, metrics) as JSON")
+    run.add_argument("--quiet", action="store_true", help="no progress lines")
+    run.set_defaults(handler=run_command)
+
+    listing = commands.add_parser("solvers", help="list the solvers with their options")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=list_solvers)
+
+
+def parse_options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise UserError(f"--option takes NAME=VALUE, not '{pair}'")
+        options[name.strip()] = value.strip()
+    return options
+
+
+def constraint_from_args(args: argparse.Namespace) -> ConstraintSpec | None:
+    family = CONSTRAINTS[args.constraint]
+    if family is None:
+        return None
+    return ConstraintSpec(family, args.kappa, tuple(args.interval), surrogate=args.surrogate,
+                          temperature=args.temperature, grid_size=args.grid_size)  # fmt: skip
+
+
+def run_command(args: argparse.Namespace) -> int:
+    cls = solver_class(args.solver)
+    config = config_from_dict(cls.Config, parse_options(args.option))
+    budget = Budget(max_iterations=args.iterations, max_seconds=args.seconds)
+    data_spec = data_spec_from_args(args)
+    options = dataclasses.replace(prepare_options_from_args(args), cross_terms=False)
+    model = ModelSpec(kind=args.model, cross_terms=args.cross_terms, hidden=tuple(args.hidden))
+    constraint = constraint_from_args(args)
+    prepared = load_prepared(data_spec, options, use_cache=not args.no_cache,
+                             progress=print_download_progress)  # fmt: skip
+    problem = Problem(prepared, model, constraint, interval=tuple(args.interval))
+    if not args.quiet:
+        print(f"{prepared.dataset_name}: {len(prepared.train):,} training rows, "
+              f"groups {', '.join(prepared.group_names)}; solver {cls.name}", file=sys.stderr)  # fmt: skip
+    solution = solve(problem, cls.name, config, budget, log=None if args.quiet else ProgressPrinter(),
+                     seed=args.seed)  # fmt: skip
+    print(format_result(solution))
+    if args.out is not None:
+        document = {
+            "spec": {
+                "data": spec_to_dict(data_spec),
+                "prepare": dataclasses.asdict(options),
+                "model": dataclasses.asdict(model),
+                "constraint": dataclasses.asdict(constraint) if constraint else None,
+                "interval": list(args.interval),
+                "solver": cls.name,
+                "config": dataclasses.asdict(config),
+                "budget": dataclasses.asdict(budget),
+                "seed": args.seed,
+            },
+            "data": prepared.summary(),
+            "result": solution.to_dict(with_scores=True),
+        }
+        args.out.write_text(json.dumps(document, indent=1))
+        print(f"written: {args.out}", file=sys.stderr)
+    return 0
+
+
+class ProgressPrinter:
+    """Prints one progress line per second at most."""
+
+    def __init__(self) -> None:
+        self.last = -1.0
+        self.start = time.perf_counter()
+
+    def __call__(self, record: IterationRecord) -> None:
+        now = time.perf_counter()
+        if record.kind == "exact":
+            v = record.values
+            print(f"    exact  train acc {_fmt(v.get('train.accuracy'))} pSP {_fmt(v.get('train.psp'))}"
+                  f" | val acc {_fmt(v.get('val.accuracy'))} pSP {_fmt(v.get('val.psp'))}",
+                  file=sys.stderr)  # fmt: skip
+        elif record.kind == "surrogate" and now - self.last >= 1.0:
+            self.last = now
+            print(f"it {record.iteration:>7}  {record.seconds:7.1f}s  f0 {_fmt(record.objective)}"
+                  f"  max violation {_fmt(record.max_violation)}", file=sys.stderr)  # fmt: skip
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def format_result(solution) -> str:
+    lines = [f"{solution.solver}: {solution.status} ({solution.reason}) after "
+             f"{solution.iterations:,} iterations, {solution.seconds:.1f} s"]  # fmt: skip
+    names = ("accuracy", "auc", "psp", "pdp", "sp", "dp")
+    lines.append(f"{'split':<7}" + "".join(f"{n:>10}" for n in names))
+    for split, metrics in solution.metrics.items():
+        if metrics:
+            lines.append(f"{split:<7}" + "".join(f"{_fmt(metrics.get(n)):>10}" for n in names))
+    return "\n".join(lines)
+
+
+def list_solvers(args: argparse.Namespace) -> int:
+    entries = []
+    for name in solver_names():
+        cls = solver_class(name)
+        entries.append({
+            "name": name,
+            "paper": cls.paper,
+            "summary": cls.summary,
+            "families": sorted(f for f in cls.families if f) if cls.families is not None else "any",
+            "requires": sorted(cls.requires),
+            "options": config_fields(cls.Config),
+        })  # fmt: skip
+    if args.json:
+        print(json.dumps(entries, indent=2, default=str))
+        return 0
+    for entry in entries:
+        families = (
+            entry["families"]
+            if isinstance(entry["families"], str)
+            else ", ".join(entry["families"])
+        )
+        print(f"{entry['name']}  (paper {entry['paper']}; constraints: {families})")
+        print(f"    {entry['summary']}")
+        for opt in entry["options"]:
+            print(f"    --option {opt['name']}={opt['default']}  {opt['help']}")
+        print()
+    return 0

@@ -1,0 +1,107 @@
+"""Switching subgradient applied directly to the non-convex surrogate problem (paper 003, Alg. 3,
+App. G.7): Alg. 2 with (g0, g, ε) replaced by (f0, max_i f_i, ε_t). It has no convergence
+guarantee; the paper uses it to show what IDCA's convex inner approximations buy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from engine.errors import UserError
+from engine.models import Params
+from engine.problem import Problem
+from engine.solvers.base import Solver, StepInfo, option
+from engine.solvers.registry import register
+from engine.solvers.switching import polyak_move
+
+
+@dataclass(frozen=True)
+class SSGConfig:
+    iterations: int = option(10_000, "T (paper 003 G.7: 10,000 to tune, then 50,000)")
+    tolerance: str = option("static", "ε_t: 'static' (ε) or 'diminishing' (c/(t+1)) (G.7)")
+    epsilon: float = option(1e-3, "static ε (G.7 grid: 1e-4, 2e-4, 5e-4, 1e-3)")
+    c: float = option(1.0, "diminishing ε_t = c/(t+1) (G.7 grid: 0.2, 0.5, 1, 2)")
+    max_step: float = option(10.0, "longest move of one step (guards the Polyak length)")
+
+    def __post_init__(self) -> None:
+        if self.tolerance not in ("static", "diminishing"):
+            raise UserError("SSG option tolerance is 'static' or 'diminishing'")
+        if not (self.iterations > 0 and self.epsilon > 0 and self.c > 0 and self.max_step > 0):
+            raise UserError("SSG options iterations, epsilon, c and max_step must be positive")
+
+
+@register
+class SwitchingSubgradient(Solver):
+    name = "ssg"
+    Config = SSGConfig
+    paper = "003"
+    summary = (
+        "switching subgradient directly on the non-convex surrogate problem (paper 003, Alg. 3)"
+    )
+    requires = frozenset({"affine_model"})
+
+    def __init__(self, problem: Problem, config: SSGConfig, rng: np.random.Generator) -> None:
+        super().__init__(problem, config, rng)
+        if problem.constraint is None:
+            raise UserError("ssg needs a constraint")
+        self.design = problem.design()
+        self.w = problem.init_params()["w"]
+        aux = problem.bound.aux_init(torch.from_numpy(self.design.matvec(self.w)))
+        self.aux = {k: v.numpy().copy() for k, v in aux.items()}
+        self.t = 0
+        self.best: tuple[float, Params] | None = None
+
+    def _tolerance(self) -> float:
+        if self.config.tolerance == "static":
+            return self.config.epsilon
+        return self.config.c / (self.t + 1)
+
+    def step(self) -> StepInfo:
+        h = self.design.matvec(self.w)
+        scores = torch.from_numpy(h).requires_grad_()
+        aux = {k: torch.from_numpy(v).requires_grad_() for k, v in self.aux.items()}
+        rows = self.problem.bound.surrogate(scores, aux)
+        worst = int(torch.argmax(rows))
+        violation = float(rows[worst].detach())
+        loss, loss_grad = self.problem.loss_and_grad_scores(h)
+        epsilon = self._tolerance()
+        if violation <= epsilon:
+            branch = "objective"
+            if self.best is None or loss < self.best[0]:
+                self.best = (loss, self._params(self.w, self.aux))
+            d_w, d_aux, numerator = self.design.rmatvec(loss_grad), {}, epsilon
+        else:
+            branch = "constraint"
+            rows[worst].backward()
+            d_w = self.design.rmatvec(scores.grad.numpy())
+            d_aux = {k: v.grad.numpy() for k, v in aux.items() if v.grad is not None}
+            numerator = violation
+        norm_squared = d_w @ d_w + sum(d @ d for d in d_aux.values())
+        move = polyak_move(numerator, norm_squared, self.config.max_step)
+        self.w = self.w - move.scale * d_w
+        for name, d in d_aux.items():
+            self.aux[name] = self.aux[name] - move.scale * d
+        self.t += 1
+        done = self.t >= self.config.iterations or move.stationary
+        reason = "stationary point" if move.stationary else f"{self.t} iterations done"
+        return StepInfo(
+            iterations=1,
+            objective=loss,
+            state={"branch": branch, "epsilon": epsilon, "violation": violation,
+                   "step": float(move.scale)},
+            done=done,
+            reason=reason if done else "",
+        )  # fmt: skip
+
+    def candidate(self) -> Params:
+        """Alg. 3's output: the nearly-feasible iterate with the smallest f0 (the current iterate
+        while none has been nearly feasible yet)."""
+        if self.best is None:
+            return self._params(self.w, self.aux)
+        return {k: v.copy() for k, v in self.best[1].items()}
+
+    @staticmethod
+    def _params(w: np.ndarray, aux: dict[str, np.ndarray]) -> Params:
+        return {"w": w.copy(), **{f"aux.{k}": v.copy() for k, v in aux.items()}}

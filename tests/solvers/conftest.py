@@ -1,0 +1,31 @@
+"""Small two-group problems for solver tests: a score shift between groups makes them unfair."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine.data.dataset import Dataset
+from engine.data.grouping import GroupingSpec
+from engine.data.prepare import PrepareOptions, prepare
+from engine.data.prepared import Prepared
+
+
+def toy_prepared(n: int = 600, seed: int = 0, groups: int = 2) -> Prepared:
+    rng = np.random.default_rng(seed)
+    group = rng.integers(0, groups, n)
+    x1 = rng.normal(size=n) + 0.8 * group
+    x2 = rng.normal(size=n)
+    label = (x1 + 0.5 * x2 + rng.normal(scale=0.8, size=n) > 0.4).astype(np.int8)
+    frame = pd.DataFrame({"x1": x1, "x2": x2, "g": np.array(["a", "b", "c", "d"])[group]})
+    dataset = Dataset(
+        name="toy", frame=frame, label=label, numeric=("x1", "x2"), categorical=(),
+        protected=("g",), label_name="y",
+    )  # fmt: skip
+    return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),), seed=seed))
+
+
+@pytest.fixture
+def toy() -> Prepared:
+    return toy_prepared()

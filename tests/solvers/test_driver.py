@@ -1,0 +1,115 @@
+"""The shared driver: budgets, throttled logs, exact records, cancellation, divergence."""
+
+import math
+
+import numpy as np
+import pytest
+
+from engine.errors import UserError
+from engine.fairness.constraints import ConstraintSpec
+from engine.models import ModelSpec
+from engine.problem import Problem
+from engine.solvers import Budget, config_from_dict, solve, solver_names
+from engine.solvers import driver as driver_module
+from engine.solvers.idca import IDCA, IDCAConfig
+
+INTERVAL = (0.1, 0.5)
+
+
+def problem_of(toy):
+    return Problem(toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.1, INTERVAL),
+                   interval=INTERVAL)  # fmt: skip
+
+
+def test_non_finite_values_stop_the_run_and_keep_what_was_done(toy, monkeypatch):
+    original = IDCA.step
+    calls = {"n": 0}
+
+    def failing_step(self):
+        calls["n"] += 1
+        info = original(self)
+        if calls["n"] >= 40:
+            info.objective = math.nan
+        return info
+
+    monkeypatch.setattr(IDCA, "step", failing_step)
+    monkeypatch.setattr(driver_module, "LOG_EVERY_SECONDS", 0.0)
+    solution = solve(problem_of(toy), "idca", IDCAConfig(inner_iterations=10))
+    assert solution.status == "diverged"
+    assert "iteration 40" in solution.reason
+    surrogate = [r for r in solution.trajectory if r.kind == "surrogate"]
+    assert len(surrogate) == 39 and all(math.isfinite(r.objective) for r in surrogate)
+    assert solution.metrics["test"]["accuracy"] is not None  # the kept iterate is evaluated
+
+
+def test_cancellation_is_honoured(toy):
+    calls = {"n": 0}
+
+    def stop_after_25():
+        calls["n"] += 1
+        return calls["n"] > 25
+
+    solution = solve(problem_of(toy), "idca", should_stop=stop_after_25)
+    assert solution.status == "cancelled" and solution.iterations == 25
+
+
+def test_logging_is_throttled_and_exact_metrics_come_along(toy, monkeypatch):
+    monkeypatch.setattr(driver_module, "EXACT_EVERY_SECONDS", 0.0)
+    seen = []
+    solution = solve(problem_of(toy), "idca", IDCAConfig(outer_iterations=5, inner_iterations=20),
+                     log=seen.append)  # fmt: skip
+    surrogate = [r for r in seen if r.kind == "surrogate"]
+    exact = [r for r in seen if r.kind == "exact"]
+    assert len(surrogate) < solution.iterations / 2
+    assert len(exact) == solution.iterations
+    assert {"train.accuracy", "train.psp", "val.psp"} <= set(exact[0].values)
+    assert seen[-1].kind == "final" and seen == solution.trajectory
+    rows = problem_of(toy).bound.rows
+    assert set(surrogate[-1].values) == set(rows)
+    assert surrogate[-1].max_violation == pytest.approx(max(surrogate[-1].values.values()))
+
+
+def test_time_budget(toy):
+    solution = solve(problem_of(toy), "idca", budget=Budget(max_seconds=0.3))
+    assert solution.status == "budget" and "time budget" in solution.reason
+    assert solution.seconds < 1.0
+
+
+def test_registry_and_options():
+    assert {"idca", "ssg", "unconstrained"} <= set(solver_names())
+    config = config_from_dict(IDCAConfig, {"outer_iterations": "12", "epsilon": "0.002"})
+    assert config.outer_iterations == 12 and config.epsilon == 0.002
+    with pytest.raises(UserError, match="unknown option"):
+        config_from_dict(IDCAConfig, {"speed": "fast"})
+    with pytest.raises(UserError, match="needs a number"):
+        config_from_dict(IDCAConfig, {"epsilon": "small"})
+    with pytest.raises(UserError, match="unknown solver"):
+        solve(None, "magic")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda p: Problem(
+                p, ModelSpec(), ConstraintSpec("pSP", 0.1, (0.1, 0.5)), interval=(0.5, 0.1)
+            ),
+            "needs 0 ≤ α < β ≤ 1",
+        ),
+        (
+            lambda p: Problem(p, ModelSpec(), ConstraintSpec("pSP", 1.5, (0.1, 0.5))),
+            "outside \\(0, 1\\]",
+        ),
+        (lambda p: Problem(p, ModelSpec(), ConstraintSpec("pSP", 0.001, (0.1, 0.11))), "rank band"),
+    ],
+)
+def test_bad_problems_are_explained(toy, change, message):
+    with pytest.raises(UserError, match=message):
+        change(toy)
+
+
+def test_a_group_without_training_rows_is_refused(toy):
+    empty = type(toy.train)(toy.train.X, toy.train.y, np.zeros_like(toy.train.groups))
+    broken = type(toy)(**{**toy.__dict__, "train": empty})
+    with pytest.raises(UserError, match="no training rows"):
+        Problem(broken, ModelSpec(), None)

@@ -1,0 +1,127 @@
+"""IDCA (paper 003, Alg. 1–2) on small data: feasibility of the iterates, effect, guards."""
+
+import numpy as np
+import pytest
+import torch
+
+from engine.errors import UserError
+from engine.fairness import psp
+from engine.fairness.constraints import ConstraintSpec
+from engine.models import ModelSpec
+from engine.problem import Problem
+from engine.solvers import Budget, solve
+from engine.solvers.idca import IDCA, IDCAConfig
+
+INTERVAL = (0.1, 0.5)
+
+
+CROSS = ModelSpec(cross_terms=True)
+
+
+def psp_problem(toy, kappa=0.1, family="pSP", model=CROSS):
+    return Problem(toy, model, ConstraintSpec(family, kappa, INTERVAL), interval=INTERVAL)
+
+
+def surrogate_rows(problem, params):
+    h = torch.from_numpy(problem.scores(params))
+    aux = {"theta": torch.from_numpy(params["aux.theta"])} if "aux.theta" in params else {}
+    return problem.bound.surrogate(h, aux).numpy()
+
+
+@pytest.mark.parametrize("family", ["pSP", "pDP"])
+def test_every_outer_iterate_is_nearly_feasible_for_the_surrogate(toy, family):
+    problem = psp_problem(toy, family=family)
+    config = IDCAConfig(outer_iterations=15, inner_iterations=60, epsilon=1e-3, patience=0)
+    solver = IDCA(problem, config, np.random.default_rng(0))
+    worst = []
+    while True:
+        outer = solver.outer
+        info = solver.step()
+        if solver.outer != outer or info.done:
+            worst.append(surrogate_rows(problem, solver.candidate()).max())
+        if info.done:
+            break
+    assert len(worst) == 15
+    assert max(worst) <= config.epsilon + 1e-12  # the inner approximation keeps f ≤ g ≤ ε
+
+
+def test_subproblem_constraints_majorise_the_surrogate(toy):
+    problem = psp_problem(toy)
+    solver = IDCA(problem, IDCAConfig(), np.random.default_rng(0))
+    for _ in range(300):  # move away from w = 0 first
+        solver.step()
+    sub, rng = solver.sub, np.random.default_rng(1)
+    dc = problem.bound.dc
+    for _ in range(20):
+        v = sub.w + rng.normal(scale=0.5, size=sub.w.shape)
+        theta = sub.theta + rng.normal(scale=0.5, size=sub.theta.shape)
+        h = torch.from_numpy(problem.design().matvec(v))
+        aux = {"theta": torch.from_numpy(theta)}
+        exact_rows = problem.bound.surrogate(h, aux).numpy()
+        g = dc.plus(h, aux).numpy() - (
+            sub.minus + sub.d_w @ (v - sub.w) + sub.d_theta @ (theta - sub.theta)
+        )
+        assert np.all(g >= exact_rows - 1e-10)  # eq. 31–32: f_i ≤ g_i
+
+
+@pytest.mark.filterwarnings("ignore::engine.fairness.constraints.TinyBandWarning")
+def test_constrained_training_lowers_train_psp_far_below_unconstrained(toy):
+    unconstrained = solve(
+        Problem(toy, ModelSpec(cross_terms=True), None, interval=INTERVAL), "unconstrained"
+    )
+    constrained = solve(
+        psp_problem(toy, kappa=0.05),
+        "idca",
+        IDCAConfig(outer_iterations=60, inner_iterations=100, select="last"),
+    )
+    before, after = unconstrained.metrics["train"]["psp"], constrained.metrics["train"]["psp"]
+    assert before > 0.3
+    assert after < 0.5 * before
+    h = constrained.test_scores
+    assert constrained.metrics["test"]["psp"] == pytest.approx(psp(h, toy.test.groups, *INTERVAL))
+
+
+def test_validation_selection_picks_the_best_snapshot(toy):
+    solution = solve(
+        psp_problem(toy),
+        "idca",
+        IDCAConfig(outer_iterations=40, inner_iterations=30, snapshot_every=10),
+    )
+    accuracies = [s["metrics"]["val"]["accuracy"] for s in solution.snapshots]
+    assert [s["outer"] for s in solution.snapshots] == [10, 20, 30, 40]
+    assert solution.metrics["val"]["accuracy"] == pytest.approx(max(accuracies))
+
+
+def test_early_stop_when_the_objective_stalls(toy):
+    config = IDCAConfig(outer_iterations=500, inner_iterations=5, epsilon=1e-9, patience=3,
+                        stop_tolerance=1e-3)  # fmt: skip
+    solution = solve(psp_problem(toy), "idca", config)
+    assert solution.status == "converged"
+    assert "unchanged" in solution.reason and solution.iterations < 500 * 5
+
+
+def test_idca_needs_a_linear_model_and_a_dc_family(toy):
+    with pytest.raises(UserError, match="needs a linear model"):
+        solve(psp_problem(toy, model=ModelSpec(kind="mlp", hidden=(4,))), "idca")
+    problem = Problem(toy, ModelSpec(), ConstraintSpec("DP", 0.05), interval=INTERVAL)
+    with pytest.raises(UserError, match="solves the constraint families pDP, pSP"):
+        solve(problem, "idca")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"outer_iterations": 0}, "outer_iterations must be positive"),
+        ({"epsilon": -1.0}, "epsilon must be positive"),
+        ({"select": "best"}, "select is 'validation' or 'last'"),
+        ({"proximal": -0.1}, "must be ≥ 0"),
+    ],
+)
+def test_bad_configs_are_explained(kwargs, message):
+    with pytest.raises(UserError, match=message):
+        IDCAConfig(**kwargs)
+
+
+def test_budget_stops_the_run(toy):
+    solution = solve(psp_problem(toy), "idca", budget=Budget(max_iterations=37))
+    assert solution.status == "budget" and solution.iterations == 37
