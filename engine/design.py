@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from engine.data.encoding import add_group_cross_terms
+
 SPARSE_BELOW_DENSITY = 0.3
 
 
@@ -40,3 +42,50 @@ class Design:
 
     def dense(self) -> np.ndarray:
         return self._rows.toarray() if self.sparse else self._rows
+
+
+class CrossDesign:
+    """X̃ = [1, x, γ, γ·x] (paper 003, Sec. 7.1) without storing the products γ·x.
+
+    A row of group g > 0 scores ⟨[1, x], u_g⟩ with u_g = (w_1 + w_γg, w_x + w_γx,g): each group
+    multiplies its own rows of [1, X] by its own vector, so a product touches the non-zeros of
+    [1, X] once instead of those of X̃ (about 40 % fewer on Adult by sex). The parameter layout is
+    that of `add_group_cross_terms` after the intercept: [1, x, γ_1..γ_{G−1}, γ_1·x, …].
+    """
+
+    def __init__(self, X: np.ndarray, groups: np.ndarray, n_groups: int) -> None:
+        self.n, self.d = X.shape[0], X.shape[1] + 1  # d counts the intercept
+        self.n_groups = n_groups
+        self.shape = (self.n, self.d + (n_groups - 1) * self.d)
+        self.rows = [np.flatnonzero(groups == g) for g in range(n_groups)]
+        self.blocks = [Design(X[r]) for r in self.rows]
+        self._X, self._groups = X, groups
+
+    def _group_vectors(self, w: np.ndarray) -> list[np.ndarray]:
+        base, d, g = w[: self.d], self.d, self.n_groups
+        gamma, products = w[d : d + g - 1], w[d + g - 1 :].reshape(g - 1, d - 1)
+        vectors = [base]
+        for k in range(1, g):
+            shift = np.concatenate([[gamma[k - 1]], products[k - 1]])
+            vectors.append(base + shift)
+        return vectors
+
+    def matvec(self, w: np.ndarray) -> np.ndarray:
+        h = np.empty(self.n)
+        for rows, block, u in zip(self.rows, self.blocks, self._group_vectors(w), strict=True):
+            h[rows] = block.matvec(u)
+        return h
+
+    def rmatvec(self, r: np.ndarray) -> np.ndarray:
+        return self.rmatmat(r[:, None])[:, 0]
+
+    def rmatmat(self, R: np.ndarray) -> np.ndarray:
+        sums = [block.rmatmat(R[rows]) for rows, block in zip(self.rows, self.blocks, strict=True)]
+        total = np.sum(sums, axis=0)  # (d, m): gradient of the shared [1, x] weights
+        gammas = [s[:1] for s in sums[1:]]  # Σ over group k of R: the γ_k weights
+        products = [s[1:] for s in sums[1:]]  # group k's Xᵀ R: the γ_k·x weights
+        return np.vstack([total, *gammas, *products])
+
+    def dense(self) -> np.ndarray:
+        crossed = add_group_cross_terms(self._X, self._groups, self.n_groups)
+        return np.hstack([np.ones((self.n, 1)), crossed])

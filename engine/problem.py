@@ -16,7 +16,7 @@ import torch
 from engine import fairness
 from engine.data.encoding import add_group_cross_terms
 from engine.data.prepared import SPLITS, Prepared
-from engine.design import Design
+from engine.design import CrossDesign, Design
 from engine.errors import UserError
 from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind
 from engine.models import MLP, ModelSpec, Params, init_mlp_params
@@ -62,13 +62,18 @@ class Problem:
         return part.X
 
     @cached_property
-    def _designs(self) -> dict[str, Design]:
+    def _designs(self) -> dict[str, Design | CrossDesign]:
         return {}
 
-    def design(self, split: str = "train") -> Design:
+    def design(self, split: str = "train") -> Design | CrossDesign:
         """X̃ = [1, X] (with cross-terms if the model has them) of a split."""
         if split not in self._designs:
-            self._designs[split] = Design(self.features(split))
+            part = self.data.split(split)
+            if self.model.cross_terms:
+                design = CrossDesign(part.X, part.groups, self.data.n_groups)
+            else:
+                design = Design(part.X)
+            self._designs[split] = design
         return self._designs[split]
 
     def signed_labels(self, split: str = "train") -> np.ndarray:
