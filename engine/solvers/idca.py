@@ -96,6 +96,7 @@ class IDCA(Solver):
         theta = aux["theta"].numpy().copy() if "theta" in aux else np.zeros(0)
         self.outer, self.inner, self.total = 0, 0, 0
         self.unchanged = 0
+        self.objective = problem.loss(self.design.matvec(w))  # latest g0 computed
         self._snapshots: list[Snapshot] = []
         self._start_outer(w, theta)
 
@@ -162,17 +163,17 @@ class IDCA(Solver):
             plus = self.dc.plus(scores, aux).numpy()
         g = plus - (sub.minus + sub.d_w @ dv + sub.d_theta @ dth) + proximal  # g_i(v), eq. 31–32
         worst = int(np.argmax(g))
-        loss, loss_grad = self.problem.loss_and_grad_scores(h)
-        objective = loss + proximal  # g0(v)
         if g[worst] <= self.config.epsilon:
             branch = "objective"
-            if objective < self.best[0]:
-                self.best = (objective, self.v.copy(), self.theta.copy())
+            loss, loss_grad = self.problem.loss_and_grad_scores(h)
+            self.objective = loss + proximal  # g0(v)
+            if self.objective < self.best[0]:
+                self.best = (self.objective, self.v.copy(), self.theta.copy())
             d_w = self.design.rmatvec(loss_grad) + mu * dv
             d_th = mu * dth
             numerator = self.config.epsilon
         else:
-            branch = "constraint"
+            branch = "constraint"  # g0 is not needed on this branch, nor computed
             row = self.dc.plus_row_subgradient(scores, aux, worst)
             d_w = self.design.rmatvec(row.d_scores.numpy()) - sub.d_w[worst] + mu * dv
             d_th = mu * dth - sub.d_theta[worst]
@@ -189,7 +190,7 @@ class IDCA(Solver):
             reason = self._finish_outer()
         return StepInfo(
             iterations=1,
-            objective=objective,
+            objective=self.objective if np.isfinite(g[worst]) else float("nan"),
             state={"outer": self.outer, "inner": self.inner, "branch": branch,
                    "subproblem_violation": float(g[worst]), "step": float(move.scale)},
             done=bool(reason),
