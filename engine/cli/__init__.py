@@ -6,7 +6,7 @@ import argparse
 import sys
 import warnings
 
-from engine.cli import data_commands, run_commands
+from engine.cli import data_commands, run_commands, runs_commands
 from engine.errors import UserError
 
 
@@ -18,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     data_commands.register(commands)
     run_commands.register(commands)
+    runs_commands.register(commands)
     return parser
 
 

@@ -15,11 +15,12 @@ from engine.cli.data_args import (
     prepare_options_from_args,
     print_download_progress,
 )
-from engine.data.sources import load_prepared, spec_to_dict
+from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.fairness.constraints import FAMILIES, ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
+from engine.runs import RunSpec, Store, submit
 from engine.solvers import (
     Budget,
     IterationRecord,
@@ -35,8 +36,25 @@ CONSTRAINTS = {name.lower(): name for name in FAMILIES} | {"none": None}
 
 def register(commands: argparse._SubParsersAction) -> None:
     run = commands.add_parser("run", help="train one model under a fairness constraint")
-    add_data_arguments(run)
-    problem = run.add_argument_group("problem")
+    add_problem_arguments(run)
+    run.add_argument("--out", type=Path, help="write the run (config, trajectory, metrics) as JSON")
+    run.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_background_arguments(run)
+    run.add_argument(
+        "--background",
+        action="store_true",
+        help="queue the run in the run store and return at once",
+    )
+    run.set_defaults(handler=run_command)
+
+    listing = commands.add_parser("solvers", help="list the solvers with their options")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=list_solvers)
+
+
+def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
+    add_data_arguments(parser)
+    problem = parser.add_argument_group("problem")
     problem.add_argument(
         "--constraint",
         default="psp",
@@ -58,7 +76,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     problem.add_argument("--temperature", type=float, default=1.0)
     problem.add_argument("--model", choices=("linear", "mlp"), default="linear")
     problem.add_argument("--hidden", type=int, nargs="+", default=[64], help="MLP widths")
-    solver = run.add_argument_group("solver")
+    solver = parser.add_argument_group("solver")
     solver.add_argument("--solver", default="idca", help="see `python -m engine solvers`")
     solver.add_argument(
         "--option",
@@ -69,13 +87,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     solver.add_argument("--iterations", type=int, help="stop after this many iterations")
     solver.add_argument("--seconds", type=float, help="stop after this many seconds")
-    run.add_argument("--out", type=Path, help="write the run (config, trajectory, metrics) as JSON")
-    run.add_argument("--quiet", action="store_true", help="no progress lines")
-    run.set_defaults(handler=run_command)
 
-    listing = commands.add_parser("solvers", help="list the solvers with their options")
-    listing.add_argument("--json", action="store_true")
-    listing.set_defaults(handler=list_solvers)
+
+def add_background_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        help="run store folder (default $FAIRFRONT_HOME or data/runs)",
+    )
+    parser.add_argument("--workers", type=int, default=2, help="background worker processes")
+    parser.add_argument("--force", action="store_true", help="run again even if a result exists")
 
 
 def parse_options(pairs: list[str]) -> dict[str, str]:
@@ -96,36 +118,46 @@ def constraint_from_args(args: argparse.Namespace) -> ConstraintSpec | None:
                           temperature=args.temperature, grid_size=args.grid_size)  # fmt: skip
 
 
-def run_command(args: argparse.Namespace) -> int:
+def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
+    """The RunSpec the data, problem and solver flags describe (validated by the caller)."""
     cls = solver_class(args.solver)
     config = config_from_dict(cls.Config, parse_options(args.option))
-    budget = Budget(max_iterations=args.iterations, max_seconds=args.seconds)
-    data_spec = data_spec_from_args(args)
-    options = dataclasses.replace(prepare_options_from_args(args), cross_terms=False)
-    model = ModelSpec(kind=args.model, cross_terms=args.cross_terms, hidden=tuple(args.hidden))
-    constraint = constraint_from_args(args)
-    prepared = load_prepared(data_spec, options, use_cache=not args.no_cache,
-                             progress=print_download_progress)  # fmt: skip
-    problem = Problem(prepared, model, constraint, interval=tuple(args.interval))
+    return RunSpec(
+        data=data_spec_from_args(args),
+        prepare=dataclasses.replace(prepare_options_from_args(args), cross_terms=False),
+        model=ModelSpec(kind=args.model, cross_terms=args.cross_terms, hidden=tuple(args.hidden)),
+        constraint=constraint_from_args(args),
+        interval=tuple(args.interval),
+        solver=cls.name,
+        config=dataclasses.asdict(config),
+        budget=Budget(max_iterations=args.iterations, max_seconds=args.seconds),
+        seed=args.seed,
+    )
+
+
+def run_command(args: argparse.Namespace) -> int:
+    spec = run_spec_from_args(args)
+    if args.background:
+        store = Store(args.home)
+        (run_id,) = submit([spec], store, force=args.force, workers=args.workers)
+        print(run_id)
+        print(f"queued in {store.home}; follow it with `python -m engine runs show {run_id}`",
+              file=sys.stderr)  # fmt: skip
+        return 0
+    spec.data.files(print_download_progress)
+    prepared = load_prepared(spec.data, spec.prepare, use_cache=not args.no_cache)
+    problem = Problem(prepared, spec.model, spec.constraint, interval=spec.interval)
+    cls = solver_class(spec.solver)
     if not args.quiet:
         print(f"{prepared.dataset_name}: {len(prepared.train):,} training rows, "
               f"groups {', '.join(prepared.group_names)}; solver {cls.name}", file=sys.stderr)  # fmt: skip
-    solution = solve(problem, cls.name, config, budget, log=None if args.quiet else ProgressPrinter(),
-                     seed=args.seed)  # fmt: skip
+    config = config_from_dict(cls.Config, spec.config)
+    solution = solve(problem, cls.name, config, spec.budget,
+                     log=None if args.quiet else ProgressPrinter(), seed=spec.seed)  # fmt: skip
     print(format_result(solution))
     if args.out is not None:
         document = {
-            "spec": {
-                "data": spec_to_dict(data_spec),
-                "prepare": dataclasses.asdict(options),
-                "model": dataclasses.asdict(model),
-                "constraint": dataclasses.asdict(constraint) if constraint else None,
-                "interval": list(args.interval),
-                "solver": cls.name,
-                "config": dataclasses.asdict(config),
-                "budget": dataclasses.asdict(budget),
-                "seed": args.seed,
-            },
+            "spec": spec.to_dict(),
             "data": prepared.summary(),
             "result": solution.to_dict(with_scores=True),
         }

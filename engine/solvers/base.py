@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from engine.errors import UserError
-from engine.models import Params
+from engine.models import ModelSpec, Params
 from engine.problem import Problem
 
 STATUSES = ("converged", "budget", "diverged", "cancelled")
@@ -99,9 +99,13 @@ class Solver(ABC):
     @classmethod
     def check_problem(cls, problem: Problem) -> None:
         """Refuse problems this algorithm cannot solve, saying why."""
-        if "affine_model" in cls.requires and not problem.model.affine:
-            raise UserError(f"{cls.name} needs a linear model (its DC parts are convex only then)")
         family = problem.constraint.family if problem.constraint is not None else None
+        cls.check_combination(problem.model, family)
+
+    @classmethod
+    def check_combination(cls, model: ModelSpec, family: str | None) -> None:
+        if "affine_model" in cls.requires and not model.affine:
+            raise UserError(f"{cls.name} needs a linear model (its DC parts are convex only then)")
         if cls.families is not None and family not in cls.families:
             allowed = ", ".join(sorted(f for f in cls.families if f)) or "none"
             raise UserError(

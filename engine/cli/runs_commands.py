@@ -1,0 +1,178 @@
+"""`python -m engine sweep | runs | frontier | runner`: background runs and what they produced."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from engine.cli.run_commands import (
+    add_background_arguments,
+    add_problem_arguments,
+    run_spec_from_args,
+)
+from engine.errors import UserError
+from engine.runs import Store, submit_sweep, sweep_specs, wait
+from engine.runs.frontier import format_frontier, frontier
+from engine.runs.results import export_run, sweep_results
+from engine.runs.runner import Runner
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    sweep = commands.add_parser("sweep", help="queue a grid of runs over κ, I, solver and seed")
+    add_problem_arguments(sweep)
+    add_background_arguments(sweep)
+    grid = sweep.add_argument_group("grid")
+    grid.add_argument("--kappas", "--kappa-grid", dest="kappas", type=float, nargs="+",
+                      help="κ values (default: --kappa)")  # fmt: skip
+    grid.add_argument(
+        "--intervals",
+        nargs="+",
+        metavar="ALPHA:BETA",
+        help="intervals such as 0.05:0.3 (default: --interval)",
+    )
+    grid.add_argument("--solvers", nargs="+", help="solvers (default: --solver)")
+    grid.add_argument("--seeds", type=int, nargs="+", default=[0])
+    grid.add_argument("--name", default="", help="a name for the sweep")
+    grid.add_argument("--scheduler", help="Dask scheduler address (tcp://host:port)")
+    grid.add_argument("--wait", action="store_true", help="return when every run has ended")
+    sweep.set_defaults(handler=sweep_command)
+
+    runs = commands.add_parser("runs", help="list, show, cancel, export or delete runs")
+    actions = runs.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, handler, text in (
+        ("list", list_runs, "runs in the store"),
+        ("show", show_run, "one run: spec, status, metrics"),
+        ("cancel", cancel_run, "cancel a queued or running run"),
+        ("export", export_command, "a run's metrics and trajectory as JSON or CSV"),
+        ("delete", delete_run, "remove a finished run and its files"),
+    ):
+        action = actions.add_parser(name, help=text)
+        action.add_argument("--home", type=Path, default=None)
+        if name == "list":
+            action.add_argument("--status")
+            action.add_argument("--sweep")
+        else:
+            action.add_argument("run_id")
+        if name == "export":
+            action.add_argument("--format", choices=("json", "csv"), default="json")
+            action.add_argument("--out", type=Path)
+        action.set_defaults(handler=handler)
+
+    front = commands.add_parser("frontier", help="the accuracy–fairness frontier of a sweep")
+    front.add_argument("sweep_id")
+    front.add_argument("--home", type=Path, default=None)
+    front.add_argument("--metric", default="psp", help="psp, pdp, sp, dp, auc, ...")
+    front.add_argument("--split", default="test", choices=("train", "val", "test"))
+    front.set_defaults(handler=frontier_command)
+
+    runner = commands.add_parser("runner", help="serve queued runs (started automatically)")
+    runner.add_argument("--home", type=Path, default=None)
+    runner.add_argument("--workers", type=int, default=2)
+    runner.add_argument("--idle-exit", type=float, default=30.0)
+    runner.set_defaults(handler=runner_command)
+
+
+def parse_interval(text: str) -> tuple[float, float]:
+    try:
+        alpha, beta = (float(x) for x in text.split(":"))
+    except ValueError:
+        raise UserError(f"an interval is written ALPHA:BETA, e.g. 0.05:0.3, not '{text}'") from None
+    return alpha, beta
+
+
+def sweep_command(args: argparse.Namespace) -> int:
+    base = run_spec_from_args(args)
+    kappas = args.kappas or [args.kappa]
+    intervals = [parse_interval(t) for t in args.intervals] if args.intervals else [base.interval]
+    solvers = args.solvers or [base.solver]
+    specs = sweep_specs(base, kappas, intervals, solvers, args.seeds)
+    grid = {"kappas": kappas, "intervals": intervals, "solvers": solvers, "seeds": args.seeds}
+    store = Store(args.home)
+    sweep_id = submit_sweep(args.name or f"{len(specs)} runs", specs, grid, store,
+                            workers=args.workers, scheduler=args.scheduler)  # fmt: skip
+    print(sweep_id)
+    print(f"{len(specs)} runs in sweep {sweep_id}; see `python -m engine frontier {sweep_id}`",
+          file=sys.stderr)  # fmt: skip
+    if args.wait:
+        statuses = wait(store, [s.run_id for s in specs])
+        counts = {s: list(statuses.values()).count(s) for s in sorted(set(statuses.values()))}
+        print(", ".join(f"{n} {s}" for s, n in counts.items()), file=sys.stderr)
+    return 0
+
+
+def list_runs(args: argparse.Namespace) -> int:
+    store = Store(args.home)
+    sweep = store.sweep_id(args.sweep) if args.sweep else None
+    rows = store.runs(status=args.status, sweep_id=sweep)
+    print(f"{'id':<17}{'status':<12}{'solver':<15}{'κ':>7}{'I':>13}{'seed':>5}{'test acc':>10}"
+          f"{'test pSP':>10}  reason")  # fmt: skip
+    for row in rows:
+        spec, metrics = row.spec, store.metrics(row.id).get("test", {})
+        kappa = spec["constraint"]["kappa"] if spec.get("constraint") else None
+        interval = "[{:g}, {:g})".format(*spec["interval"])
+        print(f"{row.id:<17}{row.status:<12}{spec['solver']:<15}{_num(kappa, 'g'):>7}{interval:>13}"
+              f"{spec['seed']:>5}{_num(metrics.get('accuracy')):>10}{_num(metrics.get('psp')):>10}"
+              f"  {row.reason[:60]}")  # fmt: skip
+    return 0
+
+
+def show_run(args: argparse.Namespace) -> int:
+    print(export_run(Store(args.home), Store(args.home).run(args.run_id).id, "json"))
+    return 0
+
+
+def cancel_run(args: argparse.Namespace) -> int:
+    store = Store(args.home)
+    run_id = store.run(args.run_id).id
+    status = store.request_cancel(run_id)
+    said = {"cancelled": "cancelled", "running": "asked to stop"}.get(status, f"already {status}")
+    print(f"{run_id}: {said}")
+    return 0
+
+
+def export_command(args: argparse.Namespace) -> int:
+    store = Store(args.home)
+    text = export_run(store, store.run(args.run_id).id, args.format)
+    if args.out is None:
+        print(text)
+    else:
+        args.out.write_text(text)
+    return 0
+
+
+def delete_run(args: argparse.Namespace) -> int:
+    store = Store(args.home)
+    run_id = store.run(args.run_id).id
+    store.delete(run_id)
+    print(f"{run_id}: deleted")
+    return 0
+
+
+def frontier_command(args: argparse.Namespace) -> int:
+    store = Store(args.home)
+    sweep_id = store.sweep_id(args.sweep_id)
+    try:
+        result = frontier(sweep_results(store, sweep_id), metric=args.metric, split=args.split)
+    except ValueError as error:
+        raise UserError(str(error)) from error
+    print(format_frontier(result))
+    pending = [r for r in store.runs(sweep_id=sweep_id) if r.status in ("queued", "running")]
+    if pending:
+        print(f"{len(pending)} runs still queued or running", file=sys.stderr)
+    return 0
+
+
+def runner_command(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    served = Runner(args.home or Store().home, args.workers, args.idle_exit).serve()
+    if not served:
+        print("another runner serves this store", file=sys.stderr)
+    else:
+        print(f"runner done after {time.monotonic() - started:.0f} s", file=sys.stderr)
+    return 0
+
+
+def _num(value, spec: str = ".4f") -> str:
+    return "—" if value is None else format(value, spec)

@@ -1,0 +1,142 @@
+"""The runner: one background process per store that starts queued runs on a bounded pool of
+reusable worker processes (joblib's loky backend), one run per worker at a time.
+
+Each worker slot is a single-process loky executor, so a worker that dies (killed, out of
+memory) fails only its own run; the slot gets a fresh process and the other runs go on. The
+runner holds an exclusive lock on the store while it lives; whoever can take the lock knows that
+no runner is alive, so runs still marked 'running' were orphaned and are marked interrupted.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import Future
+from pathlib import Path
+
+from joblib.externals.loky import ProcessPoolExecutor
+
+from engine.data.paths import PROJECT_ROOT
+from engine.runs.store import Store
+from engine.runs.worker import execute_run
+
+POLL_SECONDS = 0.05
+IDLE_EXIT_SECONDS = 30.0
+LOCK_NAME = "runner.lock"
+
+
+class Slot:
+    """One reusable worker process and the run it is busy with."""
+
+    def __init__(self) -> None:
+        self.executor = ProcessPoolExecutor(max_workers=1)
+        self.future: Future | None = None
+        self.run_id: str | None = None
+
+    def start(self, home: str, run_id: str) -> None:
+        self.run_id = run_id
+        self.future = self.executor.submit(execute_run, home, run_id)
+
+    def replace_process(self) -> None:
+        self.executor.shutdown(wait=False, kill_workers=True)
+        self.executor = ProcessPoolExecutor(max_workers=1)
+
+
+class Runner:
+    def __init__(self, home: Path | str, workers: int = 2, idle_exit: float = IDLE_EXIT_SECONDS):
+        self.store = Store(home)
+        self.home = str(self.store.home)
+        self.workers = workers
+        self.idle_exit = idle_exit
+
+    def serve(self) -> bool:
+        """Run until idle for `idle_exit` seconds; False if another runner owns the store."""
+        while True:
+            lock = open(self.store.home / LOCK_NAME, "a")  # noqa: SIM115 (held while serving)
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                lock.close()
+                return False
+            lock.truncate(0)
+            lock.write(str(os.getpid()))
+            lock.flush()
+            try:
+                self.store.mark_orphans_interrupted()
+                self._loop()
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+                lock.close()
+            if not self.store.queued(1):  # a run queued while the lock was being let go
+                return True
+
+    def _loop(self) -> None:
+        slots = [Slot() for _ in range(self.workers)]
+        idle_since = time.monotonic()
+        try:
+            while True:
+                for slot in slots:
+                    if slot.future is not None and slot.future.done():
+                        self._settle(slot)
+                free = [s for s in slots if s.future is None]
+                for slot, run_id in zip(free, self.store.queued(len(free)), strict=False):
+                    slot.start(self.home, run_id)
+                if any(s.future is not None for s in slots):
+                    idle_since = time.monotonic()
+                elif time.monotonic() - idle_since >= self.idle_exit:
+                    return
+                time.sleep(POLL_SECONDS)
+        finally:
+            for slot in slots:
+                slot.executor.shutdown(wait=False, kill_workers=True)
+
+    def _settle(self, slot: Slot) -> None:
+        """A run's future is done: a worker that died takes only its own run down with it."""
+        try:
+            slot.future.result()
+        except Exception as error:  # the worker process died, or could not run the task
+            reason = f"the worker process died: {error}".split("\n")[0]
+            self.store.finish(slot.run_id, "failed", reason, error=str(error))
+            slot.replace_process()
+        slot.future, slot.run_id = None, None
+
+
+def runner_alive(home: Path | str) -> bool:
+    path = Path(home) / LOCK_NAME
+    if not path.exists():
+        return False
+    with open(path, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
+
+
+def runner_pid(home: Path | str) -> int | None:
+    """The process id of the live runner of this store, if there is one."""
+    if not runner_alive(home):
+        return None
+    text = (Path(home) / LOCK_NAME).read_text().strip()
+    return int(text) if text.isdigit() else None
+
+
+def ensure_runner(home: Path | str, workers: int = 2) -> None:
+    """Start a detached runner for this store unless one is alive; it outlives this process."""
+    if runner_alive(home):
+        return
+    log = open(Path(home) / "runner.log", "a")  # noqa: SIM115 (handed to the child)
+    subprocess.Popen(
+        [sys.executable, "-m", "engine", "runner", "--home", str(home), "--workers", str(workers)],
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+        start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+    )
+    log.close()

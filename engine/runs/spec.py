@@ -1,0 +1,101 @@
+"""RunSpec: everything that determines a run; its canonical JSON hash is the run id."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import __version__
+from engine.data.grouping import GroupingSpec
+from engine.data.prepare import PrepareOptions
+from engine.data.sources import DataSpec, spec_from_dict, spec_to_dict
+from engine.errors import UserError
+from engine.fairness.constraints import ConstraintSpec, family
+from engine.models import ModelSpec
+from engine.solvers import Budget, config_from_dict, solver_class
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A data source and its preparation, a model, a constraint with I and κ, a solver with its
+    options, a budget and a seed (which draws the train/validation split and seeds the solver)."""
+
+    data: DataSpec
+    prepare: PrepareOptions
+    model: ModelSpec
+    constraint: ConstraintSpec | None
+    interval: tuple[float, float]
+    solver: str
+    config: dict[str, Any] = field(default_factory=dict)
+    budget: Budget = field(default_factory=Budget)
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "data": spec_to_dict(self.data),
+            "prepare": dataclasses.asdict(self.prepare),
+            "model": dataclasses.asdict(self.model),
+            "constraint": dataclasses.asdict(self.constraint) if self.constraint else None,
+            "interval": list(self.interval),
+            "solver": self.solver,
+            "config": dict(self.config),
+            "budget": dataclasses.asdict(self.budget),
+            "seed": self.seed,
+            "engine_version": __version__,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunSpec:
+        prepare = dict(data["prepare"])
+        prepare["grouping"] = tuple(
+            GroupingSpec(**{**g, "bins": tuple(g.get("bins", ()))}) for g in prepare["grouping"]
+        )
+        prepare["split"] = tuple(prepare["split"])
+        model = dict(data["model"], hidden=tuple(data["model"].get("hidden", (64,))))
+        constraint = None
+        if data.get("constraint"):
+            c = dict(data["constraint"])
+            c["interval"] = tuple(c["interval"]) if c.get("interval") is not None else None
+            c["options"] = tuple(tuple(o) for o in c.get("options", ()))
+            constraint = ConstraintSpec(**c)
+        return cls(
+            data=spec_from_dict(data["data"]),
+            prepare=PrepareOptions(**prepare),
+            model=ModelSpec(**model),
+            constraint=constraint,
+            interval=tuple(data["interval"]),
+            solver=data["solver"],
+            config=dict(data.get("config", {})),
+            budget=Budget(**data.get("budget", {})),
+            seed=int(data.get("seed", 0)),
+        )
+
+    def canonical_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), default=str)
+
+    @property
+    def run_id(self) -> str:
+        return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:16]
+
+    def validate(self) -> None:
+        """Everything that can be checked without loading data: solver and options, I, κ, the
+        solver/constraint/model combination, and that the data files are there."""
+        alpha, beta = self.interval
+        if not 0.0 <= alpha < beta <= 1.0:
+            raise UserError(f"the interval [α, β) = [{alpha}, {beta}) needs 0 ≤ α < β ≤ 1")
+        cls = solver_class(self.solver)
+        config_from_dict(cls.Config, self.config)
+        if self.constraint is not None:
+            family(self.constraint.family).validate(self.constraint)
+        cls.check_combination(self.model, self.constraint.family if self.constraint else None)
+        self.data.files()  # a missing file is reported now, not in a worker
+
+
+def with_seed(spec: RunSpec, seed: int) -> RunSpec:
+    """The same run on another split and solver seed."""
+    return dataclasses.replace(
+        spec, seed=seed, prepare=dataclasses.replace(spec.prepare, seed=seed)
+    )

@@ -1,0 +1,389 @@
+"""The run store: SQLite in WAL mode for specs, status, trajectories and metrics; files for the
+model parameters and test scores.
+
+Readers (the app) never block the writer for long: WAL lets reads proceed during a write, every
+write is one short transaction, and workers batch their trajectory records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.data.paths import BUNDLED_DATA
+from engine.errors import UserError
+
+SCHEMA_VERSION = 1
+STATUSES = ("queued", "running", "done", "failed", "cancelled", "interrupted", "diverged")
+FINAL = frozenset({"done", "failed", "cancelled", "interrupted", "diverged"})
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    error TEXT,
+    created REAL NOT NULL,
+    started REAL,
+    finished REAL,
+    pid INTEGER,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    iterations INTEGER,
+    seconds REAL,
+    solver_status TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_status ON runs(status);
+CREATE TABLE IF NOT EXISTS records (
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    iteration INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    kind TEXT NOT NULL,
+    objective REAL,
+    max_violation REAL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id TEXT NOT NULL,
+    split TEXT NOT NULL,
+    name TEXT NOT NULL,
+    value REAL,
+    PRIMARY KEY (run_id, split, name)
+);
+CREATE TABLE IF NOT EXISTS sweeps (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    created REAL NOT NULL,
+    grid TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sweep_runs (
+    sweep_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    PRIMARY KEY (sweep_id, run_id)
+);
+"""
+
+
+def default_home() -> Path:
+    """FAIRFRONT_HOME, or data/runs in the project."""
+    return Path(os.environ.get("FAIRFRONT_HOME", BUNDLED_DATA / "runs"))
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: str
+    spec: dict[str, Any]
+    status: str
+    reason: str
+    error: str | None
+    created: float
+    started: float | None
+    finished: float | None
+    pid: int | None
+    cancel_requested: bool
+    iterations: int | None
+    seconds: float | None
+
+
+class Store:
+    """One folder: runs.sqlite plus artifacts/<run id>/ (params.npz, scores.npz)."""
+
+    def __init__(self, home: Path | str | None = None) -> None:
+        self.home = Path(home) if home is not None else default_home()
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.path = self.home / "runs.sqlite"
+        with self._connect() as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise UserError(
+                    f"the run store {self.path} was written by a newer FairFront "
+                    f"(schema {version}; this one reads {SCHEMA_VERSION})"
+                )
+            db.executescript(_SCHEMA)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA busy_timeout=60000")
+            yield db
+        finally:
+            db.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    # ---- runs ---------------------------------------------------------------------------
+    def enqueue(self, run_id: str, spec: dict[str, Any], force: bool = False) -> bool:
+        """Queue a run; returns False when an identical run is already queued, running or done
+        (unless `force`, which discards the old result)."""
+        with self._write() as db:
+            row = db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if (
+                row is not None
+                and not force
+                and row[0] in ("queued", "running", "done", "diverged")
+            ):
+                return False
+            if row is not None and row[0] == "running":
+                raise UserError(f"run {run_id} is running; cancel it before running it again")
+            db.execute("DELETE FROM records WHERE run_id = ?", (run_id,))
+            db.execute("DELETE FROM metrics WHERE run_id = ?", (run_id,))
+            db.execute(
+                "INSERT OR REPLACE INTO runs (id, spec, status, created) VALUES (?, ?, 'queued', ?)",
+                (run_id, json.dumps(spec, sort_keys=True), time.time()),
+            )
+        return True
+
+    def claim(self, run_id: str, pid: int) -> dict[str, Any] | None:
+        """Mark a queued run running in process `pid`; its spec, or None if it is not queued."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT spec, status, cancel_requested FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
+            if row is None or row[1] != "queued":
+                return None
+            if row[2]:
+                db.execute(
+                    "UPDATE runs SET status = 'cancelled', reason = 'cancelled before it started',"
+                    " finished = ? WHERE id = ?",
+                    (time.time(), run_id),
+                )
+                return None
+            db.execute(
+                "UPDATE runs SET status = 'running', started = ?, pid = ? WHERE id = ?",
+                (time.time(), pid, run_id),
+            )
+            return json.loads(row[0])
+
+    def finish(
+        self,
+        run_id: str,
+        status: str,
+        reason: str,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        metrics: dict[str, dict[str, float | None]] | None = None,
+        error: str | None = None,
+        only_if: Iterable[str] = ("running",),
+    ) -> bool:
+        """Record how a run ended; only a run whose status is in `only_if` changes."""
+        if status not in STATUSES:
+            raise ValueError(f"unknown status {status}")
+        allowed = tuple(only_if)
+        with self._write() as db:
+            marks = ",".join("?" * len(allowed))
+            changed = db.execute(
+                f"UPDATE runs SET status = ?, reason = ?, error = ?, finished = ?, iterations = "
+                f"COALESCE(?, iterations), seconds = COALESCE(?, seconds) "
+                f"WHERE id = ? AND status IN ({marks})",
+                (status, reason, error, time.time(), iterations, seconds, run_id, *allowed),
+            ).rowcount
+            if changed and metrics:
+                db.executemany(
+                    "INSERT OR REPLACE INTO metrics (run_id, split, name, value) VALUES (?, ?, ?, ?)",
+                    [(run_id, split, name, value) for split, values in metrics.items()
+                     for name, value in values.items()],
+                )  # fmt: skip
+        return bool(changed)
+
+    def request_cancel(self, run_id: str) -> str:
+        """Cancel a queued run at once; ask a running one to stop. Returns the status after."""
+        with self._write() as db:
+            row = db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise UserError(f"no run {run_id}")
+            if row[0] == "queued":
+                db.execute(
+                    "UPDATE runs SET status = 'cancelled', reason = 'cancelled while queued', "
+                    "finished = ? WHERE id = ?",
+                    (time.time(), run_id),
+                )
+                return "cancelled"
+            if row[0] == "running":
+                db.execute("UPDATE runs SET cancel_requested = 1 WHERE id = ?", (run_id,))
+            return row[0]
+
+    def cancel_requested(self, run_id: str) -> bool:
+        with self._connect() as db:
+            row = db.execute("SELECT cancel_requested FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return bool(row and row[0])
+
+    def requeue(self, run_id: str, reason: str) -> None:
+        """Put a run whose worker was lost through no fault of its own back in the queue."""
+        with self._write() as db:
+            db.execute("DELETE FROM records WHERE run_id = ?", (run_id,))
+            db.execute(
+                "UPDATE runs SET status = 'queued', reason = ?, started = NULL, pid = NULL "
+                "WHERE id = ? AND status = 'running'",
+                (reason, run_id),
+            )
+
+    def mark_orphans_interrupted(self) -> list[str]:
+        """Runs left 'running' with no live runner: called by the runner that owns the store."""
+        with self._write() as db:
+            ids = [r[0] for r in db.execute("SELECT id FROM runs WHERE status = 'running'")]
+            db.execute(
+                "UPDATE runs SET status = 'interrupted', reason = 'the process running it ended', "
+                "finished = ? WHERE status = 'running'",
+                (time.time(),),
+            )
+        return ids
+
+    def delete(self, run_id: str) -> None:
+        with self._write() as db:
+            status = db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if status is None:
+                raise UserError(f"no run {run_id}")
+            if status[0] in ("queued", "running"):
+                raise UserError(f"run {run_id} is {status[0]}; cancel it first")
+            for table, column in (("records", "run_id"), ("metrics", "run_id"),
+                                  ("sweep_runs", "run_id"), ("runs", "id")):  # fmt: skip
+                db.execute(f"DELETE FROM {table} WHERE {column} = ?", (run_id,))
+        for path in (self.artifacts(run_id) / name for name in ("params.npz", "scores.npz")):
+            path.unlink(missing_ok=True)
+
+    # ---- reading ------------------------------------------------------------------------
+    def run(self, run_id: str) -> RunRow:
+        rows = self._runs("WHERE id = ?", (run_id,))
+        if not rows:
+            matches = self._runs("WHERE id LIKE ?", (f"{run_id}%",)) if len(run_id) >= 4 else []
+            if len(matches) != 1:
+                raise UserError(f"no run {run_id}" if not matches else f"{run_id} is ambiguous")
+            return matches[0]
+        return rows[0]
+
+    def runs(self, status: str | None = None, sweep_id: str | None = None) -> list[RunRow]:
+        clauses, args = [], []
+        if status is not None:
+            clauses.append("status = ?")
+            args.append(status)
+        if sweep_id is not None:
+            clauses.append("id IN (SELECT run_id FROM sweep_runs WHERE sweep_id = ?)")
+            args.append(sweep_id)
+        where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+        return self._runs(where + " ORDER BY created", tuple(args))
+
+    def _runs(self, where: str, args: tuple) -> list[RunRow]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT id, spec, status, reason, error, created, started, finished, pid, "
+                f"cancel_requested, iterations, seconds FROM runs {where}",
+                args,
+            ).fetchall()
+        return [RunRow(r[0], json.loads(r[1]), *r[2:9], bool(r[9]), r[10], r[11]) for r in rows]
+
+    def queued(self, limit: int) -> list[str]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT id FROM runs WHERE status = 'queued' ORDER BY created LIMIT ?", (limit,)
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        with self._connect() as db:
+            rows = db.execute("SELECT status, COUNT(*) FROM runs GROUP BY status").fetchall()
+        return dict(rows)
+
+    def metrics(self, run_id: str) -> dict[str, dict[str, float | None]]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT split, name, value FROM metrics WHERE run_id = ?", (run_id,)
+            ).fetchall()
+        out: dict[str, dict[str, float | None]] = {}
+        for split, name, value in rows:
+            out.setdefault(split, {})[name] = value
+        return out
+
+    # ---- trajectories -------------------------------------------------------------------
+    def append_records(self, run_id: str, records: list[dict[str, Any]], first_seq: int) -> None:
+        with self._write() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO records (run_id, seq, iteration, seconds, kind, objective,"
+                " max_violation, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, first_seq + i, r["iteration"], r["seconds"], r["kind"], r.get("objective"),
+                  r.get("max_violation"), json.dumps({"values": r.get("values", {}),
+                                                      "state": r.get("state", {})}))
+                 for i, r in enumerate(records)],
+            )  # fmt: skip
+
+    def records(self, run_id: str, after_seq: int = -1) -> list[dict[str, Any]]:
+        """The trajectory, optionally only what came after `after_seq` (for live polling)."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT seq, iteration, seconds, kind, objective, max_violation, data FROM records"
+                " WHERE run_id = ? AND seq > ? ORDER BY seq",
+                (run_id, after_seq),
+            ).fetchall()
+        return [
+            {"seq": r[0], "iteration": r[1], "seconds": r[2], "kind": r[3], "objective": r[4],
+             "max_violation": r[5], **json.loads(r[6])}
+            for r in rows
+        ]  # fmt: skip
+
+    # ---- sweeps -------------------------------------------------------------------------
+    def add_sweep(self, sweep_id: str, name: str, grid: dict[str, Any], run_ids: list[str]) -> None:
+        with self._write() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO sweeps (id, name, created, grid) VALUES (?, ?, ?, ?)",
+                (sweep_id, name, time.time(), json.dumps(grid, sort_keys=True)),
+            )
+            db.executemany(
+                "INSERT OR IGNORE INTO sweep_runs (sweep_id, run_id) VALUES (?, ?)",
+                [(sweep_id, r) for r in run_ids],
+            )
+
+    def sweeps(self) -> list[dict[str, Any]]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT id, name, created, grid FROM sweeps ORDER BY created"
+            ).fetchall()
+        return [{"id": r[0], "name": r[1], "created": r[2], "grid": json.loads(r[3])} for r in rows]
+
+    def sweep_id(self, prefix: str) -> str:
+        matches = [s["id"] for s in self.sweeps() if s["id"].startswith(prefix)]
+        if len(matches) != 1:
+            raise UserError(f"no sweep {prefix}" if not matches else f"{prefix} is ambiguous")
+        return matches[0]
+
+    # ---- artifacts ----------------------------------------------------------------------
+    def artifacts(self, run_id: str) -> Path:
+        return self.home / "artifacts" / run_id
+
+    def save_artifacts(
+        self, run_id: str, params: dict[str, np.ndarray], scores: np.ndarray, groups: np.ndarray
+    ) -> None:
+        folder = self.artifacts(run_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        np.savez(folder / "params.npz", **params)
+        np.savez(folder / "scores.npz", test_scores=scores, test_groups=groups)
+
+    def load_params(self, run_id: str) -> dict[str, np.ndarray]:
+        with np.load(self.artifacts(run_id) / "params.npz", allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+
+    def load_scores(self, run_id: str) -> tuple[np.ndarray, np.ndarray]:
+        with np.load(self.artifacts(run_id) / "scores.npz", allow_pickle=False) as data:
+            return data["test_scores"], data["test_groups"]

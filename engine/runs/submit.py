@@ -1,0 +1,96 @@
+"""Submitting runs and sweeps from Python (the CLI and the app call these)."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import time
+from dataclasses import replace
+
+from engine.runs.runner import ensure_runner
+from engine.runs.spec import RunSpec, with_seed
+from engine.runs.store import FINAL, Store
+from engine.runs.worker import execute_run
+
+
+def submit(
+    specs: list[RunSpec],
+    store: Store,
+    force: bool = False,
+    workers: int = 2,
+    start_runner: bool = True,
+) -> list[str]:
+    """Validate every spec (a bad one is refused before anything is queued), queue the runs that
+    have no result yet, and make sure a runner is working on them. Returns the run ids."""
+    for spec in specs:
+        spec.validate()
+    ids = []
+    for spec in specs:
+        store.enqueue(spec.run_id, spec.to_dict(), force=force)
+        ids.append(spec.run_id)
+    if start_runner:
+        ensure_runner(store.home, workers)
+    return ids
+
+
+def sweep_specs(
+    base: RunSpec,
+    kappas: list[float],
+    intervals: list[tuple[float, float]],
+    solvers: list[str],
+    seeds: list[int],
+) -> list[RunSpec]:
+    """The grid κ × I × solver × seed; the unconstrained solver ignores κ (one run per I, seed)."""
+    specs: dict[str, RunSpec] = {}
+    for solver, interval, seed in itertools.product(solvers, intervals, seeds):
+        for kappa in kappas if solver != "unconstrained" else [None]:
+            constraint = None
+            if kappa is not None and base.constraint is not None:
+                constraint = replace(base.constraint, kappa=kappa, interval=tuple(interval))
+            spec = replace(base, solver=solver, constraint=constraint, interval=tuple(interval),
+                           config=base.config if solver == base.solver else {})  # fmt: skip
+            spec = with_seed(spec, seed)
+            specs[spec.run_id] = spec
+    return list(specs.values())
+
+
+def submit_sweep(
+    name: str,
+    specs: list[RunSpec],
+    grid: dict,
+    store: Store,
+    workers: int = 2,
+    scheduler: str | None = None,
+) -> str:
+    """Queue a sweep (or run it on a Dask cluster when `scheduler` is an address); its id."""
+    ids = submit(specs, store, workers=workers, start_runner=scheduler is None)
+    sweep_id = hashlib.sha256(json.dumps(sorted(ids)).encode()).hexdigest()[:12]
+    store.add_sweep(sweep_id, name, grid, ids)
+    if scheduler is not None:
+        run_on_dask(store, ids, scheduler)
+    return sweep_id
+
+
+def run_on_dask(store: Store, run_ids: list[str], scheduler: str) -> None:
+    """Execute queued runs on a Dask cluster through joblib's dask backend; the workers write
+    into the same store, so the store's folder must be reachable from them."""
+    from dask.distributed import Client
+    from joblib import Parallel, delayed, parallel_config
+
+    queued = {r.id for r in store.runs(status="queued")}
+    todo = [r for r in run_ids if r in queued]
+    with Client(scheduler), parallel_config(backend="dask"):
+        Parallel()(delayed(execute_run)(str(store.home), run_id) for run_id in todo)
+
+
+def wait(store: Store, run_ids: list[str], timeout: float | None = None, poll: float = 0.2) -> dict:
+    """Block until every run has a final status (or the timeout passes); their statuses."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        statuses = {r: store.run(r).status for r in run_ids}
+        if all(s in FINAL for s in statuses.values()):
+            return statuses
+        if deadline is not None and time.monotonic() > deadline:
+            return statuses
+        time.sleep(poll)

@@ -1,0 +1,93 @@
+"""What a worker process does with one run: claim it, solve it, stream its trajectory into the
+store in batches, and record how it ended (never leaving it 'running')."""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+
+import torch
+
+from engine.data.sources import load_prepared
+from engine.errors import UserError
+from engine.problem import Problem
+from engine.runs.spec import RunSpec
+from engine.runs.store import Store
+from engine.solvers import IterationRecord, config_from_dict, solve, solver_class
+
+FLUSH_EVERY_SECONDS = 0.5
+CANCEL_POLL_SECONDS = 0.5
+SOLVER_STATUS = {"converged": "done", "budget": "done", "diverged": "diverged",
+                 "cancelled": "cancelled"}  # fmt: skip
+
+
+class RecordWriter:
+    """Collects iteration records and writes them in one transaction every half second."""
+
+    def __init__(self, store: Store, run_id: str) -> None:
+        self.store, self.run_id = store, run_id
+        self.pending: list[dict] = []
+        self.written = 0
+        self.last_flush = time.monotonic()
+
+    def __call__(self, record: IterationRecord) -> None:
+        self.pending.append(record.to_dict())
+        if time.monotonic() - self.last_flush >= FLUSH_EVERY_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.store.append_records(self.run_id, self.pending, self.written)
+            self.written += len(self.pending)
+            self.pending = []
+        self.last_flush = time.monotonic()
+
+
+class CancelPoller:
+    """`should_stop` for the driver: asks the store at most twice a second."""
+
+    def __init__(self, store: Store, run_id: str) -> None:
+        self.store, self.run_id = store, run_id
+        self.last, self.cancelled = 0.0, False
+
+    def __call__(self) -> bool:
+        now = time.monotonic()
+        if not self.cancelled and now - self.last >= CANCEL_POLL_SECONDS:
+            self.last = now
+            self.cancelled = self.store.cancel_requested(self.run_id)
+        return self.cancelled
+
+
+def build_problem(spec: RunSpec) -> Problem:
+    prepared = load_prepared(spec.data, spec.prepare)
+    return Problem(prepared, spec.model, spec.constraint, interval=spec.interval)
+
+
+def execute_run(home: str, run_id: str) -> str:
+    """Run one queued run to its end in this process; returns its final status."""
+    torch.set_num_threads(1)
+    store = Store(home)
+    spec_dict = store.claim(run_id, os.getpid())
+    if spec_dict is None:
+        return "skipped"
+    writer = RecordWriter(store, run_id)
+    try:
+        spec = RunSpec.from_dict(spec_dict)
+        config = config_from_dict(solver_class(spec.solver).Config, spec.config)
+        solution = solve(build_problem(spec), spec.solver, config, spec.budget, log=writer,
+                         seed=spec.seed, should_stop=CancelPoller(store, run_id))  # fmt: skip
+        writer.flush()
+        store.save_artifacts(run_id, solution.params, solution.test_scores, solution.test_groups)
+        status = SOLVER_STATUS[solution.status]
+        store.finish(run_id, status, f"{solution.status}: {solution.reason}",
+                     solution.iterations, solution.seconds, solution.metrics)  # fmt: skip
+        return status
+    except UserError as error:
+        writer.flush()
+        store.finish(run_id, "failed", str(error), error=str(error))
+    except Exception as error:  # an internal error must still end the run, with its trace
+        writer.flush()
+        store.finish(run_id, "failed", f"internal error: {type(error).__name__}: {error}",
+                     error=traceback.format_exc())  # fmt: skip
+    return "failed"

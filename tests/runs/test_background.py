@@ -1,0 +1,113 @@
+"""Background execution for real: detached runner, worker processes, faults."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from run_fixtures import make_spec, wait_for
+
+from engine.runs import submit, submit_sweep, sweep_specs, wait
+from engine.runs.runner import Runner, runner_pid
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def test_killed_worker_fails_only_its_own_run(store, csv_spec):
+    specs = [make_spec(csv_spec, seconds=4.0, seed=s) for s in range(3)]
+    ids = submit(specs, store)
+    running = wait_for(lambda: [r for r in store.runs(status="running") if r.pid], timeout=90)
+    victim = running[0]
+    os.kill(victim.pid, signal.SIGKILL)
+    killed_at = time.monotonic()
+    wait_for(lambda: store.run(victim.id).status == "failed", timeout=10)
+    assert time.monotonic() - killed_at < 5
+    assert "worker process died" in store.run(victim.id).reason
+    statuses = wait(store, ids, timeout=120)
+    assert sorted(statuses.values()) == ["done", "done", "failed"]
+    others = [i for i in ids if i != victim.id]
+    assert all(store.metrics(i)["test"]["accuracy"] is not None for i in others)
+
+
+def test_runs_outlive_the_process_that_submitted_them(store, csv_spec):
+    spec = make_spec(csv_spec, iterations=400)
+    script = (
+        "import sys, pickle; from engine.runs import Store, submit; "
+        "spec = pickle.loads(sys.stdin.buffer.read()); "
+        f"print(submit([spec], Store({str(store.home)!r}))[0], flush=True); "
+        "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    )
+    import pickle
+
+    result = subprocess.run([sys.executable, "-c", script], input=pickle.dumps(spec),
+                            capture_output=True, cwd=PROJECT, timeout=120)  # fmt: skip
+    assert result.returncode == -signal.SIGKILL
+    run_id = result.stdout.decode().strip()
+    assert wait(store, [run_id], timeout=120)[run_id] == "done"
+
+
+def test_runs_of_a_dead_runner_are_marked_interrupted_on_restart(store, csv_spec):
+    finished = make_spec(csv_spec, iterations=30, seed=5)
+    (done_id,) = submit([finished], store)
+    wait(store, [done_id], timeout=120)
+    long_ids = submit([make_spec(csv_spec, seconds=60.0, seed=s) for s in range(2)], store)
+    wait_for(lambda: len(store.runs(status="running")) == 2, timeout=90)
+    os.killpg(runner_pid(store.home), signal.SIGKILL)  # the runner and its workers
+    wait_for(lambda: runner_pid(store.home) is None, timeout=10)
+    assert Runner(store.home, idle_exit=0.0).serve()
+    assert {store.run(i).status for i in long_ids} == {"interrupted"}
+    assert store.run(done_id).status == "done" and store.metrics(done_id)["test"]
+
+
+def test_cancelling_a_running_run(store, csv_spec):
+    (run_id,) = submit([make_spec(csv_spec, seconds=60.0)], store)
+    wait_for(lambda: store.run(run_id).status == "running", timeout=90)
+    assert store.request_cancel(run_id) == "running"
+    wait_for(lambda: store.run(run_id).status == "cancelled", timeout=10)
+    assert store.records(run_id)  # what it did is kept
+
+
+def test_fifty_runs_on_two_workers_with_a_reader_polling(store, csv_spec):
+    specs = [make_spec(csv_spec, solver="unconstrained", iterations=3, seed=s) for s in range(50)]
+    errors, stop = [], threading.Event()
+
+    def read():
+        while not stop.is_set():
+            try:
+                store.counts()
+                for row in store.runs(status="running"):
+                    store.records(row.id)
+            except sqlite3.OperationalError as error:
+                errors.append(error)
+            time.sleep(0.005)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        ids = submit(specs, store)
+        statuses = wait(store, ids, timeout=300)
+    finally:
+        stop.set()
+        reader.join()
+    assert errors == []
+    assert list(statuses.values()) == ["done"] * 50
+    assert store.counts() == {"done": 50}
+
+
+def test_a_sweep_on_a_local_dask_cluster(store, csv_spec):
+    from dask.distributed import LocalCluster
+
+    specs = sweep_specs(make_spec(csv_spec, iterations=60), [0.2, 0.1], [(0.1, 0.5)],
+                        ["idca", "unconstrained"], [0, 1])  # fmt: skip
+    assert len(specs) == 6
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:  # fmt: skip
+        sweep_id = submit_sweep("dask", specs, {}, store, scheduler=cluster.scheduler_address)
+    rows = store.runs(sweep_id=sweep_id)
+    assert len(rows) == 6 and {r.status for r in rows} == {"done"}
+    assert runner_pid(store.home) is None  # nothing ran locally
+    assert len({r.pid for r in rows}) >= 1

@@ -1,0 +1,343 @@
+"""Accuracy–fairness frontiers from stored run results (paper 003, Fig. 1)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from engine.runs.frontier import (
+    RunResult,
+    format_frontier,
+    frontier,
+    frontier_points,
+    frontier_table,
+    is_gap,
+    pareto_mask,
+)
+
+INTERVAL = (0.05, 0.3)
+
+
+def run(
+    run_id: str,
+    solver: str = "idca",
+    kappa: float | None = 0.1,
+    interval: tuple[float, float] = INTERVAL,
+    seed: int = 0,
+    split: str = "test",
+    **metrics: float | None,
+) -> RunResult:
+    return RunResult(run_id, solver, kappa, interval, seed, {split: dict(metrics)})
+
+
+def brute_force_front(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    n = len(xs)
+    dominated = [
+        any(
+            xs[j] >= xs[i] and ys[j] >= ys[i] and (xs[j] > xs[i] or ys[j] > ys[i]) for j in range(n)
+        )
+        for i in range(n)
+    ]
+    return ~np.array(dominated, dtype=bool)
+
+
+def half_width(values: list[float], confidence: float) -> float:
+    n = len(values)
+    if n == 1:
+        return 0.0
+    low, high = stats.t.interval(confidence, df=n - 1, loc=np.mean(values), scale=stats.sem(values))
+    return (high - low) / 2
+
+
+# ---- Pareto mask ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_pareto_mask_matches_brute_force_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    xs = rng.integers(0, 6, size=n).astype(float)  # few values: many ties and exact duplicates
+    ys = rng.integers(0, 6, size=n).astype(float)
+    np.testing.assert_array_equal(pareto_mask(xs, ys), brute_force_front(xs, ys))
+
+
+def test_pareto_mask_on_continuous_points():
+    rng = np.random.default_rng(7)
+    xs, ys = rng.random(300), rng.random(300)
+    np.testing.assert_array_equal(pareto_mask(xs, ys), brute_force_front(xs, ys))
+
+
+def test_pareto_mask_handcrafted_ties():
+    xs = [1.0, 1.0, 1.0, 2.0, 0.0, 2.0]
+    ys = [3.0, 3.0, 2.0, 1.0, 3.0, 1.0]
+    # (1,3) twice: equal points do not dominate each other; (1,2) is beaten by (1,3);
+    # (2,1) twice stays; (0,3) is beaten by (1,3).
+    expected = [True, True, False, True, False, True]
+    assert pareto_mask(xs, ys).tolist() == expected
+
+
+def test_pareto_mask_edge_cases():
+    assert pareto_mask([], []).tolist() == []
+    assert pareto_mask([0.5], [0.2]).tolist() == [True]
+    with pytest.raises(ValueError):
+        pareto_mask([1.0, 2.0], [1.0])
+
+
+# ---- Means and confidence intervals ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("n_seeds", [1, 2, 5])
+@pytest.mark.parametrize("confidence", [0.95, 0.9])
+def test_means_and_intervals_match_student_t(n_seeds, confidence):
+    rng = np.random.default_rng(n_seeds)
+    accuracy = rng.uniform(0.7, 0.9, size=n_seeds).tolist()
+    psp = rng.uniform(0.0, 0.4, size=n_seeds).tolist()
+    results = [
+        run(f"r{s}", seed=s, accuracy=a, psp=p)
+        for s, (a, p) in enumerate(zip(accuracy, psp, strict=True))
+    ]
+    (point,) = frontier_points(results, confidence=confidence)
+    fairness = [1.0 - p for p in psp]
+    assert point.n == n_seeds
+    assert point.accuracy == pytest.approx(np.mean(accuracy))
+    assert point.fairness == pytest.approx(np.mean(fairness))
+    assert point.accuracy_ci == pytest.approx(half_width(accuracy, confidence))
+    assert point.fairness_ci == pytest.approx(half_width(fairness, confidence))
+    if n_seeds > 1:
+        assert point.accuracy_ci > 0 and point.fairness_ci > 0
+
+
+def test_confidence_outside_the_unit_interval_is_refused():
+    with pytest.raises(ValueError):
+        frontier([run("a", accuracy=0.8, psp=0.1)], confidence=1.0)
+
+
+# ---- Metric direction ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", ["psp", "pdp", "sp", "dp", "group_auc_gap"])
+def test_gap_metrics_become_one_minus_the_value(metric):
+    (point,) = frontier_points([run("a", accuracy=0.8, **{metric: 0.3})], metric=metric)
+    assert is_gap(metric)
+    assert point.fairness == pytest.approx(0.7)
+
+
+def test_score_metrics_are_taken_as_they_are():
+    (point,) = frontier_points([run("a", accuracy=0.8, auc=0.9)], metric="auc")
+    assert not is_gap("auc")
+    assert point.fairness == pytest.approx(0.9)
+
+
+def test_unknown_metric_is_refused():
+    with pytest.raises(ValueError, match="unknown metric"):
+        frontier([run("a", accuracy=0.8, pSP=0.1)], metric="pSP")
+
+
+def test_split_selects_the_metrics():
+    result = RunResult(
+        "a", "idca", 0.1, INTERVAL, 0,
+        {"train": {"accuracy": 0.9, "psp": 0.05}, "test": {"accuracy": 0.8, "psp": 0.2}},
+    )  # fmt: skip
+    (train,) = frontier_points([result], split="train")
+    (test,) = frontier_points([result], split="test")
+    assert (train.accuracy, train.fairness) == pytest.approx((0.9, 0.95))
+    assert (test.accuracy, test.fairness) == pytest.approx((0.8, 0.8))
+
+
+# ---- Grouping --------------------------------------------------------------------------------
+
+
+def test_runs_differing_only_in_seed_make_one_point():
+    results = [run(f"r{s}", seed=s, accuracy=0.8 + s / 100, psp=0.1) for s in range(4)]
+    points = frontier_points(results)
+    assert len(points) == 1
+    assert sorted(points[0].run_ids) == ["r0", "r1", "r2", "r3"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"kappa": 0.2}, {"interval": (0.0, 0.25)}, {"solver": "ssg"}],
+    ids=["kappa", "interval", "solver"],
+)
+def test_runs_differing_in_kappa_interval_or_solver_make_separate_points(change):
+    base = run("a", seed=0, accuracy=0.8, psp=0.1)
+    other = run("b", **{"seed": 1, "accuracy": 0.7, "psp": 0.2} | change)
+    points = frontier_points([base, other])
+    assert len(points) == 2
+    assert sorted(p.run_ids for p in points) == [("a",), ("b",)]
+
+
+def test_full_grid_gives_one_point_per_configuration():
+    solvers, kappas, intervals, seeds = (
+        ["idca", "ssg"],
+        [0.01, 0.1],
+        [INTERVAL, (0.0, 0.25)],
+        range(3),
+    )
+    rng = np.random.default_rng(3)
+    results = [
+        run(
+            f"{so}-{k}-{i}-{se}",
+            solver=so,
+            kappa=k,
+            interval=i,
+            seed=se,
+            accuracy=rng.random(),
+            psp=rng.random(),
+        )  # fmt: skip
+        for so, k, i, se in itertools.product(solvers, kappas, intervals, seeds)
+    ]
+    points = frontier_points(results)
+    assert len(points) == len(solvers) * len(kappas) * len(intervals)
+    assert all(p.n == len(seeds) for p in points)
+    assert sorted(r for p in points for r in p.run_ids) == sorted(r.run_id for r in results)
+
+
+# ---- Missing metrics and the unconstrained model -----------------------------------------------
+
+
+def test_runs_with_missing_metrics_are_skipped_and_counted():
+    results = [
+        run("ok0", seed=0, accuracy=0.8, psp=0.1),
+        run("ok1", seed=1, accuracy=0.9, psp=0.3),
+        run("no-psp", seed=2, accuracy=0.85, psp=None),
+        run("no-accuracy", seed=3, accuracy=None, psp=0.2),
+        run("nan-psp", seed=4, accuracy=0.85, psp=float("nan")),
+        run("other-split", seed=5, split="train", accuracy=0.85, psp=0.2),
+    ]
+    result = frontier(results)
+    assert sorted(result.skipped) == ["nan-psp", "no-accuracy", "no-psp", "other-split"]
+    (point,) = result.points
+    assert point.run_ids == ("ok0", "ok1")
+    assert point.accuracy == pytest.approx(np.mean([0.8, 0.9]))
+    assert "skipped 4 run(s)" in format_frontier(result)
+
+
+def test_missing_metric_on_another_split_does_not_skip():
+    result = RunResult(
+        "a", "idca", 0.1, INTERVAL, 0,
+        {"val": {"accuracy": None, "psp": None}, "test": {"accuracy": 0.8, "psp": 0.2}},
+    )  # fmt: skip
+    assert frontier([result]).skipped == ()
+
+
+def test_unconstrained_point_is_flagged():
+    results = [
+        run("u0", solver="unconstrained", kappa=None, seed=0, accuracy=0.85, psp=0.8),
+        run("u1", solver="unconstrained", kappa=None, seed=1, accuracy=0.86, psp=0.7),
+        run("c0", solver="idca", kappa=0.1, seed=0, accuracy=0.83, psp=0.1),
+    ]
+    flags = {p.solver: p.unconstrained for p in frontier_points(results)}
+    assert flags == {"unconstrained": True, "idca": False}
+
+
+# ---- Dominated points --------------------------------------------------------------------------
+
+
+def test_dominated_flags_follow_the_pareto_definition_on_the_means():
+    rng = np.random.default_rng(11)
+    results = [
+        run(f"{k}-{s}", kappa=k, seed=s, accuracy=rng.random(), psp=rng.random())
+        for k in np.linspace(0.01, 0.3, 12)
+        for s in range(3)
+    ]
+    points = frontier_points(results)
+    xs = np.array([p.fairness for p in points])
+    ys = np.array([p.accuracy for p in points])
+    assert [not p.dominated for p in points] == brute_force_front(xs, ys).tolist()
+    assert any(p.dominated for p in points) and not all(p.dominated for p in points)
+
+
+def test_tied_points_are_not_dominated():
+    results = [
+        run("a", solver="idca", accuracy=0.8, psp=0.2),
+        run("b", solver="ssg", accuracy=0.8, psp=0.2),
+    ]
+    assert [p.dominated for p in frontier_points(results)] == [False, False]
+
+
+def test_points_on_different_intervals_are_not_compared():
+    results = [
+        run("better", interval=INTERVAL, accuracy=0.9, psp=0.1),
+        run("worse-same", interval=INTERVAL, kappa=0.2, accuracy=0.8, psp=0.2),
+        run("worse-other", interval=(0.0, 0.25), accuracy=0.8, psp=0.2),
+    ]
+    dominated = {p.run_ids[0]: p.dominated for p in frontier_points(results)}
+    assert dominated == {"better": False, "worse-same": True, "worse-other": False}
+
+
+# ---- Table and text ------------------------------------------------------------------------------
+
+
+def sweep() -> list[RunResult]:
+    rng = np.random.default_rng(5)
+    results = [
+        run(
+            f"u{s}",
+            solver="unconstrained",
+            kappa=None,
+            seed=s,
+            accuracy=0.86 + rng.normal(0, 0.003),
+            psp=0.8 + rng.normal(0, 0.01),
+        )  # fmt: skip
+        for s in range(3)
+    ]
+    for solver, kappas in [("ssg", [0.05, 0.2]), ("idca", [0.01, 0.2, 0.1])]:
+        for k in kappas:
+            results += [
+                run(
+                    f"{solver}-{k}-{s}",
+                    solver=solver,
+                    kappa=k,
+                    seed=s,
+                    accuracy=0.84 + rng.normal(0, 0.003),
+                    psp=k + rng.normal(0, 0.01),
+                )  # fmt: skip
+                for s in range(3)
+            ]
+    return results
+
+
+def test_table_rows_carry_every_point_field():
+    points = frontier_points(sweep())
+    rows = frontier_table(points)
+    assert len(rows) == len(points)
+    for row, p in zip(rows, points, strict=True):
+        assert row == {
+            "solver": p.solver, "kappa": p.kappa, "alpha": p.interval[0], "beta": p.interval[1],
+            "n": p.n, "accuracy": p.accuracy, "accuracy_ci": p.accuracy_ci,
+            "fairness": p.fairness, "fairness_ci": p.fairness_ci,
+            "dominated": p.dominated, "unconstrained": p.unconstrained,
+        }  # fmt: skip
+
+
+def test_points_are_sorted_by_solver_then_kappa_descending():
+    points = frontier_points(sweep())
+    assert [p.solver for p in points] == sorted(p.solver for p in points)
+    for solver in {p.solver for p in points}:
+        kappas = [p.kappa for p in points if p.solver == solver and p.kappa is not None]
+        assert kappas == sorted(kappas, reverse=True)
+
+
+def test_text_is_aligned_and_marks_points():
+    result = frontier(sweep())
+    lines = format_frontier(result).splitlines()
+    rows = lines[2 : 2 + len(result.points)]
+    for row, point in zip(rows, result.points, strict=True):
+        mark = row.split(point.solver)[0]
+        assert ("*" in mark) == point.unconstrained
+        assert ("·" in mark) == point.dominated
+        assert f"{point.accuracy:.4f}" in row and f"{point.fairness:.4f}" in row
+    assert len({row.index("±") for row in rows}) == 1
+    assert len({row.rindex("±") for row in rows}) == 1
+    assert len({row.index(p.solver) for row, p in zip(rows, result.points, strict=True)}) == 1
+    assert "1 − psp" in lines[0] and "95 %" in lines[0]
+
+
+def test_text_for_an_empty_frontier_says_so():
+    result = frontier([run("a", accuracy=None, psp=0.1)])
+    text = format_frontier(result)
+    assert "no run" in text and "skipped 1 run(s)" in text

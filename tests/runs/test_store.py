@@ -1,0 +1,115 @@
+"""The store and the in-process worker path: reuse, cancel, divergence, bad specs."""
+
+import math
+import sqlite3
+
+import pytest
+from run_fixtures import make_spec
+
+from engine.data.acs import ACSSpec
+from engine.errors import UserError
+from engine.runs import RunSpec, submit
+from engine.runs.results import export_run
+from engine.runs.worker import execute_run
+from engine.solvers import driver as driver_module
+from engine.solvers.idca import IDCA
+
+
+def test_spec_round_trips_and_its_hash_is_its_content(csv_spec):
+    spec = make_spec(csv_spec, kappa=0.1)
+    again = RunSpec.from_dict(spec.to_dict())
+    assert again == spec and again.run_id == spec.run_id
+    assert make_spec(csv_spec, kappa=0.2).run_id != spec.run_id
+    assert make_spec(csv_spec, seed=1).run_id != spec.run_id
+
+
+def test_a_run_executes_in_process_and_its_results_are_stored(store, csv_spec):
+    spec = make_spec(csv_spec, iterations=300)
+    (run_id,) = submit([spec], store, start_runner=False)
+    assert execute_run(str(store.home), run_id) == "done"
+    row = store.run(run_id)
+    assert row.status == "done" and row.iterations == 300 and row.pid is not None
+    assert {"train", "val", "test"} <= set(store.metrics(run_id))
+    assert any(r["kind"] == "surrogate" for r in store.records(run_id))
+    params = store.load_params(run_id)
+    scores, groups = store.load_scores(run_id)
+    assert "w" in params and "aux.theta" in params and len(scores) == len(groups) > 0
+    assert execute_run(str(store.home), run_id) == "skipped"  # not queued any more
+
+
+def test_identical_specs_reuse_the_result_unless_forced(store, csv_spec):
+    spec = make_spec(csv_spec, iterations=50)
+    (run_id,) = submit([spec], store, start_runner=False)
+    execute_run(str(store.home), run_id)
+    assert not store.enqueue(run_id, spec.to_dict())
+    assert store.run(run_id).status == "done"
+    assert store.enqueue(run_id, spec.to_dict(), force=True)
+    assert store.run(run_id).status == "queued" and store.records(run_id) == []
+
+
+def test_a_solver_that_produces_nan_ends_diverged_with_its_trajectory(store, csv_spec, monkeypatch):
+    original = IDCA.step
+    calls = {"n": 0}
+
+    def step(self):
+        calls["n"] += 1
+        info = original(self)
+        if calls["n"] == 120:
+            info.objective = math.nan
+        return info
+
+    monkeypatch.setattr(IDCA, "step", step)
+    monkeypatch.setattr(driver_module, "LOG_EVERY_SECONDS", 0.0)
+    (run_id,) = submit([make_spec(csv_spec)], store, start_runner=False)
+    assert execute_run(str(store.home), run_id) == "diverged"
+    row = store.run(run_id)
+    assert "iteration 120" in row.reason
+    surrogate = [r for r in store.records(run_id) if r["kind"] == "surrogate"]
+    assert len(surrogate) == 119
+    assert store.metrics(run_id)["test"]["accuracy"] is not None
+
+
+def test_cancelling_a_queued_run_is_immediate(store, csv_spec):
+    (run_id,) = submit([make_spec(csv_spec)], store, start_runner=False)
+    assert store.request_cancel(run_id) == "cancelled"
+    assert execute_run(str(store.home), run_id) == "skipped"
+    assert store.run(run_id).status == "cancelled"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda s: s.__class__(**{**s.__dict__, "solver": "nope"}), "unknown solver 'nope'"),
+        (lambda s: s.__class__(**{**s.__dict__, "interval": (0.5, 0.2)}), "0 ≤ α < β ≤ 1"),
+        (lambda s: make_spec(s.data, kappa=1.5), "outside \\(0, 1\\]"),
+        (lambda s: s.__class__(**{**s.__dict__, "config": {"outer": 3}}), "unknown option"),
+    ],
+)
+def test_bad_specs_are_refused_before_anything_is_queued(store, csv_spec, change, message):
+    good = make_spec(csv_spec)
+    with pytest.raises(UserError, match=message):
+        submit([good, change(good)], store, start_runner=False)
+    assert store.runs() == []
+
+
+def test_missing_data_files_are_refused_at_submission(store, csv_spec, tmp_path):
+    spec = make_spec(csv_spec)
+    acs = spec.__class__(**{**spec.__dict__, "data": ACSSpec(states=("CT",), root=str(tmp_path))})
+    with pytest.raises(UserError, match="person file for CT is missing"):
+        submit([acs], store, start_runner=False)
+    assert store.runs() == []
+
+
+def test_export_as_json_and_csv(store, csv_spec):
+    (run_id,) = submit([make_spec(csv_spec, iterations=50)], store, start_runner=False)
+    execute_run(str(store.home), run_id)
+    assert f'"id": "{run_id}"' in export_run(store, run_id, "json")
+    lines = export_run(store, run_id, "csv").splitlines()
+    assert "final.test.accuracy" in lines[0] and len(lines) == 1 + len(store.records(run_id))
+
+
+def test_a_newer_schema_is_refused(store):
+    with sqlite3.connect(store.path) as db:
+        db.execute("PRAGMA user_version = 99")
+    with pytest.raises(UserError, match="newer FairFront"):
+        type(store)(store.home)
