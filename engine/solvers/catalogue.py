@@ -1,3 +1,3 @@
 """Importing this module registers every solver."""
 
-from engine.solvers import idca, ssg, unconstrained  # noqa: F401
+from engine.solvers import idca, penalty, quadratic_baselines, ssg, unconstrained  # noqa: F401

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+import torch
 
 from engine.data.prepared import SPLITS
 from engine.problem import Problem
@@ -36,6 +37,7 @@ def solve(
     best iterate so far are kept)."""
     cls = solver_class(solver)
     cls.check_problem(problem)
+    torch.set_num_threads(1)  # solver steps are many small tensor ops: threads only add overhead
     config = config if config is not None else cls.Config()
     budget = budget or Budget()
     records: list[IterationRecord] = []

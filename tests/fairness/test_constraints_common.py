@@ -77,6 +77,9 @@ def test_registry_names_map_to_their_classes():
         "EOpp",
         "intersectional_hinge",
         "auc_gap",
+        "quad_group_auc",
+        "quad_inter",
+        "quad_intra",
     }
     for name, cls in FAMILIES.items():
         assert cls.family == name

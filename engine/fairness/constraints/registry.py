@@ -16,6 +16,7 @@ from .group_loss import GroupLossGap
 from .intersectional import IntersectionalHinge
 from .pdp import PDPConstraint
 from .psp import PSPConstraint
+from .quadratic_auc import QUADRATIC_AUC_FAMILIES
 from .rate_gaps import DemographicParityGap, EqualizedOddsGap, EqualOpportunityGap
 from .spec import ConstraintSpec
 
@@ -31,6 +32,7 @@ FAMILIES: MappingProxyType[str, type[BoundConstraint]] = MappingProxyType(
             EqualOpportunityGap,  # paper 001, Sec. 2.1
             IntersectionalHinge,  # paper 001, eq. (18)
             AUCGap,  # paper 004, eq. (6)
+            *QUADRATIC_AUC_FAMILIES,  # paper 003, eqs. (102), (105), (107)
         )
     }
 )
