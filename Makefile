@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: app test lint
+.PHONY: app test lint chromium
 
 $(VENV)/.app-installed: requirements.txt
 	python3 -m venv $(VENV)
@@ -18,7 +18,13 @@ $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.app-installed
 app: $(VENV)/.app-installed
 	$(VENV)/bin/streamlit run app.py
 
-test: $(VENV)/.dev-installed
+# Debian's Chromium for the browser tests (skipped with a reason where it cannot be installed).
+chromium:
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+		echo "chromium not installed: the browser tests will be skipped"
+
+test: $(VENV)/.dev-installed chromium
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 

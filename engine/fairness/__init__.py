@@ -100,3 +100,23 @@ __all__ = [
     "wasserstein_gap",
     "wasserstein_pairs",
 ]
+
+# Per-group distributions on paper 003's rank scale (the numbers behind the CCDF, rank-rank,
+# density and interval-helper plots).
+from engine.fairness.distributions import (  # noqa: E402
+    candidate_intervals,
+    group_ccdf,
+    interval_scan,
+    rank_rank_curve,
+    slice_bounds,
+    suggested_interval,
+)
+
+__all__ += [
+    "candidate_intervals",
+    "group_ccdf",
+    "interval_scan",
+    "rank_rank_curve",
+    "slice_bounds",
+    "suggested_interval",
+]

@@ -69,3 +69,25 @@ def export_run(store: Store, run_id: str, fmt: str) -> str:
     writer.writeheader()
     writer.writerows(rows or [final])
     return out.getvalue()
+
+
+def metrics_rows(store: Store, run_ids: list[str]) -> list[dict[str, Any]]:
+    """One row per run for comparison tables: solver, κ beside the realised exact values."""
+    rows = []
+    for run_id in run_ids:
+        row = store.run(run_id)
+        metrics = store.metrics(run_id)
+        constraint = row.spec.get("constraint")
+        entry: dict[str, Any] = {
+            "run": run_id,
+            "solver": row.spec["solver"],
+            "status": row.status,
+            "κ": None if constraint is None else constraint["kappa"],
+        }
+        for split in ("train", "test"):
+            for name in ("psp", "pdp", "accuracy", "auc", "dp"):
+                entry[f"{split} {name}"] = metrics.get(split, {}).get(name)
+        entry["iterations"] = row.iterations
+        entry["seconds"] = row.seconds
+        rows.append(entry)
+    return rows

@@ -21,7 +21,7 @@ from joblib.externals.loky import ProcessPoolExecutor
 
 from engine.data.paths import PROJECT_ROOT
 from engine.runs.store import Store
-from engine.runs.worker import execute_run
+from engine.runs.worker import execute_run, warm_up
 
 POLL_SECONDS = 0.05
 IDLE_EXIT_SECONDS = 30.0
@@ -32,9 +32,15 @@ class Slot:
     """One reusable worker process and the run it is busy with."""
 
     def __init__(self) -> None:
-        self.executor = ProcessPoolExecutor(max_workers=1)
+        self.executor = self._fresh_executor()
         self.future: Future | None = None
         self.run_id: str | None = None
+
+    @staticmethod
+    def _fresh_executor() -> ProcessPoolExecutor:
+        executor = ProcessPoolExecutor(max_workers=1)
+        executor.submit(warm_up)  # start the process and its imports now, not at the first run
+        return executor
 
     def start(self, home: str, run_id: str) -> None:
         self.run_id = run_id
@@ -42,7 +48,7 @@ class Slot:
 
     def replace_process(self) -> None:
         self.executor.shutdown(wait=False, kill_workers=True)
-        self.executor = ProcessPoolExecutor(max_workers=1)
+        self.executor = self._fresh_executor()
 
 
 class Runner:
@@ -125,13 +131,25 @@ def runner_pid(home: Path | str) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def ensure_runner(home: Path | str, workers: int = 2) -> None:
-    """Start a detached runner for this store unless one is alive; it outlives this process."""
+def ensure_runner(home: Path | str, workers: int = 2, idle_exit: float = IDLE_EXIT_SECONDS) -> None:
+    """Start a detached runner for this store unless one is alive; it outlives this process and
+    stops after `idle_exit` seconds without work."""
     if runner_alive(home):
         return
     log = open(Path(home) / "runner.log", "a")  # noqa: SIM115 (handed to the child)
     subprocess.Popen(
-        [sys.executable, "-m", "engine", "runner", "--home", str(home), "--workers", str(workers)],
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "runner",
+            "--home",
+            str(home),
+            "--workers",
+            str(workers),
+            "--idle-exit",
+            str(idle_exit),
+        ],  # fmt: skip
         cwd=PROJECT_ROOT,
         stdin=subprocess.DEVNULL,
         stdout=log,

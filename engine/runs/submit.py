@@ -8,7 +8,7 @@ import json
 import time
 from dataclasses import replace
 
-from engine.runs.runner import ensure_runner
+from engine.runs.runner import IDLE_EXIT_SECONDS, ensure_runner
 from engine.runs.spec import RunSpec, with_seed
 from engine.runs.store import FINAL, Store
 from engine.runs.worker import execute_run
@@ -20,6 +20,7 @@ def submit(
     force: bool = False,
     workers: int = 2,
     start_runner: bool = True,
+    idle_exit: float = IDLE_EXIT_SECONDS,
 ) -> list[str]:
     """Validate every spec (a bad one is refused before anything is queued), queue the runs that
     have no result yet, and make sure a runner is working on them. Returns the run ids."""
@@ -30,7 +31,7 @@ def submit(
         store.enqueue(spec.run_id, spec.to_dict(), force=force)
         ids.append(spec.run_id)
     if start_runner:
-        ensure_runner(store.home, workers)
+        ensure_runner(store.home, workers, idle_exit)
     return ids
 
 
@@ -40,8 +41,11 @@ def sweep_specs(
     intervals: list[tuple[float, float]],
     solvers: list[str],
     seeds: list[int],
+    configs: dict[str, dict] | None = None,
 ) -> list[RunSpec]:
-    """The grid κ × I × solver × seed; the unconstrained solver ignores κ (one run per I, seed)."""
+    """The grid κ × I × solver × seed; the unconstrained solver ignores κ (one run per I, seed).
+    `configs` holds each solver's options (default: the base spec's for its own solver)."""
+    configs = configs if configs is not None else {base.solver: base.config}
     specs: dict[str, RunSpec] = {}
     for solver, interval, seed in itertools.product(solvers, intervals, seeds):
         for kappa in kappas if solver != "unconstrained" else [None]:
@@ -49,7 +53,7 @@ def sweep_specs(
             if kappa is not None and base.constraint is not None:
                 constraint = replace(base.constraint, kappa=kappa, interval=tuple(interval))
             spec = replace(base, solver=solver, constraint=constraint, interval=tuple(interval),
-                           config=base.config if solver == base.solver else {})  # fmt: skip
+                           config=configs.get(solver, {}))  # fmt: skip
             spec = with_seed(spec, seed)
             specs[spec.run_id] = spec
     return list(specs.values())

@@ -29,7 +29,7 @@ class RecordWriter:
         self.store, self.run_id = store, run_id
         self.pending: list[dict] = []
         self.written = 0
-        self.last_flush = time.monotonic()
+        self.last_flush = -FLUSH_EVERY_SECONDS  # the first record goes out at once
 
     def __call__(self, record: IterationRecord) -> None:
         self.pending.append(record.to_dict())
@@ -57,6 +57,12 @@ class CancelPoller:
             self.last = now
             self.cancelled = self.store.cancel_requested(self.run_id)
         return self.cancelled
+
+
+def warm_up() -> int:
+    """Run in a fresh worker so that its imports are done before the first run arrives."""
+    torch.set_num_threads(1)
+    return os.getpid()
 
 
 def build_problem(spec: RunSpec) -> Problem:

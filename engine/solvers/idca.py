@@ -198,10 +198,15 @@ class IDCA(Solver):
         )  # fmt: skip
 
     def candidate(self) -> Params:
-        """The current outer iterate w^k (every outer iterate is feasible for the surrogate)."""
-        params = {"w": self.sub.w.copy()}
-        if self.sub.theta.size:
-            params["aux.theta"] = self.sub.theta.copy()
+        """The best nearly-feasible iterate of the current subproblem, or the outer iterate w^k
+        before it has one: either is feasible for the surrogate (f ≤ g ≤ ε), so a run cut short
+        mid-subproblem still returns progress."""
+        objective, w, theta = self.best
+        if not np.isfinite(objective):
+            w, theta = self.sub.w, self.sub.theta
+        params = {"w": w.copy()}
+        if theta.size:
+            params["aux.theta"] = theta.copy()
         return params
 
     def snapshots(self) -> list[Snapshot]:

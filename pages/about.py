@@ -1,0 +1,75 @@
+"""About: what pSP, pDP, κ and I mean, in words and formulas, and where they come from."""
+
+import streamlit as st
+
+st.title("About FairFront")
+st.markdown(
+    """
+FairFront trains a classifier while holding a **fairness constraint**, and shows what each level
+of fairness costs in accuracy. Its centre is *partial* fairness: asking for equal treatment of
+groups only where it matters, for example among the people each group ranks highest.
+
+### Ranks counted from the top, in each group
+A model gives every person a score *h*. Within group *k*, the **rank from the top** of a score θ
+is the share of the group scoring above it:
+"""
+)
+st.latex(r"\bar F_k(\theta) = \Pr\big(h > \theta \mid \gamma = k\big)")
+st.markdown(
+    """
+An **interval** I = [α, β) of ranks picks, in each group separately, the people ranked between α
+and β from the top: I = [0, 20 %) is "each group's top 20 %", I = [70 %, 100 %] its bottom 30 %.
+
+### Partial statistical parity (pSP)
+Within I, the score distributions of any two groups should be alike. pSP measures the largest
+gap, over every threshold θ, between the groups' shares above θ among their I-slices:
+"""
+)
+st.latex(
+    r"\mathrm{pSP}^I_{k,k'} = \max_\theta \frac{\big|\,\mathrm{clip}(\bar F_k(\theta), \alpha, "
+    r"\beta) - \mathrm{clip}(\bar F_{k'}(\theta), \alpha, \beta)\big|}{\beta - \alpha}"
+)
+st.markdown(
+    """
+With I = [0, 1] this is the Kolmogorov–Smirnov distance between the groups' score distributions
+(full statistical parity). The app reports **fairness = 1 − pSP**: 1 is perfectly fair.
+
+### Partial demographic parity (pDP)
+The same comparison at the decision threshold θ̂ only: within I, do the groups have the same share
+of positive decisions?
+"""
+)
+st.latex(
+    r"\mathrm{pDP}^I_{k,k'} = \frac{\big|\,\mathrm{clip}(\bar F_k(\hat\theta), \alpha, \beta) - "
+    r"\mathrm{clip}(\bar F_{k'}(\hat\theta), \alpha, \beta)\big|}{\beta - \alpha}"
+)
+st.markdown(
+    """
+### The tolerance κ
+Training asks for pSP ≤ κ (or pDP ≤ κ) on the training data, with κ between 0 and 1: κ = 0.05
+allows a 5 % gap within I. On the rank scale the allowed band is κ(β − α), so a narrow interval
+with a small κ is a very tight demand, and the app warns when it is finer than a few people of the
+smallest group. The realised value on held-out data is always shown beside κ: it can exceed κ,
+because the constraint is imposed through a smooth surrogate on the training set.
+
+### How the constraint is imposed
+IDCA (paper 003) writes each constraint as a difference of convex functions, replaces the concave
+part by its linearisation, and solves the resulting convex problem by a switching subgradient
+method; every iterate stays feasible for the surrogate constraints. Other solvers on the Explore
+page come from the other papers below and run on the same problem.
+
+### Every number is exact
+Metrics in tables and frontiers are computed exactly on held-out data (no surrogate); surrogate
+values appear only in the training trajectories, labelled as such.
+
+### Papers
+- He, Huang, Yao, Lin. *Enforcing fair predicted scores on intervals of percentiles by
+  difference-of-convex constraints* (pSP, pDP, IDCA).
+- Kliachkin, Lepšová, Bareilles, Mareček. *Benchmarking stochastic approximation algorithms for
+  fairness-constrained training of deep neural networks* (SSL-ALM, ALM, Stochastic Ghost,
+  switching subgradient).
+- PLADA: a modified proximal-perturbed Lagrangian for fairness constraints.
+- Tanji, Vaiter, Laguel. *badr: fairness-informed Pareto optimisation*.
+- Yao, Lin, Yang. *Stochastic AUC optimisation under AUC-based fairness constraints*.
+"""
+)

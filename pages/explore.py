@@ -1,0 +1,159 @@
+"""Explore: choose data, attribute, I and κ, run solvers in the background, watch them live."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from engine import plots
+from engine.data.prepared import group_table
+from engine.data.sources import load_prepared
+from engine.errors import UserError
+from engine.fairness.distributions import candidate_intervals, interval_scan
+from engine.report import html_report
+from engine.runs import Store, submit
+from engine.runs.runner import ensure_runner
+from pages.shared.data_controls import data_controls
+from pages.shared.problem_controls import interval_words, problem_controls, run_specs
+from pages.shared.views import (
+    finished,
+    metrics_table,
+    run_label,
+    score_figures,
+    status_line,
+    trajectories,
+)
+
+WARM_RUNNER_SECONDS = 900.0  # keep worker processes ready while someone explores
+
+
+def main() -> None:
+    st.title("FairFront")
+    st.caption(
+        "Train classifiers under (partial) fairness constraints and see what fairness costs."
+    )
+    store = Store()
+    try:
+        data_spec, prepare = data_controls()
+        problem = problem_controls()
+        with st.spinner("Preparing data"):
+            progress = st.empty()
+            prepared = load_prepared(data_spec, prepare, progress=_download_progress(progress))
+            progress.empty()
+        specs = run_specs(data_spec, prepare, problem)
+    except UserError as error:
+        st.error(str(error))
+        return
+    ensure_runner(store.home, idle_exit=WARM_RUNNER_SECONDS)
+    run_ids = [s.run_id for s in specs]
+    _summary(prepared, problem)
+    missing = [s for s in specs if _status(store, s.run_id) in (None, "failed", "cancelled",
+                                                                   "interrupted")]  # fmt: skip
+    label = "Run" if missing else "Run again"
+    if st.sidebar.button(label, type="primary", width="stretch", key="run"):
+        try:
+            submit(missing or specs, store, force=not missing, idle_exit=WARM_RUNNER_SECONDS)
+        except UserError as error:
+            st.error(str(error))
+    known = [r for r in run_ids if _status(store, r) is not None]
+    if not known:
+        st.info("Press **Run** to train the chosen solvers; results you computed before for the "
+                "same settings appear here at once.")  # fmt: skip
+        return
+    _live(store, known)
+    _results(store, known, prepared, problem)
+
+
+def _status(store: Store, run_id: str) -> str | None:
+    try:
+        return store.run(run_id).status
+    except UserError:
+        return None
+
+
+def _download_progress(slot):
+    def show(received: int, total: int | None) -> None:
+        fraction = min(received / total, 1.0) if total else 0.0
+        slot.progress(fraction, text=f"Downloading census data: {received / 2**20:.1f} MB")
+
+    return show
+
+
+def _summary(prepared, problem) -> None:
+    summary = prepared.summary()
+    rows = summary["rows"]
+    text = (f"**{summary['dataset']}** — {rows['train']:,} training, {rows['val']:,} validation, "
+            f"{rows['test']:,} test rows; label: {summary['label']}. Constraint "
+            f"{problem.family} ≤ κ = {problem.kappa:g} on I = [{problem.interval[0]:.0%}, "
+            f"{problem.interval[1]:.0%}): {interval_words(problem.interval)}.")  # fmt: skip
+    st.markdown(text)
+    if summary["synthetic"]:
+        st.warning("Synthetic data: generated records in the census layout, not real people.")
+    if summary["reduced"]:
+        st.info("Reduced task: these files lack " + ", ".join(summary["missing_features"]))
+    for warning in summary["warnings"]:
+        st.warning(warning)
+    with st.expander("Groups and label rates"):
+        st.dataframe(pd.DataFrame(group_table(summary)), hide_index=True, width="stretch")
+
+
+def _live(store: Store, run_ids: list[str]) -> None:
+    active = any(store.run(r).status in ("queued", "running") for r in run_ids)
+
+    @st.fragment(run_every=0.5 if active else None)
+    def live() -> None:
+        still_active = status_line(store, run_ids)
+        trajectories(store, run_ids)
+        if active and not still_active:
+            st.rerun()  # the runs ended: draw the score views
+
+    live()
+
+
+def _results(store: Store, run_ids: list[str], prepared, problem) -> None:
+    done = finished(store, run_ids)
+    if not done:
+        return
+    st.subheader("Exact metrics (held-out test set; κ beside the realised values)")
+    frame = metrics_table(store, done)
+    reference = next((r for r in done if store.run(r).spec["solver"] == "unconstrained"), None)
+    constrained = [r for r in done if r != reference]
+    labels = {r: run_label(store.run(r).spec) for r in constrained or done}
+    chosen = st.selectbox("Model to inspect", list(labels), format_func=labels.get, key="inspect")
+    figures = score_figures(store, chosen, reference, prepared.group_names, problem.interval,
+                            problem.kappa)  # fmt: skip
+    left, right = st.columns(2)
+    for column, (caption, figure) in zip([left, right, st], figures, strict=False):
+        column.plotly_chart(figure, width="stretch", key=caption)
+    if reference is not None:
+        _interval_helper(store, reference, prepared.group_names)
+    _report(store, done, figures, frame, problem)
+
+
+def _interval_helper(store: Store, reference: str, group_names) -> None:
+    with st.expander("Where does fairness matter? (interval helper, paper 003 App. B)"):
+        scores, groups = store.load_scores(reference)
+        rows = interval_scan(scores, groups, 0.0, candidate_intervals())
+        st.caption("The unconstrained model's positive rate and its exact pSP on candidate "
+                   "intervals: pick an I that contains the positive rate and where pSP is large.")  # fmt: skip
+        st.plotly_chart(plots.interval_scan_figure(rows), width="stretch", key="interval_scan")
+
+
+def _report(store: Store, run_ids, figures, frame: pd.DataFrame, problem) -> None:
+    configuration = {"runs": ", ".join(run_ids), **{k: v for k, v in
+                     store.run(run_ids[0]).spec.items() if k not in ("config", "budget")}}  # fmt: skip
+    configuration = {k: json.dumps(v) if isinstance(v, dict | list) else v
+                     for k, v in configuration.items()}  # fmt: skip
+    document = html_report(
+        f"FairFront — {problem.family} ≤ {problem.kappa:g} on {interval_words(problem.interval)}",
+        configuration,
+        frame.to_dict("records"),
+        figures,
+    )
+    st.download_button("Download report (HTML)", document, file_name="fairfront-report.html",
+                       mime="text/html", key="report")  # fmt: skip
+
+
+main()

@@ -1,0 +1,120 @@
+"""Sidebar widgets that choose the data set, the protected attribute and its grouping."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from engine.data.acs import ACSSpec, SyntheticACSSpec
+from engine.data.acs_tasks import TASKS
+from engine.data.adult import PROTECTED as ADULT_PROTECTED
+from engine.data.adult import AdultSpec
+from engine.data.csv_source import CSVSpec
+from engine.data.grouping import MODES, GroupingSpec
+from engine.data.paths import acs_root, cache_root
+from engine.data.prepare import PrepareOptions
+from engine.data.sources import DataSpec
+from engine.errors import UserError
+from pages.shared.state import initial, remember
+
+ACS_PROTECTED = ("SEX", "RAC1P", "MAR", "AGEP")
+SOURCES = {
+    "Adult (bundled)": "adult",
+    "ACS census files": "acs",
+    "Synthetic ACS records": "synthetic",
+    "Upload a CSV": "csv",
+}
+KEYS = ("source", "task", "year", "states", "acs_root", "download", "synthetic_state",
+        "persons", "grouping", "top_k", "min_size", "seed")  # fmt: skip
+
+
+def data_controls() -> tuple[DataSpec, PrepareOptions]:
+    """The data spec and preparation the sidebar describes (raises UserError with a message)."""
+    st.sidebar.header("Data")
+    initial("source", "Adult (bundled)")
+    kind = SOURCES[st.sidebar.radio("Data set", list(SOURCES), key="source")]
+    spec, candidates = _source(kind)
+    options = _grouping(candidates, kind)
+    remember(*KEYS)
+    return spec, options
+
+
+def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
+    if kind == "adult":
+        return AdultSpec(), ADULT_PROTECTED
+    if kind in ("acs", "synthetic"):
+        initial("task", "income")
+        initial("year", 2018, int)
+        task = st.sidebar.selectbox("Task", list(TASKS), key="task")
+        year = int(st.sidebar.number_input("Year", 2014, 2030, key="year"))
+        if kind == "synthetic":
+            initial("synthetic_state", "CT")
+            initial("persons", 5000, int)
+            state = st.sidebar.text_input("State", key="synthetic_state")
+            persons = int(st.sidebar.number_input("Persons", 100, 200_000, key="persons"))
+            return SyntheticACSSpec(
+                state=state, year=year, task=task, n_persons=persons
+            ), ACS_PROTECTED
+        initial("states", "CT")
+        initial("acs_root", str(acs_root()))
+        initial("download", False)
+        states = st.sidebar.text_input("State(s), comma-separated", key="states")
+        root = st.sidebar.text_input("ACS folder", key="acs_root")
+        download = st.sidebar.checkbox("Allow download from the census website", key="download")
+        codes = tuple(s for s in (x.strip() for x in states.split(",")) if s)
+        spec = ACSSpec(states=codes, year=year, task=task, root=root, allow_download=download)
+        return spec, ACS_PROTECTED
+    upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="csv")
+    if upload is None:
+        raise UserError("upload a CSV file to continue")
+    path = _save_upload(upload.getvalue())
+    columns = pd.read_csv(path, nrows=0).columns.tolist()
+    label = st.sidebar.selectbox("Label column", columns, index=len(columns) - 1, key="label")
+    positive = st.sidebar.text_input("Positive label value (empty: 1 / yes / true)", key="positive")
+    protected = st.sidebar.multiselect("Protected column(s)", [c for c in columns if c != label],
+                                       key="protected")  # fmt: skip
+    if not protected:
+        raise UserError("choose at least one protected column")
+    spec = CSVSpec(
+        path=str(path), label=label, protected=tuple(protected), positive=positive or None
+    )
+    return spec, tuple(protected)
+
+
+def _save_upload(content: bytes) -> Path:
+    folder = cache_root() / "uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{hashlib.sha256(content).hexdigest()[:24]}.csv"
+    if not path.exists():
+        path.write_bytes(content)
+    return path
+
+
+def _grouping(candidates: tuple[str, ...], kind: str) -> PrepareOptions:
+    key = f"attribute_{kind}"
+    initial(key, [candidates[0]])
+    if any(a not in candidates for a in st.session_state[key]):
+        st.session_state[key] = [candidates[0]]
+    attributes = st.sidebar.multiselect("Protected attribute (two: their intersection)",
+                                        candidates, max_selections=2, key=key)  # fmt: skip
+    remember(key)
+    initial("grouping", "auto")
+    initial("top_k", 3, int)
+    initial("min_size", 50, int)
+    initial("seed", 0, int)
+    with st.sidebar.expander("Grouping and split"):
+        mode = st.selectbox("Grouping", MODES, key="grouping",
+                            help="auto: every value (numbers: bins); binary: largest vs rest")  # fmt: skip
+        k = int(st.number_input("Groups kept (top-k)", 1, 20, key="top_k"))
+        min_size = int(st.number_input("Minimum group size", 1, 10_000, key="min_size"))
+        seed = int(st.number_input("Split seed", 0, 10_000, key="seed"))
+    if not attributes:
+        raise UserError("choose a protected attribute")
+    return PrepareOptions(
+        grouping=tuple(GroupingSpec(a, mode, k=k) for a in attributes),
+        min_group_size=min_size,
+        seed=seed,
+    )

@@ -1,0 +1,84 @@
+"""Views of runs from the store: live status and trajectories, score distributions, metrics."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from engine import plots
+from engine.runs import Store
+from engine.runs.results import metrics_rows
+
+ACTIVE = ("queued", "running")
+
+
+def run_label(spec: dict) -> str:
+    constraint = spec.get("constraint")
+    if spec["solver"] == "unconstrained" or constraint is None:
+        return "unconstrained"
+    return f"{spec['solver']} (κ = {constraint['kappa']:g})"
+
+
+def status_line(store: Store, run_ids: list[str]) -> bool:
+    """One status badge per run; True while any is queued or running."""
+    rows = [store.run(r) for r in run_ids]
+    columns = st.columns(max(len(rows), 1))
+    for column, row in zip(columns, rows, strict=False):
+        last = store.records(row.id)[-1:] if row.status == "running" else []
+        progress = f" · iteration {last[0]['iteration']:,}" if last else ""
+        colour = {"done": "green", "running": "blue", "queued": "gray", "diverged": "orange"}
+        badge = f":{colour.get(row.status, 'red')}-badge[{row.status}]"
+        column.markdown(f"**{run_label(row.spec)}** {badge}{progress}")
+        if row.status in ("failed", "interrupted", "diverged", "cancelled") and row.reason:
+            column.caption(row.reason)
+    return any(r.status in ACTIVE for r in rows)
+
+
+def trajectories(store: Store, run_ids: list[str]) -> None:
+    runs = [(run_label(store.run(r).spec), store.records(r)) for r in run_ids]
+    runs = [(label, records) for label, records in runs if records]
+    if not runs:
+        st.info("The trajectories appear here as soon as the runs start.")
+        return
+    st.plotly_chart(plots.trajectory_figure(runs), key="trajectory", width="stretch")
+
+
+def metrics_table(store: Store, run_ids: list[str]) -> pd.DataFrame:
+    frame = pd.DataFrame(metrics_rows(store, run_ids))
+    frame.insert(1, "model", [run_label(store.run(r).spec) for r in run_ids])
+    st.dataframe(frame.drop(columns=["run"]), hide_index=True, width="stretch")
+    return frame
+
+
+def finished(store: Store, run_ids: list[str]) -> list[str]:
+    done = [r for r in run_ids if store.run(r).status in ("done", "diverged")]
+    return [r for r in done if (store.artifacts(r) / "scores.npz").is_file()]
+
+
+def score_figures(
+    store: Store,
+    run_id: str,
+    reference_id: str | None,
+    group_names: tuple[str, ...],
+    interval: tuple[float, float],
+    kappa: float,
+) -> list[tuple[str, object]]:
+    """CDFs with the interval band, the rank–rank curve and the densities of one run (and the
+    unconstrained reference beside it), as (caption, figure) pairs."""
+    scores, groups = store.load_scores(run_id)
+    label = run_label(store.run(run_id).spec)
+    alpha, beta = interval
+    figures = [
+        (f"Score CCDF per group — {label}", plots.cdf_figure(scores, groups, group_names, alpha, beta,
+                                                            kappa=kappa)),
+        (f"Rank–rank curve — {label}", plots.rank_rank_figure(scores, groups, group_names, alpha,
+                                                              beta, kappa)),
+    ]  # fmt: skip
+    models = [(label, scores, groups)]
+    if reference_id is not None and reference_id != run_id:
+        ref_scores, ref_groups = store.load_scores(reference_id)
+        models.insert(0, ("unconstrained", ref_scores, ref_groups))
+    figures.append(
+        ("Score densities per group", plots.density_figure(models, group_names, alpha, beta))
+    )
+    return figures

@@ -1,0 +1,131 @@
+"""Every page through Streamlit's AppTest: widgets drive the engine, figures and tables appear,
+bad input gives a message, never an exception."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from engine.runs import FINAL, Store
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def start(query: dict | None = None) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=120)
+    for key, value in (query or {}).items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def wait_for_runs(app: AppTest, timeout: float = 120.0) -> None:
+    store = Store()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        runs = store.runs()
+        if runs and all(r.status in FINAL for r in runs):
+            app.run()
+            return
+        time.sleep(0.3)
+    raise AssertionError("runs did not finish")
+
+
+def texts(app: AppTest) -> str:
+    return " ".join(m.value for m in app.markdown) + " ".join(c.value for c in app.caption)
+
+
+def test_explore_opens_on_adult_and_describes_the_interval_in_words():
+    app = start()
+    assert "Adult (UCI)" in texts(app)
+    assert "each group's top 5 %–30 % of scores" in texts(app)
+    assert any("Press **Run**" in i.value for i in app.info)
+
+
+def test_explore_runs_solvers_and_shows_exact_metrics_and_figures():
+    app = start()
+    app.sidebar.number_input(key="seconds").set_value(3.0).run()
+    app.sidebar.button(key="run").click().run()
+    assert not app.exception
+    wait_for_runs(app)
+    assert not app.exception
+    table = app.dataframe[-1].value
+    assert set(table["solver"]) == {"idca", "unconstrained"}
+    assert table["test psp"].notna().all() and table["κ"].dropna().tolist() == [0.05]
+    charts = app.get("plotly_chart")
+    assert len(charts) >= 4  # trajectories, CDF, rank–rank, densities
+    assert any(b.label == "Download report (HTML)" for b in app.get("download_button"))
+
+
+def test_a_cached_result_is_shown_without_running_again():
+    app = start()
+    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.button(key="run").click().run()
+    wait_for_runs(app)
+    before = {r.id: r.finished for r in Store().runs()}
+    app.sidebar.number_input(key="kappa").set_value(0.1).run()
+    # the unconstrained model does not depend on κ, so only it is known for κ = 0.1
+    assert app.dataframe[-1].value["solver"].tolist() == ["unconstrained"]
+    app.sidebar.number_input(key="kappa").set_value(0.05).run()
+    assert set(app.dataframe[-1].value["solver"]) == {"idca", "unconstrained"}
+    assert {r.id: r.finished for r in Store().runs()} == before
+
+
+def test_query_parameters_set_the_view():
+    app = start({"kappa": "0.2", "interval": ["10", "40"], "source": "Adult (bundled)"})
+    assert app.sidebar.number_input(key="kappa").value == 0.2
+    assert app.sidebar.slider(key="interval").value == (10, 40)
+    assert "each group's top 10 %–40 % of scores" in texts(app)
+
+
+def test_bad_inputs_are_messages_not_tracebacks(tmp_path):
+    app = start()
+    app.sidebar.number_input(key="kappa").set_value(1.5).run()
+    assert not app.exception and "outside (0, 1]" in app.error[0].value
+    app.sidebar.number_input(key="kappa").set_value(0.05).run()
+    app.sidebar.slider(key="interval").set_value((30, 30)).run()
+    assert not app.exception and "interval is empty" in app.error[0].value
+    app.sidebar.slider(key="interval").set_value((5, 30)).run()
+    app.sidebar.radio(key="source").set_value("ACS census files").run()
+    app.sidebar.text_input(key="acs_root").set_value(str(tmp_path)).run()
+    assert not app.exception and "person file for CT is missing" in app.error[0].value
+    app.sidebar.radio(key="source").set_value("Upload a CSV").run()
+    assert not app.exception and "upload a CSV file" in app.error[0].value
+
+
+def test_connecticut_acs_files_from_shared(ct_acs_root):
+    app = start()
+    app.sidebar.radio(key="source").set_value("ACS census files").run()
+    app.sidebar.text_input(key="acs_root").set_value(str(ct_acs_root)).run()
+    assert not app.exception
+    assert "ACSIncome CT 2018 (reduced)" in texts(app)
+
+
+def test_frontier_page_sweeps_and_draws_the_frontier():
+    app = start()
+    app.switch_page("pages/frontier.py").run()
+    assert not app.exception
+    app.sidebar.text_input(key="kappas").set_value("0.2, 0.05").run()
+    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.button(key="sweep").click().run()
+    wait_for_runs(app)
+    assert not app.exception
+    assert len(Store().runs()) == 3  # two κ for IDCA and the unconstrained model
+    assert app.get("plotly_chart") and "3 of 3 runs finished" in app.get("progress")[0].text
+    app.sidebar.text_input(key="kappas").set_value("0.2, lots").run()
+    assert "numbers separated by commas" in app.error[0].value
+
+
+def test_runs_page_lists_the_store_and_about_page_explains():
+    app = start()
+    app.switch_page("pages/runs.py").run()
+    assert not app.exception and any("No runs match" in i.value for i in app.info)
+    app.switch_page("pages/about.py").run()
+    assert not app.exception
+    assert (
+        app.get("latex")
+        and "ranks counted from the top" in " ".join(m.value for m in app.markdown).lower()
+    )

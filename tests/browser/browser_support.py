@@ -1,0 +1,45 @@
+"""Starting a real FairFront server on a free localhost port; where Chromium is."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[2]
+ARTIFACTS = PROJECT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(home: Path, cache: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, "FAIRFRONT_HOME": str(home), "FAIRFRONT_CACHE": str(cache)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true"],
+        cwd=PROJECT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    url = f"http://localhost:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
+                if response.status == 200:
+                    return server, url
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError("the Streamlit server did not start")

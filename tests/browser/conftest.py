@@ -1,0 +1,35 @@
+"""Fixtures: a real FairFront server and Debian's Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from browser_support import CHROMIUM, CHROMIUM_FLAGS, start_server
+
+from engine.runs.runner import runner_pid
+
+
+@pytest.fixture
+def server(tmp_path, isolated_cache):
+    if shutil.which(CHROMIUM) is None:
+        pytest.skip(f"needs Debian's chromium at {CHROMIUM} (apt-get install chromium)")
+    home = tmp_path / "runs"
+    process, url = start_server(home, isolated_cache)
+    yield url, home
+    pid = runner_pid(home) if home.exists() else None
+    if pid is not None:
+        os.killpg(pid, 9)
+    os.killpg(process.pid, 9)
+    process.wait()
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
