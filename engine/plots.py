@@ -28,6 +28,8 @@ from engine.fairness.distributions import (
 from engine.runs.frontier import UNCONSTRAINED, Frontier, FrontierPoint, is_gap
 
 TEMPLATE = "plotly_white"
+MAX_CURVE_POINTS = 1500  # per trace: finer than a screen shows
+HISTOGRAM_BINS = 80
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies
 GROUP_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
 SERIES_COLOURS = (
@@ -154,6 +156,17 @@ def trajectory_figure(
 # ---- per-group CCDF (paper 003, §6.3 item 1) ---------------------------------------------------
 
 
+def thin_steps(
+    x: np.ndarray, y: np.ndarray, max_points: int = MAX_CURVE_POINTS
+) -> tuple[np.ndarray, np.ndarray]:
+    """At most `max_points` points of a monotone step curve, evenly spread along it (always
+    keeping both ends): on screen the curve is the same, and the page gets far less data."""
+    if len(x) <= max_points:
+        return x, y
+    keep = np.unique(np.linspace(0, len(x) - 1, max_points).round().astype(int))
+    return x[keep], y[keep]
+
+
 def _finite_lower(bound: float, floor: float) -> float:
     # Fbar_k^{-1}(1) = -inf (App. C): draw the slice down to `floor` instead
     return bound if np.isfinite(bound) else floor
@@ -188,6 +201,7 @@ def cdf_figure(
         annotation_position="top left",
     )
     for k, ((theta, ranks), name) in enumerate(zip(curves, group_names, strict=True)):
+        theta, ranks = thin_steps(theta, ranks)
         fig.add_trace(
             go.Scatter(
                 x=theta,
@@ -382,19 +396,22 @@ def density_figure(
     for row, (label, model_scores, model_groups) in enumerate(models, start=1):
         scores, groups, n_groups = _inputs(model_scores, model_groups, group_names)
         bounds = slice_bounds(scores, groups, n_groups, alpha, beta)
+        edges = np.histogram_bin_edges(scores, bins=HISTOGRAM_BINS)  # shared by the groups
+        centres, widths = (edges[:-1] + edges[1:]) / 2, np.diff(edges)
         for k, name in enumerate(group_names):
             members = scores[groups == k]
+            density, _ = np.histogram(members, bins=edges, density=True)
             fig.add_trace(
-                go.Histogram(
-                    x=members,
-                    histnorm="probability density",
-                    bingroup=row,
+                go.Bar(
+                    x=centres,
+                    y=density,
+                    width=widths,
                     name=name,
                     legendgroup=name,
                     showlegend=row == 1,
                     marker_color=group_colour(k),
                     opacity=0.55,
-                    hovertemplate=f"{name} ({label})<br>θ ∈ %{{x}}<br>density %{{y:.3f}}<extra></extra>",
+                    hovertemplate=f"{name} ({label})<br>θ ≈ %{{x:.3g}}<br>density %{{y:.3f}}<extra></extra>",
                 ),
                 row=row,
                 col=1,
@@ -563,4 +580,26 @@ def interval_scan_figure(rows: Sequence[dict[str, Any]], metric: str = "psp") ->
         title=f"Interval helper (App. B): positive rate p = {rate:.1%} of the model",
         legend={"orientation": "h", "y": -0.2},
     )
+    return fig
+
+
+# ---- data summary ------------------------------------------------------------------------------
+
+
+def groups_figure(summary: dict[str, Any]) -> go.Figure:
+    """Each group's size and positive-label rate per split (from `Prepared.summary()`)."""
+    names = [g["name"] for g in summary["groups"]]
+    fig = make_subplots(rows=1, cols=2, subplot_titles=["rows per group", "positive-label rate"])
+    for i, split in enumerate(("train", "val", "test")):
+        sizes = np.array([g[split]["size"] for g in summary["groups"]])
+        rates = np.array([np.nan if g[split]["label_rate"] is None else g[split]["label_rate"]
+                          for g in summary["groups"]])  # fmt: skip
+        colour = series_colour(i)
+        fig.add_trace(go.Bar(x=names, y=sizes, name=split, marker_color=colour,
+                             legendgroup=split), row=1, col=1)  # fmt: skip
+        fig.add_trace(go.Bar(x=names, y=rates, name=split, marker_color=colour,
+                             legendgroup=split, showlegend=False), row=1, col=2)  # fmt: skip
+    fig.update_yaxes(tickformat=".0%", range=[0, 1], row=1, col=2)
+    fig.update_layout(template=TEMPLATE, barmode="group", height=300,
+                      margin={"t": 40, "b": 20, "l": 40, "r": 20})  # fmt: skip
     return fig

@@ -95,7 +95,8 @@ def _summary(prepared, problem) -> None:
         st.info("Reduced task: these files lack " + ", ".join(summary["missing_features"]))
     for warning in summary["warnings"]:
         st.warning(warning)
-    with st.expander("Groups and label rates"):
+    st.plotly_chart(plots.groups_figure(summary), width="stretch", key="groups")
+    with st.expander("Groups and label rates as a table"):
         st.dataframe(pd.DataFrame(group_table(summary)), hide_index=True, width="stretch")
 
 
@@ -146,12 +147,14 @@ def _report(store: Store, run_ids, figures, frame: pd.DataFrame, problem) -> Non
                      store.run(run_ids[0]).spec.items() if k not in ("config", "budget")}}  # fmt: skip
     configuration = {k: json.dumps(v) if isinstance(v, dict | list) else v
                      for k, v in configuration.items()}  # fmt: skip
-    document = html_report(
-        f"FairFront — {problem.family} ≤ {problem.kappa:g} on {interval_words(problem.interval)}",
-        configuration,
-        frame.to_dict("records"),
-        figures,
+    title = (
+        f"FairFront — {problem.family} ≤ {problem.kappa:g} on {interval_words(problem.interval)}"
     )
+    rows = frame.to_dict("records")
+
+    def document() -> str:  # built only when the button is pressed
+        return html_report(title, configuration, rows, figures)
+
     st.download_button("Download report (HTML)", document, file_name="fairfront-report.html",
                        mime="text/html", key="report")  # fmt: skip
 

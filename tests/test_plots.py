@@ -20,8 +20,10 @@ from engine.plots import (
     density_figure,
     frontier_figure,
     group_colour,
+    groups_figure,
     interval_scan_figure,
     rank_rank_figure,
+    thin_steps,
     trajectory_figure,
 )
 from engine.runs.frontier import RunResult, frontier
@@ -168,14 +170,22 @@ def test_density_figure_histograms_and_shaded_slices(seed, alpha, beta):
     scores, groups, names = random_data(seed)
     models = [("unconstrained", scores, groups), ("κ = 0.05", 0.5 * scores + groups, groups)]
     fig = density_figure(models, names, alpha, beta)
-    histograms = [t for t in fig.data if t.type == "histogram"]
+    histograms = [t for t in fig.data if t.type == "bar"]
     assert len(histograms) == len(models) * len(names)
     for row, (label, model_scores, model_groups) in enumerate(models):
         axis = "x" if row == 0 else f"x{row + 1}"
         for k, name in enumerate(names):
             members = model_scores[model_groups == k]
             (hist,) = [h for h in histograms if h.name == name and h.xaxis == axis]
-            np.testing.assert_array_equal(np.sort(hist.x), np.sort(members))
+            left = np.asarray(hist.x) - np.asarray(hist.width) / 2
+            right = np.asarray(hist.x) + np.asarray(hist.width) / 2
+            left[0], right[-1] = left[0] - 1e-9, right[-1] + 1e-9  # the pooled min and max
+            counts = [
+                np.sum((members >= lo) & (members < hi)) for lo, hi in zip(left, right, strict=True)
+            ]
+            assert sum(counts) == len(members)  # every member falls in a bar
+            expected = np.array(counts) / (len(members) * np.asarray(hist.width))
+            np.testing.assert_allclose(hist.y, expected, rtol=1e-9)
             assert hist.marker.color == group_colour(k)
             (shade,) = shapes(fig, name=f"{label}: {name} I-slice")
             assert shade.xref == axis and shade.fillcolor == group_colour(k)
@@ -384,3 +394,27 @@ def test_plots_do_not_import_streamlit():
                for alias in node.names]  # fmt: skip
     modules += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
     assert modules and not [m for m in modules if m and m.split(".")[0] == "streamlit"]
+
+
+def test_thinned_step_curves_keep_their_ends_and_order():
+    x = np.sort(np.random.default_rng(0).normal(size=10_000))
+    y = 1.0 - np.arange(x.size) / x.size
+    tx, ty = thin_steps(x, y, max_points=300)
+    assert len(tx) <= 300 and tx[0] == x[0] and tx[-1] == x[-1] and ty[-1] == y[-1]
+    assert np.all(np.diff(tx) > 0) and np.all(np.isin(tx, x))
+    np.testing.assert_array_equal(thin_steps(x[:50], y[:50])[0], x[:50])
+
+
+def test_groups_figure_shows_sizes_and_rates_per_split():
+    summary = {"groups": [
+        {"name": n, **{s: {"size": size + i, "label_rate": rate} for i, s in
+                       enumerate(("train", "val", "test"))}}
+        for n, size, rate in (("F", 100, 0.1), ("M", 200, None))
+    ]}  # fmt: skip
+    fig = groups_figure(summary)
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert len(bars) == 6
+    train_sizes = next(t for t in bars if t.name == "train" and t.xaxis == "x")
+    assert list(train_sizes.x) == ["F", "M"] and list(train_sizes.y) == [100, 200]
+    train_rates = next(t for t in bars if t.name == "train" and t.xaxis == "x2")
+    assert train_rates.y[0] == 0.1 and np.isnan(train_rates.y[1])

@@ -14,7 +14,13 @@ from engine.errors import UserError
 from engine.problem import Problem
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
-from engine.solvers import IterationRecord, config_from_dict, solve, solver_class
+from engine.solvers import (
+    IterationRecord,
+    config_from_dict,
+    solve,
+    solver_class,
+    solver_names,
+)
 
 FLUSH_EVERY_SECONDS = 0.5
 CANCEL_POLL_SECONDS = 0.5
@@ -60,8 +66,10 @@ class CancelPoller:
 
 
 def warm_up() -> int:
-    """Run in a fresh worker so that its imports are done before the first run arrives."""
+    """Run in a fresh worker so that its imports (every solver module) are done before the first
+    run arrives."""
     torch.set_num_threads(1)
+    solver_names()
     return os.getpid()
 
 

@@ -7,12 +7,14 @@ from browser_support import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 
-POINTS_IN_PLOT = """([index, minimum]) => {
-    const plots = document.querySelectorAll('.js-plotly-plot');
-    if (plots.length <= index) return false;
-    const data = plots[index]._fullData || [];
-    return data.some(trace => trace.x && trace.x.length >= minimum);
-}"""
+# a plot is found by text in its title or trace names; its points are read from _fullData
+LABEL = "((plot.layout.title || {}).text || '') + (plot._fullData || []).map(t => t.name).join(' ')"
+PLOTTED = f"""([text, minimum]) => Array.from(document.querySelectorAll('.js-plotly-plot')).some(
+    plot => ({LABEL}).includes(text) && (plot._fullData || []).some(t => t.x && t.x.length >= minimum))"""
+POINTS = f"""([text]) => Math.max(0, ...Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .filter(plot => ({LABEL}).includes(text))
+    .flatMap(plot => (plot._fullData || []).filter(t => t.mode && t.mode.includes('lines'))
+    .map(t => t.x.length)))"""
 
 
 def sidebar_number(page, label: str, value: str) -> None:
@@ -31,18 +33,11 @@ def test_run_idca_on_adult_in_a_browser(server, browser):
     sidebar_number(page, "Tolerance κ", "0.05")
     sidebar_number(page, "Time budget per run (s)", "6")
     page.get_by_role("button", name="Run").click()
-    page.wait_for_function(POINTS_IN_PLOT, arg=[0, 2], timeout=60_000)  # live trajectory
-    trajectory_points = page.evaluate(
-        "() => Math.max(...document.querySelector('.js-plotly-plot')._fullData.map(t => t.x.length))"
-    )
-    assert trajectory_points >= 2
+    page.wait_for_function(PLOTTED, arg=["surrogate", 2], timeout=60_000)  # live
+    assert page.evaluate(POINTS, ["surrogate"]) >= 2
     page.get_by_text("Exact metrics (held-out test set").first.wait_for(timeout=90_000)
-    page.wait_for_function(POINTS_IN_PLOT, arg=[1, 100], timeout=30_000)  # the CDF figure
-    cdf_points = page.evaluate(
-        "() => document.querySelectorAll('.js-plotly-plot')[1]._fullData"
-        ".filter(t => t.mode && t.mode.includes('lines')).map(t => t.x.length)"
-    )
-    assert max(cdf_points) > 100  # real per-group step functions, not an empty frame
+    page.wait_for_function(PLOTTED, arg=["CCDF", 100], timeout=30_000)
+    assert page.evaluate(POINTS, ["CCDF"]) > 100  # real per-group step functions
     page.screenshot(path=str(ARTIFACTS / "explore.png"), full_page=True)
     for name, path in (("frontier", "/frontier"), ("runs", "/runs"), ("about", "/about")):
         page.goto(f"{url}{path}")

@@ -17,7 +17,8 @@ from engine.fairness.constraints import ConstraintSpec, bind
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, config_from_dict, solve, solver_class
-from engine.solvers.quadratic_baselines import Projection, QuadraticConfig, quadratic_rows
+from engine.solvers.qcqp_projection import Projection
+from engine.solvers.quadratic_baselines import QuadraticConfig, quadratic_rows
 
 SOLVERS = {
     "quad_group_auc": "group_auc",
