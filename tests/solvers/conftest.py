@@ -29,3 +29,23 @@ def toy_prepared(n: int = 600, seed: int = 0, groups: int = 2) -> Prepared:
 @pytest.fixture
 def toy() -> Prepared:
     return toy_prepared()
+
+
+def two_groups(n: int = 600, seed: int = 0) -> Prepared:
+    """Two groups whose scores differ a lot when unconstrained (group shift in x and in y)."""
+    rng = np.random.default_rng(seed)
+    member = rng.random(n) < 0.45
+    X = rng.normal(size=(n, 4)) + 0.8 * member[:, None]
+    logit = X @ np.array([1.0, -0.5, 0.8, 0.3]) + member - 0.8
+    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-logit))).astype(np.int8)
+    frame = pd.DataFrame({f"x{i}": X[:, i] for i in range(4)} | {"sex": np.where(member, "F", "M")})
+    dataset = Dataset(
+        name="toy", frame=frame, label=y, numeric=tuple(f"x{i}" for i in range(4)),
+        categorical=("sex",), protected=("sex",), label_name="y",
+    )  # fmt: skip
+    return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("sex"),), min_group_size=10))
+
+
+@pytest.fixture(scope="module")
+def data() -> Prepared:
+    return two_groups()

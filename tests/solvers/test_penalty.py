@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from engine.data.dataset import Dataset
-from engine.data.grouping import GroupingSpec
-from engine.data.prepare import PrepareOptions, prepare
 from engine.errors import UserError
 from engine.fairness.constraints import ConstraintSpec, VacuousConstraintWarning
 from engine.models import ModelSpec
@@ -18,26 +14,6 @@ from engine.solvers.base import STATUSES
 from engine.solvers.penalty import Penalty, PenaltyConfig
 
 INTERVAL = (0.1, 0.6)
-
-
-def two_groups(n: int = 600, seed: int = 0):
-    """Two groups whose scores differ a lot when unconstrained (group shift in x and in y)."""
-    rng = np.random.default_rng(seed)
-    member = rng.random(n) < 0.45
-    X = rng.normal(size=(n, 4)) + 0.8 * member[:, None]
-    logit = X @ np.array([1.0, -0.5, 0.8, 0.3]) + member - 0.8
-    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-logit))).astype(np.int8)
-    frame = pd.DataFrame({f"x{i}": X[:, i] for i in range(4)} | {"sex": np.where(member, "F", "M")})
-    dataset = Dataset(
-        name="toy", frame=frame, label=y, numeric=tuple(f"x{i}" for i in range(4)),
-        categorical=("sex",), protected=("sex",), label_name="y",
-    )  # fmt: skip
-    return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("sex"),), min_group_size=10))
-
-
-@pytest.fixture(scope="module")
-def data():
-    return two_groups()
 
 
 def problem(data, family: str = "pSP", surrogate: str = "ramp", interval=INTERVAL) -> Problem:

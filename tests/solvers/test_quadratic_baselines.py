@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 import scipy.optimize
 import torch
 
-from engine.data.dataset import Dataset
-from engine.data.grouping import GroupingSpec
-from engine.data.prepare import PrepareOptions, prepare
 from engine.errors import UserError
 from engine.fairness import group_auc_gap, inter_group_auc_gap, intra_group_auc_gap
 from engine.fairness.constraints import ConstraintSpec, bind
@@ -27,27 +23,6 @@ SOLVERS = {
 }
 EXACT = {"quad_group_auc": group_auc_gap, "quad_inter": inter_group_auc_gap,
          "quad_intra": intra_group_auc_gap}  # fmt: skip
-
-
-def two_groups(n: int = 600, seed: int = 0):
-    """Two groups that differ in features, base rate and how well y can be predicted."""
-    rng = np.random.default_rng(seed)
-    member = rng.random(n) < 0.45
-    X = rng.normal(size=(n, 4)) + 0.8 * member[:, None]
-    slope = np.where(member, 2.0, 0.6)
-    logit = slope * (X @ np.array([1.0, -0.5, 0.8, 0.3])) + member - 0.8
-    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-logit))).astype(np.int8)
-    frame = pd.DataFrame({f"x{i}": X[:, i] for i in range(4)} | {"sex": np.where(member, "F", "M")})
-    dataset = Dataset(
-        name="toy", frame=frame, label=y, numeric=tuple(f"x{i}" for i in range(4)),
-        categorical=("sex",), protected=("sex",), label_name="y",
-    )  # fmt: skip
-    return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("sex"),), min_group_size=10))
-
-
-@pytest.fixture(scope="module")
-def data():
-    return two_groups()
 
 
 def problem(data, family: str, kappa: float, model: ModelSpec | None = None) -> Problem:
