@@ -1,49 +1,16 @@
-"""Small two-group problems for solver tests: a score shift between groups makes them unfair."""
+"""Fixtures for solver tests (the data sets themselves are in solver_data.py)."""
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 import pytest
+from solver_data import toy_prepared, two_groups
 
-from engine.data.dataset import Dataset
-from engine.data.grouping import GroupingSpec
-from engine.data.prepare import PrepareOptions, prepare
 from engine.data.prepared import Prepared
-
-
-def toy_prepared(n: int = 600, seed: int = 0, groups: int = 2) -> Prepared:
-    rng = np.random.default_rng(seed)
-    group = rng.integers(0, groups, n)
-    x1 = rng.normal(size=n) + 0.8 * group
-    x2 = rng.normal(size=n)
-    label = (x1 + 0.5 * x2 + rng.normal(scale=0.8, size=n) > 0.4).astype(np.int8)
-    frame = pd.DataFrame({"x1": x1, "x2": x2, "g": np.array(["a", "b", "c", "d"])[group]})
-    dataset = Dataset(
-        name="toy", frame=frame, label=label, numeric=("x1", "x2"), categorical=(),
-        protected=("g",), label_name="y",
-    )  # fmt: skip
-    return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),), seed=seed))
 
 
 @pytest.fixture
 def toy() -> Prepared:
     return toy_prepared()
-
-
-def two_groups(n: int = 600, seed: int = 0) -> Prepared:
-    """Two groups whose scores differ a lot when unconstrained (group shift in x and in y)."""
-    rng = np.random.default_rng(seed)
-    member = rng.random(n) < 0.45
-    X = rng.normal(size=(n, 4)) + 0.8 * member[:, None]
-    logit = X @ np.array([1.0, -0.5, 0.8, 0.3]) + member - 0.8
-    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-logit))).astype(np.int8)
-    frame = pd.DataFrame({f"x{i}": X[:, i] for i in range(4)} | {"sex": np.where(member, "F", "M")})
-    dataset = Dataset(
-        name="toy", frame=frame, label=y, numeric=tuple(f"x{i}" for i in range(4)),
-        categorical=("sex",), protected=("sex",), label_name="y",
-    )  # fmt: skip
-    return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("sex"),), min_group_size=10))
 
 
 @pytest.fixture(scope="module")

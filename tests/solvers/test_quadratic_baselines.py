@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.optimize
 import torch
+from solver_data import two_groups
 
 from engine.errors import UserError
 from engine.fairness import group_auc_gap, inter_group_auc_gap, intra_group_auc_gap
@@ -23,6 +24,12 @@ SOLVERS = {
 }
 EXACT = {"quad_group_auc": group_auc_gap, "quad_inter": inter_group_auc_gap,
          "quad_intra": intra_group_auc_gap}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def data():
+    """Groups that also differ in how well y can be predicted, so the AUC gaps are large."""
+    return two_groups(slopes=(0.6, 2.0))
 
 
 def problem(data, family: str, kappa: float, model: ModelSpec | None = None) -> Problem:
