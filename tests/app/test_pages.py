@@ -115,6 +115,8 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     assert not app.exception
     assert len(Store().runs()) == 3  # two κ for IDCA and the unconstrained model
     assert app.get("plotly_chart") and "3 of 3 runs finished" in app.get("progress")[0].text
+    table = app.dataframe[0].value
+    assert len(table) == 3 and table["unconstrained"].sum() == 1
     app.sidebar.text_input(key="kappas").set_value("0.2, lots").run()
     assert "numbers separated by commas" in app.error[0].value
 
