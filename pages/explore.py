@@ -48,7 +48,6 @@ def main() -> None:
         return
     ensure_runner(store.home, idle_exit=WARM_RUNNER_SECONDS)
     run_ids = [s.run_id for s in specs]
-    _summary(prepared, problem)
     missing = [s for s in specs if _status(store, s.run_id) in (None, "failed", "cancelled",
                                                                    "interrupted")]  # fmt: skip
     label = "Run" if missing else "Run again"
@@ -57,6 +56,7 @@ def main() -> None:
             submit(missing or specs, store, force=not missing, idle_exit=WARM_RUNNER_SECONDS)
         except UserError as error:
             st.error(str(error))
+    _summary(prepared, problem)
     known = [r for r in run_ids if _status(store, r) is not None]
     if not known:
         st.info("Press **Run** to train the chosen solvers; results you computed before for the "
