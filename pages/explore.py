@@ -11,7 +11,6 @@ from engine import plots
 from engine.data.prepared import group_table
 from engine.data.sources import load_prepared
 from engine.errors import UserError
-from engine.fairness.distributions import candidate_intervals, interval_scan
 from engine.report import html_report
 from engine.runs import Store, submit
 from engine.runs.runner import ensure_runner
@@ -19,6 +18,7 @@ from pages.shared.data_controls import data_controls
 from pages.shared.problem_controls import interval_words, problem_controls, run_specs
 from pages.shared.views import (
     finished,
+    interval_scan_figure,
     metrics_table,
     run_label,
     score_figures,
@@ -129,17 +129,17 @@ def _results(store: Store, run_ids: list[str], prepared, problem) -> None:
     for column, (caption, figure) in zip([left, right, st], figures, strict=False):
         column.plotly_chart(figure, width="stretch", key=caption)
     if reference is not None:
-        _interval_helper(store, reference, prepared.group_names)
+        _interval_helper(store, reference)
     _report(store, done, figures, frame, problem)
 
 
-def _interval_helper(store: Store, reference: str, group_names) -> None:
+def _interval_helper(store: Store, reference: str) -> None:
     with st.expander("Where does fairness matter? (interval helper, paper 003 App. B)"):
-        scores, groups = store.load_scores(reference)
-        rows = interval_scan(scores, groups, 0.0, candidate_intervals())
         st.caption("The unconstrained model's positive rate and its exact pSP on candidate "
                    "intervals: pick an I that contains the positive rate and where pSP is large.")  # fmt: skip
-        st.plotly_chart(plots.interval_scan_figure(rows), width="stretch", key="interval_scan")
+        st.plotly_chart(
+            interval_scan_figure(store, reference), width="stretch", key="interval_scan"
+        )
 
 
 def _report(store: Store, run_ids, figures, frame: pd.DataFrame, problem) -> None:

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import plots
+from engine.fairness.distributions import candidate_intervals, interval_scan
 from engine.runs import Store
 from engine.runs.results import metrics_rows
 
@@ -64,7 +65,15 @@ def score_figures(
     kappa: float,
 ) -> list[tuple[str, object]]:
     """CDFs with the interval band, the rank–rank curve and the densities of one run (and the
-    unconstrained reference beside it), as (caption, figure) pairs."""
+    unconstrained reference beside it), as (caption, figure) pairs; cached per finished run."""
+    versions = tuple(store.run(r).finished for r in (run_id, reference_id) if r is not None)
+    return _score_figures(str(store.home), run_id, reference_id, tuple(group_names), interval,
+                          kappa, versions)  # fmt: skip
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _score_figures(home, run_id, reference_id, group_names, interval, kappa, versions):
+    store = Store(home)
     scores, groups = store.load_scores(run_id)
     label = run_label(store.run(run_id).spec)
     alpha, beta = interval
@@ -82,3 +91,14 @@ def score_figures(
         ("Score densities per group", plots.density_figure(models, group_names, alpha, beta))
     )
     return figures
+
+
+def interval_scan_figure(store: Store, reference_id: str):
+    """The App. B helper figure for the unconstrained model's test scores (cached per run)."""
+    return _interval_scan_figure(str(store.home), reference_id, store.run(reference_id).finished)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _interval_scan_figure(home: str, reference_id: str, version: float | None):
+    scores, groups = Store(home).load_scores(reference_id)
+    return plots.interval_scan_figure(interval_scan(scores, groups, 0.0, candidate_intervals()))
