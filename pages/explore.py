@@ -9,12 +9,11 @@ import streamlit as st
 
 from engine import plots
 from engine.data.prepared import group_table
-from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.report import html_report
 from engine.runs import Store, submit
 from engine.runs.runner import ensure_runner
-from pages.shared.data_controls import data_controls
+from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.problem_controls import interval_words, problem_controls, run_specs
 from pages.shared.views import (
     finished,
@@ -40,7 +39,7 @@ def main() -> None:
         problem = problem_controls()
         with st.spinner("Preparing data"):
             progress = st.empty()
-            prepared = load_prepared(data_spec, prepare, progress=_download_progress(progress))
+            prepared = prepared_data(data_spec, prepare, _download_progress(progress))
             progress.empty()
         specs = run_specs(data_spec, prepare, problem)
     except UserError as error:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import plots
-from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.runs import Store, submit_sweep, sweep_specs
 from engine.runs.frontier import frontier, frontier_table
 from engine.runs.results import run_result
-from pages.shared.data_controls import data_controls
+from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.problem_controls import problem_controls, run_specs
 from pages.shared.state import initial, remember
 from pages.shared.views import score_figures
@@ -65,7 +64,7 @@ def main() -> None:
                             configs=problem.configs)  # fmt: skip
         for spec in specs:
             spec.validate()
-        prepared = load_prepared(data_spec, prepare)
+        prepared = prepared_data(data_spec, prepare)
     except UserError as error:
         st.error(str(error))
         return

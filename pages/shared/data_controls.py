@@ -16,7 +16,8 @@ from engine.data.csv_source import CSVSpec
 from engine.data.grouping import MODES, GroupingSpec
 from engine.data.paths import acs_root, cache_root
 from engine.data.prepare import PrepareOptions
-from engine.data.sources import DataSpec
+from engine.data.prepared import Prepared
+from engine.data.sources import DataSpec, load_prepared
 from engine.errors import UserError
 from pages.shared.state import initial, remember
 
@@ -118,3 +119,15 @@ def _grouping(candidates: tuple[str, ...], kind: str) -> PrepareOptions:
         min_group_size=min_size,
         seed=seed,
     )
+
+
+def prepared_data(spec: DataSpec, options: PrepareOptions, progress=None) -> Prepared:
+    """The prepared arrays, shared by every session and rerun (they never change once made);
+    missing census files are downloaded first, with progress, when that is allowed."""
+    spec.files(progress)
+    return _prepared(spec, options)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _prepared(spec: DataSpec, options: PrepareOptions) -> Prepared:
+    return load_prepared(spec, options)

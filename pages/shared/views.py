@@ -36,12 +36,25 @@ def status_line(store: Store, run_ids: list[str]) -> bool:
 
 
 def trajectories(store: Store, run_ids: list[str]) -> None:
-    runs = [(run_label(store.run(r).spec), store.records(r)) for r in run_ids]
-    runs = [(label, records) for label, records in runs if records]
-    if not runs:
+    rows = [store.run(r) for r in run_ids]
+    if not any(r.started for r in rows):
         st.info("The trajectories appear here as soon as the runs start.")
         return
-    st.plotly_chart(plots.trajectory_figure(runs), key="trajectory", width="stretch")
+    # a finished run's trajectory never changes: key the cache on how far each run has got
+    progress = tuple((r.id, r.status, r.finished, len(store.records(r.id))) for r in rows)
+    figure = _trajectory_figure(str(store.home), progress)
+    if figure is None:
+        st.info("The trajectories appear here as soon as the runs start.")
+        return
+    st.plotly_chart(figure, key="trajectory", width="stretch")
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _trajectory_figure(home: str, progress: tuple):
+    store = Store(home)
+    runs = [(run_label(store.run(run_id).spec), store.records(run_id)) for run_id, *_ in progress]
+    runs = [(label, records) for label, records in runs if records]
+    return plots.trajectory_figure(runs) if runs else None
 
 
 def metrics_table(store: Store, run_ids: list[str]) -> pd.DataFrame:
