@@ -23,7 +23,7 @@ from browser_support import CHROMIUM, CHROMIUM_FLAGS, start_server  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from engine.runs import FINAL, Store  # noqa: E402
-from engine.runs.runner import runner_pid  # noqa: E402
+from engine.runs.runner import stop_runners  # noqa: E402
 
 FIRST_POINT = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(plot =>
     (plot._fullData || []).some(t => (t.name || '').includes('surrogate') && t.x && t.x.length >= 1))"""
@@ -71,9 +71,7 @@ def main() -> None:
             cached = time.perf_counter() - changed
         finally:
             browser.close()
-            pid = runner_pid(home) if home.exists() else None
-            if pid is not None:
-                os.killpg(pid, 9)
+            stop_runners(home)
             os.killpg(server.pid, 9)
     print(f"{'measure':<46}{'seconds':>9}{'target':>9}")
     print(f"{'server start → interactive page':<46}{interactive:>9.2f}{'< 5':>9}")

@@ -26,6 +26,7 @@ from engine.data.prepare import PrepareOptions  # noqa: E402
 from engine.fairness.constraints import ConstraintSpec  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
 from engine.runs import RunSpec, Store, submit, sweep_specs, wait  # noqa: E402
+from engine.runs.runner import stop_runners  # noqa: E402
 from engine.solvers import Budget  # noqa: E402
 
 INTERVAL = (0.05, 0.30)
@@ -85,8 +86,11 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         store = Store(home)
-        overheads(store)
-        sweep_efficiency(store, args.outer)
+        try:
+            overheads(store)
+            sweep_efficiency(store, args.outer)
+        finally:
+            stop_runners(home)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,10 @@ no runner is alive, so runs still marked 'running' were orphaned and are marked 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -23,9 +25,11 @@ from engine.data.paths import PROJECT_ROOT
 from engine.runs.store import Store
 from engine.runs.worker import execute_run, warm_up
 
-POLL_SECONDS = 0.05
+POLL_SECONDS = 0.05  # while runs are going
+IDLE_POLL_SECONDS = 0.2  # while waiting for work: still well under the 0.5 s start target
 IDLE_EXIT_SECONDS = 30.0
 LOCK_NAME = "runner.lock"
+SPAWNED_NAME = "runner.spawned"  # process ids of runners started by ensure_runner
 
 
 class Slot:
@@ -90,11 +94,12 @@ class Runner:
                 free = [s for s in slots if s.future is None]
                 for slot, run_id in zip(free, self.store.queued(len(free)), strict=False):
                     slot.start(self.home, run_id)
-                if any(s.future is not None for s in slots):
+                busy = any(s.future is not None for s in slots)
+                if busy:
                     idle_since = time.monotonic()
                 elif time.monotonic() - idle_since >= self.idle_exit:
                     return
-                time.sleep(POLL_SECONDS)
+                time.sleep(POLL_SECONDS if busy else IDLE_POLL_SECONDS)
         finally:
             for slot in slots:
                 slot.executor.shutdown(wait=False, kill_workers=True)
@@ -137,7 +142,7 @@ def ensure_runner(home: Path | str, workers: int = 2, idle_exit: float = IDLE_EX
     if runner_alive(home):
         return
     log = open(Path(home) / "runner.log", "a")  # noqa: SIM115 (handed to the child)
-    subprocess.Popen(
+    child = subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -158,3 +163,17 @@ def ensure_runner(home: Path | str, workers: int = 2, idle_exit: float = IDLE_EX
         env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
     )
     log.close()
+    with open(Path(home) / SPAWNED_NAME, "a") as spawned:
+        spawned.write(f"{child.pid}\n")
+
+
+def stop_runners(home: Path | str) -> None:
+    """Kill every runner started for this store, with its workers (each runner leads its own
+    process group), whether it is serving, starting up, or already gone."""
+    path = Path(home) / SPAWNED_NAME
+    if not path.exists():
+        return
+    for line in path.read_text().split():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(int(line), signal.SIGKILL)
+    path.unlink()

@@ -8,7 +8,7 @@ import shutil
 import pytest
 from browser_support import CHROMIUM, CHROMIUM_FLAGS, start_server
 
-from engine.runs.runner import runner_pid
+from engine.runs.runner import stop_runners
 
 
 @pytest.fixture
@@ -18,9 +18,7 @@ def server(tmp_path, isolated_cache):
     home = tmp_path / "runs"
     process, url = start_server(home, isolated_cache)
     yield url, home
-    pid = runner_pid(home) if home.exists() else None
-    if pid is not None:
-        os.killpg(pid, 9)
+    stop_runners(home)
     os.killpg(process.pid, 9)
     process.wait()
 

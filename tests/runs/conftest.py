@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import time
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from engine.data.csv_source import CSVSpec
 from engine.runs import Store
-from engine.runs.runner import runner_pid
+from engine.runs.runner import stop_runners
 
 
 @pytest.fixture
 def store(tmp_path):
     store = Store(tmp_path / "home")
     yield store
-    pid = runner_pid(store.home)  # stop the detached runner and its workers
-    if pid is not None:
-        os.killpg(pid, signal.SIGKILL)
-        time.sleep(0.2)
+    stop_runners(store.home)  # the detached runner and its workers
 
 
 @pytest.fixture
