@@ -6,12 +6,27 @@ products X̃·w and X̃ᵀ·r run several times faster on a CSR matrix than on a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
 from engine.data.encoding import add_group_cross_terms
+from engine.kernels import csr_rows_transpose_product
 
 SPARSE_BELOW_DENSITY = 0.3
+
+
+@dataclass(frozen=True)
+class BlockForm:
+    """X̃·w row by row, for compiled loops: row i scores ⟨rows_i, u_{block_i}⟩ where the block
+    vectors u_b (each as long as a row of `rows`) stack into `expand`·w. A plain design has one
+    block and `expand` = I; with group cross-terms each group is a block (see `CrossDesign`), so
+    the loop reads the non-zeros of [1, X] once instead of those of X̃."""
+
+    rows: sp.csr_array
+    block: np.ndarray
+    expand: sp.csr_array
 
 
 class Design:
@@ -40,8 +55,22 @@ class Design:
         """X̃ᵀ·R for an (n, m) matrix R, as a dense (d, m) array."""
         return np.asarray(self._columns @ R)
 
+    def rmatvec_rows(self, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """X̃[rows]ᵀ·values, touching only the rows with a non-zero value when sparse."""
+        if self.sparse:
+            m = self._rows
+            return csr_rows_transpose_product(m.indptr, m.indices, m.data, rows, values, m.shape[1])
+        return values @ self._rows[rows]
+
     def dense(self) -> np.ndarray:
         return self._rows.toarray() if self.sparse else self._rows
+
+    def block_form(self) -> BlockForm:
+        return BlockForm(
+            rows=self._rows if self.sparse else sp.csr_array(self._rows),
+            block=np.zeros(self.shape[0], dtype=np.int64),
+            expand=sp.identity(self.shape[1], format="csr"),
+        )
 
 
 class CrossDesign:
@@ -60,6 +89,9 @@ class CrossDesign:
         self.rows = [np.flatnonzero(groups == g) for g in range(n_groups)]
         self.blocks = [Design(X[r]) for r in self.rows]
         self._X, self._groups = X, groups
+        self._position = np.empty(self.n, dtype=np.int64)  # each row's place in its group's block
+        for rows in self.rows:
+            self._position[rows] = np.arange(len(rows))
 
     def _group_vectors(self, w: np.ndarray) -> list[np.ndarray]:
         base, d, g = w[: self.d], self.d, self.n_groups
@@ -81,6 +113,25 @@ class CrossDesign:
 
     def rmatmat(self, R: np.ndarray) -> np.ndarray:
         sums = [block.rmatmat(R[rows]) for rows, block in zip(self.rows, self.blocks, strict=True)]
+        return self._combine(sums)
+
+    def rmatvec_rows(self, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """X̃[rows]ᵀ·values, with products only over the blocks of the groups the rows are in: a
+        single-group constraint row (pSP, paper 003 eq. 15) costs that group's non-zeros alone."""
+        row_groups = self._groups[rows]
+        sums = [np.zeros((self.d, 1)) for _ in self.blocks]
+        if len(rows) and (row_groups == row_groups[0]).all():  # one group: no split needed
+            g = row_groups[0]
+            sums[g] = self.blocks[g].rmatvec_rows(self._position[rows], values)[:, None]
+            return self._combine(sums)[:, 0]
+        for g, block in enumerate(self.blocks):
+            mine = row_groups == g
+            if mine.any():
+                sums[g] = block.rmatvec_rows(self._position[rows[mine]], values[mine])[:, None]
+        return self._combine(sums)[:, 0]
+
+    def _combine(self, sums: list[np.ndarray]) -> np.ndarray:
+        """X̃ᵀ·R from each group block's [1, X]ᵀ·R_g, (d, m) each."""
         total = np.sum(sums, axis=0)  # (d, m): gradient of the shared [1, x] weights
         gammas = [s[:1] for s in sums[1:]]  # Σ over group k of R: the γ_k weights
         products = [s[1:] for s in sums[1:]]  # group k's Xᵀ R: the γ_k·x weights
@@ -89,3 +140,9 @@ class CrossDesign:
     def dense(self) -> np.ndarray:
         crossed = add_group_cross_terms(self._X, self._groups, self.n_groups)
         return np.hstack([np.ones((self.n, 1)), crossed])
+
+    def block_form(self) -> BlockForm:
+        rows = sp.csr_array(np.hstack([np.ones((self.n, 1)), self._X]))
+        unit_vectors = np.eye(self.shape[1])
+        expand = np.array([np.concatenate(self._group_vectors(e)) for e in unit_vectors]).T
+        return BlockForm(rows=rows, block=self._groups.astype(np.int64), expand=sp.csr_array(expand))

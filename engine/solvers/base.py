@@ -76,6 +76,11 @@ class Solver(ABC):
     @abstractmethod
     def step(self) -> StepInfo: ...
 
+    def advance(self, max_iterations: int) -> StepInfo:
+        """At most `max_iterations` iterations: one `step()`, unless a solver runs several in
+        one call (a compiled inner loop) and reports how many it took."""
+        return self.step()
+
     @abstractmethod
     def candidate(self) -> Params: ...
 

@@ -19,6 +19,7 @@ from engine.solvers.registry import solver_class
 
 LOG_EVERY_SECONDS = 0.1  # at most ~10 surrogate records per second reach `log`
 EXACT_EVERY_SECONDS = 1.0  # exact train/val metrics of the candidate, about once a second
+BATCH = 25  # most iterations a solver may run in one call (a few ms), so logs and cancel keep up
 
 Log = Callable[[IterationRecord], None]
 
@@ -64,7 +65,8 @@ def solve(
         if should_stop is not None and should_stop():
             status, reason = "cancelled", "cancelled"
             break
-        info = instance.step()
+        allowed = BATCH if budget.max_iterations is None else budget.max_iterations - iterations
+        info = instance.advance(min(allowed, BATCH))
         iterations += info.iterations
         now = time.perf_counter()
         solver_seconds = now - started - evaluation

@@ -18,8 +18,9 @@ from engine.errors import UserError
 from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Snapshot, Solver, StepInfo, option
+from engine.solvers.idca_kernel import RampPSPData, ramp_psp_steps
 from engine.solvers.registry import register
-from engine.solvers.switching import polyak_move
+from engine.solvers.switching import polyak_move, worst_row
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,9 @@ class IDCAConfig:
     )
     patience: int = option(
         5, "early stop after this many outer iterations without change (0: never)"
+    )
+    compiled: bool = option(
+        True, "run pSP-with-ramp steps in the compiled loop (same iterates, several times faster)"
     )
 
     def __post_init__(self) -> None:
@@ -98,7 +102,18 @@ class IDCA(Solver):
         self.unchanged = 0
         self.objective = problem.loss(self.design.matvec(w))  # latest g0 computed
         self._snapshots: list[Snapshot] = []
+        self._ramp_psp = self._compiled_steps_data() if config.compiled else None
         self._start_outer(w, theta)
+
+    def _compiled_steps_data(self) -> RampPSPData | None:
+        """The data of `idca_kernel` when it handles this problem: pSP (15) with the ramp, on
+        a CSR design; None otherwise (the generic step runs)."""
+        bound = self.problem.bound
+        if bound.family != "pSP" or bound.spec.surrogate != "ramp" or bound.m == 0:
+            return None
+        zeta = self.problem.signed_labels("train")
+        form = self.design.block_form()
+        return RampPSPData.build(form, zeta, bound.data.codes, bound.spec.temperature)
 
     # ---- outer iteration (Alg. 1) ---------------------------------------------------------
     def _start_outer(self, w: np.ndarray, theta: np.ndarray) -> None:
@@ -114,7 +129,7 @@ class IDCA(Solver):
             w=w.copy(),
             theta=theta.copy(),
             minus=linear.value.numpy().copy(),
-            d_w=self.design.rmatmat(d_scores.T).T,  # eq. 32 in parameter space
+            d_w=np.ascontiguousarray(self.design.rmatmat(d_scores.T).T),  # eq. 32, in w
             d_theta=d_theta,
             objective=self.problem.loss(h),
         )
@@ -152,7 +167,30 @@ class IDCA(Solver):
         metrics = self.problem.report(params, splits=("val",)) if len(self.problem.data.val) else {}
         self._snapshots.append(Snapshot(self.total, self.outer, params, metrics))
 
-    # ---- inner step (Alg. 2 on subproblem (31)) -------------------------------------------
+    # ---- inner steps (Alg. 2 on subproblem (31)) ------------------------------------------
+    def advance(self, max_iterations: int) -> StepInfo:
+        """Up to `max_iterations` steps of the current subproblem in one compiled call when the
+        problem has the shape `idca_kernel` handles; otherwise one generic `step()`."""
+        if self._ramp_psp is None:
+            return self.step()
+        sub, config = self.sub, self.config
+        _, best_v, best_theta = self.best
+        best_v, best_theta = best_v.copy(), best_theta.copy()
+        result = ramp_psp_steps(
+            self._ramp_psp, self.v, self.theta, (sub.w, sub.theta),
+            (sub.minus, sub.d_w, sub.d_theta), (self.best[0], best_v, best_theta),
+            self.objective, (config.epsilon, config.proximal, config.max_step),
+            min(max_iterations, config.inner_iterations - self.inner),
+        )  # fmt: skip
+        if result.best_objective < self.best[0]:
+            self.best = (result.best_objective, best_v, best_theta)
+        self.objective = result.objective
+        self.inner += result.steps
+        self.total += result.steps
+        branch = "objective" if result.branch == 1 else "constraint"
+        return self._after_steps(result.steps, result.violation, branch, result.scale,
+                                 result.stationary)  # fmt: skip
+
     def step(self) -> StepInfo:
         sub, mu = self.sub, self.config.proximal
         dv, dth = self.v - sub.w, self.theta - sub.theta
@@ -162,7 +200,7 @@ class IDCA(Solver):
         with torch.no_grad():
             plus = self.dc.plus(scores, aux).numpy()
         g = plus - (sub.minus + sub.d_w @ dv + sub.d_theta @ dth) + proximal  # g_i(v), eq. 31–32
-        worst = int(np.argmax(g))
+        worst = worst_row(g)
         if g[worst] <= self.config.epsilon:
             branch = "objective"
             loss, loss_grad = self.problem.loss_and_grad_scores(h)
@@ -175,7 +213,11 @@ class IDCA(Solver):
         else:
             branch = "constraint"  # g0 is not needed on this branch, nor computed
             row = self.dc.plus_row_subgradient(scores, aux, worst)
-            d_w = self.design.rmatvec(row.d_scores.numpy()) - sub.d_w[worst] + mu * dv
+            if row.rows is None:
+                d_row = self.design.rmatvec(row.d_scores.numpy())
+            else:
+                d_row = self.design.rmatvec_rows(row.rows.numpy(), row.d_scores.numpy())
+            d_w = d_row - sub.d_w[worst] + mu * dv
             d_th = mu * dth - sub.d_theta[worst]
             if "theta" in row.d_aux:
                 d_th = d_th + row.d_aux["theta"].numpy()
@@ -185,14 +227,19 @@ class IDCA(Solver):
         self.theta = self.theta - move.scale * d_th
         self.inner += 1
         self.total += 1
+        return self._after_steps(1, float(g[worst]), branch, move.scale, move.stationary)
+
+    def _after_steps(
+        self, steps: int, violation: float, branch: str, scale: float, stationary: bool
+    ) -> StepInfo:
         reason = ""
-        if self.inner >= self.config.inner_iterations or move.stationary:
+        if self.inner >= self.config.inner_iterations or stationary:
             reason = self._finish_outer()
         return StepInfo(
-            iterations=1,
-            objective=self.objective if np.isfinite(g[worst]) else float("nan"),
+            iterations=steps,
+            objective=self.objective if np.isfinite(violation) else float("nan"),
             state={"outer": self.outer, "inner": self.inner, "branch": branch,
-                   "subproblem_violation": float(g[worst]), "step": float(move.scale)},
+                   "subproblem_violation": float(violation), "step": float(scale)},
             done=bool(reason),
             reason=reason,
         )  # fmt: skip

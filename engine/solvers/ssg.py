@@ -14,7 +14,7 @@ from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo, option
 from engine.solvers.registry import register
-from engine.solvers.switching import polyak_move
+from engine.solvers.switching import polyak_move, worst_row
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class SwitchingSubgradient(Solver):
         scores = torch.from_numpy(h).requires_grad_()
         aux = {k: torch.from_numpy(v).requires_grad_() for k, v in self.aux.items()}
         rows = self.problem.bound.surrogate(scores, aux)
-        worst = int(torch.argmax(rows))
+        worst = worst_row(rows.detach().numpy())
         violation = float(rows[worst].detach())
         loss, loss_grad = self.problem.loss_and_grad_scores(h)
         epsilon = self._tolerance()

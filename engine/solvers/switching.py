@@ -12,6 +12,18 @@ from dataclasses import dataclass
 import numpy as np
 
 TINY_NORM_SQUARED = 1e-24  # spec 003 §6.2.3: a zero direction means a stationary point
+# Rows within this of the largest count as tied and the first of them is taken: exact ties are
+# common (the ramp rows of one group often share their active samples), and the choice should
+# follow the row order, not rounding noise.
+TIE_TOLERANCE = 1e-12
+
+
+def worst_row(values: np.ndarray) -> int:
+    """The first row whose value is within TIE_TOLERANCE of the largest (NaN counts as largest)."""
+    top = np.max(values)
+    if not np.isfinite(top):
+        return int(np.argmax(~np.isfinite(values) | (values == top)))
+    return int(np.argmax(values >= top - TIE_TOLERANCE))
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ def test_non_finite_values_stop_the_run_and_keep_what_was_done(toy, monkeypatch)
 
     monkeypatch.setattr(IDCA, "step", failing_step)
     monkeypatch.setattr(driver_module, "LOG_EVERY_SECONDS", 0.0)
-    solution = solve(problem_of(toy), "idca", IDCAConfig(inner_iterations=10))
+    generic = IDCAConfig(inner_iterations=10, compiled=False)  # the patched step runs
+    solution = solve(problem_of(toy), "idca", generic)
     assert solution.status == "diverged"
     assert "iteration 40" in solution.reason
     surrogate = [r for r in solution.trajectory if r.kind == "surrogate"]
@@ -49,15 +50,20 @@ def test_cancellation_is_honoured(toy):
         calls["n"] += 1
         return calls["n"] > 25
 
-    solution = solve(problem_of(toy), "idca", should_stop=stop_after_25)
+    one_step_calls = IDCAConfig(compiled=False)
+    solution = solve(problem_of(toy), "idca", one_step_calls, should_stop=stop_after_25)
     assert solution.status == "cancelled" and solution.iterations == 25
+    calls["n"] = 0
+    solution = solve(problem_of(toy), "idca", should_stop=stop_after_25)
+    assert solution.status == "cancelled"
+    assert 25 < solution.iterations <= 25 * driver_module.BATCH  # compiled: batches of steps
 
 
 def test_logging_is_throttled_and_exact_metrics_come_along(toy, monkeypatch):
     monkeypatch.setattr(driver_module, "EXACT_EVERY_SECONDS", 0.0)
     seen = []
-    solution = solve(problem_of(toy), "idca", IDCAConfig(outer_iterations=5, inner_iterations=20),
-                     log=seen.append)  # fmt: skip
+    config = IDCAConfig(outer_iterations=5, inner_iterations=20, compiled=False)  # a call a step
+    solution = solve(problem_of(toy), "idca", config, log=seen.append)
     surrogate = [r for r in seen if r.kind == "surrogate"]
     exact = [r for r in seen if r.kind == "exact"]
     assert len(surrogate) < solution.iterations / 2
@@ -70,7 +76,9 @@ def test_logging_is_throttled_and_exact_metrics_come_along(toy, monkeypatch):
 
 
 def test_time_budget(toy):
-    solution = solve(problem_of(toy), "idca", budget=Budget(max_seconds=0.3))
+    solve(problem_of(toy), "idca", budget=Budget(max_iterations=1))  # compiled code is ready
+    endless = IDCAConfig(outer_iterations=10**6, patience=0)
+    solution = solve(problem_of(toy), "idca", endless, Budget(max_seconds=0.3))
     assert solution.status == "budget" and "time budget" in solution.reason
     assert solution.seconds < 1.0
 

@@ -1,8 +1,11 @@
 """IDCA (paper 003, Alg. 1–2) on small data: feasibility of the iterates, effect, guards."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
+from solver_data import toy_prepared
 
 from engine.errors import UserError
 from engine.fairness import psp
@@ -125,3 +128,37 @@ def test_bad_configs_are_explained(kwargs, message):
 def test_budget_stops_the_run(toy):
     solution = solve(psp_problem(toy), "idca", budget=Budget(max_iterations=37))
     assert solution.status == "budget" and solution.iterations == 37
+
+
+@pytest.mark.parametrize(
+    ("groups", "model", "proximal"),
+    [(2, CROSS, 0.0), (3, CROSS, 0.1), (3, ModelSpec(), 0.0)],
+)
+def test_compiled_steps_follow_the_generic_steps(groups, model, proximal):
+    problem = psp_problem(toy_prepared(seed=3, groups=groups), model=model)
+    config = IDCAConfig(outer_iterations=4, inner_iterations=60, proximal=proximal, patience=0)
+    generic = IDCA(problem, dataclasses.replace(config, compiled=False), np.random.default_rng(0))
+    compiled = IDCA(problem, config, np.random.default_rng(0))
+    assert generic._ramp_psp is None and compiled._ramp_psp is not None
+    branches = {"generic": set(), "compiled": set()}
+    while True:
+        info = generic.step()
+        branches["generic"].add(info.state["branch"])
+        if info.done:
+            break
+    while True:
+        info = compiled.advance(7)
+        assert info.iterations <= 7
+        branches["compiled"].add(info.state["branch"])
+        if info.done:
+            break
+    assert branches["generic"] == branches["compiled"] == {"objective", "constraint"}
+    assert compiled.total == generic.total and compiled.outer == generic.outer == 4
+    for key, value in generic.candidate().items():
+        np.testing.assert_allclose(compiled.candidate()[key], value, rtol=1e-9, atol=1e-12)
+    assert compiled.objective == pytest.approx(generic.objective, rel=1e-12)
+
+
+def test_compiled_run_keeps_the_iteration_budget(toy):
+    solution = solve(psp_problem(toy), "idca", budget=Budget(max_iterations=61))
+    assert solution.status == "budget" and solution.iterations == 61

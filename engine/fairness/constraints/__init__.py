@@ -16,7 +16,7 @@ from .psp import PSPConstraint, TinyBandWarning, VacuousConstraintWarning, psp_g
 from .rate_gaps import DemographicParityGap, EqualizedOddsGap, EqualOpportunityGap
 from .registry import FAMILIES, bind, family
 from .spec import ConstraintSpec
-from .surrogates import Surrogate, mean_relu
+from .surrogates import Surrogate, group_mean_relu, mean_relu
 
 __all__ = [
     "AUCGap",
@@ -43,6 +43,7 @@ __all__ = [
     "empirical_auc",
     "exact_metric",
     "family",
+    "group_mean_relu",
     "mean_relu",
     "min_max_terms",
     "psp_grid",

@@ -62,16 +62,9 @@ class GroupData:
         return np.bincount(self.codes, minlength=len(self.keys))
 
     @cached_property
-    def _mean_matrix(self) -> Tensor:
-        """(G, n) with 1/n_k where sample i is in group k: group means as one matrix product."""
-        counts = self.counts
-        matrix = np.zeros((len(self.keys), self.n))
-        matrix[self.codes, np.arange(self.n)] = 1.0 / counts[self.codes]
-        return torch.from_numpy(matrix)
-
-    def means(self, values: Tensor) -> Tensor:
-        """Per-group means of the columns of an (n, c) tensor: (G, c)."""
-        return self._mean_matrix.to(values.dtype) @ values
+    def code_tensor(self) -> Tensor:
+        """`codes` as a tensor, for per-group sums by index."""
+        return torch.from_numpy(self.codes)
 
     @classmethod
     def encode(
@@ -146,10 +139,15 @@ class Linearization:
 
 @dataclass(frozen=True)
 class RowSubgradient:
-    """A subgradient of one row: (n,) in the scores and one tensor per auxiliary variable."""
+    """A subgradient of one row: in the scores and one tensor per auxiliary variable.
+
+    `d_scores` holds the entries of the samples `rows` (all n samples when None); the others are
+    zero. A row that involves one group only (pSP, paper 003 eq. 15) touches n_k samples.
+    """
 
     d_scores: Tensor
     d_aux: Mapping[str, Tensor]
+    rows: Tensor | None = None
 
 
 @dataclass(frozen=True)

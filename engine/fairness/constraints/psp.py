@@ -32,7 +32,7 @@ from .base import (
 )
 from .exact import exact_metric
 from .spec import ConstraintSpec, GridMode
-from .surrogates import DIRECT_UP_TO_CUTS, Surrogate
+from .surrogates import Surrogate
 
 __all__ = ["PSPConstraint", "TinyBandWarning", "VacuousConstraintWarning", "psp_grid"]
 
@@ -62,9 +62,9 @@ class PSPConstraint(BoundConstraint):
     @classmethod
     def validate(cls, spec: ConstraintSpec) -> None:
         require_unit_kappa(spec)
-        method = spec.option("mean_method", "auto")
-        if method not in ("auto", "sorted", "direct"):
-            raise UserError(f"mean_method must be 'auto', 'sorted' or 'direct', got {method!r}.")
+        method = spec.option("mean_method", "bucketed")
+        if method not in ("bucketed", "direct"):
+            raise UserError(f"mean_method must be 'bucketed' or 'direct', got {method!r}.")
         if spec.pairs != "all":
             raise UserError(
                 "pSP constrains every group against shared thresholds (paper 003, eq. 15); "
@@ -80,7 +80,7 @@ class PSPConstraint(BoundConstraint):
         self._set("grid", grid)
         self._set("_p", torch.as_tensor(grid, dtype=torch.float64))
         self._set("sigma", Surrogate(self.spec.surrogate, self.spec.temperature))
-        self._set("method", str(self.spec.option("mean_method", "auto")))
+        self._set("method", str(self.spec.option("mean_method", "bucketed")))
 
     def _row_names(self) -> list[str]:
         return [
@@ -208,13 +208,11 @@ class PSPConstraint(BoundConstraint):
         p_index, rest = divmod(row, 2 * n_groups)
         k, side = divmod(rest, 2)
         idx = self.data.index[k]
-        slope_plus, slope_minus = self.sigma.part_slopes(h[idx] - theta[p_index])
-        slope = (slope_minus if side == 0 else slope_plus) / idx.numel()  # Example D.3
-        d_scores = h.new_zeros(h.shape[0])
-        d_scores[idx] = slope
+        part = "minus" if side == 0 else "plus"  # Example D.3: lower rows σ⁻, upper rows σ⁺
+        slope = self.sigma.part_slope(h[idx] - theta[p_index], part) / idx.numel()
         d_theta = theta.new_zeros(theta.shape[0])
         d_theta[p_index] = -slope.sum()
-        return RowSubgradient(d_scores=d_scores, d_aux={"theta": d_theta})
+        return RowSubgradient(d_scores=slope, d_aux={"theta": d_theta}, rows=idx)
 
     def _dc_linearization(self, scores: Tensor, aux: Aux, minus: bool) -> Linearization:
         """Closed-form subgradients of the parts (spec 003 §6.2.4), O(n·|Î|), no autograd.
@@ -242,11 +240,8 @@ class PSPConstraint(BoundConstraint):
         """(G, |Î|) means of σ⁺ and σ⁻ of (h − θ_p)/τ per group."""
         h = self._scores(scores)
         theta = self._theta(aux, h)
-        few_cuts = 2 * theta.shape[0] <= DIRECT_UP_TO_CUTS
-        if self.method == "direct" or (self.method == "auto" and few_cuts):
-            return self.sigma.all_group_mean_parts(h, theta, self.data.means)
-        pieces = [self.sigma.mean_parts(hk, theta, self.method) for hk in self._by_group(h)]
-        return torch.stack([a for a, _ in pieces]), torch.stack([b for _, b in pieces])
+        codes, n_groups = self.data.code_tensor, len(self.data.keys)
+        return self.sigma.group_mean_parts(h, theta, codes, n_groups, self.method)
 
     def _dc_plus(self, scores: Tensor, aux: Aux) -> Tensor:
         # paper 003, Example D.3 (ρ = 0): lower f⁺ = mean σ⁻, upper f⁺ = mean σ⁺

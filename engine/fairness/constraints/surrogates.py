@@ -8,19 +8,16 @@ spec 003 §6.2.3 allows.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 import torch
 from torch import Tensor
 
+from engine import kernels
 from engine.errors import UserError
 
-MeanMethod = Literal["auto", "sorted", "direct"]
-
-# "auto" sorts only for many cuts: an n × |cuts| pass is cheaper than a sort up to about this many
-DIRECT_UP_TO_CUTS = 64
+MeanMethod = Literal["bucketed", "direct"]
 
 
 def ramp_plus(x: Tensor) -> Tensor:
@@ -77,16 +74,19 @@ class Surrogate:
 
     def part_slopes(self, x: Tensor) -> tuple[Tensor, Tensor]:
         """(d/dx σ⁺(x/τ), d/dx σ⁻(x/τ)): one subgradient each, 1[· > 0] at the ramp's kinks."""
+        return self.part_slope(x, "plus"), self.part_slope(x, "minus")
+
+    def part_slope(self, x: Tensor, part: Literal["plus", "minus"]) -> Tensor:
+        """d/dx σ⁺(x/τ) or d/dx σ⁻(x/τ), as in `part_slopes`."""
         z = x / self.temperature
         if self.name == "ramp":
-            plus = (z + 0.5 > 0).to(x.dtype)
-            minus = (z - 0.5 > 0).to(x.dtype)
-        else:
-            s = torch.sigmoid(z)
-            slope = s * (1.0 - s)
-            plus = torch.where(z > 0, torch.full_like(z, 0.25), slope)
-            minus = torch.where(z > 0, 0.25 - slope, torch.zeros_like(z))
-        return plus / self.temperature, minus / self.temperature
+            kink = -0.5 if part == "plus" else 0.5
+            return (z > kink).to(x.dtype) / self.temperature
+        s = torch.sigmoid(z)
+        slope = s * (1.0 - s)
+        if part == "plus":
+            return torch.where(z > 0, torch.full_like(z, 0.25), slope) / self.temperature
+        return torch.where(z > 0, 0.25 - slope, torch.zeros_like(z)) / self.temperature
 
     def inverse(self, rate: Tensor) -> Tensor:
         """The x with σ(x/τ) = rate, for rate in (0, 1) (the ramp is inverted on its slope)."""
@@ -95,37 +95,39 @@ class Surrogate:
         return self.temperature * torch.logit(rate)
 
     def mean_parts(
-        self, h: Tensor, thresholds: Tensor, method: MeanMethod = "auto"
+        self, h: Tensor, thresholds: Tensor, method: MeanMethod = "bucketed"
     ) -> tuple[Tensor, Tensor]:
-        """(mean_i σ⁺((h_i − t)/τ), mean_i σ⁻((h_i − t)/τ)) for every t in `thresholds`.
+        """(mean_i σ⁺((h_i − t)/τ), mean_i σ⁻((h_i − t)/τ)) for every t in `thresholds`."""
+        single = h.new_zeros(h.shape[0], dtype=torch.long)
+        plus, minus = self.group_mean_parts(h, thresholds, single, 1, method)
+        return plus[0], minus[0]
 
-        For the ramp, σ^±((h − t)/τ) = max{h − (t ∓ τ/2), 0}/τ, and the mean of max{h − c, 0}
-        over all c comes from one sort and suffix sums (spec 003 §7) instead of an n × |t| matrix.
+    def group_mean_parts(
+        self,
+        h: Tensor,
+        thresholds: Tensor,
+        codes: Tensor,
+        n_groups: int,
+        method: MeanMethod = "bucketed",
+    ) -> tuple[Tensor, Tensor]:
+        """`mean_parts` within every group at once: two (G, |thresholds|) tables.
+
+        For the ramp, σ^±((h − t)/τ) = max{h − (t ∓ τ/2), 0}/τ, so both parts are means of
+        max{h − c, 0} over the 2·|thresholds| cuts c (`group_mean_relu`).
         """
+        k = thresholds.shape[0]
         if self.name == "ramp":
             half = 0.5 * self.temperature
             cuts = torch.cat([thresholds - half, thresholds + half])
-            means = mean_relu(h, cuts, method=method) / self.temperature
-            k = thresholds.shape[0]
-            return means[:k], means[k:]
+            means = group_mean_relu(h, cuts, codes, n_groups, method) / self.temperature
+            return means[:, :k], means[:, k:]
         diff = h[:, None] - thresholds[None, :]
-        return self.plus(diff).mean(dim=0), self.minus(diff).mean(dim=0)
+        return (
+            _group_means(self.plus(diff), codes, n_groups),
+            _group_means(self.minus(diff), codes, n_groups),
+        )
 
-    def all_group_mean_parts(
-        self, h: Tensor, thresholds: Tensor, means: Callable[[Tensor], Tensor]
-    ) -> tuple[Tensor, Tensor]:
-        """`mean_parts` for every group at once: one (n, ·) pass over all samples, then `means`
-        (n, c) → (G, c) averages each group; the direct form, for few thresholds."""
-        if self.name == "ramp":
-            half = 0.5 * self.temperature
-            cuts = torch.cat([thresholds - half, thresholds + half])
-            grouped = means(torch.relu_(h[:, None] - cuts[None, :])) / self.temperature
-            k = thresholds.shape[0]
-            return grouped[:, :k], grouped[:, k:]
-        diff = h[:, None] - thresholds[None, :]
-        return means(self.plus(diff)), means(self.minus(diff))
-
-    def mean(self, h: Tensor, thresholds: Tensor, method: MeanMethod = "auto") -> Tensor:
+    def mean(self, h: Tensor, thresholds: Tensor, method: MeanMethod = "bucketed") -> Tensor:
         """mean_i σ((h_i − t)/τ) for every t in `thresholds`."""
         if self.name == "ramp":
             plus, minus = self.mean_parts(h, thresholds, method=method)
@@ -133,26 +135,66 @@ class Surrogate:
         return self(h[:, None] - thresholds[None, :]).mean(dim=0)
 
 
-def mean_relu(h: Tensor, cuts: Tensor, method: MeanMethod = "auto") -> Tensor:
-    """mean_i max{h_i − c, 0} for each c in `cuts`; differentiable in h and in cuts.
+def _group_means(values: Tensor, codes: Tensor, n_groups: int) -> Tensor:
+    """(G, c) means over the rows of each group of an (n, c) tensor."""
+    members = torch.nn.functional.one_hot(codes, n_groups).to(values.dtype)  # (n, G)
+    return (members.T @ values) / members.sum(dim=0)[:, None]
 
-    "sorted": sort h once; with suffix sums S_j = Σ_{i ≥ j} h_(i), the mean is
-    (S_j − c·(n − j))/n where j is the first sorted position with h_(j) > c. Points equal to c
-    get the subgradient 0, as relu does in the "direct" form. "auto" takes "direct" for up to
-    DIRECT_UP_TO_CUTS cuts and "sorted" beyond.
+
+def mean_relu(h: Tensor, cuts: Tensor, method: MeanMethod = "bucketed") -> Tensor:
+    """mean_i max{h_i − c, 0} for each c in `cuts`; differentiable in h and in cuts."""
+    return group_mean_relu(h, cuts, h.new_zeros(h.shape[0], dtype=torch.long), 1, method)[0]
+
+
+def group_mean_relu(
+    h: Tensor, cuts: Tensor, codes: Tensor, n_groups: int, method: MeanMethod = "bucketed"
+) -> Tensor:
+    """(G, c): the mean over group k of max{h_i − c, 0}, for every group k and cut c.
+
+    "direct" builds the (n, c) matrix of max{h_i − c, 0}. "bucketed" (spec 003 §7: the means need
+    not cost n·c) sorts the c cuts and puts each h_i in bucket b, the number of cuts below it; with
+    S_b and N_b the sum and count of a group's samples in bucket b, the samples above sorted cut
+    c_j are those in buckets b > j, so Σ max{h_i − c_j, 0} = Σ_{b > j} (S_b − N_b·c_j): one pass
+    over the samples (`engine.kernels.bucket_sums`). A sample equal to a cut is not above it and
+    gets the subgradient 0 there, as relu does in the direct form. Both forms are differentiable
+    in h and in the cuts.
     """
-    n = h.shape[0]
-    if n == 0:
+    if h.shape[0] == 0:
         raise UserError("A group has no samples in this batch, so its rate is undefined.")
-    if method == "auto":
-        method = "direct" if cuts.shape[0] <= DIRECT_UP_TO_CUTS else "sorted"
     if method == "direct":
-        return torch.relu(h[:, None] - cuts[None, :]).mean(dim=0)
-    if method != "sorted":
-        raise UserError(f"Unknown method {method!r}; use 'auto', 'sorted' or 'direct'.")
-    hs, _ = torch.sort(h)
-    suffix = torch.flip(torch.cumsum(torch.flip(hs, dims=(0,)), dim=0), dims=(0,))
-    suffix = torch.cat([suffix, suffix.new_zeros(1)])
-    j = torch.searchsorted(hs.detach(), cuts.detach().contiguous(), right=True)
-    count = (n - j).to(h.dtype)
-    return (suffix[j] - cuts * count) / n
+        return _group_means(torch.relu(h[:, None] - cuts[None, :]), codes, n_groups)
+    if method != "bucketed":
+        raise UserError(f"Unknown method {method!r}; use 'bucketed' or 'direct'.")
+    if cuts.shape[0] == 0:
+        return h.new_zeros(n_groups, 0)
+    return _BucketedMeanRelu.apply(h, cuts, codes, n_groups)
+
+
+class _BucketedMeanRelu(torch.autograd.Function):
+    """The bucketed form of `group_mean_relu` with its subgradients:
+    ∂/∂h_i = Σ_{c_j < h_i} grad[k_i, j] / n_{k_i} and ∂/∂c_j = −Σ_k grad[k, j]·N_above[k, j]/n_k."""
+
+    @staticmethod
+    def forward(ctx, h: Tensor, cuts: Tensor, codes: Tensor, n_groups: int) -> Tensor:
+        means, bucket, above_counts, order = kernels.group_mean_relu(
+            h.detach().to(torch.float64).numpy(),
+            codes.numpy(),
+            cuts.detach().to(torch.float64).numpy(),
+            n_groups,
+        )
+        ctx.n_groups = n_groups
+        ctx.save_for_backward(
+            codes, torch.from_numpy(bucket), torch.from_numpy(order), torch.from_numpy(above_counts)
+        )
+        return torch.from_numpy(means).to(h.dtype)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None, None]:
+        codes, bucket, order, above_counts = ctx.saved_tensors
+        sizes = torch.bincount(codes, minlength=ctx.n_groups).to(torch.float64)
+        per_size = grad[:, order].to(torch.float64) / sizes[:, None]  # (G, c), cuts sorted
+        below = torch.nn.functional.pad(torch.cumsum(per_size, dim=1), (1, 0))  # Σ_{j < b}
+        d_h = below[codes, bucket]
+        d_sorted = -(per_size * above_counts).sum(dim=0)
+        d_cuts = torch.empty_like(d_sorted).index_copy_(0, order, d_sorted)
+        return d_h.to(grad.dtype), d_cuts.to(grad.dtype), None, None

@@ -1,0 +1,223 @@
+"""Compiled switching-subgradient steps (paper 003, Alg. 2) on the IDCA subproblem (31) for the
+common case: pSP model (15) with the ramp surrogate and a linear model on a CSR design.
+
+The generic step in `idca.py` spends most of its time on a dozen array operations and their
+Python dispatch around the two passes over the data a step really needs. Here a run of steps is
+one call: each step is one pass over the rows computing h = X̃·v while it buckets the scores among
+the ramp cuts (the group means of both ramp parts follow from the buckets), then one pass for the
+chosen direction: X̃ᵀ·∇f0 on an objective step, or the sum of x̃_i over the active band of one
+group on a constraint step. Tests check it against the generic step iterate by iterate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from engine.design import BlockForm
+from engine.kernels import bucket_means, bucket_of
+from engine.solvers.switching import TIE_TOLERANCE, TINY_NORM_SQUARED
+
+
+@dataclass(frozen=True)
+class RampPSPData:
+    """What the compiled steps read: the design in block form (`engine.design.BlockForm`), ζ,
+    the constraint's group codes and sizes, the rows of each group
+    (`group_rows[group_starts[k]:group_starts[k + 1]]`) and the ramp width τ."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    width: np.uint64  # columns of the block rows
+    block: np.ndarray
+    expand: tuple[np.ndarray, np.ndarray, np.ndarray]  # CSR of the block-vector map
+    expand_t: tuple[np.ndarray, np.ndarray, np.ndarray]  # and of its transpose
+    zeta: np.ndarray
+    codes: np.ndarray
+    group_sizes: np.ndarray
+    group_rows: np.ndarray
+    group_starts: np.ndarray
+    temperature: float
+
+    @classmethod
+    def build(
+        cls, form: BlockForm, zeta: np.ndarray, codes: np.ndarray, temperature: float
+    ) -> RampPSPData:
+        # Unsigned positions: numba checks every signed index for wrap-around (x[-1]), which
+        # in the per-non-zero loops costs as much as the arithmetic.
+        sizes = np.bincount(codes)
+        return cls(
+            *_unsigned_csr(form.rows),
+            width=np.uint64(form.rows.shape[1]),
+            block=form.block.astype(np.uint64),
+            expand=_unsigned_csr(form.expand),
+            expand_t=_unsigned_csr(form.expand.T),
+            zeta=np.ascontiguousarray(zeta, dtype=np.float64),
+            codes=codes.astype(np.int64),
+            group_sizes=sizes.astype(np.float64),
+            group_rows=np.argsort(codes, kind="stable").astype(np.uint64),
+            group_starts=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+            temperature=float(temperature),
+        )
+
+
+def _unsigned_csr(matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    csr = sp.csr_array(matrix)
+    return csr.indptr.astype(np.uint64), csr.indices.astype(np.uint64), csr.data.astype(np.float64)
+
+
+@dataclass
+class StepsResult:
+    """The last of the steps taken: `branch` 1 objective / 0 constraint, its worst subproblem
+    row value g_i(v) and step scale; `objective` is the latest g0 computed."""
+
+    steps: int
+    stationary: bool
+    objective: float
+    best_objective: float
+    violation: float
+    scale: float
+    branch: int
+
+
+def ramp_psp_steps(
+    problem: RampPSPData,
+    v: np.ndarray,
+    theta: np.ndarray,
+    center: tuple[np.ndarray, np.ndarray],
+    linearization: tuple[np.ndarray, np.ndarray, np.ndarray],
+    best: tuple[float, np.ndarray, np.ndarray],
+    objective: float,
+    settings: tuple[float, float, float],
+    steps: int,
+) -> StepsResult:
+    """Up to `steps` switching steps on subproblem (31) centred at (w^k, θ^k) = `center`, with
+    f⁻ frozen as (value, ∂_w, ∂_θ) = `linearization`. `v`, `theta` and the best iterate's arrays
+    are updated in place; `settings` = (ε, μ, longest move). Stops early at a zero direction."""
+    epsilon, mu, max_step = settings
+    out = _steps(
+        problem.indptr, problem.indices, problem.data, problem.width, problem.block, *problem.expand,
+        *problem.expand_t, problem.zeta, problem.codes, problem.group_sizes, problem.group_rows,
+        problem.group_starts, problem.temperature, v, theta, center[0], center[1],
+        *linearization, best[1], best[2], best[0], objective, epsilon, mu, max_step, steps,
+    )  # fmt: skip
+    done, stationary, objective, best_objective, violation, scale, branch = out
+    return StepsResult(done, bool(stationary), objective, best_objective, violation, scale, branch)
+
+
+@njit(cache=True, nogil=True)
+def _csr_matvec(indptr, indices, data, x, out):
+    """out = M·x for M in CSR."""
+    for i in range(out.shape[0]):
+        acc = 0.0
+        for q in range(indptr[i], indptr[i + 1]):
+            acc += data[q] * x[indices[q]]
+        out[i] = acc
+
+
+@njit(cache=True, nogil=True)
+def _steps(
+    indptr, indices, data, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, zeta, codes,
+    group_sizes, group_rows, group_starts, tau, v, theta, center_w, center_theta, minus,
+    minus_dw, minus_dtheta, best_v, best_theta, best_objective, objective, epsilon, mu,
+    max_step, steps,
+):  # fmt: skip
+    n, d = zeta.shape[0], v.shape[0]
+    n_grid, n_groups, m = theta.shape[0], group_sizes.shape[0], minus.shape[0]
+    one = np.uint64(1)
+    u = np.empty(e_ptr.shape[0] - 1)  # block vectors, u_b = u[b·width : (b + 1)·width]
+    block_grad = np.empty(e_ptr.shape[0] - 1)
+    h = np.empty(n)
+    cuts = np.empty(2 * n_grid)
+    sums = np.empty((n_groups, 2 * n_grid + 1))
+    counts = np.empty((n_groups, 2 * n_grid + 1))
+    means = np.empty((n_groups, 2 * n_grid))
+    d_w = np.empty(d)
+    d_theta = np.empty(n_grid)
+    g = np.empty(m)
+    violation, scale, branch = np.nan, 0.0, 0
+    for step in range(steps):
+        # scores and the ramp means: σ^±((h − θ_p)/τ) = max{h − (θ_p ∓ τ/2), 0}/τ
+        cuts[:n_grid] = theta - 0.5 * tau
+        cuts[n_grid:] = theta + 0.5 * tau
+        order = np.argsort(cuts)
+        sorted_cuts = cuts[order]
+        sums[:] = 0.0
+        counts[:] = 0.0
+        _csr_matvec(e_ptr, e_idx, e_val, v, u)
+        for i in range(n):
+            offset = block[i] * width
+            acc = 0.0
+            for q in range(indptr[i], indptr[i + 1]):
+                acc += data[q] * u[offset + indices[q]]
+            h[i] = acc
+            b = bucket_of(acc, sorted_cuts)
+            sums[codes[i], b] += acc
+            counts[codes[i], b] += 1.0
+        bucket_means(sums, counts, sorted_cuts, order, means)
+        # g_i(v) of eq. 31–32, rows ordered (p, group, side); f⁺: lower σ⁻, upper σ⁺ (Ex. D.3)
+        dv = v - center_w
+        dth = theta - center_theta
+        proximal = 0.5 * mu * (dv @ dv + dth @ dth)
+        for r in range(m):
+            p, rest = divmod(r, 2 * n_groups)
+            k, side = divmod(rest, 2)
+            plus = means[k, n_grid + p] if side == 0 else means[k, p]
+            g[r] = plus / tau - (minus[r] + minus_dw[r] @ dv + minus_dtheta[r] @ dth) + proximal
+            if not np.isfinite(g[r]):
+                return step, False, np.nan, best_objective, np.nan, 0.0, 0
+        worst = np.argmax(g >= g.max() - TIE_TOLERANCE)  # as `switching.worst_row`
+        violation = g[worst]
+        block_grad[:] = 0.0
+        if violation <= epsilon:  # objective step: logistic loss and X̃ᵀ∇f0 in one pass
+            branch = 1
+            loss = 0.0
+            for i in range(n):
+                z = -zeta[i] * h[i]
+                e = np.exp(-abs(z))
+                loss += max(z, 0.0) + np.log1p(e)
+                r_i = -zeta[i] * (1.0 if z >= 0 else e) / (1.0 + e) / n
+                offset = block[i] * width
+                for q in range(indptr[i], indptr[i + 1]):
+                    block_grad[offset + indices[q]] += r_i * data[q]
+            _csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
+            objective = loss / n + proximal
+            if objective < best_objective:
+                best_objective = objective
+                best_v[:] = v
+                best_theta[:] = theta
+            d_w += mu * dv
+            d_theta[:] = mu * dth
+            numerator = epsilon
+        else:  # constraint step along row (p, k, side) of f⁺ minus its frozen f⁻ subgradient
+            branch = 0
+            p, rest = divmod(worst, 2 * n_groups)
+            k, side = divmod(rest, 2)
+            edge = theta[p] + (0.5 if side == 0 else -0.5) * tau  # the part's kink
+            active = 0
+            for j in range(group_starts[k], group_starts[k + 1]):
+                i = group_rows[j]
+                if h[i] > edge:
+                    active += 1
+                    offset = block[i] * width
+                    for q in range(indptr[i], indptr[i + one]):
+                        block_grad[offset + indices[q]] += data[q]
+            _csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
+            slope = 1.0 / (tau * group_sizes[k])
+            d_w *= slope
+            d_w += mu * dv - minus_dw[worst]
+            d_theta[:] = mu * dth - minus_dtheta[worst]
+            d_theta[p] -= active * slope
+            numerator = violation
+        norm_squared = d_w @ d_w + d_theta @ d_theta
+        if norm_squared < TINY_NORM_SQUARED:  # spec 003 §6.2.3: a zero direction
+            return step + 1, True, objective, best_objective, violation, 0.0, branch
+        scale = numerator / norm_squared
+        if scale * np.sqrt(norm_squared) > max_step:
+            scale = max_step / np.sqrt(norm_squared)
+        v -= scale * d_w
+        theta -= scale * d_theta
+    return steps, False, objective, best_objective, violation, scale, branch
