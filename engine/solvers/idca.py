@@ -18,7 +18,11 @@ from engine.errors import UserError
 from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Snapshot, Solver, StepInfo, option
-from engine.solvers.idca_kernel import RampPSPData, ramp_psp_steps
+from engine.solvers.idca_kernel import (
+    RampPSPData,
+    ramp_psp_minus_linearization,
+    ramp_psp_steps,
+)
 from engine.solvers.registry import register
 from engine.solvers.switching import polyak_move, worst_row
 
@@ -112,11 +116,25 @@ class IDCA(Solver):
         if bound.family != "pSP" or bound.spec.surrogate != "ramp" or bound.m == 0:
             return None
         zeta = self.problem.signed_labels("train")
-        form = self.design.block_form()
-        return RampPSPData.build(form, zeta, bound.data.codes, bound.spec.temperature)
+        return RampPSPData.build(self.design.block_form(), zeta, bound)
 
     # ---- outer iteration (Alg. 1) ---------------------------------------------------------
     def _start_outer(self, w: np.ndarray, theta: np.ndarray) -> None:
+        if self._ramp_psp is not None:
+            linear = ramp_psp_minus_linearization(self._ramp_psp, w, theta)
+            minus, d_w, d_theta, h = linear.value, linear.d_w, linear.d_theta, linear.scores
+        else:
+            minus, d_w, d_theta, h = self._minus_linearization(w, theta)
+        self.sub = _Subproblem(
+            w=w.copy(), theta=theta.copy(), minus=minus, d_w=d_w, d_theta=d_theta,
+            objective=self.problem.loss(h),
+        )  # fmt: skip
+        self.v, self.theta = w.copy(), theta.copy()
+        self.best = (np.inf, w.copy(), theta.copy())
+        self.inner = 0
+
+    def _minus_linearization(self, w: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, ...]:
+        """f⁻(w, θ), its subgradient in w (eq. 32) and in θ, and the scores X̃·w."""
         h = self.design.matvec(w)
         linear = self.dc.minus_linearization(torch.from_numpy(h), self._aux(theta))
         d_scores = linear.d_scores.numpy()
@@ -125,17 +143,8 @@ class IDCA(Solver):
             if "theta" in linear.d_aux
             else np.zeros((len(d_scores), 0))
         )
-        self.sub = _Subproblem(
-            w=w.copy(),
-            theta=theta.copy(),
-            minus=linear.value.numpy().copy(),
-            d_w=np.ascontiguousarray(self.design.rmatmat(d_scores.T).T),  # eq. 32, in w
-            d_theta=d_theta,
-            objective=self.problem.loss(h),
-        )
-        self.v, self.theta = w.copy(), theta.copy()
-        self.best = (np.inf, w.copy(), theta.copy())
-        self.inner = 0
+        d_w = np.ascontiguousarray(self.design.rmatmat(d_scores.T).T)
+        return linear.value.numpy().copy(), d_w, d_theta, h
 
     def _finish_outer(self) -> str:
         """Take the subproblem's output as w^{k+1}; returns a reason to stop, or ''."""

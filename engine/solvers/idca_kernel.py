@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from engine.design import BlockForm
+from engine.fairness.constraints import PSPConstraint
 from engine.kernels import bucket_means, bucket_of
 from engine.solvers.switching import TIE_TOLERANCE, TINY_NORM_SQUARED
 
@@ -41,13 +42,14 @@ class RampPSPData:
     group_rows: np.ndarray
     group_starts: np.ndarray
     temperature: float
+    grid: np.ndarray  # the rank levels p of Î
+    band: float  # κ(β − α)
 
     @classmethod
-    def build(
-        cls, form: BlockForm, zeta: np.ndarray, codes: np.ndarray, temperature: float
-    ) -> RampPSPData:
+    def build(cls, form: BlockForm, zeta: np.ndarray, bound: PSPConstraint) -> RampPSPData:
         # Unsigned positions: numba checks every signed index for wrap-around (x[-1]), which
         # in the per-non-zero loops costs as much as the arithmetic.
+        codes = bound.data.codes
         sizes = np.bincount(codes)
         return cls(
             *_unsigned_csr(form.rows),
@@ -60,13 +62,37 @@ class RampPSPData:
             group_sizes=sizes.astype(np.float64),
             group_rows=np.argsort(codes, kind="stable").astype(np.uint64),
             group_starts=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
-            temperature=float(temperature),
+            temperature=float(bound.spec.temperature),
+            grid=np.asarray(bound.grid, dtype=np.float64),
+            band=float(bound.band),
         )
 
 
 def _unsigned_csr(matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     csr = sp.csr_array(matrix)
     return csr.indptr.astype(np.uint64), csr.indices.astype(np.uint64), csr.data.astype(np.float64)
+
+
+@dataclass(frozen=True)
+class MinusLinearization:
+    """f⁻ of every row at (w, θ) and one subgradient in w and in θ (eq. 32), and the scores."""
+
+    value: np.ndarray  # (m,)
+    d_w: np.ndarray  # (m, d)
+    d_theta: np.ndarray  # (m, |Î|)
+    scores: np.ndarray  # (n,)
+
+
+def ramp_psp_minus_linearization(
+    problem: RampPSPData, w: np.ndarray, theta: np.ndarray
+) -> MinusLinearization:
+    """What IDCA freezes at each outer iteration, in one pass over the rows."""
+    value, d_w, d_theta, h = _minus_linearization(
+        problem.indptr, problem.indices, problem.data, problem.width, problem.block,
+        *problem.expand, *problem.expand_t, problem.codes, problem.group_sizes,
+        problem.temperature, problem.grid, problem.band, w, theta,
+    )  # fmt: skip
+    return MinusLinearization(value, d_w, d_theta, h)
 
 
 @dataclass
@@ -131,7 +157,9 @@ def _steps(
     u = np.empty(e_ptr.shape[0] - 1)  # block vectors, u_b = u[b·width : (b + 1)·width]
     block_grad = np.empty(e_ptr.shape[0] - 1)
     h = np.empty(n)
-    cuts = np.empty(2 * n_grid)
+    n_cuts = 2 * n_grid
+    bucket = np.zeros(n, dtype=np.int64)  # number of cuts below h_i
+    cuts = np.empty(n_cuts)
     sums = np.empty((n_groups, 2 * n_grid + 1))
     counts = np.empty((n_groups, 2 * n_grid + 1))
     means = np.empty((n_groups, 2 * n_grid))
@@ -154,7 +182,10 @@ def _steps(
             for q in range(indptr[i], indptr[i + 1]):
                 acc += data[q] * u[offset + indices[q]]
             h[i] = acc
-            b = bucket_of(acc, sorted_cuts)
+            b = bucket[i]  # scores and cuts move little per step: try the last bucket first
+            if (b > 0 and sorted_cuts[b - 1] >= acc) or (b < n_cuts and acc > sorted_cuts[b]):
+                b = bucket_of(acc, sorted_cuts)
+                bucket[i] = b
             sums[codes[i], b] += acc
             counts[codes[i], b] += 1.0
         bucket_means(sums, counts, sorted_cuts, order, means)
@@ -178,7 +209,7 @@ def _steps(
             for i in range(n):
                 z = -zeta[i] * h[i]
                 e = np.exp(-abs(z))
-                loss += max(z, 0.0) + np.log1p(e)
+                loss += max(z, 0.0) + np.log(1.0 + e)  # log1p's accuracy is not needed: e ≤ 1
                 r_i = -zeta[i] * (1.0 if z >= 0 else e) / (1.0 + e) / n
                 offset = block[i] * width
                 for q in range(indptr[i], indptr[i + 1]):
@@ -221,3 +252,60 @@ def _steps(
         v -= scale * d_w
         theta -= scale * d_theta
     return steps, False, objective, best_objective, violation, scale, branch
+
+
+@njit(cache=True, nogil=True)
+def _minus_linearization(
+    indptr, indices, data, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, codes,
+    group_sizes, tau, grid, band, w, theta,
+):  # fmt: skip
+    """Example D.3: lower f⁻ = mean σ⁺ − p, upper f⁻ = mean σ⁻ + p + κ(β − α), whose
+    subgradients are the mean of x̃_i (and −1 for θ_p) over the group's samples above the part's
+    kink, /τ. Samples are bucketed among the sorted kinks and their rows summed per bucket, so
+    every row's sum is a suffix sum over buckets (spec 003 §6.2.4, without an n × m matrix)."""
+    n_grid, n_groups, n = theta.shape[0], group_sizes.shape[0], codes.shape[0]
+    n_cuts, size = 2 * n_grid, e_ptr.shape[0] - 1
+    cuts = np.empty(n_cuts)
+    cuts[:n_grid] = theta - 0.5 * tau  # σ⁺ kinks
+    cuts[n_grid:] = theta + 0.5 * tau  # σ⁻ kinks
+    order = np.argsort(cuts)
+    sorted_cuts = cuts[order]
+    position = np.empty(n_cuts, dtype=np.int64)
+    position[order] = np.arange(n_cuts)
+    u = np.empty(size)
+    _csr_matvec(e_ptr, e_idx, e_val, w, u)
+    sums = np.zeros((n_groups, n_cuts + 1))
+    counts = np.zeros((n_groups, n_cuts + 1))
+    rows = np.zeros((n_groups, n_cuts + 1, size))  # Σ of block rows per (group, bucket)
+    h = np.empty(n)
+    for i in range(n):
+        offset = block[i] * width
+        acc = 0.0
+        for q in range(indptr[i], indptr[i + 1]):
+            acc += data[q] * u[offset + indices[q]]
+        h[i] = acc
+        b = bucket_of(acc, sorted_cuts)
+        g = codes[i]
+        sums[g, b] += acc
+        counts[g, b] += 1.0
+        for q in range(indptr[i], indptr[i + 1]):
+            rows[g, b, offset + indices[q]] += data[q]
+    means = np.empty((n_groups, n_cuts))
+    above = bucket_means(sums, counts, sorted_cuts, order, means)
+    for j in range(n_cuts, 0, -1):  # rows[:, b] becomes the sum over buckets ≥ b
+        rows[:, j - 1] += rows[:, j]
+    m = n_grid * n_groups * 2
+    value = np.empty(m)
+    d_w = np.empty((m, w.shape[0]))
+    d_theta = np.zeros((m, n_grid))
+    for r in range(m):
+        p, rest = divmod(r, 2 * n_groups)
+        k, side = divmod(rest, 2)
+        cut = p if side == 0 else n_grid + p  # lower rows: σ⁺; upper rows: σ⁻
+        j = position[cut]
+        slope = 1.0 / (tau * group_sizes[k])
+        mean = means[k, cut] / tau
+        value[r] = mean - grid[p] if side == 0 else mean + grid[p] + band
+        _csr_matvec(et_ptr, et_idx, et_val, rows[k, j + 1] * slope, d_w[r])
+        d_theta[r, p] = -above[k, j] * slope
+    return value, d_w, d_theta, h

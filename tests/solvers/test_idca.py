@@ -14,6 +14,7 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, solve
 from engine.solvers.idca import IDCA, IDCAConfig
+from engine.solvers.idca_kernel import ramp_psp_minus_linearization
 
 INTERVAL = (0.1, 0.5)
 
@@ -162,3 +163,20 @@ def test_compiled_steps_follow_the_generic_steps(groups, model, proximal):
 def test_compiled_run_keeps_the_iteration_budget(toy):
     solution = solve(psp_problem(toy), "idca", budget=Budget(max_iterations=61))
     assert solution.status == "budget" and solution.iterations == 61
+
+
+@pytest.mark.parametrize(("groups", "model"), [(2, CROSS), (3, CROSS), (3, ModelSpec())])
+def test_compiled_linearisation_equals_the_generic_one(groups, model):
+    problem = psp_problem(toy_prepared(seed=5, groups=groups), model=model)
+    solver = IDCA(problem, IDCAConfig(), np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    w = rng.normal(scale=0.7, size=problem.design().shape[1])
+    scores = problem.design().matvec(w)
+    theta = np.quantile(scores, 1 - problem.bound.grid)  # cuts spread across the scores
+    compiled = ramp_psp_minus_linearization(solver._ramp_psp, w, theta)
+    value, d_w, d_theta, h = solver._minus_linearization(w, theta)
+    assert (scores > theta.max() + 0.5).any() and (scores < theta.min() - 0.5).any()
+    np.testing.assert_allclose(compiled.scores, h, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(compiled.value, value, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(compiled.d_w, d_w, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(compiled.d_theta, d_theta, rtol=1e-12, atol=1e-12)
