@@ -144,6 +144,26 @@ def _csr_matvec(indptr, indices, data, x, out):
         out[i] = acc
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _row_score(indptr, indices, data, u, i, offset):
+    """⟨row i, u_b⟩ for the block vector u_b starting at `offset`."""
+    acc = 0.0
+    for q in range(indptr[i], indptr[i + 1]):
+        acc += data[q] * u[offset + indices[q]]
+    return acc
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ramp_kinks(theta, tau, cuts):
+    """Fill `cuts` with the kinks θ_p − τ/2 of σ⁺ then θ_p + τ/2 of σ⁻; their sorting order and
+    the sorted kinks."""
+    n_grid = theta.shape[0]
+    cuts[:n_grid] = theta - 0.5 * tau
+    cuts[n_grid:] = theta + 0.5 * tau
+    order = np.argsort(cuts)
+    return order, cuts[order]
+
+
 @njit(cache=True, nogil=True)
 def _steps(
     indptr, indices, data, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, zeta, codes,
@@ -169,18 +189,12 @@ def _steps(
     violation, scale, branch = np.nan, 0.0, 0
     for step in range(steps):
         # scores and the ramp means: σ^±((h − θ_p)/τ) = max{h − (θ_p ∓ τ/2), 0}/τ
-        cuts[:n_grid] = theta - 0.5 * tau
-        cuts[n_grid:] = theta + 0.5 * tau
-        order = np.argsort(cuts)
-        sorted_cuts = cuts[order]
+        order, sorted_cuts = _ramp_kinks(theta, tau, cuts)
         sums[:] = 0.0
         counts[:] = 0.0
         _csr_matvec(e_ptr, e_idx, e_val, v, u)
         for i in range(n):
-            offset = block[i] * width
-            acc = 0.0
-            for q in range(indptr[i], indptr[i + 1]):
-                acc += data[q] * u[offset + indices[q]]
+            acc = _row_score(indptr, indices, data, u, i, block[i] * width)
             h[i] = acc
             b = bucket[i]  # scores and cuts move little per step: try the last bucket first
             if (b > 0 and sorted_cuts[b - 1] >= acc) or (b < n_cuts and acc > sorted_cuts[b]):
@@ -266,10 +280,7 @@ def _minus_linearization(
     n_grid, n_groups, n = theta.shape[0], group_sizes.shape[0], codes.shape[0]
     n_cuts, size = 2 * n_grid, e_ptr.shape[0] - 1
     cuts = np.empty(n_cuts)
-    cuts[:n_grid] = theta - 0.5 * tau  # σ⁺ kinks
-    cuts[n_grid:] = theta + 0.5 * tau  # σ⁻ kinks
-    order = np.argsort(cuts)
-    sorted_cuts = cuts[order]
+    order, sorted_cuts = _ramp_kinks(theta, tau, cuts)
     position = np.empty(n_cuts, dtype=np.int64)
     position[order] = np.arange(n_cuts)
     u = np.empty(size)
@@ -280,9 +291,7 @@ def _minus_linearization(
     h = np.empty(n)
     for i in range(n):
         offset = block[i] * width
-        acc = 0.0
-        for q in range(indptr[i], indptr[i + 1]):
-            acc += data[q] * u[offset + indices[q]]
+        acc = _row_score(indptr, indices, data, u, i, offset)
         h[i] = acc
         b = bucket_of(acc, sorted_cuts)
         g = codes[i]
