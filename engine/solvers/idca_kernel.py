@@ -27,8 +27,7 @@ from engine.solvers.switching import TIE_TOLERANCE, TINY_NORM_SQUARED
 @dataclass(frozen=True)
 class RampPSPData:
     """What the compiled steps read: the design in block form (`engine.design.BlockForm`), ζ,
-    the constraint's group codes and sizes, the rows of each group
-    (`group_rows[group_starts[k]:group_starts[k + 1]]`) and the ramp width τ."""
+    the constraint's group codes and sizes, its grid Î and band κ(β − α), and the ramp width τ."""
 
     indptr: np.ndarray
     indices: np.ndarray
@@ -40,8 +39,6 @@ class RampPSPData:
     zeta: np.ndarray
     codes: np.ndarray
     group_sizes: np.ndarray
-    group_rows: np.ndarray
-    group_starts: np.ndarray
     temperature: float
     grid: np.ndarray  # the rank levels p of Î
     band: float  # κ(β − α)
@@ -61,8 +58,6 @@ class RampPSPData:
             zeta=np.ascontiguousarray(zeta, dtype=np.float64),
             codes=codes.astype(np.int64),
             group_sizes=sizes.astype(np.float64),
-            group_rows=np.argsort(codes, kind="stable").astype(np.uint64),
-            group_starts=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
             temperature=float(bound.spec.temperature),
             grid=np.asarray(bound.grid, dtype=np.float64),
             band=float(bound.band),
@@ -144,8 +139,8 @@ def ramp_psp_steps(
     epsilon, mu, max_step = settings
     out = _steps(
         problem.indptr, problem.indices, problem.data, problem.width, problem.block, *problem.expand,
-        *problem.expand_t, problem.zeta, problem.codes, problem.group_sizes, problem.group_rows,
-        problem.group_starts, problem.temperature, v, theta, center[0], center[1],
+        *problem.expand_t, problem.zeta, problem.codes, problem.group_sizes,
+        problem.temperature, v, theta, center[0], center[1],
         *linearization, best[1], best[2], best[0], objective, epsilon, mu, max_step, steps,
     )  # fmt: skip
     done, stationary, objective, best_objective, violation, scale, branch = out
@@ -185,18 +180,20 @@ def _ramp_kinks(theta, tau, cuts):
 @njit(cache=True, nogil=True)
 def _steps(
     indptr, indices, data, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, zeta, codes,
-    group_sizes, group_rows, group_starts, tau, v, theta, center_w, center_theta, minus,
+    group_sizes, tau, v, theta, center_w, center_theta, minus,
     minus_dw, minus_dtheta, best_v, best_theta, best_objective, objective, epsilon, mu,
     max_step, steps,
 ):  # fmt: skip
     n, d = zeta.shape[0], v.shape[0]
     n_grid, n_groups, m = theta.shape[0], group_sizes.shape[0], minus.shape[0]
-    one = np.uint64(1)
     u = np.empty(e_ptr.shape[0] - 1)  # block vectors, u_b = u[b·width : (b + 1)·width]
     block_grad = np.empty(e_ptr.shape[0] - 1)
     h = np.empty(n)
     n_cuts = 2 * n_grid
-    bucket = np.zeros(n, dtype=np.int64)  # number of cuts below h_i
+    bucket = np.full(n, -1)  # number of cuts below h_i (−1: not yet placed)
+    # Σ of the block rows per (group, bucket), kept as samples change bucket (rarely: scores and
+    # cuts move little per step), so a constraint direction is a sum over buckets, not rows
+    bucket_rows = np.zeros((n_groups, n_cuts + 1, e_ptr.shape[0] - 1))
     cuts = np.empty(n_cuts)
     sums = np.empty((n_groups, 2 * n_grid + 1))
     counts = np.empty((n_groups, 2 * n_grid + 1))
@@ -212,11 +209,21 @@ def _steps(
         counts[:] = 0.0
         _csr_matvec(e_ptr, e_idx, e_val, v, u)
         for i in range(n):
-            acc = _row_score(indptr, indices, data, u, i, block[i] * width)
+            offset = block[i] * width
+            acc = _row_score(indptr, indices, data, u, i, offset)
             h[i] = acc
-            b = bucket[i]  # scores and cuts move little per step: try the last bucket first
-            if (b > 0 and sorted_cuts[b - 1] >= acc) or (b < n_cuts and acc > sorted_cuts[b]):
+            b = bucket[i]  # try the last bucket first
+            if (
+                b < 0
+                or (b > 0 and sorted_cuts[b - 1] >= acc)
+                or (b < n_cuts and acc > sorted_cuts[b])
+            ):
                 b = bucket_of(acc, sorted_cuts)
+                for q in range(indptr[i], indptr[i + 1]):
+                    column = offset + indices[q]
+                    if bucket[i] >= 0:
+                        bucket_rows[codes[i], bucket[i], column] -= data[q]
+                    bucket_rows[codes[i], b, column] += data[q]
                 bucket[i] = b
             sums[codes[i], b] += acc
             counts[codes[i], b] += 1.0
@@ -259,15 +266,11 @@ def _steps(
             branch = 0
             p, rest = divmod(worst, 2 * n_groups)
             k, side = divmod(rest, 2)
-            edge = theta[p] + (0.5 if side == 0 else -0.5) * tau  # the part's kink
-            active = 0
-            for j in range(group_starts[k], group_starts[k + 1]):
-                i = group_rows[j]
-                if h[i] > edge:
-                    active += 1
-                    offset = block[i] * width
-                    for q in range(indptr[i], indptr[i + one]):
-                        block_grad[offset + indices[q]] += data[q]
+            kink = n_grid + p if side == 0 else p  # lower rows: σ⁻ at θ_p + τ/2; upper: σ⁺
+            above = np.argmax(order == kink) + 1  # the buckets above the kink
+            active = counts[k, above:].sum()
+            for b in range(above, n_cuts + 1):  # Σ x̃_i over the group's samples above it
+                block_grad += bucket_rows[k, b]
             _csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
             slope = 1.0 / (tau * group_sizes[k])
             d_w *= slope
