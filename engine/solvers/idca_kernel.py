@@ -65,8 +65,11 @@ class RampPSPData:
 
 
 def _unsigned_csr(matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR arrays with unsigned positions; column indices in 32 bits (less to read per
+    non-zero) when they fit."""
     csr = sp.csr_array(matrix)
-    return csr.indptr.astype(np.uint64), csr.indices.astype(np.uint64), csr.data.astype(np.float64)
+    index_type = np.uint32 if csr.shape[1] < 2**32 else np.uint64
+    return csr.indptr.astype(np.uint64), csr.indices.astype(index_type), csr.data.astype(np.float64)
 
 
 @dataclass(frozen=True)
