@@ -15,11 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-import torch
 from numba import njit
 
-from engine.design import BlockForm, Design
-from engine.fairness.constraints import ConstraintSpec, PSPConstraint, bind
+from engine.design import BlockForm
+from engine.fairness.constraints import PSPConstraint
 from engine.kernels import bucket_means, bucket_of
 from engine.solvers.switching import TIE_TOLERANCE, TINY_NORM_SQUARED
 
@@ -92,23 +91,6 @@ def ramp_psp_minus_linearization(
         problem.temperature, problem.grid, problem.band, w, theta,
     )  # fmt: skip
     return MinusLinearization(value, d_w, d_theta, h)
-
-
-def warm_up() -> None:
-    """Load the compiled code from its cache (compile it, on a new machine) on a tiny problem,
-    so that a worker that calls this at start runs its first IDCA steps at full speed."""
-    rng = np.random.default_rng(0)
-    groups = np.repeat([0, 1], 20)
-    bound = bind(ConstraintSpec("pSP", 0.5, (0.0, 0.5)), groups=groups)
-    zeta = np.where(rng.random(40) < 0.5, 1.0, -1.0)
-    data = RampPSPData.build(Design(rng.normal(size=(40, 3))).block_form(), zeta, bound)
-    w, theta = np.zeros(4), bound.aux_init()["theta"].numpy()
-    linear = ramp_psp_minus_linearization(data, w, theta)
-    bound.surrogate(torch.zeros(40), {"theta": torch.from_numpy(theta)})  # bucketed ramp means
-    ramp_psp_steps(
-        data, w.copy(), theta.copy(), (w, theta), (linear.value, linear.d_w, linear.d_theta),
-        (np.inf, w.copy(), theta.copy()), 0.0, (1e-3, 0.0, 10.0), 2,
-    )  # fmt: skip
 
 
 @dataclass

@@ -181,9 +181,3 @@ def test_compiled_linearisation_equals_the_generic_one(groups, model):
     np.testing.assert_allclose(compiled.d_w, d_w, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(compiled.d_theta, d_theta, rtol=1e-12, atol=1e-12)
 
-
-def test_warm_up_leaves_the_compiled_steps_ready():
-    from engine.solvers import idca_kernel
-
-    idca_kernel.warm_up()
-    assert idca_kernel._steps.signatures and idca_kernel._minus_linearization.signatures
