@@ -143,6 +143,10 @@ class CrossDesign:
 
     def block_form(self) -> BlockForm:
         rows = sp.csr_array(np.hstack([np.ones((self.n, 1)), self._X]))
-        unit_vectors = np.eye(self.shape[1])
-        expand = np.array([np.concatenate(self._group_vectors(e)) for e in unit_vectors]).T
-        return BlockForm(rows=rows, block=self._groups.astype(np.int64), expand=sp.csr_array(expand))
+        columns = []  # column j of `expand`: the block vectors of the unit vector e_j
+        for j in range(self.shape[1]):
+            unit = np.zeros(self.shape[1])
+            unit[j] = 1.0
+            columns.append(sp.csc_array(np.concatenate(self._group_vectors(unit))[:, None]))
+        expand = sp.csr_array(sp.hstack(columns))
+        return BlockForm(rows=rows, block=self._groups.astype(np.int64), expand=expand)
