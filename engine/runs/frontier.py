@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 UNCONSTRAINED = "unconstrained"
 GAP_METRICS = frozenset({"psp", "pdp", "sp", "dp"})
@@ -160,6 +159,8 @@ def mean_and_half_width(values: Sequence[float], confidence: float) -> tuple[flo
     mean = float(data.mean())
     if data.size == 1:
         return mean, 0.0
+    from scipy import stats  # imported here: scipy.stats takes about a second to import
+
     t = stats.t.ppf(0.5 + confidence / 2.0, df=data.size - 1)
     return mean, float(t * data.std(ddof=1) / math.sqrt(data.size))
 

@@ -23,13 +23,24 @@ from joblib.externals.loky import ProcessPoolExecutor
 
 from engine.data.paths import PROJECT_ROOT
 from engine.runs.store import Store
-from engine.runs.worker import execute_run, warm_up
 
 POLL_SECONDS = 0.05  # while runs are going
 IDLE_POLL_SECONDS = 0.2  # while waiting for work: still well under the 0.5 s start target
 IDLE_EXIT_SECONDS = 30.0
 LOCK_NAME = "runner.lock"
 SPAWNED_NAME = "runner.spawned"  # process ids of runners started by ensure_runner
+
+
+def _warm_up() -> int:
+    from engine.runs.warm_up import warm_up
+
+    return warm_up()
+
+
+def _execute_run(home: str, run_id: str) -> str:
+    from engine.runs.worker import execute_run
+
+    return execute_run(home, run_id)
 
 
 class Slot:
@@ -43,12 +54,12 @@ class Slot:
     @staticmethod
     def _fresh_executor() -> ProcessPoolExecutor:
         executor = ProcessPoolExecutor(max_workers=1)
-        executor.submit(warm_up)  # start the process and its imports now, not at the first run
+        executor.submit(_warm_up)  # start the process and ready it now, not at the first run
         return executor
 
     def start(self, home: str, run_id: str) -> None:
         self.run_id = run_id
-        self.future = self.executor.submit(execute_run, home, run_id)
+        self.future = self.executor.submit(_execute_run, home, run_id)
 
     def replace_process(self) -> None:
         self.executor.shutdown(wait=False, kill_workers=True)
@@ -146,8 +157,7 @@ def ensure_runner(home: Path | str, workers: int = 2, idle_exit: float = IDLE_EX
         [
             sys.executable,
             "-m",
-            "engine",
-            "runner",
+            "engine.runs",
             "--home",
             str(home),
             "--workers",

@@ -329,6 +329,17 @@ class Store:
                  for i, r in enumerate(records)],
             )  # fmt: skip
 
+    def progress(self, run_id: str) -> tuple[int, int | None]:
+        """How many trajectory records the run has, and the iteration of the last one (cheap
+        enough to ask on every poll of a live view)."""
+        with self._connect() as db:
+            count, last = db.execute(
+                "SELECT COUNT(*), (SELECT iteration FROM records WHERE run_id = ?1"
+                " ORDER BY seq DESC LIMIT 1) FROM records WHERE run_id = ?1",
+                (run_id,),
+            ).fetchone()
+        return count, last
+
     def records(self, run_id: str, after_seq: int = -1) -> list[dict[str, Any]]:
         """The trajectory, optionally only what came after `after_seq` (for live polling)."""
         with self._connect() as db:

@@ -14,13 +14,7 @@ from engine.errors import UserError
 from engine.problem import Problem
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
-from engine.solvers import (
-    IterationRecord,
-    config_from_dict,
-    solve,
-    solver_class,
-    solver_names,
-)
+from engine.solvers import IterationRecord, config_from_dict, solve, solver_class
 
 FLUSH_EVERY_SECONDS = 0.5
 CANCEL_POLL_SECONDS = 0.5
@@ -63,14 +57,6 @@ class CancelPoller:
             self.last = now
             self.cancelled = self.store.cancel_requested(self.run_id)
         return self.cancelled
-
-
-def warm_up() -> int:
-    """Run in a fresh worker so that its imports (every solver module) are done before the first
-    run arrives."""
-    torch.set_num_threads(1)
-    solver_names()
-    return os.getpid()
 
 
 def build_problem(spec: RunSpec) -> Problem:

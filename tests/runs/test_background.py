@@ -111,3 +111,14 @@ def test_a_sweep_on_a_local_dask_cluster(store, csv_spec):
     assert len(rows) == 6 and {r.status for r in rows} == {"done"}
     assert runner_pid(store.home) is None  # nothing ran locally
     assert len({r.pid for r in rows}) >= 1
+
+
+def test_a_fresh_worker_warms_up_on_what_a_run_uses():
+    code = ("import os, sys; from engine.runs.warm_up import warm_up; "
+            "assert warm_up() == os.getpid(); "
+            "print(all(m in sys.modules for m in "
+            "('engine.runs.worker', 'engine.data.sources', 'engine.solvers.idca')))")  # fmt: skip
+    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True,
+                            text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-1] == "True"

@@ -47,6 +47,15 @@ def test_identical_specs_reuse_the_result_unless_forced(store, csv_spec):
     assert store.run(run_id).status == "queued" and store.records(run_id) == []
 
 
+def test_progress_is_the_record_count_and_the_last_iteration(store, csv_spec):
+    spec = make_spec(csv_spec, iterations=300)
+    (run_id,) = submit([spec], store, start_runner=False)
+    assert store.progress(run_id) == (0, None)
+    execute_run(str(store.home), run_id)
+    records = store.records(run_id)
+    assert store.progress(run_id) == (len(records), records[-1]["iteration"])
+
+
 def test_a_solver_that_produces_nan_ends_diverged_with_its_trajectory(store, csv_spec, monkeypatch):
     original = IDCA.step
     calls = {"n": 0}
