@@ -1,16 +1,36 @@
-"""FairFront — the entry point: page set-up and navigation between the four pages."""
+"""FairFront — the entry point of `streamlit run app.py`.
+
+The server imports this module once and serves `app`, whose start-up preloads the engine; every
+session then runs this file as its script: page set-up and navigation between the four pages.
+"""
+
+from contextlib import asynccontextmanager
 
 import streamlit as st
 
-st.set_page_config(page_title="FairFront", page_icon=":material/balance:", layout="wide")
-navigation = st.navigation(
-    [
-        st.Page("pages/explore.py", title="Explore", icon=":material/tune:", default=True),
-        st.Page(
-            "pages/frontier.py", title="Frontier", icon=":material/show_chart:", url_path="frontier"
-        ),
-        st.Page("pages/runs.py", title="Runs", icon=":material/history:", url_path="runs"),
-        st.Page("pages/about.py", title="About", icon=":material/menu_book:", url_path="about"),
-    ]
-)
-navigation.run()
+if __name__ == "__main__":  # a session's script run
+    st.set_page_config(page_title="FairFront", page_icon=":material/balance:", layout="wide")
+    navigation = st.navigation(
+        [
+            st.Page("pages/explore.py", title="Explore", icon=":material/tune:", default=True),
+            st.Page(
+                "pages/frontier.py",
+                title="Frontier",
+                icon=":material/show_chart:",
+                url_path="frontier",
+            ),
+            st.Page("pages/runs.py", title="Runs", icon=":material/history:", url_path="runs"),
+            st.Page("pages/about.py", title="About", icon=":material/menu_book:", url_path="about"),
+        ]
+    )
+    navigation.run()
+else:  # imported by the server
+
+    @asynccontextmanager
+    async def _start_up(_app):
+        from pages.shared.preload import start_preload
+
+        start_preload()
+        yield
+
+    app = st.App("app.py", lifespan=_start_up)

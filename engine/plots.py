@@ -303,7 +303,7 @@ def rank_rank_figure(
     point (x, y) clipped to the box, pDP = |x - y| / (beta - alpha) (eq. 20)."""
     scores, groups, _ = _inputs(scores, groups, group_names)
     k, k2 = pair
-    x, y = rank_rank_curve(scores, groups, k, k2)
+    x, y = thin_steps(*rank_rank_curve(scores, groups, k, k2))
     name_k, name_k2 = group_names[k], group_names[k2]
     band_x, band_y = _band_polygon(alpha, beta, kappa)
     tolerance = kappa * (beta - alpha)

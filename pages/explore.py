@@ -1,4 +1,8 @@
-"""Explore: choose data, attribute, I and κ, run solvers in the background, watch them live."""
+"""Explore: choose data, attribute, I and κ, run solvers in the background, watch them live.
+
+The data controls and summary come first and need no solver: the page draws them while the
+solvers (torch) are still being imported, and only then the problem controls and the Run button.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +11,16 @@ import json
 import pandas as pd
 import streamlit as st
 
-from engine import plots
-from engine.data.prepared import group_table
 from engine.errors import UserError
 from engine.report import html_report
-from engine.runs import Store, submit
 from engine.runs.runner import ensure_runner
+from engine.runs.store import Store
 from pages.shared.data_controls import data_controls, prepared_data
-from pages.shared.problem_controls import interval_words, problem_controls, run_specs
+from pages.shared.data_summary import data_summary
 from pages.shared.views import (
     finished,
     interval_scan_figure,
+    live_phase,
     metrics_table,
     run_label,
     score_figures,
@@ -26,6 +29,9 @@ from pages.shared.views import (
 )
 
 WARM_RUNNER_SECONDS = 900.0  # keep worker processes ready while someone explores
+# how often the live view refreshes: often until the first points arrive, then about as often as
+# a redrawn trajectory chart stays readable (each redraw costs the browser a few hundred ms)
+POLL_SECONDS = {"starting": 0.2, "running": 1.0, "idle": None}
 
 
 def main() -> None:
@@ -33,36 +39,58 @@ def main() -> None:
     st.caption(
         "Train classifiers under (partial) fairness constraints and see what fairness costs."
     )
-    store = Store()
     try:
         data_spec, prepare = data_controls()
-        problem = problem_controls()
         with st.spinner("Preparing data"):
             progress = st.empty()
             prepared = prepared_data(data_spec, prepare, _download_progress(progress))
             progress.empty()
+    except UserError as error:
+        st.error(str(error))
+        return
+    data_summary(prepared)
+    constraint_line = st.empty()  # filled once the problem controls are read
+    store = Store()
+    try:
+        _problem_and_runs(store, data_spec, prepare, prepared, constraint_line)
+    finally:  # after the page is drawn, so that starting the workers does not slow it down
+        ensure_runner(store.home, idle_exit=WARM_RUNNER_SECONDS)
+
+
+def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_line) -> None:
+    # imported only now, once the data part of the page is on its way: these import the solvers
+    from engine.runs.submit import submit
+    from pages.shared.problem_controls import interval_words, problem_controls, run_specs
+
+    try:
+        problem = problem_controls()
         specs = run_specs(data_spec, prepare, problem)
     except UserError as error:
         st.error(str(error))
         return
-    ensure_runner(store.home, idle_exit=WARM_RUNNER_SECONDS)
-    run_ids = [s.run_id for s in specs]
     missing = [s for s in specs if _status(store, s.run_id) in (None, "failed", "cancelled",
                                                                    "interrupted")]  # fmt: skip
-    label = "Run" if missing else "Run again"
-    if st.sidebar.button(label, type="primary", width="stretch", key="run"):
+    if st.sidebar.button("Run" if missing else "Run again", type="primary", width="stretch",
+                         key="run"):  # fmt: skip
         try:
             submit(missing or specs, store, force=not missing, idle_exit=WARM_RUNNER_SECONDS)
         except UserError as error:
             st.error(str(error))
-    _summary(prepared, problem)
+    constraint_line.markdown(
+        f"Constraint {problem.family} ≤ κ = {problem.kappa:g} on I = [{problem.interval[0]:.0%}, "
+        f"{problem.interval[1]:.0%}): {interval_words(problem.interval)}."
+    )
+    run_ids = [s.run_id for s in specs]
     known = [r for r in run_ids if _status(store, r) is not None]
     if not known:
         st.info("Press **Run** to train the chosen solvers; results you computed before for the "
                 "same settings appear here at once.")  # fmt: skip
         return
     _live(store, known)
-    _results(store, known, prepared, problem)
+    title = (
+        f"FairFront — {problem.family} ≤ {problem.kappa:g} on {interval_words(problem.interval)}"
+    )
+    _results(store, known, prepared, problem, title)
 
 
 def _status(store: Store, run_id: str) -> str | None:
@@ -80,39 +108,20 @@ def _download_progress(slot):
     return show
 
 
-def _summary(prepared, problem) -> None:
-    summary = prepared.summary()
-    rows = summary["rows"]
-    text = (f"**{summary['dataset']}** — {rows['train']:,} training, {rows['val']:,} validation, "
-            f"{rows['test']:,} test rows; label: {summary['label']}. Constraint "
-            f"{problem.family} ≤ κ = {problem.kappa:g} on I = [{problem.interval[0]:.0%}, "
-            f"{problem.interval[1]:.0%}): {interval_words(problem.interval)}.")  # fmt: skip
-    st.markdown(text)
-    if summary["synthetic"]:
-        st.warning("Synthetic data: generated records in the census layout, not real people.")
-    if summary["reduced"]:
-        st.info("Reduced task: these files lack " + ", ".join(summary["missing_features"]))
-    for warning in summary["warnings"]:
-        st.warning(warning)
-    st.plotly_chart(plots.groups_figure(summary), width="stretch", key="groups")
-    with st.expander("Groups and label rates as a table"):
-        st.dataframe(pd.DataFrame(group_table(summary)), hide_index=True, width="stretch")
-
-
 def _live(store: Store, run_ids: list[str]) -> None:
-    active = any(store.run(r).status in ("queued", "running") for r in run_ids)
+    phase = live_phase(store, run_ids)
 
-    @st.fragment(run_every=0.5 if active else None)
+    @st.fragment(run_every=POLL_SECONDS[phase])
     def live() -> None:
-        still_active = status_line(store, run_ids)
+        status_line(store, run_ids)
         trajectories(store, run_ids)
-        if active and not still_active:
-            st.rerun()  # the runs ended: draw the score views
+        if live_phase(store, run_ids) != phase:
+            st.rerun()  # poll at the new phase's pace; once the runs end, draw the score views
 
     live()
 
 
-def _results(store: Store, run_ids: list[str], prepared, problem) -> None:
+def _results(store: Store, run_ids: list[str], prepared, problem, title: str) -> None:
     done = finished(store, run_ids)
     if not done:
         return
@@ -129,7 +138,7 @@ def _results(store: Store, run_ids: list[str], prepared, problem) -> None:
         column.plotly_chart(figure, width="stretch", key=caption)
     if reference is not None:
         _interval_helper(store, reference)
-    _report(store, done, figures, frame, problem)
+    _report(store, done, figures, frame, title)
 
 
 def _interval_helper(store: Store, reference: str) -> None:
@@ -141,14 +150,12 @@ def _interval_helper(store: Store, reference: str) -> None:
         )
 
 
-def _report(store: Store, run_ids, figures, frame: pd.DataFrame, problem) -> None:
+def _report(store: Store, run_ids, figures, frame: pd.DataFrame, title: str) -> None:
+    """The download button of the HTML report (`title` on top)."""
     configuration = {"runs": ", ".join(run_ids), **{k: v for k, v in
                      store.run(run_ids[0]).spec.items() if k not in ("config", "budget")}}  # fmt: skip
     configuration = {k: json.dumps(v) if isinstance(v, dict | list) else v
                      for k, v in configuration.items()}  # fmt: skip
-    title = (
-        f"FairFront — {problem.family} ≤ {problem.kappa:g} on {interval_words(problem.interval)}"
-    )
     rows = frame.to_dict("records")
 
     def document() -> str:  # built only when the button is pressed

@@ -30,6 +30,7 @@ SOURCES = {
 }
 KEYS = ("source", "task", "year", "states", "acs_root", "download", "synthetic_state",
         "persons", "grouping", "top_k", "min_size", "seed")  # fmt: skip
+GROUPING_DEFAULTS = {"grouping": "auto", "top_k": 3, "min_size": 50, "seed": 0}
 
 
 def data_controls() -> tuple[DataSpec, PrepareOptions]:
@@ -102,10 +103,9 @@ def _grouping(candidates: tuple[str, ...], kind: str) -> PrepareOptions:
     attributes = st.sidebar.multiselect("Protected attribute (two: their intersection)",
                                         candidates, max_selections=2, key=key)  # fmt: skip
     remember(key)
-    initial("grouping", "auto")
-    initial("top_k", 3, int)
-    initial("min_size", 50, int)
-    initial("seed", 0, int)
+    initial("grouping", GROUPING_DEFAULTS["grouping"])
+    for name in ("top_k", "min_size", "seed"):
+        initial(name, GROUPING_DEFAULTS[name], int)
     with st.sidebar.expander("Grouping and split"):
         mode = st.selectbox("Grouping", MODES, key="grouping",
                             help="auto: every value (numbers: bins); binary: largest vs rest")  # fmt: skip
@@ -114,11 +114,23 @@ def _grouping(candidates: tuple[str, ...], kind: str) -> PrepareOptions:
         seed = int(st.number_input("Split seed", 0, 10_000, key="seed"))
     if not attributes:
         raise UserError("choose a protected attribute")
+    return _options(attributes, mode, k, min_size, seed)
+
+
+def _options(attributes, mode: str, k: int, min_size: int, seed: int) -> PrepareOptions:
     return PrepareOptions(
         grouping=tuple(GroupingSpec(a, mode, k=k) for a in attributes),
         min_group_size=min_size,
         seed=seed,
     )
+
+
+def default_data() -> tuple[DataSpec, PrepareOptions]:
+    """What the sidebar chooses before anyone changes it: Adult, its first protected attribute."""
+    defaults = GROUPING_DEFAULTS
+    options = _options((ADULT_PROTECTED[0],), defaults["grouping"], defaults["top_k"],
+                       defaults["min_size"], defaults["seed"])  # fmt: skip
+    return AdultSpec(), options
 
 
 def prepared_data(spec: DataSpec, options: PrepareOptions, progress=None) -> Prepared:

@@ -20,41 +20,44 @@ def run_label(spec: dict) -> str:
     return f"{spec['solver']} (κ = {constraint['kappa']:g})"
 
 
-def status_line(store: Store, run_ids: list[str]) -> bool:
-    """One status badge per run; True while any is queued or running."""
+def live_phase(store: Store, run_ids: list[str]) -> str:
+    """'starting' while a queued or running run has recorded nothing yet, 'running' while any is
+    queued or running, else 'idle'."""
+    active = [r for r in run_ids if store.run(r).status in ACTIVE]
+    if any(store.progress(r)[0] == 0 for r in active):
+        return "starting"
+    return "running" if active else "idle"
+
+
+def status_line(store: Store, run_ids: list[str]) -> None:
+    """One status badge per run, with the iteration a running one has reached."""
     rows = [store.run(r) for r in run_ids]
     columns = st.columns(max(len(rows), 1))
     for column, row in zip(columns, rows, strict=False):
-        last = store.records(row.id)[-1:] if row.status == "running" else []
-        progress = f" · iteration {last[0]['iteration']:,}" if last else ""
+        _, last = store.progress(row.id) if row.status == "running" else (0, None)
+        progress = f" · iteration {last:,}" if last is not None else ""
         colour = {"done": "green", "running": "blue", "queued": "gray", "diverged": "orange"}
         badge = f":{colour.get(row.status, 'red')}-badge[{row.status}]"
         column.markdown(f"**{run_label(row.spec)}** {badge}{progress}")
         if row.status in ("failed", "interrupted", "diverged", "cancelled") and row.reason:
             column.caption(row.reason)
-    return any(r.status in ACTIVE for r in rows)
 
 
 def trajectories(store: Store, run_ids: list[str]) -> None:
+    """The runs' trajectories so far; empty panels while they are queued or starting, so that the
+    chart is ready to draw the first point as soon as it is recorded."""
     rows = [store.run(r) for r in run_ids]
-    if not any(r.started for r in rows):
-        st.info("The trajectories appear here as soon as the runs start.")
-        return
     # a finished run's trajectory never changes: key the cache on how far each run has got
-    progress = tuple((r.id, r.status, r.finished, len(store.records(r.id))) for r in rows)
-    figure = _trajectory_figure(str(store.home), progress)
-    if figure is None:
-        st.info("The trajectories appear here as soon as the runs start.")
-        return
-    st.plotly_chart(figure, key="trajectory", width="stretch")
+    progress = tuple((r.id, r.status, r.finished, store.progress(r.id)[0]) for r in rows)
+    st.plotly_chart(_trajectory_figure(str(store.home), progress), key="trajectory",
+                    width="stretch")  # fmt: skip
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def _trajectory_figure(home: str, progress: tuple):
     store = Store(home)
     runs = [(run_label(store.run(run_id).spec), store.records(run_id)) for run_id, *_ in progress]
-    runs = [(label, records) for label, records in runs if records]
-    return plots.trajectory_figure(runs) if runs else None
+    return plots.trajectory_figure([(label, records) for label, records in runs if records])
 
 
 def metrics_table(store: Store, run_ids: list[str]) -> pd.DataFrame:
@@ -84,7 +87,7 @@ def score_figures(
                           kappa, versions)  # fmt: skip
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def _score_figures(home, run_id, reference_id, group_names, interval, kappa, versions):
     store = Store(home)
     scores, groups = store.load_scores(run_id)
@@ -111,7 +114,7 @@ def interval_scan_figure(store: Store, reference_id: str):
     return _interval_scan_figure(str(store.home), reference_id, store.run(reference_id).finished)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner=False)
 def _interval_scan_figure(home: str, reference_id: str, version: float | None):
     scores, groups = Store(home).load_scores(reference_id)
     return plots.interval_scan_figure(interval_scan(scores, groups, 0.0, candidate_intervals()))

@@ -1,0 +1,49 @@
+"""The prepared data at a glance: rows, label, warnings, and each group's size and positive-label
+rate per split (a chart, and a table under it)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine import plots
+from engine.data.prepared import Prepared, group_table
+
+
+def data_summary(prepared: Prepared) -> None:
+    summary = prepared.summary()
+    rows = summary["rows"]
+    st.markdown(f"**{summary['dataset']}** — {rows['train']:,} training, {rows['val']:,} "
+                f"validation, {rows['test']:,} test rows; label: {summary['label']}.")  # fmt: skip
+    if summary["synthetic"]:
+        st.warning("Synthetic data: generated records in the census layout, not real people.")
+    if summary["reduced"]:
+        st.info("Reduced task: these files lack " + ", ".join(summary["missing_features"]))
+    for warning in summary["warnings"]:
+        st.warning(warning)
+    st.plotly_chart(_groups_figure(prepared.key, summary), width="stretch", key="groups")
+    with st.expander("Groups and label rates as a table"):
+        st.markdown(groups_markdown(summary))
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _groups_figure(key: str, _summary: dict):
+    """One figure per prepared data set (`key` names it), shared by every rerun; never modified."""
+    return plots.groups_figure(_summary)
+
+
+def groups_markdown(summary: dict) -> str:
+    """The groups table as Markdown: drawn at once, without the data-grid component."""
+    rows = group_table(summary)
+    header = "| " + " | ".join(rows[0]) + " |\n|" + " ---: |" * len(rows[0])
+    lines = ["| " + " | ".join(_cell(v) for v in row.values()) + " |" for row in rows]
+    return "\n".join([header, *lines])
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.1%}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value).replace("|", "\\|")

@@ -1,0 +1,40 @@
+"""Start-up work of the server process, done once before anyone connects: import what the pages
+use and prepare the default data, so that the first visitor does not wait for them.
+
+The order follows the Explore page's: the data modules and the default data first, then the
+charts, then the solvers (torch). A page that needs a module still being imported waits only for
+that module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import threading
+
+from engine.errors import UserError
+
+AFTER_THE_DATA = (
+    "pages.shared.data_summary",
+    "pages.shared.views",
+    "engine.report",
+    "pages.shared.problem_controls",
+    "engine.runs.submit",
+    "engine.solvers.catalogue",  # every solver module
+)
+
+
+def preload() -> None:
+    from pages.shared import data_controls
+
+    with contextlib.suppress(UserError):  # the page says why when it prepares the same data
+        data_controls.prepared_data(*data_controls.default_data())
+    for name in AFTER_THE_DATA:
+        importlib.import_module(name)
+
+
+def start_preload() -> threading.Thread:
+    """Preload in a daemon thread: the server answers requests meanwhile."""
+    thread = threading.Thread(target=preload, name="preload", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,77 @@
+"""What makes the app quick to open and to rerun: the page's data part and the background runner
+import no solver (torch), the server preloads the rest, and figures are built once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from engine.runs import Store
+from pages.shared import data_controls, data_summary, views
+from pages.shared.preload import preload
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def modules_after_import(*modules: str) -> set[str]:
+    code = f"import sys, {', '.join(modules)}; print(' '.join(sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True,
+                            text=True, check=True)  # fmt: skip
+    return set(result.stdout.split())
+
+
+def test_the_data_part_of_the_page_imports_no_solver():
+    loaded = modules_after_import(
+        "pages.shared.data_controls", "pages.shared.data_summary", "pages.shared.views",
+        "engine.report", "engine.runs.runner",
+    )  # fmt: skip
+    assert "torch" not in loaded and "scipy.stats" not in loaded
+    assert "pandas" in loaded and "plotly" in loaded
+
+
+def test_the_runner_process_imports_no_solver():
+    loaded = modules_after_import("engine.runs", "engine.runs.runner", "engine.runs.store")
+    assert "torch" not in loaded and "pandas" not in loaded
+
+
+def test_preloading_prepares_the_default_data_for_the_page(monkeypatch):
+    calls = []
+    monkeypatch.setattr(data_controls, "prepared_data", lambda *args: calls.append(args))
+    preload()
+    spec, options = data_controls.default_data()
+    assert calls == [(spec, options)]
+    assert "engine.solvers.idca" in sys.modules and "torch" in sys.modules
+
+
+def test_groups_table_in_markdown():
+    summary = {"groups": [
+        {"name": "A|B", "train": {"size": 1200, "label_rate": 0.25},
+         "val": {"size": 10, "label_rate": None}, "test": {"size": 0, "label_rate": None}},
+    ]}  # fmt: skip
+    lines = data_summary.groups_markdown(summary).split("\n")
+    assert len(lines) == 3 and lines[0].startswith("| group | train size")
+    assert lines[2] == "| A\\|B | 1,200 | 25.0% | 10 | — | 0 | — |"
+
+
+def test_figures_are_built_once_and_shared_across_reruns(tmp_path):
+    prepared = data_controls.prepared_data(*data_controls.default_data())
+    summary = prepared.summary()
+    first = data_summary._groups_figure(prepared.key, summary)
+    assert data_summary._groups_figure(prepared.key, summary) is first
+
+    store = Store(tmp_path / "runs")
+    rng = np.random.default_rng(0)
+    spec = {"solver": "unconstrained", "constraint": None, "interval": [0.05, 0.3]}
+    store.enqueue("r1", spec)
+    store.claim("r1", 1)
+    store.save_artifacts("r1", {}, rng.normal(size=400), rng.integers(0, 2, 400))
+    store.finish("r1", "done", "converged")
+    figures = views.score_figures(store, "r1", None, ("a", "b"), (0.05, 0.3), 0.05)
+    assert views.score_figures(store, "r1", None, ("a", "b"), (0.05, 0.3), 0.05) is figures
+    store.enqueue("r1", spec, force=True)  # a new result of the same run draws anew
+    store.claim("r1", 1)
+    store.finish("r1", "done", "converged")
+    assert views.score_figures(store, "r1", None, ("a", "b"), (0.05, 0.3), 0.05) is not figures
