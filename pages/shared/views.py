@@ -81,7 +81,8 @@ def score_figures(
     kappa: float,
 ) -> list[tuple[str, object]]:
     """CDFs with the interval band, the rank–rank curve and the densities of one run (and the
-    unconstrained reference beside it), as (caption, figure) pairs; cached per finished run."""
+    unconstrained reference beside it), as (caption, figure) pairs; built once per finished run
+    and shared by every rerun and session (never modified: drawing a figure copies it)."""
     versions = tuple(store.run(r).finished for r in (run_id, reference_id) if r is not None)
     return _score_figures(str(store.home), run_id, reference_id, tuple(group_names), interval,
                           kappa, versions)  # fmt: skip
