@@ -12,6 +12,7 @@ from engine.runs import RunSpec, submit
 from engine.runs.results import export_run
 from engine.runs.worker import execute_run
 from engine.solvers import driver as driver_module
+from engine.solvers.base import Solver
 from engine.solvers.idca import IDCA
 
 
@@ -68,6 +69,7 @@ def test_a_solver_that_produces_nan_ends_diverged_with_its_trajectory(store, csv
         return info
 
     monkeypatch.setattr(IDCA, "step", step)
+    monkeypatch.setattr(IDCA, "advance", Solver.advance)  # a step a call, through the patch
     monkeypatch.setattr(driver_module, "LOG_EVERY_SECONDS", 0.0)
     (run_id,) = submit([make_spec(csv_spec)], store, start_runner=False)
     assert execute_run(str(store.home), run_id) == "diverged"
