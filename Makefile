@@ -9,6 +9,7 @@ $(VENV)/.app-installed: requirements.txt
 	python3 -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -r requirements.txt
+	$(PY) -c "from engine.runs.warm_up import warm_up; warm_up()"  # compiles the solver kernels once
 	touch $@
 
 $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.app-installed
