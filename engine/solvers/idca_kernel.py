@@ -175,21 +175,27 @@ def _steps(
     block_grad = np.empty(e_ptr.shape[0] - 1)
     h = np.empty(n)
     n_cuts = 2 * n_grid
-    bucket = np.full(n, -1)  # number of cuts below h_i (−1: not yet placed)
+    one = np.uint64(1)
+    bucket = np.zeros(n, dtype=np.uint64)  # number of cuts below h_i
     # Σ of the block rows per (group, bucket), kept as samples change bucket (rarely: scores and
     # cuts move little per step), so a constraint direction is a sum over buckets, not rows
     bucket_rows = np.zeros((n_groups, n_cuts + 1, e_ptr.shape[0] - 1))
     cuts = np.empty(n_cuts)
-    sums = np.empty((n_groups, 2 * n_grid + 1))
-    counts = np.empty((n_groups, 2 * n_grid + 1))
+    bounds = np.empty(n_cuts + 2)  # −∞, the sorted cuts, +∞: bucket b is (bounds[b], bounds[b + 1]]
+    bounds[0], bounds[-1] = -np.inf, np.inf
+    slots = codes.astype(np.uint64) * np.uint64(n_cuts + 1)  # sample i's (group, 0) slot
+    sums = np.empty(n_groups * (n_cuts + 1))
+    counts = np.empty(n_groups * (n_cuts + 1))
     means = np.empty((n_groups, 2 * n_grid))
     d_w = np.empty(d)
     d_theta = np.empty(n_grid)
     g = np.empty(m)
     violation, scale, branch = np.nan, 0.0, 0
+    inverse_n = 1.0 / n
     for step in range(steps):
         # scores and the ramp means: σ^±((h − θ_p)/τ) = max{h − (θ_p ∓ τ/2), 0}/τ
         order, sorted_cuts = _ramp_kinks(theta, tau, cuts)
+        bounds[1:-1] = sorted_cuts
         sums[:] = 0.0
         counts[:] = 0.0
         _csr_matvec(e_ptr, e_idx, e_val, v, u)
@@ -198,21 +204,20 @@ def _steps(
             acc = _row_score(indptr, indices, data, u, i, offset)
             h[i] = acc
             b = bucket[i]  # try the last bucket first
-            if (
-                b < 0
-                or (b > 0 and sorted_cuts[b - 1] >= acc)
-                or (b < n_cuts and acc > sorted_cuts[b])
-            ):
-                b = bucket_of(acc, sorted_cuts)
-                for q in range(indptr[i], indptr[i + 1]):
-                    column = offset + indices[q]
-                    if bucket[i] >= 0:
-                        bucket_rows[codes[i], bucket[i], column] -= data[q]
-                    bucket_rows[codes[i], b, column] += data[q]
-                bucket[i] = b
-            sums[codes[i], b] += acc
-            counts[codes[i], b] += 1.0
-        bucket_means(sums, counts, sorted_cuts, order, means)
+            if step == 0 or bounds[b] >= acc or acc > bounds[b + one]:
+                b = np.uint64(bucket_of(acc, sorted_cuts))
+                if step == 0 or b != bucket[i]:
+                    for q in range(indptr[i], indptr[i + 1]):
+                        column = offset + indices[q]
+                        if step > 0:
+                            bucket_rows[codes[i], bucket[i], column] -= data[q]
+                        bucket_rows[codes[i], b, column] += data[q]
+                    bucket[i] = b
+            sums[slots[i] + b] += acc
+            counts[slots[i] + b] += 1.0
+        sums_2d = sums.reshape((n_groups, n_cuts + 1))
+        counts_2d = counts.reshape((n_groups, n_cuts + 1))
+        bucket_means(sums_2d, counts_2d, sorted_cuts, order, means)
         # g_i(v) of eq. 31–32, rows ordered (p, group, side); f⁺: lower σ⁻, upper σ⁺ (Ex. D.3)
         dv = v - center_w
         dth = theta - center_theta
@@ -230,11 +235,12 @@ def _steps(
         if violation <= epsilon:  # objective step: logistic loss and X̃ᵀ∇f0 in one pass
             branch = 1
             loss = 0.0
-            for i in range(n):
+            for i in range(n):  # ln(1 + exp(z)) = max(z, 0) + ln(1 + e), e = exp(−|z|) ≤ 1
                 z = -zeta[i] * h[i]
                 e = np.exp(-abs(z))
-                loss += max(z, 0.0) + np.log(1.0 + e)  # log1p's accuracy is not needed: e ≤ 1
-                r_i = -zeta[i] * (1.0 if z >= 0 else e) / (1.0 + e) / n
+                inverse = 1.0 / (1.0 + e)
+                loss += max(z, 0.0) - np.log(inverse)
+                r_i = -zeta[i] * (inverse if z >= 0 else e * inverse) * inverse_n
                 offset = block[i] * width
                 for q in range(indptr[i], indptr[i + 1]):
                     block_grad[offset + indices[q]] += r_i * data[q]
@@ -253,7 +259,7 @@ def _steps(
             k, side = divmod(rest, 2)
             kink = n_grid + p if side == 0 else p  # lower rows: σ⁻ at θ_p + τ/2; upper: σ⁺
             above = np.argmax(order == kink) + 1  # the buckets above the kink
-            active = counts[k, above:].sum()
+            active = counts_2d[k, above:].sum()
             for b in range(above, n_cuts + 1):  # Σ x̃_i over the group's samples above it
                 block_grad += bucket_rows[k, b]
             _csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
