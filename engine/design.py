@@ -120,10 +120,6 @@ class CrossDesign:
         single-group constraint row (pSP, paper 003 eq. 15) costs that group's non-zeros alone."""
         row_groups = self._groups[rows]
         sums = [np.zeros((self.d, 1)) for _ in self.blocks]
-        if len(rows) and (row_groups == row_groups[0]).all():  # one group: no split needed
-            g = row_groups[0]
-            sums[g] = self.blocks[g].rmatvec_rows(self._position[rows], values)[:, None]
-            return self._combine(sums)[:, 0]
         for g, block in enumerate(self.blocks):
             mine = row_groups == g
             if mine.any():

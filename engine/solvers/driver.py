@@ -65,8 +65,8 @@ def solve(
         if should_stop is not None and should_stop():
             status, reason = "cancelled", "cancelled"
             break
-        allowed = BATCH if budget.max_iterations is None else budget.max_iterations - iterations
-        info = instance.advance(min(allowed, BATCH))
+        left = math.inf if budget.max_iterations is None else budget.max_iterations - iterations
+        info = instance.advance(int(min(left, BATCH)))
         iterations += info.iterations
         now = time.perf_counter()
         solver_seconds = now - started - evaluation

@@ -114,10 +114,9 @@ class PSPConstraint(BoundConstraint):
         return theta.to(like.dtype)
 
     def rates(self, scores: Tensor, aux: Aux | None) -> Tensor:
-        """(G, |Î|) surrogate rates mean_k σ((h − θ_p)/τ)."""
-        h = self._scores(scores)
-        theta = self._theta(aux, h)
-        return torch.stack([self.sigma.mean(hk, theta, self.method) for hk in self._by_group(h)])
+        """(G, |Î|) surrogate rates mean_k σ((h − θ_p)/τ), as the means of σ⁺ − σ⁻."""
+        a_plus, a_minus = self._parts(scores, aux)
+        return a_plus - a_minus
 
     def _rows(self, lower: Tensor, upper: Tensor) -> Tensor:
         # (G, P) each -> rows ordered (p, group, side)
