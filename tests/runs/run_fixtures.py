@@ -29,6 +29,13 @@ def make_spec(data, solver="idca", kappa=0.1, seconds=None, iterations=None, see
     )
 
 
+def lasting_spec(data, seconds: float, seed: int = 0):
+    """An IDCA run that only its time budget ends: no early stop and more outer iterations than
+    the toy data could use up, so it is still running when a test acts on it."""
+    config = {"outer_iterations": 10**7, "patience": 0}
+    return make_spec(data, seconds=seconds, seed=seed, config=config)
+
+
 def wait_for(condition, timeout: float = 60.0, poll: float = 0.05):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from run_fixtures import make_spec, wait_for
+from run_fixtures import lasting_spec, make_spec, wait_for
 
 from engine.runs import submit, submit_sweep, sweep_specs, wait
 from engine.runs.runner import Runner, runner_pid
@@ -18,7 +18,7 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def test_killed_worker_fails_only_its_own_run(store, csv_spec):
-    specs = [make_spec(csv_spec, seconds=4.0, seed=s) for s in range(3)]
+    specs = [lasting_spec(csv_spec, seconds=4.0, seed=s) for s in range(3)]
     ids = submit(specs, store)
     running = wait_for(lambda: [r for r in store.runs(status="running") if r.pid], timeout=90)
     victim = running[0]
@@ -54,7 +54,7 @@ def test_runs_of_a_dead_runner_are_marked_interrupted_on_restart(store, csv_spec
     finished = make_spec(csv_spec, iterations=30, seed=5)
     (done_id,) = submit([finished], store)
     wait(store, [done_id], timeout=120)
-    long_ids = submit([make_spec(csv_spec, seconds=60.0, seed=s) for s in range(2)], store)
+    long_ids = submit([lasting_spec(csv_spec, seconds=60.0, seed=s) for s in range(2)], store)
     wait_for(lambda: len(store.runs(status="running")) == 2, timeout=90)
     os.killpg(runner_pid(store.home), signal.SIGKILL)  # the runner and its workers
     wait_for(lambda: runner_pid(store.home) is None, timeout=10)
@@ -64,11 +64,12 @@ def test_runs_of_a_dead_runner_are_marked_interrupted_on_restart(store, csv_spec
 
 
 def test_cancelling_a_running_run(store, csv_spec):
-    (run_id,) = submit([make_spec(csv_spec, seconds=60.0)], store)
-    wait_for(lambda: store.run(run_id).status == "running", timeout=90)
+    (run_id,) = submit([lasting_spec(csv_spec, seconds=60.0)], store)
+    wait_for(lambda: store.records(run_id), timeout=90)  # it is solving
     assert store.request_cancel(run_id) == "running"
     wait_for(lambda: store.run(run_id).status == "cancelled", timeout=10)
-    assert store.records(run_id)  # what it did is kept
+    steps = [r for r in store.records(run_id) if r["kind"] == "surrogate"]
+    assert steps and steps[-1]["iteration"] > 0  # what it did is kept
 
 
 def test_fifty_runs_on_two_workers_with_a_reader_polling(store, csv_spec):
