@@ -30,7 +30,7 @@ from engine.fairness.constraints import ConstraintSpec  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.solvers import solve  # noqa: E402
-from engine.solvers.idca import IDCAConfig  # noqa: E402
+from engine.solvers.catalogue.paper003 import IDCAConfig  # noqa: E402
 
 INTERVAL = (0.05, 0.30)
 # paper 003, Table 4, a9a [5, 30]%, |Î| = 10: κ -> (pSP fairness, accuracy) on the test set

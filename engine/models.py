@@ -1,4 +1,5 @@
-"""Models: linear (optionally with group cross-terms) and a small MLP.
+"""Which model a run trains: linear (optionally with group cross-terms) or a small MLP, whose
+torch module lives in `engine.mlp`; this module needs no torch, so the app can describe runs.
 
 Parameters travel as a dict of float64 numpy arrays (the same form the run store saves), so a
 solver, the store and the app agree on one representation.
@@ -10,7 +11,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import torch
 
 from engine.errors import UserError
 
@@ -37,23 +37,3 @@ class ModelSpec:
     def affine(self) -> bool:
         """Scores are affine in the parameters (what difference-of-convex solvers need)."""
         return self.kind == "linear"
-
-
-class MLP(torch.nn.Module):
-    def __init__(self, n_features: int, hidden: tuple[int, ...]) -> None:
-        super().__init__()
-        widths = (n_features, *hidden)
-        layers: list[torch.nn.Module] = []
-        for a, b in zip(widths[:-1], widths[1:], strict=True):
-            layers += [torch.nn.Linear(a, b, dtype=torch.float64), torch.nn.ReLU()]
-        layers.append(torch.nn.Linear(widths[-1], 1, dtype=torch.float64))
-        self.layers = torch.nn.Sequential(*layers)
-
-    def forward(self, X: torch.Tensor) -> torch.Tensor:
-        return self.layers(X).squeeze(-1)
-
-
-def init_mlp_params(n_features: int, hidden: tuple[int, ...], seed: int) -> Params:
-    torch.manual_seed(seed)
-    module = MLP(n_features, hidden)
-    return {name: p.detach().numpy().copy() for name, p in module.named_parameters()}

@@ -19,7 +19,8 @@ from engine.data.prepared import SPLITS, Prepared
 from engine.design import CrossDesign, Design
 from engine.errors import UserError
 from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind
-from engine.models import MLP, ModelSpec, Params, init_mlp_params
+from engine.mlp import MLP, init_mlp_params
+from engine.models import ModelSpec, Params
 
 REPORTED_METRICS = ("accuracy", "auc", "psp", "pdp", "sp", "dp")
 

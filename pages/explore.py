@@ -1,7 +1,7 @@
 """Explore: choose data, attribute, I and κ, run solvers in the background, watch them live.
 
-The data controls and summary come first and need no solver: the page draws them while the
-solvers (torch) are still being imported, and only then the problem controls and the Run button.
+The page describes runs through the solver catalogue and never loads a solver (torch): the
+solvers run in the worker processes.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from engine.errors import UserError
 from engine.report import html_report
 from engine.runs.runner import ensure_runner
 from engine.runs.store import Store
+from engine.runs.submit import submit
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.data_summary import data_summary
+from pages.shared.problem_controls import interval_words, problem_controls, run_specs
 from pages.shared.views import (
     finished,
     interval_scan_figure,
@@ -58,10 +60,6 @@ def main() -> None:
 
 
 def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_line) -> None:
-    # imported only now, once the data part of the page is on its way: these import the solvers
-    from engine.runs.submit import submit
-    from pages.shared.problem_controls import interval_words, problem_controls, run_specs
-
     try:
         problem = problem_controls()
         specs = run_specs(data_spec, prepare, problem)

@@ -17,7 +17,8 @@ from engine.cli.data_args import (
 )
 from engine.data.sources import load_prepared
 from engine.errors import UserError
-from engine.fairness.constraints import FAMILIES, ConstraintSpec
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.families import family_names
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.runs import RunSpec, Store, submit
@@ -27,11 +28,11 @@ from engine.solvers import (
     config_fields,
     config_from_dict,
     solve,
-    solver_class,
+    solver_card,
     solver_names,
 )
 
-CONSTRAINTS = {name.lower(): name for name in FAMILIES} | {"none": None}
+CONSTRAINTS = {name.lower(): name for name in family_names()} | {"none": None}
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -120,15 +121,15 @@ def constraint_from_args(args: argparse.Namespace) -> ConstraintSpec | None:
 
 def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
     """The RunSpec the data, problem and solver flags describe (validated by the caller)."""
-    cls = solver_class(args.solver)
-    config = config_from_dict(cls.Config, parse_options(args.option))
+    card = solver_card(args.solver)
+    config = config_from_dict(card.Config, parse_options(args.option))
     return RunSpec(
         data=data_spec_from_args(args),
         prepare=dataclasses.replace(prepare_options_from_args(args), cross_terms=False),
         model=ModelSpec(kind=args.model, cross_terms=args.cross_terms, hidden=tuple(args.hidden)),
         constraint=constraint_from_args(args),
         interval=tuple(args.interval),
-        solver=cls.name,
+        solver=card.name,
         config=dataclasses.asdict(config),
         budget=Budget(max_iterations=args.iterations, max_seconds=args.seconds),
         seed=args.seed,
@@ -147,12 +148,12 @@ def run_command(args: argparse.Namespace) -> int:
     spec.data.files(print_download_progress)
     prepared = load_prepared(spec.data, spec.prepare, use_cache=not args.no_cache)
     problem = Problem(prepared, spec.model, spec.constraint, interval=spec.interval)
-    cls = solver_class(spec.solver)
+    card = solver_card(spec.solver)
     if not args.quiet:
         print(f"{prepared.dataset_name}: {len(prepared.train):,} training rows, "
-              f"groups {', '.join(prepared.group_names)}; solver {cls.name}", file=sys.stderr)  # fmt: skip
-    config = config_from_dict(cls.Config, spec.config)
-    solution = solve(problem, cls.name, config, spec.budget,
+              f"groups {', '.join(prepared.group_names)}; solver {card.name}", file=sys.stderr)  # fmt: skip
+    config = config_from_dict(card.Config, spec.config)
+    solution = solve(problem, card.name, config, spec.budget,
                      log=None if args.quiet else ProgressPrinter(), seed=spec.seed)  # fmt: skip
     print(format_result(solution))
     if args.out is not None:
@@ -204,14 +205,14 @@ def format_result(solution) -> str:
 def list_solvers(args: argparse.Namespace) -> int:
     entries = []
     for name in solver_names():
-        cls = solver_class(name)
+        card = solver_card(name)
         entries.append({
             "name": name,
-            "paper": cls.paper,
-            "summary": cls.summary,
-            "families": sorted(f for f in cls.families if f) if cls.families is not None else "any",
-            "requires": sorted(cls.requires),
-            "options": config_fields(cls.Config),
+            "paper": card.paper,
+            "summary": card.summary,
+            "families": sorted(card.families) if card.families is not None else "any",
+            "requires": sorted(card.requires),
+            "options": config_fields(card.Config),
         })  # fmt: skip
     if args.json:
         print(json.dumps(entries, indent=2, default=str))

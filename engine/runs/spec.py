@@ -13,9 +13,11 @@ from engine.data.grouping import GroupingSpec
 from engine.data.prepare import PrepareOptions
 from engine.data.sources import DataSpec, spec_from_dict, spec_to_dict
 from engine.errors import UserError
-from engine.fairness.constraints import ConstraintSpec, family
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.families import check_constraint
 from engine.models import ModelSpec
-from engine.solvers import Budget, config_from_dict, solver_class
+from engine.solvers.catalogue import solver_card
+from engine.solvers.options import Budget, config_from_dict
 
 
 @dataclass(frozen=True)
@@ -86,11 +88,11 @@ class RunSpec:
         alpha, beta = self.interval
         if not 0.0 <= alpha < beta <= 1.0:
             raise UserError(f"the interval [α, β) = [{alpha}, {beta}) needs 0 ≤ α < β ≤ 1")
-        cls = solver_class(self.solver)
-        config_from_dict(cls.Config, self.config)
+        card = solver_card(self.solver)
+        config_from_dict(card.Config, self.config)
         if self.constraint is not None:
-            family(self.constraint.family).validate(self.constraint)
-        cls.check_combination(self.model, self.constraint.family if self.constraint else None)
+            check_constraint(self.constraint)
+        card.check_combination(self.model, self.constraint.family if self.constraint else None)
         self.data.files()  # a missing file is reported now, not in a worker
 
 

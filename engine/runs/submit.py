@@ -11,7 +11,6 @@ from dataclasses import replace
 from engine.runs.runner import IDLE_EXIT_SECONDS, ensure_runner
 from engine.runs.spec import RunSpec, with_seed
 from engine.runs.store import FINAL, Store
-from engine.runs.worker import execute_run
 
 
 def submit(
@@ -81,6 +80,8 @@ def run_on_dask(store: Store, run_ids: list[str], scheduler: str) -> None:
     into the same store, so the store's folder must be reachable from them."""
     from dask.distributed import Client
     from joblib import Parallel, delayed, parallel_config
+
+    from engine.runs.worker import execute_run  # the solvers, in this process only for Dask
 
     queued = {r.id for r in store.runs(status="queued")}
     todo = [r for r in run_ids if r in queued]

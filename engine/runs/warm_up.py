@@ -20,7 +20,7 @@ from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.runs import worker  # noqa: F401  (a run's own imports: data sources, store, specs)
-from engine.solvers import Budget, solve, solver_class, solver_names
+from engine.solvers import Budget, solve, solver_card, solver_names
 
 WARM_UP_ROWS = 400
 WARM_UP_INTERVAL = (0.05, 0.3)
@@ -36,10 +36,12 @@ def warm_up() -> int:
             constraint = (
                 None if name == "unconstrained" else ConstraintSpec("pSP", 0.05, WARM_UP_INTERVAL)
             )
+            card = solver_card(name)
+            card.load()  # every solver's imports
             try:
                 problem = Problem(data, ModelSpec(cross_terms=True), constraint,
                                   interval=WARM_UP_INTERVAL)  # fmt: skip
-                solver_class(name).check_problem(problem)
+                card.check_problem(problem)
             except UserError:
                 continue  # this solver takes other problems: it warms up on its first run
             solve(problem, name, budget=Budget(max_iterations=2))

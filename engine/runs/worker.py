@@ -14,7 +14,7 @@ from engine.errors import UserError
 from engine.problem import Problem
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
-from engine.solvers import IterationRecord, config_from_dict, solve, solver_class
+from engine.solvers import IterationRecord, config_from_dict, solve, solver_card
 
 FLUSH_EVERY_SECONDS = 0.5
 CANCEL_POLL_SECONDS = 0.5
@@ -74,7 +74,7 @@ def execute_run(home: str, run_id: str) -> str:
     writer = RecordWriter(store, run_id)
     try:
         spec = RunSpec.from_dict(spec_dict)
-        config = config_from_dict(solver_class(spec.solver).Config, spec.config)
+        config = config_from_dict(solver_card(spec.solver).Config, spec.config)
         solution = solve(build_problem(spec), spec.solver, config, spec.budget, log=writer,
                          seed=spec.seed, should_stop=CancelPoller(store, run_id))  # fmt: skip
         writer.flush()

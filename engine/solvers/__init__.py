@@ -1,19 +1,26 @@
-"""Solvers: one registry, one interface (`solve(problem, solver, config, budget, log)`)."""
+"""Solvers: one catalogue of cards, one interface (`solve(problem, solver, config, budget, log)`).
 
-from engine.solvers.base import Budget, Solver, StepInfo, config_fields, config_from_dict
-from engine.solvers.driver import solve
-from engine.solvers.records import IterationRecord, Solution
-from engine.solvers.registry import solver_class, solver_names
+The names below are imported on first use: the catalogue and the options need no torch, so the
+app and the command line can describe and check runs without loading any solver.
+"""
 
-__all__ = [
-    "Budget",
-    "IterationRecord",
-    "Solution",
-    "Solver",
-    "StepInfo",
-    "config_fields",
-    "config_from_dict",
-    "solve",
-    "solver_class",
-    "solver_names",
-]
+from __future__ import annotations
+
+from engine.lazy import lazy_exports
+
+_HOMES = {
+    "Solver": "engine.solvers.base",
+    "StepInfo": "engine.solvers.base",
+    "SolverCard": "engine.solvers.catalogue",
+    "solver_card": "engine.solvers.catalogue",
+    "solver_names": "engine.solvers.catalogue",
+    "solve": "engine.solvers.driver",
+    "Budget": "engine.solvers.options",
+    "config_fields": "engine.solvers.options",
+    "config_from_dict": "engine.solvers.options",
+    "IterationRecord": "engine.solvers.records",
+    "Solution": "engine.solvers.records",
+}
+
+__all__ = sorted(_HOMES)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -13,9 +13,10 @@ import torch
 
 from engine.data.prepared import SPLITS
 from engine.problem import Problem
-from engine.solvers.base import Budget, Snapshot, StepInfo
+from engine.solvers.base import Snapshot, StepInfo
+from engine.solvers.catalogue import solver_card
+from engine.solvers.options import Budget
 from engine.solvers.records import IterationRecord, Solution
-from engine.solvers.registry import solver_class
 
 LOG_EVERY_SECONDS = 0.1  # at most ~10 surrogate records per second reach `log`
 EXACT_EVERY_SECONDS = 1.0  # exact train/val metrics of the candidate, about once a second
@@ -36,10 +37,10 @@ def solve(
     """Run one solver on one problem until it converges, the budget ends, it is cancelled, or it
     produces a non-finite value (status "diverged", with the iteration; the trajectory and the
     best iterate so far are kept)."""
-    cls = solver_class(solver)
-    cls.check_problem(problem)
+    card = solver_card(solver)
+    card.check_problem(problem)
     torch.set_num_threads(1)  # solver steps are many small tensor ops: threads only add overhead
-    config = config if config is not None else cls.Config()
+    config = config if config is not None else card.Config()
     budget = budget or Budget()
     records: list[IterationRecord] = []
 
@@ -50,7 +51,7 @@ def solve(
 
     started = time.perf_counter()
     evaluation = 0.0  # seconds spent on exact metrics, not charged to the solver
-    instance = cls(problem, config, np.random.default_rng(seed))
+    instance = card.load()(problem, config, np.random.default_rng(seed))
     iterations, last_log, last_exact = 0, -math.inf, started
     status, reason = "budget", ""
     info = StepInfo(iterations=0, objective=math.nan)
@@ -95,7 +96,7 @@ def solve(
     emit(_final_record(metrics, iterations, seconds))
     test_scores = problem.scores(params, "test") if len(problem.data.test) else np.zeros(0)
     return Solution(
-        solver=cls.name,
+        solver=card.name,
         config=dataclasses.asdict(config),
         status=status,
         reason=reason,

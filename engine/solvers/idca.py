@@ -14,62 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from engine.errors import UserError
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.base import Snapshot, Solver, StepInfo, option
+from engine.solvers.base import Snapshot, Solver, StepInfo
+from engine.solvers.catalogue.paper003 import IDCAConfig
 from engine.solvers.idca_kernel import (
     RampPSPData,
     ramp_psp_minus_linearization,
     ramp_psp_steps,
 )
-from engine.solvers.registry import register
 from engine.solvers.switching import polyak_move, worst_row
-
-
-@dataclass(frozen=True)
-class IDCAConfig:
-    outer_iterations: int = option(
-        200, "K, outer iterations (paper 003 G.2.2 picks K ∈ {100, …, 400} on validation)"
-    )
-    inner_iterations: int = option(
-        200, "T, switching-subgradient steps per subproblem (G.2.2: T ∈ {150, 200})"
-    )
-    epsilon: float = option(
-        1e-3, "ε, constraint tolerance of the subproblem solver (G.2.2: ε ∈ {5e-4, …, 5e-3})"
-    )
-    proximal: float = option(
-        0.0, "μ, proximal weight μ/2‖v − w^k‖² added to the subproblem (paper 003 Assump. 6.3A)"
-    )
-    max_step: float = option(
-        10.0, "longest move of one step (guards the Polyak length, spec 003 §6.2.3)"
-    )
-    snapshot_every: int = option(
-        50, "keep the iterate every this many outer iterations, to choose K on validation"
-    )
-    select: str = option(
-        "validation",
-        "which iterate to report: 'validation' (best validation accuracy among snapshots, paper 003 G.2.2) or 'last'",
-    )
-    stop_tolerance: float = option(
-        1e-7, "early stop: relative change of f0 between outer iterates counted as no change"
-    )
-    patience: int = option(
-        5, "early stop after this many outer iterations without change (0: never)"
-    )
-    compiled: bool = option(
-        True, "run pSP-with-ramp steps in the compiled loop (same iterates, several times faster)"
-    )
-
-    def __post_init__(self) -> None:
-        positive = ("outer_iterations", "inner_iterations", "epsilon", "max_step", "snapshot_every")
-        for name in positive:
-            if not getattr(self, name) > 0:
-                raise UserError(f"IDCA option {name} must be positive")
-        if self.proximal < 0 or self.stop_tolerance < 0 or self.patience < 0:
-            raise UserError("IDCA options proximal, stop_tolerance and patience must be ≥ 0")
-        if self.select not in ("validation", "last"):
-            raise UserError("IDCA option select is 'validation' or 'last'")
 
 
 @dataclass
@@ -84,16 +38,8 @@ class _Subproblem:
     objective: float  # f0(w^k)
 
 
-@register
 class IDCA(Solver):
-    name = "idca"
-    Config = IDCAConfig
-    paper = "003"
-    summary = (
-        "IDCA with switching-subgradient inner solver (paper 003, Alg. 1–2): feasible iterates"
-    )
-    requires = frozenset({"affine_model", "dc"})
-    families = frozenset({"pSP", "pDP"})
+    """Paper 003, Alg. 1 (outer DC iterations) with Alg. 2 (switching subgradient) inside."""
 
     def __init__(self, problem: Problem, config: IDCAConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)

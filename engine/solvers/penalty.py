@@ -18,33 +18,8 @@ import torch
 from engine.errors import UserError
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.base import Solver, StepInfo, option
-from engine.solvers.registry import register
-
-
-@dataclass(frozen=True)
-class PenaltyConfig:
-    lam: float = option(
-        0.37,
-        "λ ≥ 0, weight of the penalty (paper 003 G.4.2 grids: (114) a9a {0.2, 0.3, 0.37, 1}, "
-        "bank {0.4, 0.405, 0.41, 1, 1.5}, law school {0.39, 0.4, 0.5, 0.8, 1.5}; (119) a9a "
-        "{0.13, 0.17, 0.2, 0.23, 1}, bank {0.005, 0.015, 0.018, 0.1, 2}, law school "
-        "{0.001, 0.01, 1}); the default is the a9a value for (114)",
-    )
-    step: float = option(
-        1e-3, "constant step of the subgradient descent (G.4.2 grid: 5e-4, 1e-3, 2e-3, 5e-3)"
-    )
-    iterations: int = option(
-        40_000, "iterations (G.4.2: T·K, as many as IDCA; T = 200, K = 200 by default there)"
-    )
-
-    def __post_init__(self) -> None:
-        if not (np.isfinite(self.lam) and self.lam >= 0):
-            raise UserError("penalty option lam (λ) must be a finite number ≥ 0")
-        if not (np.isfinite(self.step) and self.step > 0):
-            raise UserError("penalty option step must be a finite number > 0")
-        if self.iterations < 1:
-            raise UserError("penalty option iterations must be at least 1")
+from engine.solvers.base import Solver, StepInfo
+from engine.solvers.catalogue.paper003 import PenaltyConfig
 
 
 @dataclass(frozen=True)
@@ -56,14 +31,8 @@ class PenaltyValue:
     d_theta: np.ndarray
 
 
-@register
 class Penalty(Solver):
-    name = "penalty"
-    Config = PenaltyConfig
-    paper = "003"
-    summary = "regularisation baseline: subgradient descent on f0 + λ·(surrogate pSP or pDP) (paper 003, App. G.4)"
-    requires = frozenset({"affine_model"})
-    families = frozenset({"pSP", "pDP"})
+    """Subgradient descent on f0 + λ·(surrogate pSP or pDP) (paper 003, App. G.4)."""
 
     def __init__(self, problem: Problem, config: PenaltyConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)

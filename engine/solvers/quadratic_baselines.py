@@ -19,37 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import UserError
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.base import Solver, StepInfo, option
-from engine.solvers.registry import register
+from engine.solvers.base import Solver, StepInfo
+from engine.solvers.catalogue.paper003 import QuadraticConfig
 
 EIGEN_CUTOFF = 1e-12  # relative: directions of P_i below this are numerically flat
-
-
-@dataclass(frozen=True)
-class QuadraticConfig:
-    iterations: int = option(
-        1000,
-        "K, projected-gradient steps (paper 003 G.3.2: 1000 on a9a and bank, 500 on law school)",
-    )
-    step: float | None = option(
-        None,
-        "η, the gradient step; unset (None): 1/L with L = λ_max(X̃ᵀX̃)/(4n), the Lipschitz constant of "
-        "∇f0 for the logistic loss (paper 003 does not report η)",
-    )
-    tolerance: float = option(
-        1e-5, "stop when f0 changes by less than this in one step (G.3.2: 1e-5); 0: run all K"
-    )
-
-    def __post_init__(self) -> None:
-        if self.iterations < 1:
-            raise UserError("option iterations (K) must be at least 1")
-        if self.step is not None and not (np.isfinite(self.step) and self.step > 0):
-            raise UserError("option step (η) must be a finite number > 0, or unset for 1/L")
-        if not (np.isfinite(self.tolerance) and self.tolerance >= 0):
-            raise UserError("option tolerance must be a finite number ≥ 0")
 
 
 @dataclass(frozen=True)
@@ -100,11 +75,8 @@ def quadratic_rows(problem: Problem) -> QuadraticRows:
 
 
 class QuadraticBaseline(Solver):
-    """Projected gradient on one quadratic-AUC model; subclasses fix the family."""
-
-    Config = QuadraticConfig
-    paper = "003"
-    requires = frozenset({"affine_model"})
+    """Projected gradient on the quadratic-AUC model of the problem's family (eqs. 102, 105 or
+    107; the solver cards group_auc, inter_pairwise and intra_pairwise)."""
 
     def __init__(self, problem: Problem, config: QuadraticConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
@@ -155,26 +127,3 @@ class QuadraticBaseline(Solver):
     def candidate(self) -> Params:
         """The current (feasible) iterate w^k; the paper reports the last one."""
         return {"w": self.w.copy()}
-
-
-@register
-class GroupAUCBaseline(QuadraticBaseline):
-    name = "group_auc"
-    summary = (
-        "group-AUC fairness, quadratic surrogate, projected gradient (paper 003, eqs. 102, 108)"
-    )
-    families = frozenset({"quad_group_auc"})
-
-
-@register
-class InterPairwiseBaseline(QuadraticBaseline):
-    name = "inter_pairwise"
-    summary = "inter-group pairwise fairness, quadratic surrogate, projected gradient (paper 003, eqs. 105, 109)"
-    families = frozenset({"quad_inter"})
-
-
-@register
-class IntraPairwiseBaseline(QuadraticBaseline):
-    name = "intra_pairwise"
-    summary = "intra-group pairwise fairness, quadratic surrogate, projected gradient (paper 003, eqs. 107, 110)"
-    families = frozenset({"quad_intra"})

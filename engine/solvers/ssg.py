@@ -4,43 +4,19 @@ guarantee; the paper uses it to show what IDCA's convex inner approximations buy
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import torch
 
 from engine.errors import UserError
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.base import Solver, StepInfo, option
-from engine.solvers.registry import register
+from engine.solvers.base import Solver, StepInfo
+from engine.solvers.catalogue.paper003 import SSGConfig
 from engine.solvers.switching import polyak_move, worst_row
 
 
-@dataclass(frozen=True)
-class SSGConfig:
-    iterations: int = option(10_000, "T (paper 003 G.7: 10,000 to tune, then 50,000)")
-    tolerance: str = option("static", "ε_t: 'static' (ε) or 'diminishing' (c/(t+1)) (G.7)")
-    epsilon: float = option(1e-3, "static ε (G.7 grid: 1e-4, 2e-4, 5e-4, 1e-3)")
-    c: float = option(1.0, "diminishing ε_t = c/(t+1) (G.7 grid: 0.2, 0.5, 1, 2)")
-    max_step: float = option(10.0, "longest move of one step (guards the Polyak length)")
-
-    def __post_init__(self) -> None:
-        if self.tolerance not in ("static", "diminishing"):
-            raise UserError("SSG option tolerance is 'static' or 'diminishing'")
-        if not (self.iterations > 0 and self.epsilon > 0 and self.c > 0 and self.max_step > 0):
-            raise UserError("SSG options iterations, epsilon, c and max_step must be positive")
-
-
-@register
 class SwitchingSubgradient(Solver):
-    name = "ssg"
-    Config = SSGConfig
-    paper = "003"
-    summary = (
-        "switching subgradient directly on the non-convex surrogate problem (paper 003, Alg. 3)"
-    )
-    requires = frozenset({"affine_model"})
+    """Switching subgradient on the non-convex surrogate problem (paper 003, Alg. 3)."""
 
     def __init__(self, problem: Problem, config: SSGConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)

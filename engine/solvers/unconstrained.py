@@ -2,38 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import scipy.optimize
 import torch
 
-from engine.errors import UserError
 from engine.models import Params
-from engine.solvers.base import Solver, StepInfo, option
-from engine.solvers.registry import register
+from engine.solvers.base import Solver, StepInfo
+from engine.solvers.catalogue.paper003 import UnconstrainedConfig
 
 
-@dataclass(frozen=True)
-class UnconstrainedConfig:
-    l2: float = option(0.0, "ridge penalty l2/2·‖w‖² (0: plain maximum likelihood)")
-    max_iterations: int = option(1000, "L-BFGS iterations at most")
-    tolerance: float = option(1e-9, "stop when the relative decrease of the loss is below this")
-    chunk: int = option(25, "L-BFGS iterations per logged step")
-
-    def __post_init__(self) -> None:
-        if self.l2 < 0 or self.max_iterations < 1 or self.tolerance <= 0 or self.chunk < 1:
-            raise UserError("l2 ≥ 0, max_iterations ≥ 1, tolerance > 0 and chunk ≥ 1 are needed")
-
-
-@register
 class Unconstrained(Solver):
     """min f0 by L-BFGS on the flattened parameters (the model's own gradient)."""
-
-    name = "unconstrained"
-    Config = UnconstrainedConfig
-    paper = "reference"
-    summary = "unconstrained logistic loss minimisation by L-BFGS (the frontier's start)"
 
     def __init__(self, problem, config: UnconstrainedConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)

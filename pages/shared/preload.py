@@ -2,7 +2,8 @@
 use and prepare the default data, so that the first visitor does not wait for them.
 
 The order follows the Explore page's: the data modules and the default data first, then the
-charts, then the solvers (torch). A page that needs a module still being imported waits only for
+charts, then the problem controls and the solver catalogue. None of it imports torch: solvers
+run in the worker processes. A page that needs a module still being imported waits only for
 that module.
 """
 
@@ -20,7 +21,8 @@ AFTER_THE_DATA = (
     "engine.report",
     "pages.shared.problem_controls",
     "engine.runs.submit",
-    "engine.solvers.catalogue",  # every solver module
+    "engine.runs.frontier",
+    "engine.runs.results",
 )
 
 

@@ -10,10 +10,12 @@ import streamlit as st
 from engine.data.prepare import PrepareOptions
 from engine.data.sources import DataSpec
 from engine.errors import UserError
-from engine.fairness.constraints import FAMILIES, ConstraintSpec
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.families import family_entry, family_names
 from engine.models import ModelSpec
 from engine.runs import RunSpec, sweep_specs
-from engine.solvers import Budget, config_fields, config_from_dict, solver_class, solver_names
+from engine.solvers.catalogue import solver_card, solver_names
+from engine.solvers.options import Budget, config_fields, config_from_dict
 from pages.shared.state import initial, remember
 
 DEFAULT_FAMILY = "pSP"
@@ -62,11 +64,12 @@ def problem_controls(solver_choice: bool = True) -> Problem:
     kappa = float(st.sidebar.number_input("Tolerance κ", step=0.01, format="%.3f", key="kappa",
                                           help="pSP ≤ κ: the largest allowed gap between groups "
                                           "within I, on a 0–1 scale"))  # fmt: skip
-    families = sorted(FAMILIES)
+    families = family_names()
     initial("family", DEFAULT_FAMILY)
     family = st.sidebar.selectbox("Constraint", families, key="family",
                                   help="pSP / pDP: partial statistical / demographic parity "
                                   "(paper 003); the others come from papers 000, 001 and 004")  # fmt: skip
+    st.sidebar.caption(f"{family}: {family_entry(family).source}")
     initial("model", "linear")
     initial("cross_terms", True)
     with st.sidebar.expander("Model"):
@@ -85,7 +88,7 @@ def _solver_controls(family: str, model: ModelSpec):
     usable, refused = [], []
     for name in solver_names():
         try:
-            solver_class(name).check_combination(model, None if name == "unconstrained" else family)
+            solver_card(name).check_combination(model, None if name == "unconstrained" else family)
             usable.append(name)
         except UserError:
             refused.append(name)
@@ -107,9 +110,9 @@ def _solver_controls(family: str, model: ModelSpec):
 
 def _options(solver: str) -> dict:
     st.markdown(f"**{solver}**")
-    cls = solver_class(solver)
+    card = solver_card(solver)
     values = {}
-    for field in config_fields(cls.Config):
+    for field in config_fields(card.Config):
         key = f"opt:{solver}:{field['name']}"
         default = field["default"]
         if isinstance(default, bool):
@@ -122,7 +125,7 @@ def _options(solver: str) -> dict:
         else:
             values[field["name"]] = st.text_input(field["name"], value=str(default), key=key,
                                                   help=field["help"])  # fmt: skip
-    return dataclasses.asdict(config_from_dict(cls.Config, values))
+    return dataclasses.asdict(config_from_dict(card.Config, values))
 
 
 def run_specs(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> list[RunSpec]:

@@ -1,5 +1,5 @@
-"""What makes the app quick to open and to rerun: the page's data part and the background runner
-import no solver (torch), the server preloads the rest, and figures are built once."""
+"""What makes the app quick to open and to rerun: the pages and the background runner import no
+solver (torch), the server preloads what the pages use, and figures are built once."""
 
 from __future__ import annotations
 
@@ -16,25 +16,45 @@ from pages.shared.preload import preload
 PROJECT = Path(__file__).resolve().parents[2]
 
 
-def modules_after_import(*modules: str) -> set[str]:
-    code = f"import sys, {', '.join(modules)}; print(' '.join(sys.modules))"
+def modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after running `code`."""
+    code = f"import sys; {code}; print(' '.join(sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True,
                             text=True, check=True)  # fmt: skip
     return set(result.stdout.split())
 
 
-def test_the_data_part_of_the_page_imports_no_solver():
-    loaded = modules_after_import(
-        "pages.shared.data_controls", "pages.shared.data_summary", "pages.shared.views",
-        "engine.report", "engine.runs.runner",
-    )  # fmt: skip
+def test_what_the_pages_use_imports_no_solver():
+    loaded = modules_after("import pages.shared.data_controls, pages.shared.data_summary, "
+                           "pages.shared.views, pages.shared.problem_controls, engine.report, "
+                           "engine.runs.submit, engine.runs.frontier, engine.runs.results")  # fmt: skip
     assert "torch" not in loaded and "scipy.stats" not in loaded
     assert "pandas" in loaded and "plotly" in loaded
+    assert "engine.solvers.catalogue" in loaded and "engine.solvers.idca" not in loaded
+
+
+def test_the_runs_of_the_default_view_are_described_without_solvers():
+    code = ("from pages.shared import data_controls, problem_controls as pc; "
+            "from engine.models import ModelSpec; from engine.solvers import Budget; "
+            "spec, prepare = data_controls.default_data(); "
+            "solvers = ('idca', 'ssg', 'penalty', 'unconstrained'); "
+            "problem = pc.Problem((0.05, 0.3), 0.05, 'pSP', solvers, {}, "
+            "ModelSpec(cross_terms=True), Budget(max_seconds=5.0)); "
+            "specs = pc.run_specs(spec, prepare, problem); "
+            "assert [s.solver for s in specs] == list(solvers), specs")  # fmt: skip
+    assert "torch" not in modules_after(code)
 
 
 def test_the_runner_process_imports_no_solver():
-    loaded = modules_after_import("engine.runs", "engine.runs.runner", "engine.runs.store")
+    loaded = modules_after("import engine.runs, engine.runs.runner, engine.runs.store")
     assert "torch" not in loaded and "pandas" not in loaded
+
+
+def test_preloading_imports_no_solver():
+    code = ("from pages.shared import preload, data_controls; "
+            "data_controls.prepared_data = lambda *args: None; preload.preload()")  # fmt: skip
+    loaded = modules_after(code)
+    assert "pages.shared.problem_controls" in loaded and "torch" not in loaded
 
 
 def test_preloading_prepares_the_default_data_for_the_page(monkeypatch):
@@ -43,7 +63,6 @@ def test_preloading_prepares_the_default_data_for_the_page(monkeypatch):
     preload()
     spec, options = data_controls.default_data()
     assert calls == [(spec, options)]
-    assert "engine.solvers.idca" in sys.modules and "torch" in sys.modules
 
 
 def test_groups_table_in_markdown():

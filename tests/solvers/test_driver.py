@@ -11,7 +11,8 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, config_from_dict, solve, solver_names
 from engine.solvers import driver as driver_module
-from engine.solvers.idca import IDCA, IDCAConfig
+from engine.solvers.catalogue.paper003 import IDCAConfig
+from engine.solvers.idca import IDCA
 
 INTERVAL = (0.1, 0.5)
 

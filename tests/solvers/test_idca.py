@@ -13,7 +13,8 @@ from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, solve
-from engine.solvers.idca import IDCA, IDCAConfig
+from engine.solvers.catalogue.paper003 import IDCAConfig
+from engine.solvers.idca import IDCA
 from engine.solvers.idca_kernel import ramp_psp_minus_linearization
 
 INTERVAL = (0.1, 0.5)

@@ -9,9 +9,10 @@ from engine.errors import UserError
 from engine.fairness.constraints import ConstraintSpec, VacuousConstraintWarning
 from engine.models import ModelSpec
 from engine.problem import Problem
-from engine.solvers import Budget, config_from_dict, solve
+from engine.solvers import Budget, config_from_dict, solve, solver_card
 from engine.solvers.base import STATUSES
-from engine.solvers.penalty import Penalty, PenaltyConfig
+from engine.solvers.catalogue.paper003 import PenaltyConfig
+from engine.solvers.penalty import Penalty
 
 INTERVAL = (0.1, 0.6)
 
@@ -145,9 +146,10 @@ def test_options_from_text_are_typed_and_unknown_ones_refused():
 
 def test_problems_it_cannot_solve_are_refused(data):
     with pytest.raises(UserError, match="constraint families"):
-        Penalty.check_problem(Problem(data, ModelSpec(), ConstraintSpec("quad_group_auc", 0.1)))
+        card = solver_card("penalty")
+        card.check_problem(Problem(data, ModelSpec(), ConstraintSpec("quad_group_auc", 0.1)))
     with pytest.raises(UserError, match="linear model"):
-        Penalty.check_problem(
+        card.check_problem(
             Problem(data, ModelSpec("mlp", hidden=(4,)), ConstraintSpec("pSP", 0.2, INTERVAL))
         )
     with pytest.warns(VacuousConstraintWarning), pytest.raises(UserError, match="grid"):

@@ -13,9 +13,10 @@ from engine.fairness import group_auc_gap, inter_group_auc_gap, intra_group_auc_
 from engine.fairness.constraints import ConstraintSpec, bind
 from engine.models import ModelSpec
 from engine.problem import Problem
-from engine.solvers import Budget, config_from_dict, solve, solver_class
+from engine.solvers import Budget, config_from_dict, solve, solver_card
+from engine.solvers.catalogue.paper003 import QuadraticConfig
 from engine.solvers.qcqp_projection import Projection
-from engine.solvers.quadratic_baselines import QuadraticConfig, quadratic_rows
+from engine.solvers.quadratic_baselines import quadratic_rows
 
 SOLVERS = {
     "quad_group_auc": "group_auc",
@@ -153,7 +154,7 @@ def test_bad_configs_are_refused(values):
 def test_step_from_text_and_the_default_step(data):
     assert config_from_dict(QuadraticConfig, {"step": "0.25"}).step == 0.25
     prob = problem(data, "quad_group_auc", 0.5)
-    solver = solver_class("group_auc")(prob, QuadraticConfig(), np.random.default_rng(0))
+    solver = solver_card("group_auc").load()(prob, QuadraticConfig(), np.random.default_rng(0))
     X = prob.design().dense()
     lipschitz = np.linalg.norm(X, 2) ** 2 / (4 * X.shape[0])
     assert solver.eta == pytest.approx(1.0 / lipschitz)
@@ -165,13 +166,13 @@ def test_bad_constraints_and_problems_are_refused(data):
     with pytest.raises(UserError, match="pairs"):
         Problem(data, ModelSpec(), ConstraintSpec("quad_group_auc", 0.1, pairs="vs_rest"))
     with pytest.raises(UserError, match="constraint families"):
-        solver_class("group_auc").check_problem(problem(data, "quad_inter", 0.1))
+        solver_card("group_auc").check_problem(problem(data, "quad_inter", 0.1))
     with pytest.raises(UserError, match="constraint families"):
-        solver_class("intra_pairwise").check_problem(
+        solver_card("intra_pairwise").check_problem(
             Problem(data, ModelSpec(), ConstraintSpec("pSP", 0.2, (0.05, 0.3)))
         )
     with pytest.raises(UserError, match="linear model"):
-        solver_class("inter_pairwise").check_problem(
+        solver_card("inter_pairwise").check_problem(
             problem(data, "quad_inter", 0.1, ModelSpec("mlp", hidden=(4,)))
         )
     groups = np.array([0, 0, 0, 1, 1, 1])

@@ -6,6 +6,8 @@ metric from engine.fairness), `aux_init` and, where the family has one, `dc` (co
 with subgradients), so a solver never needs to know which family it solves.
 """
 
+from engine.fairness.constraint_spec import ConstraintSpec
+
 from .auc_gap import AUCGap, empirical_auc, min_max_terms, square_pair_loss
 from .base import BoundConstraint, DCParts, GroupData, Linearization, RowSubgradient
 from .exact import EXACT_FUNCTIONS, MissingExactMetric, exact_metric
@@ -14,8 +16,7 @@ from .intersectional import IntersectionalHinge
 from .pdp import PDPConstraint
 from .psp import PSPConstraint, TinyBandWarning, VacuousConstraintWarning, psp_grid
 from .rate_gaps import DemographicParityGap, EqualizedOddsGap, EqualOpportunityGap
-from .registry import FAMILIES, bind, family
-from .spec import ConstraintSpec
+from .registry import bind, family
 from .surrogates import Surrogate, group_mean_relu, mean_relu
 
 __all__ = [
@@ -27,7 +28,6 @@ __all__ = [
     "EXACT_FUNCTIONS",
     "EqualOpportunityGap",
     "EqualizedOddsGap",
-    "FAMILIES",
     "GroupData",
     "GroupLossGap",
     "IntersectionalHinge",

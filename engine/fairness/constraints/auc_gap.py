@@ -21,9 +21,6 @@ from engine.errors import UserError
 
 from .base import Aux, BoundConstraint, DCParts, GroupData, pairs_of
 from .exact import exact_metric
-from .spec import ConstraintSpec
-
-VARIANTS = ("group", "inter", "intra")
 
 
 def square_pair_loss(h_a: Tensor, h_b: Tensor, c1: float, c2: float) -> Tensor:
@@ -85,19 +82,6 @@ class AUCGap(BoundConstraint):
     family = "auc_gap"
     needs_labels = True
 
-    @classmethod
-    def validate(cls, spec: ConstraintSpec) -> None:
-        variant = spec.option("variant", "group")
-        if variant not in VARIANTS:
-            raise UserError(f"auc_gap variant must be one of {VARIANTS}, got {variant!r}.")
-        for name in ("c1", "c2"):
-            value = spec.option(name, 1.0)
-            if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-                raise UserError(f"auc_gap option {name} must be a number > 0, got {value!r}.")
-        if spec.pairs != "all":
-            raise UserError(
-                f"auc_gap compares every pair of groups; pairs={spec.pairs!r} is not supported."
-            )
 
     def _setup(self) -> None:
         self._set("variant", str(self.spec.option("variant", "group")))

@@ -19,8 +19,8 @@ import torch
 from torch import Tensor
 
 from engine.errors import UserError
-
-from .spec import ConstraintSpec
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.families import check_constraint
 
 Aux = Mapping[str, Tensor]
 
@@ -266,7 +266,7 @@ class BoundConstraint(ABC):
         """Validate `spec` for this family and bind it to the samples' groups (and labels)."""
         if spec.family != cls.family:
             raise UserError(f"Spec family {spec.family!r} given to the {cls.family!r} family.")
-        cls.validate(spec)
+        check_constraint(spec)
         if cls.needs_labels and y is None:
             raise UserError(f"The {cls.family} constraint needs the labels y.")
         data = GroupData.encode(groups, y)
@@ -291,10 +291,6 @@ class BoundConstraint(ABC):
         data = GroupData.encode(groups, y, vocabulary=self.data.keys)
         self._check_batch(data)
         return type(self)(self.spec, data)
-
-    @classmethod  # noqa: B027
-    def validate(cls, spec: ConstraintSpec) -> None:
-        """Family-specific checks of the spec; raise UserError."""
 
     def _check_data(self, data: GroupData) -> None:
         self._check_batch(data)
@@ -362,14 +358,6 @@ class BoundConstraint(ABC):
 
     def _by_group(self, scores: Tensor) -> list[Tensor]:
         return [scores[idx] for idx in self.data.index]
-
-
-def require_unit_kappa(spec: ConstraintSpec) -> None:
-    if not (0.0 < spec.kappa <= 1.0):
-        raise UserError(
-            f"κ = {spec.kappa} is outside (0, 1]: κ is the allowed normalised gap on I "
-            "(paper 003, eq. 12–13), 0 < κ ≤ 1."
-        )
 
 
 # spec 003 §6.1.5: warn when the rank band holds fewer than this many samples of a group

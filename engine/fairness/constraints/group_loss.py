@@ -13,11 +13,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from engine.errors import UserError
-
 from .base import Aux, BoundConstraint, DCParts, pair_rows, pairs_of
 from .exact import exact_metric
-from .spec import ConstraintSpec
 
 
 class GroupLossGap(BoundConstraint):
@@ -26,12 +23,6 @@ class GroupLossGap(BoundConstraint):
     family = "group_loss_gap"
     needs_labels = True
 
-    @classmethod
-    def validate(cls, spec: ConstraintSpec) -> None:
-        if spec.pairs not in ("vs_mean", "all"):
-            raise UserError(
-                f"group_loss_gap supports pairs='vs_mean' (paper 000, eq. 4) or 'all'; got {spec.pairs!r}."
-            )
 
     def _setup(self) -> None:
         self._set("pairs", pairs_of(len(self.data.keys)))

@@ -12,10 +12,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from engine.errors import UserError
-
 from .base import Aux, BoundConstraint, DCParts
-from .spec import ConstraintSpec
 
 
 class IntersectionalHinge(BoundConstraint):
@@ -24,13 +21,6 @@ class IntersectionalHinge(BoundConstraint):
     family = "intersectional_hinge"
     needs_labels = True
 
-    @classmethod
-    def validate(cls, spec: ConstraintSpec) -> None:
-        if spec.pairs not in ("all", "vs_mean"):
-            raise UserError(
-                "intersectional_hinge compares each group with the whole sample (paper 001, eq. 18); "
-                f"pairs={spec.pairs!r} does not apply."
-            )
 
     def _setup(self) -> None:
         self._set("_ypm", torch.as_tensor(np.where(self.data.positive, 1.0, -1.0)))

@@ -11,8 +11,6 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from engine.errors import UserError
-
 from .base import (
     Aux,
     BoundConstraint,
@@ -22,10 +20,8 @@ from .base import (
     interval_of,
     pair_rows,
     pairs_of,
-    require_unit_kappa,
 )
 from .exact import exact_metric
-from .spec import ConstraintSpec
 from .surrogates import Surrogate
 
 
@@ -34,13 +30,6 @@ class PDPConstraint(BoundConstraint):
 
     family = "pDP"
 
-    @classmethod
-    def validate(cls, spec: ConstraintSpec) -> None:
-        require_unit_kappa(spec)
-        if spec.pairs != "all":
-            raise UserError(
-                f"pDP compares every pair of groups; pairs={spec.pairs!r} is not supported."
-            )
 
     def _setup(self) -> None:
         alpha, beta = interval_of(self.spec)

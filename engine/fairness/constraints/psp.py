@@ -15,6 +15,7 @@ import torch
 from torch import Tensor
 
 from engine.errors import UserError
+from engine.fairness.constraint_spec import GridMode
 
 from .base import (
     Aux,
@@ -28,10 +29,8 @@ from .base import (
     check_rank_band,
     fmt_all,
     interval_of,
-    require_unit_kappa,
 )
 from .exact import exact_metric
-from .spec import ConstraintSpec, GridMode
 from .surrogates import Surrogate
 
 __all__ = ["PSPConstraint", "TinyBandWarning", "VacuousConstraintWarning", "psp_grid"]
@@ -59,17 +58,6 @@ class PSPConstraint(BoundConstraint):
 
     family = "pSP"
 
-    @classmethod
-    def validate(cls, spec: ConstraintSpec) -> None:
-        require_unit_kappa(spec)
-        method = spec.option("mean_method", "bucketed")
-        if method not in ("bucketed", "direct"):
-            raise UserError(f"mean_method must be 'bucketed' or 'direct', got {method!r}.")
-        if spec.pairs != "all":
-            raise UserError(
-                "pSP constrains every group against shared thresholds (paper 003, eq. 15); "
-                f"pairs={spec.pairs!r} does not apply, leave it at 'all'."
-            )
 
     def _setup(self) -> None:
         alpha, beta = interval_of(self.spec)

@@ -29,7 +29,6 @@ from engine.errors import UserError
 from .auc_gap import empirical_auc
 from .base import Aux, BoundConstraint, GroupData
 from .exact import exact_metric
-from .spec import ConstraintSpec
 
 # One row's pair terms: each (A, B) contributes the mean over A × B of σ(h_a − h_b).
 Terms = tuple[tuple[Tensor, Tensor], ...]
@@ -54,18 +53,6 @@ class QuadraticAUC(BoundConstraint):
     # ½ for (102), where AUC(k, k') = ½ is fair; 1 for (105) and (107), sums of two AUCs
     offset: ClassVar[float]
 
-    @classmethod
-    def validate(cls, spec: ConstraintSpec) -> None:
-        if not spec.kappa > 0:
-            raise UserError(
-                f"{cls.family} needs κ > 0 (got {spec.kappa}): at w = 0 every row equals −κ, "
-                "and the projected-gradient baselines start there (paper 003, G.3.2)."
-            )
-        if spec.pairs != "all":
-            raise UserError(
-                f"{cls.family} constrains every ordered pair of groups; "
-                f"pairs={spec.pairs!r} is not supported."
-            )
 
     def _setup(self) -> None:
         self._set("pairs", ordered_pairs(len(self.data.keys)))
@@ -155,5 +142,3 @@ class QuadraticIntraAUC(QuadraticAUC):
             (_cell(data, j, False), _cell(data, j, True)),
         )
 
-
-QUADRATIC_AUC_FAMILIES = (QuadraticGroupAUC, QuadraticInterAUC, QuadraticIntraAUC)

@@ -20,7 +20,6 @@ from engine.errors import UserError
 
 from .base import Aux, BoundConstraint, DCParts, GroupData, pair_rows, pairs_of
 from .exact import exact_metric
-from .spec import ConstraintSpec
 from .surrogates import Surrogate
 
 
@@ -29,12 +28,6 @@ class RateGap(BoundConstraint):
 
     labels: ClassVar[tuple[int, ...] | None] = None  # None: every sample of the group
 
-    @classmethod
-    def validate(cls, spec: ConstraintSpec) -> None:
-        if spec.pairs != "all":
-            raise UserError(
-                f"{cls.family} compares every pair of groups; pairs={spec.pairs!r} is not supported."
-            )
 
     def _setup(self) -> None:
         self._set("sigma", Surrogate(self.spec.surrogate, self.spec.temperature))

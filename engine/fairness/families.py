@@ -1,0 +1,140 @@
+"""The constraint families a run can name, without torch: each family's checks of its
+specification (run before any data is loaded, e.g. by the app) and where its torch
+implementation lives (imported only to bind the constraint to data).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from engine.errors import UserError
+from engine.fairness.constraint_spec import ConstraintSpec
+
+if TYPE_CHECKING:
+    from engine.fairness.constraints.base import BoundConstraint
+
+AUC_GAP_VARIANTS = ("group", "inter", "intra")  # paper 004, Ex. 1, 2, 3
+MEAN_METHODS = ("bucketed", "direct")  # how pSP's ramp means are computed (same values)
+
+
+def require_unit_kappa(spec: ConstraintSpec) -> None:
+    if not (0.0 < spec.kappa <= 1.0):
+        raise UserError(
+            f"κ = {spec.kappa} is outside (0, 1]: κ is the allowed normalised gap on I "
+            "(paper 003, eq. 12–13), 0 < κ ≤ 1."
+        )
+
+
+def _require_pairs(spec: ConstraintSpec, allowed: tuple[str, ...], why: str) -> None:
+    if spec.pairs not in allowed:
+        raise UserError(f"{spec.family} {why}; pairs={spec.pairs!r} is not supported.")
+
+
+def _check_psp(spec: ConstraintSpec) -> None:
+    require_unit_kappa(spec)
+    method = spec.option("mean_method", "bucketed")
+    if method not in MEAN_METHODS:
+        raise UserError(f"mean_method must be 'bucketed' or 'direct', got {method!r}.")
+    _require_pairs(spec, ("all",), "constrains every group against shared thresholds "
+                   "(paper 003, eq. 15)")  # fmt: skip
+
+
+def _check_pdp(spec: ConstraintSpec) -> None:
+    require_unit_kappa(spec)
+    _require_pairs(spec, ("all",), "compares every pair of groups")
+
+
+def _check_group_loss(spec: ConstraintSpec) -> None:
+    _require_pairs(spec, ("vs_mean", "all"), "compares each group with the mean "
+                   "(paper 000, eq. 4) or every pair")  # fmt: skip
+
+
+def _check_intersectional(spec: ConstraintSpec) -> None:
+    _require_pairs(spec, ("all", "vs_mean"), "compares each group with the whole sample "
+                   "(paper 001, eq. 18)")  # fmt: skip
+
+
+def _check_auc_gap(spec: ConstraintSpec) -> None:
+    variant = spec.option("variant", "group")
+    if variant not in AUC_GAP_VARIANTS:
+        raise UserError(f"auc_gap variant must be one of {AUC_GAP_VARIANTS}, got {variant!r}.")
+    for name in ("c1", "c2"):
+        value = spec.option(name, 1.0)
+        if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+            raise UserError(f"auc_gap option {name} must be a number > 0, got {value!r}.")
+    _require_pairs(spec, ("all",), "compares every pair of groups")
+
+
+def _check_rate_gap(spec: ConstraintSpec) -> None:
+    _require_pairs(spec, ("all",), "compares every pair of groups")
+
+
+def _check_quadratic_auc(spec: ConstraintSpec) -> None:
+    if not spec.kappa > 0:
+        raise UserError(
+            f"{spec.family} needs κ > 0 (got {spec.kappa}): at w = 0 every row equals −κ, "
+            "and the projected-gradient baselines start there (paper 003, G.3.2)."
+        )
+    _require_pairs(spec, ("all",), "constrains every ordered pair of groups")
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    source: str
+    implementation: str  # "module:Class" of the BoundConstraint subclass
+    check: Callable[[ConstraintSpec], None]
+
+    def load(self) -> type[BoundConstraint]:
+        module, name = self.implementation.split(":")
+        return getattr(importlib.import_module(module), name)
+
+
+_C = "engine.fairness.constraints."
+
+FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
+    f.name: f
+    for f in (
+        Family("pSP", "paper 003, model (15)", _C + "psp:PSPConstraint", _check_psp),
+        Family("pDP", "paper 003, model (21)", _C + "pdp:PDPConstraint", _check_pdp),
+        Family("group_loss_gap", "paper 000, eq. (4)", _C + "group_loss:GroupLossGap",
+               _check_group_loss),
+        Family("DP", "paper 001, eq. (15)", _C + "rate_gaps:DemographicParityGap",
+               _check_rate_gap),
+        Family("EO", "paper 001, eq. (17)", _C + "rate_gaps:EqualizedOddsGap", _check_rate_gap),
+        Family("EOpp", "paper 001, Sec. 2.1", _C + "rate_gaps:EqualOpportunityGap",
+               _check_rate_gap),
+        Family("intersectional_hinge", "paper 001, eq. (18)",
+               _C + "intersectional:IntersectionalHinge", _check_intersectional),
+        Family("auc_gap", "paper 004, eq. (6)", _C + "auc_gap:AUCGap", _check_auc_gap),
+        Family("quad_group_auc", "paper 003, eq. (102)", _C + "quadratic_auc:QuadraticGroupAUC",
+               _check_quadratic_auc),
+        Family("quad_inter", "paper 003, eq. (105)", _C + "quadratic_auc:QuadraticInterAUC",
+               _check_quadratic_auc),
+        Family("quad_intra", "paper 003, eq. (107)", _C + "quadratic_auc:QuadraticIntraAUC",
+               _check_quadratic_auc),
+    )
+})  # fmt: skip
+
+
+def family_names() -> list[str]:
+    return sorted(FAMILIES)
+
+
+def family_entry(name: str) -> Family:
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise UserError(
+            f"Unknown constraint family {name!r}; choose one of {family_names()}."
+        ) from None
+
+
+def check_constraint(spec: ConstraintSpec) -> None:
+    """Everything about `spec` that can be checked without data; raises UserError."""
+    family_entry(spec.family).check(spec)

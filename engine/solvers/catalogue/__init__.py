@@ -1,0 +1,24 @@
+"""Every solver by name, as cards (`SolverCard`): options and defaults, the paper, which models
+and constraint families it solves. Importing this package loads no solver and no torch."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from engine.errors import UserError
+from engine.solvers.catalogue import paper003
+from engine.solvers.catalogue.card import SolverCard
+
+CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
+    {card.name: card for card in paper003.CARDS}
+)
+
+
+def solver_card(name: str) -> SolverCard:
+    if name not in CARDS:
+        raise UserError(f"unknown solver '{name}'; the solvers are: {', '.join(solver_names())}")
+    return CARDS[name]
+
+
+def solver_names() -> list[str]:
+    return sorted(CARDS)
