@@ -18,6 +18,7 @@ from engine.runs.store import Store
 from engine.runs.submit import submit
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.data_summary import data_summary
+from pages.shared.first_paint import charts_ready
 from pages.shared.problem_controls import interval_words, problem_controls, run_specs
 from pages.shared.views import (
     finished,
@@ -37,6 +38,7 @@ POLL_SECONDS = {"starting": 0.2, "running": 1.0, "idle": None}
 
 
 def main() -> None:
+    charts = charts_ready()
     st.title("FairFront")
     st.caption(
         "Train classifiers under (partial) fairness constraints and see what fairness costs."
@@ -50,16 +52,18 @@ def main() -> None:
     except UserError as error:
         st.error(str(error))
         return
-    data_summary(prepared)
+    data_summary(prepared, chart=charts)
     constraint_line = st.empty()  # filled once the problem controls are read
     store = Store()
     try:
-        _problem_and_runs(store, data_spec, prepare, prepared, constraint_line)
-    finally:  # after the page is drawn, so that starting the workers does not slow it down
-        ensure_runner(store.home, idle_exit=WARM_RUNNER_SECONDS)
+        _problem_and_runs(store, data_spec, prepare, prepared, constraint_line, charts)
+    finally:  # once the first view shows: the workers' warm-up would hold it back
+        if charts:
+            ensure_runner(store.home, idle_exit=WARM_RUNNER_SECONDS)
 
 
-def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_line) -> None:
+def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_line,
+                      charts: bool) -> None:  # fmt: skip
     try:
         problem = problem_controls()
         specs = run_specs(data_spec, prepare, problem)
@@ -84,6 +88,8 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
         st.info("Press **Run** to train the chosen solvers; results you computed before for the "
                 "same settings appear here at once.")  # fmt: skip
         return
+    if not charts:
+        return  # the runs' views follow once the controls show
     _live(store, known)
     title = (
         f"FairFront — {problem.family} ≤ {problem.kappa:g} on {interval_words(problem.interval)}"
@@ -132,15 +138,21 @@ def _results(store: Store, run_ids: list[str], prepared, problem, title: str) ->
     figures = score_figures(store, chosen, reference, prepared.group_names, problem.interval,
                             problem.kappa)  # fmt: skip
     left, right = st.columns(2)
-    for column, (caption, figure) in zip([left, right, st], figures, strict=False):
-        column.plotly_chart(figure, width="stretch", key=caption)
+    # keys by position: another model's figure then updates the chart in place (quicker than a
+    # new chart)
+    for view, (column, (_, figure)) in enumerate(zip([left, right, st], figures, strict=False)):
+        column.plotly_chart(figure, width="stretch", key=f"score_view_{view}")
     if reference is not None:
         _interval_helper(store, reference)
     _report(store, done, figures, frame, title)
 
 
 def _interval_helper(store: Store, reference: str) -> None:
-    with st.expander("Where does fairness matter? (interval helper, paper 003 App. B)"):
+    helper = st.expander("Where does fairness matter? (interval helper, paper 003 App. B)",
+                         key="interval_helper", on_change="rerun")  # fmt: skip
+    if not helper.open:
+        return  # drawn only when opened: every chart on the page costs the browser a redraw
+    with helper:
         st.caption("The unconstrained model's positive rate and its exact pSP on candidate "
                    "intervals: pick an I that contains the positive rate and where pSP is large.")  # fmt: skip
         st.plotly_chart(

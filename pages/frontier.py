@@ -111,9 +111,10 @@ def _selected(store: Store, event, prepared, problem) -> None:
     run_id = run_ids[0] if isinstance(run_ids, list) else run_ids
     spec = store.run(run_id).spec
     kappa = spec["constraint"]["kappa"] if spec.get("constraint") else problem.kappa
-    for caption, figure in score_figures(store, run_id, None, prepared.group_names,
-                                         tuple(spec["interval"]), kappa):  # fmt: skip
-        st.plotly_chart(figure, width="stretch", key=f"selected:{caption}")
+    figures = score_figures(store, run_id, None, prepared.group_names, tuple(spec["interval"]),
+                            kappa)  # fmt: skip
+    for view, (_, figure) in enumerate(figures):  # keyed by position: updated in place
+        st.plotly_chart(figure, width="stretch", key=f"selected_view_{view}")
 
 
 main()

@@ -43,23 +43,22 @@ class Encoder:
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
         """Rows of `frame` as a dense float64 matrix; missing numbers become the training mean."""
-        blocks = []
-        for column in self.numeric:
+        width = len(self.numeric) + sum(len(c.categories) for c in self.categorical)
+        X = np.zeros((len(frame), width))
+        for j, column in enumerate(self.numeric):
             values = pd.to_numeric(frame[column.name], errors="coerce").to_numpy(dtype=float)
             standardised = (values - column.mean) / column.std
-            blocks.append(np.nan_to_num(standardised, nan=0.0)[:, None])
+            X[:, j] = np.nan_to_num(standardised, nan=0.0)
+        start = len(self.numeric)
         for column in self.categorical:
             keys = _keys(frame[column.name])
             codes = pd.Index(column.categories).get_indexer(keys).astype(np.int64)
             if RARE in column.categories:
                 codes[codes < 0] = column.categories.index(RARE)
-            block = np.zeros((len(frame), len(column.categories)))
             seen = codes >= 0
-            block[np.flatnonzero(seen), codes[seen]] = 1.0
-            blocks.append(block)
-        if not blocks:
-            return np.zeros((len(frame), 0))
-        return np.ascontiguousarray(np.hstack(blocks))
+            X[np.flatnonzero(seen), start + codes[seen]] = 1.0
+            start += len(column.categories)
+        return X
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -101,7 +101,9 @@ def _readable(values: pd.Series, value_labels: dict) -> pd.Series:
             v = int(v)
         return value_labels.get(v, str(v))
 
-    return values.map(name).astype("string")
+    codes, uniques = pd.factorize(values, use_na_sentinel=False)  # name each value once
+    names = np.array([name(v) for v in uniques], dtype=object)
+    return pd.Series(names[codes], index=values.index).astype("string")
 
 
 def _binned(values: pd.Series, column: str, bins: tuple[float, ...]) -> tuple[pd.Series, list[str]]:

@@ -29,9 +29,11 @@ IDLE_POLL_SECONDS = 0.2  # while waiting for work: still well under the 0.5 s st
 IDLE_EXIT_SECONDS = 30.0
 LOCK_NAME = "runner.lock"
 SPAWNED_NAME = "runner.spawned"  # process ids of runners started by ensure_runner
+WORKER_NICENESS = 10  # solving yields the processor to the app's server and the browser
 
 
 def _warm_up() -> int:
+    os.nice(WORKER_NICENESS)
     from engine.runs.warm_up import warm_up
 
     return warm_up()

@@ -9,7 +9,7 @@ from engine import plots
 from engine.data.prepared import Prepared, group_table
 
 
-def data_summary(prepared: Prepared) -> None:
+def data_summary(prepared: Prepared, chart: bool = True) -> None:
     summary = prepared.summary()
     rows = summary["rows"]
     st.markdown(f"**{summary['dataset']}** — {rows['train']:,} training, {rows['val']:,} "
@@ -20,7 +20,8 @@ def data_summary(prepared: Prepared) -> None:
         st.info("Reduced task: these files lack " + ", ".join(summary["missing_features"]))
     for warning in summary["warnings"]:
         st.warning(warning)
-    st.plotly_chart(_groups_figure(prepared.key, summary), width="stretch", key="groups")
+    if chart:
+        st.plotly_chart(_groups_figure(prepared.key, summary), width="stretch", key="groups")
     with st.expander("Groups and label rates as a table"):
         st.markdown(groups_markdown(summary))
 

@@ -45,6 +45,13 @@ def test_explore_opens_on_adult_and_describes_the_interval_in_words():
     assert any("Press **Run**" in i.value for i in app.info)
 
 
+def test_the_first_view_has_controls_and_no_chart_and_charts_follow():
+    app = start()
+    assert app.sidebar.button(key="run") and not app.get("plotly_chart")
+    app.run()  # what the first view's timer does once it shows, or any later interaction
+    assert not app.exception and len(app.get("plotly_chart")) == 1  # the groups of the data
+
+
 def test_explore_runs_solvers_and_shows_exact_metrics_and_figures():
     app = start()
     app.sidebar.number_input(key="seconds").set_value(3.0).run()
@@ -55,9 +62,12 @@ def test_explore_runs_solvers_and_shows_exact_metrics_and_figures():
     table = app.dataframe[-1].value
     assert set(table["solver"]) == {"idca", "unconstrained"}
     assert table["test psp"].notna().all() and table["κ"].dropna().tolist() == [0.05]
-    charts = app.get("plotly_chart")
-    assert len(charts) >= 4  # trajectories, CDF, rank–rank, densities
+    charts = len(app.get("plotly_chart"))
+    assert charts >= 4  # trajectories, CDF, rank–rank, densities
     assert any(b.label == "Download report (HTML)" for b in app.get("download_button"))
+    app.session_state["interval_helper"] = True  # the person opens the interval helper
+    app.run()
+    assert len(app.get("plotly_chart")) == charts + 1 and "positive rate" in texts(app)
 
 
 def test_a_cached_result_is_shown_without_running_again():

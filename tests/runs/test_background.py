@@ -12,7 +12,7 @@ from pathlib import Path
 from run_fixtures import lasting_spec, make_spec, wait_for
 
 from engine.runs import submit, submit_sweep, sweep_specs, wait
-from engine.runs.runner import Runner, runner_pid
+from engine.runs.runner import WORKER_NICENESS, Runner, runner_pid
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -63,9 +63,11 @@ def test_runs_of_a_dead_runner_are_marked_interrupted_on_restart(store, csv_spec
     assert store.run(done_id).status == "done" and store.metrics(done_id)["test"]
 
 
-def test_cancelling_a_running_run(store, csv_spec):
+def test_cancelling_a_running_run_of_a_lower_priority_worker(store, csv_spec):
     (run_id,) = submit([lasting_spec(csv_spec, seconds=60.0)], store)
     wait_for(lambda: store.records(run_id), timeout=90)  # it is solving
+    worker_niceness = os.getpriority(os.PRIO_PROCESS, store.run(run_id).pid)
+    assert worker_niceness == min(19, os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS)
     assert store.request_cancel(run_id) == "running"
     wait_for(lambda: store.run(run_id).status == "cancelled", timeout=10)
     steps = [r for r in store.records(run_id) if r["kind"] == "surrogate"]
