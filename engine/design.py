@@ -94,11 +94,14 @@ class CrossDesign:
             self._position[rows] = np.arange(len(rows))
 
     def _group_vectors(self, w: np.ndarray) -> list[np.ndarray]:
+        """Each group's vector u_g for the parameters w, shape (D,); or for each column of a
+        (D, m) matrix of parameters, shape (d, m) per group."""
         base, d, g = w[: self.d], self.d, self.n_groups
-        gamma, products = w[d : d + g - 1], w[d + g - 1 :].reshape(g - 1, d - 1)
+        gamma = w[d : d + g - 1]
+        products = w[d + g - 1 :].reshape(g - 1, d - 1, *w.shape[1:])
         vectors = [base]
         for k in range(1, g):
-            shift = np.concatenate([[gamma[k - 1]], products[k - 1]])
+            shift = np.concatenate([gamma[k - 1][None], products[k - 1]])
             vectors.append(base + shift)
         return vectors
 
@@ -139,10 +142,6 @@ class CrossDesign:
 
     def block_form(self) -> BlockForm:
         rows = sp.csr_array(np.hstack([np.ones((self.n, 1)), self._X]))
-        columns = []  # column j of `expand`: the block vectors of the unit vector e_j
-        for j in range(self.shape[1]):
-            unit = np.zeros(self.shape[1])
-            unit[j] = 1.0
-            columns.append(sp.csc_array(np.concatenate(self._group_vectors(unit))[:, None]))
-        expand = sp.csr_array(sp.hstack(columns))
+        # column j of `expand`: the block vectors of the unit vector e_j
+        expand = sp.csr_array(np.vstack(self._group_vectors(np.eye(self.shape[1]))))
         return BlockForm(rows=rows, block=self._groups.astype(np.int64), expand=expand)
