@@ -95,6 +95,15 @@ class RunRow:
     iterations: int | None
     seconds: float | None
 
+    @property
+    def budget_end(self) -> str | None:
+        """The budget that ended a finished run ("time budget of 6 s"), or None when the run
+        ended otherwise (the worker writes the solver's own status first in `reason`)."""
+        solver_status, _, text = self.reason.partition(": ")
+        if self.status != "done" or solver_status != "budget":
+            return None
+        return text.removesuffix(" reached")
+
 
 class Store:
     """One folder: runs.sqlite plus artifacts/<run id>/ (params.npz, scores.npz)."""

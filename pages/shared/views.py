@@ -41,6 +41,9 @@ def status_line(store: Store, run_ids: list[str]) -> None:
         column.markdown(f"**{run_label(row.spec)}** {badge}{progress}")
         if row.status in ("failed", "interrupted", "diverged", "cancelled") and row.reason:
             column.caption(row.reason)
+        elif row.budget_end is not None:
+            column.caption(f"Stopped by its {row.budget_end}, before converging: a longer run "
+                           "may give another model (and realised fairness nearer κ).")  # fmt: skip
 
 
 def trajectories(store: Store, run_ids: list[str]) -> None:

@@ -62,6 +62,7 @@ def test_explore_runs_solvers_and_shows_exact_metrics_and_figures():
     table = app.dataframe[-1].value
     assert set(table["solver"]) == {"idca", "unconstrained"}
     assert table["test psp"].notna().all() and table["κ"].dropna().tolist() == [0.05]
+    assert "Stopped by its time budget of 3 s, before converging" in texts(app)  # IDCA needs more
     charts = len(app.get("plotly_chart"))
     assert charts >= 4  # trajectories, CDF, rank–rank, densities
     assert any(b.label == "Download report (HTML)" for b in app.get("download_button"))

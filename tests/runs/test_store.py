@@ -36,6 +36,17 @@ def test_a_run_executes_in_process_and_its_results_are_stored(store, csv_spec):
     scores, groups = store.load_scores(run_id)
     assert "w" in params and "aux.theta" in params and len(scores) == len(groups) > 0
     assert execute_run(str(store.home), run_id) == "skipped"  # not queued any more
+    assert row.budget_end == "iteration budget of 300"  # IDCA would have run on
+
+
+def test_only_a_budget_stop_reads_as_one(store):
+    for run_id, status, reason in [("a", "done", "budget: time budget of 6 s reached"),
+                                   ("b", "done", "converged: objective unchanged"),
+                                   ("c", "cancelled", "cancelled")]:  # fmt: skip
+        store.enqueue(run_id, {"solver": "idca"})
+        store.claim(run_id, 1)
+        store.finish(run_id, status, reason)
+    assert [store.run(r).budget_end for r in "abc"] == ["time budget of 6 s", None, None]
 
 
 def test_identical_specs_reuse_the_result_unless_forced(store, csv_spec):
