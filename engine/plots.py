@@ -29,6 +29,7 @@ from engine.runs.frontier import UNCONSTRAINED, Frontier, FrontierPoint, is_gap
 
 TEMPLATE = "plotly_white"
 MAX_CURVE_POINTS = 1500  # per trace: finer than a screen shows
+GROUPS_FIGURE_HEIGHT = 300  # pixels
 HISTOGRAM_BINS = 80
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies
 GROUP_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
@@ -600,6 +601,6 @@ def groups_figure(summary: dict[str, Any]) -> go.Figure:
         fig.add_trace(go.Bar(x=names, y=rates, name=split, marker_color=colour,
                              legendgroup=split, showlegend=False), row=1, col=2)  # fmt: skip
     fig.update_yaxes(tickformat=".0%", range=[0, 1], row=1, col=2)
-    fig.update_layout(template=TEMPLATE, barmode="group", height=300,
+    fig.update_layout(template=TEMPLATE, barmode="group", height=GROUPS_FIGURE_HEIGHT,
                       margin={"t": 40, "b": 20, "l": 40, "r": 20})  # fmt: skip
     return fig

@@ -22,6 +22,8 @@ def data_summary(prepared: Prepared, chart: bool = True) -> None:
         st.warning(warning)
     if chart:
         st.plotly_chart(_groups_figure(prepared.key, summary), width="stretch", key="groups")
+    else:  # the chart's room, so that nothing below moves when it arrives
+        st.container(height=plots.GROUPS_FIGURE_HEIGHT, border=False)
     with st.expander("Groups and label rates as a table"):
         st.markdown(groups_markdown(summary))
 
