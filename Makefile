@@ -10,6 +10,7 @@ $(VENV)/.app-installed: requirements.txt
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -r requirements.txt
 	$(PY) -c "from engine.runs.warm_up import warm_up; warm_up()"  # compiles the solver kernels once
+	$(PY) -c "from pages.shared.preload import prepare_default_data; prepare_default_data()"
 	touch $@
 
 $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.app-installed

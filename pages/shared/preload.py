@@ -35,6 +35,15 @@ def preload() -> None:
         importlib.import_module(name)
 
 
+def prepare_default_data() -> None:
+    """Prepare the default view's data into the data cache. Setup does this once, so that a
+    server's first start reads the arrays from disk instead of preparing them."""
+    from engine.data.sources import load_prepared
+    from pages.shared.data_controls import default_data
+
+    load_prepared(*default_data())
+
+
 def start_preload() -> threading.Thread:
     """Preload in a daemon thread: the server answers requests meanwhile."""
     thread = threading.Thread(target=preload, name="preload", daemon=True)

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.data import sources
 from engine.runs import Store
 from pages.shared import data_controls, data_summary, views
-from pages.shared.preload import preload
+from pages.shared.preload import preload, prepare_default_data
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -63,6 +64,18 @@ def test_preloading_prepares_the_default_data_for_the_page(monkeypatch):
     preload()
     spec, options = data_controls.default_data()
     assert calls == [(spec, options)]
+
+
+def test_setup_prepares_the_default_data_for_a_first_start(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAIRFRONT_CACHE", str(tmp_path))
+    prepare_default_data()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("prepared again instead of read from the cache")
+
+    monkeypatch.setattr(sources, "prepare", refuse)
+    prepared = sources.load_prepared(*data_controls.default_data())
+    assert prepared.group_names == ("Female", "Male")
 
 
 def test_groups_table_in_markdown():
