@@ -1,5 +1,5 @@
-"""Package attributes imported on first use (PEP 562), so that importing a package for one light
-name does not import its heavy modules (torch) too."""
+"""Imports on first use, so that importing a package or a catalogue for one light name does not
+import its heavy modules (torch) too: package attributes (PEP 562) and "module:Name" paths."""
 
 from __future__ import annotations
 
@@ -25,3 +25,9 @@ def lazy_exports(
         return sorted({*namespace, *homes})
 
     return __getattr__, __dir__
+
+
+def load_object(path: str) -> Any:
+    """The object a "module:Name" path names, importing its module."""
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)

@@ -5,7 +5,6 @@ implementation lives (imported only to bind the constraint to data).
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
+from engine.lazy import load_object
 
 if TYPE_CHECKING:
     from engine.fairness.constraints.base import BoundConstraint
@@ -22,7 +22,7 @@ AUC_GAP_VARIANTS = ("group", "inter", "intra")  # paper 004, Ex. 1, 2, 3
 MEAN_METHODS = ("bucketed", "direct")  # how pSP's ramp means are computed (same values)
 
 
-def require_unit_kappa(spec: ConstraintSpec) -> None:
+def _require_unit_kappa(spec: ConstraintSpec) -> None:
     if not (0.0 < spec.kappa <= 1.0):
         raise UserError(
             f"κ = {spec.kappa} is outside (0, 1]: κ is the allowed normalised gap on I "
@@ -36,7 +36,7 @@ def _require_pairs(spec: ConstraintSpec, allowed: tuple[str, ...], why: str) -> 
 
 
 def _check_psp(spec: ConstraintSpec) -> None:
-    require_unit_kappa(spec)
+    _require_unit_kappa(spec)
     method = spec.option("mean_method", "bucketed")
     if method not in MEAN_METHODS:
         raise UserError(f"mean_method must be 'bucketed' or 'direct', got {method!r}.")
@@ -45,7 +45,7 @@ def _check_psp(spec: ConstraintSpec) -> None:
 
 
 def _check_pdp(spec: ConstraintSpec) -> None:
-    require_unit_kappa(spec)
+    _require_unit_kappa(spec)
     _require_pairs(spec, ("all",), "compares every pair of groups")
 
 
@@ -91,8 +91,7 @@ class Family:
     check: Callable[[ConstraintSpec], None]
 
     def load(self) -> type[BoundConstraint]:
-        module, name = self.implementation.split(":")
-        return getattr(importlib.import_module(module), name)
+        return load_object(self.implementation)
 
 
 _C = "engine.fairness.constraints."

@@ -1,8 +1,9 @@
 """The one shape every algorithm has: a Solver object stepped by the shared driver.
 
 A solver is built from a Problem, its Config (a frozen dataclass whose defaults cite the paper,
-declared with the solver's card in `engine.solvers.catalogue`) and a random Generator; `step()` advances it and reports a StepInfo; `candidate()` is the iterate
-the solver would return now (for switching methods, the best nearly-feasible one).
+declared with the solver's card in `engine.solvers.catalogue`) and a random Generator; `step()`
+advances it and reports a StepInfo; `candidate()` is the iterate the solver would return now
+(for switching methods, the best nearly-feasible one).
 """
 
 from __future__ import annotations

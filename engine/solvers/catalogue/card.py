@@ -4,11 +4,11 @@ implementation lives."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.errors import UserError
+from engine.lazy import load_object
 from engine.models import ModelSpec
 
 if TYPE_CHECKING:
@@ -41,5 +41,4 @@ class SolverCard:
         self.check_combination(problem.model, family)
 
     def load(self) -> type[Solver]:
-        module, name = self.implementation.split(":")
-        return getattr(importlib.import_module(module), name)
+        return load_object(self.implementation)
