@@ -28,6 +28,7 @@ from engine.models import ModelSpec  # noqa: E402
 from engine.runs import RunSpec, Store, submit, sweep_specs, wait  # noqa: E402
 from engine.runs.runner import stop_runners  # noqa: E402
 from engine.solvers import Budget  # noqa: E402
+from engine.status import FINAL  # noqa: E402
 
 INTERVAL = (0.05, 0.30)
 
@@ -51,7 +52,7 @@ def overheads(store: Store, count: int = 10) -> None:
     for seed in range(count):
         spec = base_spec(budget=Budget(max_iterations=1), seed=seed)
         (run_id,) = submit([spec], store)
-        while store.run(run_id).status not in ("done", "failed"):
+        while store.run(run_id).status not in FINAL:
             time.sleep(0.005)
         seen = time.time()
         row = store.run(run_id)

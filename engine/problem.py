@@ -22,7 +22,8 @@ from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind
 from engine.mlp import MLP, init_mlp_params
 from engine.models import ModelSpec, Params
 
-REPORTED_METRICS = ("accuracy", "auc", "psp", "pdp", "sp", "dp")
+REPORTED_METRICS = ("accuracy", "auc", "psp", "pdp", "sp", "dp", "majority", "positive_rate",
+                    "score_std", "constraint")  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,6 +146,11 @@ class Problem:
         return {s: self.report_scores(self.scores(params, s), s) for s in splits}
 
     def report_scores(self, h: np.ndarray, split: str) -> dict[str, float | None]:
+        """Exact metrics of scores `h` on `split`; "constraint" is the exact value of the
+        constrained quantity (the one held to κ: pSP, the EO gap, ...); "majority" the accuracy
+        of always predicting the split's majority class, "positive_rate" the share predicted
+        positive and "score_std" the spread of the scores (0: a constant score), so that a
+        degenerate model can be told (engine.verdict)."""
         part = self.data.split(split)
         if len(part) == 0:
             return {}
@@ -157,8 +163,11 @@ class Problem:
             "pdp": lambda: fairness.pdp(h, g, alpha, beta, t),
             "sp": lambda: fairness.psp(h, g, 0.0, 1.0),
             "dp": lambda: fairness.demographic_parity_gap(h, g, t),
+            "majority": lambda: max(np.mean(y), 1.0 - np.mean(y)),
+            "positive_rate": lambda: np.mean(h > t),
+            "score_std": lambda: np.std(h),
         }
-        if self.constraint is not None and self.constraint.family not in ("pSP", "pDP"):
+        if self.constraint is not None:
             values["constraint"] = lambda: self._constraint_metric(h, split)
         return {name: _metric_or_none(compute) for name, compute in values.items()}
 

@@ -85,10 +85,16 @@ def _check_quadratic_auc(spec: ConstraintSpec) -> None:
 
 @dataclass(frozen=True)
 class Family:
+    """A constraint family: `quantity` names the exact value its rows hold to κ (what tables,
+    charts and verdicts call it); `uses_interval` is True only for the families defined on a
+    percentile interval I (pSP, pDP)."""
+
     name: str
     source: str
     implementation: str  # "module:Class" of the BoundConstraint subclass
     check: Callable[[ConstraintSpec], None]
+    quantity: str
+    uses_interval: bool = False
 
     def load(self) -> type[BoundConstraint]:
         return load_object(self.implementation)
@@ -99,24 +105,29 @@ _C = "engine.fairness.constraints."
 FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
     f.name: f
     for f in (
-        Family("pSP", "paper 003, model (15)", _C + "psp:PSPConstraint", _check_psp),
-        Family("pDP", "paper 003, model (21)", _C + "pdp:PDPConstraint", _check_pdp),
+        Family("pSP", "paper 003, model (15)", _C + "psp:PSPConstraint", _check_psp, "pSP",
+               uses_interval=True),
+        Family("pDP", "paper 003, model (21)", _C + "pdp:PDPConstraint", _check_pdp, "pDP",
+               uses_interval=True),
         Family("group_loss_gap", "paper 000, eq. (4)", _C + "group_loss:GroupLossGap",
-               _check_group_loss),
+               _check_group_loss, "group-loss gap"),
         Family("DP", "paper 001, eq. (15)", _C + "rate_gaps:DemographicParityGap",
-               _check_rate_gap),
-        Family("EO", "paper 001, eq. (17)", _C + "rate_gaps:EqualizedOddsGap", _check_rate_gap),
+               _check_rate_gap, "DP gap"),
+        Family("EO", "paper 001, eq. (17)", _C + "rate_gaps:EqualizedOddsGap", _check_rate_gap,
+               "EO gap"),
         Family("EOpp", "paper 001, Sec. 2.1", _C + "rate_gaps:EqualOpportunityGap",
-               _check_rate_gap),
+               _check_rate_gap, "EOpp gap"),
         Family("intersectional_hinge", "paper 001, eq. (18)",
-               _C + "intersectional:IntersectionalHinge", _check_intersectional),
-        Family("auc_gap", "paper 004, eq. (6)", _C + "auc_gap:AUCGap", _check_auc_gap),
+               _C + "intersectional:IntersectionalHinge", _check_intersectional,
+               "hinge-loss excess"),
+        Family("auc_gap", "paper 004, eq. (6)", _C + "auc_gap:AUCGap", _check_auc_gap,
+               "AUC gap"),
         Family("quad_group_auc", "paper 003, eq. (102)", _C + "quadratic_auc:QuadraticGroupAUC",
-               _check_quadratic_auc),
+               _check_quadratic_auc, "group-AUC gap"),
         Family("quad_inter", "paper 003, eq. (105)", _C + "quadratic_auc:QuadraticInterAUC",
-               _check_quadratic_auc),
+               _check_quadratic_auc, "inter-group AUC gap"),
         Family("quad_intra", "paper 003, eq. (107)", _C + "quadratic_auc:QuadraticIntraAUC",
-               _check_quadratic_auc),
+               _check_quadratic_auc, "intra-group AUC gap"),
     )
 })  # fmt: skip
 
@@ -132,6 +143,12 @@ def family_entry(name: str) -> Family:
         raise UserError(
             f"Unknown constraint family {name!r}; choose one of {family_names()}."
         ) from None
+
+
+def quantity_name(family: str | None) -> str:
+    """What the constrained value of `family` is called ("EO gap"); "pSP" without a constraint,
+    since pSP on I is what every run reports."""
+    return "pSP" if family is None else family_entry(family).quantity
 
 
 def check_constraint(spec: ConstraintSpec) -> None:

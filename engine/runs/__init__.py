@@ -12,7 +12,7 @@ from engine.lazy import lazy_exports
 _HOMES = {
     "RunSpec": "engine.runs.spec",
     "with_seed": "engine.runs.spec",
-    "FINAL": "engine.runs.store",
+    "FINAL": "engine.status",
     "STATUSES": "engine.runs.store",
     "Store": "engine.runs.store",
     "default_home": "engine.runs.store",

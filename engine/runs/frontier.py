@@ -12,6 +12,10 @@ Fairness grows to the right, so a metric that measures a gap is turned around:
 
 Any other name is refused rather than guessed.
 
+A point meets κ when the mean over its seeds of the exact constrained quantity (the metric
+"constraint": pSP for pSP runs, the EO gap for EO runs, ...) on the split is ≤ κ; a point that
+misses κ is drawn differently, whatever metric is on the axis.
+
 A point is dominated when another point on the same interval has accuracy ≥ and fairness ≥ its
 own, one of them strictly. Points on different intervals are never compared: pSP on [5%, 30%)
 and pSP on [5%, 90%) measure different things. Everything here is pure: no files, no plotting.
@@ -27,10 +31,11 @@ from typing import Any
 import numpy as np
 
 UNCONSTRAINED = "unconstrained"
-GAP_METRICS = frozenset({"psp", "pdp", "sp", "dp"})
+GAP_METRICS = frozenset({"psp", "pdp", "sp", "dp", "constraint"})
 SCORE_METRICS = frozenset({"accuracy", "auc"})
 DOMINATED_MARK = "·"
 UNCONSTRAINED_MARK = "*"
+MISSED_MARK = "!"
 
 Interval = tuple[float, float]
 GroupKey = tuple[str, float | None, Interval]
@@ -54,19 +59,23 @@ class RunResult:
 
 @dataclass(frozen=True)
 class FrontierPoint:
-    """The runs of one (solver, κ, interval), averaged over seeds; `*_ci` are half-widths."""
+    """The runs of one (solver, κ, interval), averaged over seeds; `*_ci` are half-widths
+    (None with one seed: no interval can be given). `constraint` is the mean exact constrained
+    quantity on the split and `meets_kappa` whether it is ≤ κ (None without κ or value)."""
 
     solver: str
     kappa: float | None
     interval: Interval
     n: int
     accuracy: float
-    accuracy_ci: float
+    accuracy_ci: float | None
     fairness: float
-    fairness_ci: float
+    fairness_ci: float | None
     run_ids: tuple[str, ...]
     dominated: bool
     unconstrained: bool
+    constraint: float | None = None
+    meets_kappa: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -102,7 +111,7 @@ def frontier(
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, not {confidence}")
     gap = is_gap(metric)
-    groups: dict[GroupKey, list[tuple[str, float, float]]] = {}
+    groups: dict[GroupKey, list[tuple[str, float, float, float | None]]] = {}
     skipped: list[str] = []
     for run in results:
         values = _read(run, split, metric)
@@ -111,8 +120,10 @@ def frontier(
             continue
         accuracy, value = values
         fairness = 1.0 - value if gap else value
+        constraint = run.metrics.get(split, {}).get("constraint")
+        constraint = None if _missing(constraint) else float(constraint)
         key = (run.solver, run.kappa, (float(run.interval[0]), float(run.interval[1])))
-        groups.setdefault(key, []).append((run.run_id, accuracy, fairness))
+        groups.setdefault(key, []).append((run.run_id, accuracy, fairness, constraint))
     points = _mark_dominated([_point(key, runs, confidence) for key, runs in groups.items()])
     points.sort(key=_display_order)
     return Frontier(tuple(points), tuple(skipped), metric, split, confidence)
@@ -153,12 +164,15 @@ def pareto_mask(xs: Sequence[float] | np.ndarray, ys: Sequence[float] | np.ndarr
     return mask
 
 
-def mean_and_half_width(values: Sequence[float], confidence: float) -> tuple[float, float]:
-    """Sample mean and the Student-t half-width of its confidence interval (0 for one value)."""
+def mean_and_half_width(
+    values: Sequence[float], confidence: float
+) -> tuple[float, float | None]:
+    """Sample mean and the Student-t half-width of its confidence interval (None for one value:
+    one seed says nothing about the spread)."""
     data = np.asarray(values, dtype=float)
     mean = float(data.mean())
     if data.size == 1:
-        return mean, 0.0
+        return mean, None
     from scipy import stats  # imported here: scipy.stats takes about a second to import
 
     t = stats.t.ppf(0.5 + confidence / 2.0, df=data.size - 1)
@@ -178,6 +192,8 @@ def frontier_table(points: Iterable[FrontierPoint]) -> list[dict[str, Any]]:
             "accuracy_ci": p.accuracy_ci,
             "fairness": p.fairness,
             "fairness_ci": p.fairness_ci,
+            "constraint": p.constraint,
+            "meets_kappa": p.meets_kappa,
             "dominated": p.dominated,
             "unconstrained": p.unconstrained,
         }
@@ -198,7 +214,8 @@ def format_frontier(frontier: Frontier) -> str:
         rows = [header, *(_text_row(p) for p in frontier.points)]
         widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
         lines += [_align(row, widths) for row in rows]
-        lines.append(f"{UNCONSTRAINED_MARK} unconstrained   {DOMINATED_MARK} dominated")
+        lines.append(f"{UNCONSTRAINED_MARK} unconstrained   {DOMINATED_MARK} dominated   "
+                     f"{MISSED_MARK} misses κ (exact constrained value on {frontier.split} > κ)")
     else:
         lines.append(
             f"no run has both accuracy and {frontier.metric} on the {frontier.split} split"
@@ -220,11 +237,16 @@ def _missing(value: float | None) -> bool:
     return value is None or not math.isfinite(value)
 
 
-def _point(key: GroupKey, runs: list[tuple[str, float, float]], confidence: float) -> FrontierPoint:
+def _point(
+    key: GroupKey, runs: list[tuple[str, float, float, float | None]], confidence: float
+) -> FrontierPoint:
     solver, kappa, interval = key
-    run_ids, accuracies, fairnesses = zip(*runs, strict=True)
+    run_ids, accuracies, fairnesses, constraints = zip(*runs, strict=True)
     accuracy, accuracy_ci = mean_and_half_width(accuracies, confidence)
     fairness, fairness_ci = mean_and_half_width(fairnesses, confidence)
+    known = [c for c in constraints if c is not None]
+    constraint = float(np.mean(known)) if len(known) == len(constraints) else None
+    meets = None if kappa is None or constraint is None else constraint <= kappa
     return FrontierPoint(
         solver=solver,
         kappa=kappa,
@@ -237,6 +259,8 @@ def _point(key: GroupKey, runs: list[tuple[str, float, float]], confidence: floa
         run_ids=tuple(run_ids),
         dominated=False,
         unconstrained=solver == UNCONSTRAINED,
+        constraint=constraint,
+        meets_kappa=meets,
     )
 
 
@@ -259,8 +283,10 @@ def _display_order(point: FrontierPoint) -> tuple[str, Interval, bool, float]:
 
 
 def _text_row(point: FrontierPoint) -> tuple[str, ...]:
-    mark = (UNCONSTRAINED_MARK if point.unconstrained else "") + (
-        DOMINATED_MARK if point.dominated else ""
+    mark = (
+        (UNCONSTRAINED_MARK if point.unconstrained else "")
+        + (DOMINATED_MARK if point.dominated else "")
+        + (MISSED_MARK if point.meets_kappa is False else "")
     )
     kappa = "—" if point.kappa is None else f"{point.kappa:g}"
     alpha, beta = point.interval
@@ -270,9 +296,14 @@ def _text_row(point: FrontierPoint) -> tuple[str, ...]:
         kappa,
         f"[{100 * alpha:g}%, {100 * beta:g}%)",
         str(point.n),
-        f"{point.accuracy:.4f} ± {point.accuracy_ci:.4f}",
-        f"{point.fairness:.4f} ± {point.fairness_ci:.4f}",
+        with_half_width(point.accuracy, point.accuracy_ci),
+        with_half_width(point.fairness, point.fairness_ci),
     )
+
+
+def with_half_width(value: float, half_width: float | None) -> str:
+    """"0.8312 ± 0.0041", or the value alone when there is no interval (one seed)."""
+    return f"{value:.4f}" if half_width is None else f"{value:.4f} ± {half_width:.4f}"
 
 
 def _align(row: tuple[str, ...], widths: list[int]) -> str:

@@ -1,4 +1,4 @@
-"""Reading finished runs back as frontier inputs and as exportable documents."""
+"""Reading runs back: verdicts, comparison rows, frontier inputs and exportable documents."""
 
 from __future__ import annotations
 
@@ -7,8 +7,32 @@ import io
 import json
 from typing import Any
 
+from engine.fairness.families import quantity_name
 from engine.runs.frontier import RunResult
 from engine.runs.store import RunRow, Store
+from engine.verdict import Verdict, judge
+
+
+def constraint_of(spec: dict[str, Any]) -> tuple[str | None, float | None]:
+    """The family and κ of a stored run spec (None, None without a constraint)."""
+    constraint = spec.get("constraint")
+    if not constraint:
+        return None, None
+    return constraint["family"], constraint["kappa"]
+
+
+def surrogate_tolerance(spec: dict[str, Any]) -> float:
+    """The ε a solver holds its surrogate rows to (its `epsilon` option), else 0."""
+    value = spec.get("config", {}).get("epsilon")
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def run_verdict(store: Store, row: RunRow) -> Verdict:
+    """The verdict (engine.verdict) on a stored run, from its spec, status and exact metrics."""
+    family, kappa = constraint_of(row.spec)
+    return judge(row.status, store.metrics(row.id), quantity_name(family), kappa,
+                 reason=row.reason, surrogate_violation=store.last_surrogate_violation(row.id),
+                 tolerance=surrogate_tolerance(row.spec))  # fmt: skip
 
 
 def run_result(row: RunRow, store: Store) -> RunResult:
@@ -25,9 +49,9 @@ def run_result(row: RunRow, store: Store) -> RunResult:
 
 
 def sweep_results(store: Store, sweep_id: str) -> list[RunResult]:
-    """The sweep's finished runs (done or diverged: both keep a reported iterate)."""
+    """The sweep's finished runs that keep a reported iterate."""
     rows = store.runs(sweep_id=sweep_id)
-    return [run_result(r, store) for r in rows if r.status in ("done", "diverged")]
+    return [run_result(r, store) for r in rows if r.has_model]
 
 
 def run_document(store: Store, run_id: str) -> dict[str, Any]:
@@ -35,7 +59,9 @@ def run_document(store: Store, run_id: str) -> dict[str, Any]:
     return {
         "id": row.id,
         "status": row.status,
+        "stop_code": row.stop_code,
         "reason": row.reason,
+        "verdict": run_verdict(store, row).to_dict(),
         "error": row.error,
         "created": row.created,
         "started": row.started,
@@ -49,45 +75,60 @@ def run_document(store: Store, run_id: str) -> dict[str, Any]:
 
 
 def export_run(store: Store, run_id: str, fmt: str) -> str:
-    """The run as JSON (everything), or as CSV (one line per trajectory record, with the final
-    exact metrics as `final.<split>.<metric>` columns on every line)."""
-    document = run_document(store, run_id)
+    """One run as JSON (everything) or CSV (see `export_runs`)."""
+    return export_runs(store, [run_id], fmt)
+
+
+def export_runs(store: Store, run_ids: list[str], fmt: str) -> str:
+    """Runs as JSON (one document, or a list of them for several runs), or as CSV: one line per
+    trajectory record, led by the run id, its verdict and κ, with the final exact metrics as
+    `final.<split>.<metric>` columns on every line of that run."""
+    documents = [run_document(store, run_id) for run_id in run_ids]
     if fmt == "json":
-        return json.dumps(document, indent=1)
-    final = {f"final.{split}.{name}": value for split, values in document["metrics"].items()
-             for name, value in values.items()}  # fmt: skip
+        return json.dumps(documents[0] if len(documents) == 1 else documents, indent=1)
     rows = []
-    for record in document["trajectory"]:
-        row = {k: record[k] for k in ("seq", "iteration", "seconds", "kind", "objective",
-                                      "max_violation")}  # fmt: skip
-        row.update({f"value.{k}": v for k, v in record["values"].items()})
-        row.update(final)
-        rows.append(row)
-    columns = list(dict.fromkeys(k for row in rows for k in row)) or ["seq", *final]
+    for document in documents:
+        head = {"run": document["id"], "solver": document["spec"]["solver"],
+                "verdict": document["verdict"]["label"], "kappa": document["verdict"]["kappa"]}  # fmt: skip
+        final = {f"final.{split}.{name}": value for split, values in document["metrics"].items()
+                 for name, value in values.items()}  # fmt: skip
+        for record in document["trajectory"] or [{}]:
+            row = dict(head)
+            row.update({k: record.get(k) for k in ("seq", "iteration", "seconds", "kind",
+                                                   "objective", "max_violation")})  # fmt: skip
+            row.update({f"value.{k}": v for k, v in record.get("values", {}).items()})
+            row.update(final)
+            rows.append(row)
+    columns = list(dict.fromkeys(k for row in rows for k in row))
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns)
     writer.writeheader()
-    writer.writerows(rows or [final])
+    writer.writerows(rows)
     return out.getvalue()
 
 
 def metrics_rows(store: Store, run_ids: list[str]) -> list[dict[str, Any]]:
-    """One row per run for comparison tables: solver, κ beside the realised exact values."""
+    """One compact row per run for comparison tables, test first: the verdict, the constrained
+    quantity (named by its family) beside κ on test and train, accuracy against the majority
+    class, AUC, and how the run ended."""
     rows = []
     for run_id in run_ids:
         row = store.run(run_id)
+        verdict = run_verdict(store, row)
+        test, train = verdict.check("test"), verdict.check("train")
         metrics = store.metrics(run_id)
-        constraint = row.spec.get("constraint")
-        entry: dict[str, Any] = {
+        rows.append({
             "run": run_id,
             "solver": row.spec["solver"],
+            "verdict": str(verdict.label),
+            "quantity": verdict.quantity,
+            "κ": verdict.kappa,
+            "test value": test.value if test else None,
+            "train value": train.value if train else None,
+            "test accuracy": metrics.get("test", {}).get("accuracy"),
+            "majority": metrics.get("test", {}).get("majority"),
+            "test AUC": metrics.get("test", {}).get("auc"),
             "status": row.status,
-            "κ": None if constraint is None else constraint["kappa"],
-        }
-        for split in ("train", "test"):
-            for name in ("psp", "pdp", "accuracy", "auc", "dp"):
-                entry[f"{split} {name}"] = metrics.get(split, {}).get(name)
-        entry["iterations"] = row.iterations
-        entry["seconds"] = row.seconds
-        rows.append(entry)
+            "seconds": row.seconds,
+        })  # fmt: skip
     return rows

@@ -23,6 +23,7 @@ from joblib.externals.loky import ProcessPoolExecutor
 
 from engine.data.paths import PROJECT_ROOT
 from engine.runs.store import Store
+from engine.status import StopCode, StopReason
 
 POLL_SECONDS = 0.05  # while runs are going
 IDLE_POLL_SECONDS = 0.2  # while waiting for work: still well under the 0.5 s start target
@@ -123,7 +124,8 @@ class Runner:
             slot.future.result()
         except Exception as error:  # the worker process died, or could not run the task
             reason = f"the worker process died: {error}".split("\n")[0]
-            self.store.finish(slot.run_id, "failed", reason, error=str(error))
+            self.store.finish(slot.run_id, StopReason(StopCode.WORKER_DIED, reason),
+                              error=str(error))  # fmt: skip
             slot.replace_process()
         slot.future, slot.run_id = None, None
 

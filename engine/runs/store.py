@@ -21,10 +21,21 @@ import numpy as np
 
 from engine.data.paths import BUNDLED_DATA
 from engine.errors import UserError
+from engine.status import WITH_MODEL, RunStatus, StopCode, StopReason, stop_code
 
-SCHEMA_VERSION = 1
-STATUSES = ("queued", "running", "done", "failed", "cancelled", "interrupted", "diverged")
-FINAL = frozenset({"done", "failed", "cancelled", "interrupted", "diverged"})
+SCHEMA_VERSION = 2
+STATUSES = tuple(str(s) for s in RunStatus)
+# schema 1 said "done" for both converged and budget-ended runs, with the solver's status first
+# in the reason ("budget: time budget of 6 s reached")
+_MIGRATE_1_TO_2 = """
+UPDATE runs SET status = CASE WHEN reason LIKE 'budget: %' THEN 'budget' ELSE 'converged' END,
+    stop_code = CASE WHEN reason LIKE 'budget: time%' THEN 'time_budget'
+                     WHEN reason LIKE 'budget: iteration%' THEN 'iteration_budget'
+                     ELSE 'converged' END
+    WHERE status = 'done';
+UPDATE runs SET reason = substr(reason, instr(reason, ': ') + 2)
+    WHERE reason LIKE 'budget: %' OR reason LIKE 'converged: %' OR reason LIKE 'diverged: %';
+"""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -40,7 +51,8 @@ CREATE TABLE IF NOT EXISTS runs (
     cancel_requested INTEGER NOT NULL DEFAULT 0,
     iterations INTEGER,
     seconds REAL,
-    solver_status TEXT
+    solver_status TEXT,
+    stop_code TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_status ON runs(status);
 CREATE TABLE IF NOT EXISTS records (
@@ -94,15 +106,12 @@ class RunRow:
     cancel_requested: bool
     iterations: int | None
     seconds: float | None
+    stop_code: StopCode | None = None
 
     @property
-    def budget_end(self) -> str | None:
-        """The budget that ended a finished run ("time budget of 6 s"), or None when the run
-        ended otherwise (the worker writes the solver's own status first in `reason`)."""
-        solver_status, _, text = self.reason.partition(": ")
-        if self.status != "done" or solver_status != "budget":
-            return None
-        return text.removesuffix(" reached")
+    def has_model(self) -> bool:
+        """True when the run ended with a reported model (converged, budget or diverged)."""
+        return self.status in WITH_MODEL
 
 
 class Store:
@@ -120,6 +129,11 @@ class Store:
                     f"(schema {version}; this one reads {SCHEMA_VERSION})"
                 )
             db.executescript(_SCHEMA)
+            if version == 1:
+                columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
+                if "stop_code" not in columns:
+                    db.execute("ALTER TABLE runs ADD COLUMN stop_code TEXT")
+                db.executescript(_MIGRATE_1_TO_2)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @contextmanager
@@ -150,11 +164,8 @@ class Store:
         (unless `force`, which discards the old result)."""
         with self._write() as db:
             row = db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
-            if (
-                row is not None
-                and not force
-                and row[0] in ("queued", "running", "done", "diverged")
-            ):
+            if row is not None and not force and (row[0] in ("queued", "running")
+                                                   or row[0] in WITH_MODEL):  # fmt: skip
                 return False
             if row is not None and row[0] == "running":
                 raise UserError(f"run {run_id} is running; cancel it before running it again")
@@ -177,7 +188,7 @@ class Store:
             if row[2]:
                 db.execute(
                     "UPDATE runs SET status = 'cancelled', reason = 'cancelled before it started',"
-                    " finished = ? WHERE id = ?",
+                    " stop_code = 'cancelled', finished = ? WHERE id = ?",
                     (time.time(), run_id),
                 )
                 return None
@@ -190,26 +201,25 @@ class Store:
     def finish(
         self,
         run_id: str,
-        status: str,
-        reason: str,
+        stop: StopReason,
         iterations: int | None = None,
         seconds: float | None = None,
         metrics: dict[str, dict[str, float | None]] | None = None,
         error: str | None = None,
         only_if: Iterable[str] = ("running",),
     ) -> bool:
-        """Record how a run ended; only a run whose status is in `only_if` changes."""
-        if status not in STATUSES:
-            raise ValueError(f"unknown status {status}")
+        """Record how a run ended (its status follows `stop.code`); only a run whose status is
+        in `only_if` changes."""
         allowed = tuple(only_if)
         with self._write() as db:
             marks = ",".join("?" * len(allowed))
             changed = db.execute(
-                f"UPDATE runs SET status = ?, reason = ?, error = ?, finished = ?, iterations = "
-                f"COALESCE(?, iterations), seconds = COALESCE(?, seconds) "
+                f"UPDATE runs SET status = ?, reason = ?, stop_code = ?, error = ?, finished = ?, "
+                f"iterations = COALESCE(?, iterations), seconds = COALESCE(?, seconds) "
                 f"WHERE id = ? AND status IN ({marks})",
-                (status, reason, error, time.time(), iterations, seconds, run_id, *allowed),
-            ).rowcount
+                (str(stop.status), stop.text, str(stop.code), error, time.time(), iterations,
+                 seconds, run_id, *allowed),
+            ).rowcount  # fmt: skip
             if changed and metrics:
                 db.executemany(
                     "INSERT OR REPLACE INTO metrics (run_id, split, name, value) VALUES (?, ?, ?, ?)",
@@ -227,7 +237,7 @@ class Store:
             if row[0] == "queued":
                 db.execute(
                     "UPDATE runs SET status = 'cancelled', reason = 'cancelled while queued', "
-                    "finished = ? WHERE id = ?",
+                    "stop_code = 'cancelled', finished = ? WHERE id = ?",
                     (time.time(), run_id),
                 )
                 return "cancelled"
@@ -256,7 +266,7 @@ class Store:
             ids = [r[0] for r in db.execute("SELECT id FROM runs WHERE status = 'running'")]
             db.execute(
                 "UPDATE runs SET status = 'interrupted', reason = 'the process running it ended', "
-                "finished = ? WHERE status = 'running'",
+                "stop_code = 'interrupted', finished = ? WHERE status = 'running'",
                 (time.time(),),
             )
         return ids
@@ -284,7 +294,10 @@ class Store:
             return matches[0]
         return rows[0]
 
-    def runs(self, status: str | None = None, sweep_id: str | None = None) -> list[RunRow]:
+    def runs(
+        self, status: str | None = None, sweep_id: str | None = None, newest_first: bool = False
+    ) -> list[RunRow]:
+        """The runs (oldest first, or newest first), optionally of one status or sweep."""
         clauses, args = [], []
         if status is not None:
             clauses.append("status = ?")
@@ -293,16 +306,18 @@ class Store:
             clauses.append("id IN (SELECT run_id FROM sweep_runs WHERE sweep_id = ?)")
             args.append(sweep_id)
         where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-        return self._runs(where + " ORDER BY created", tuple(args))
+        order = " ORDER BY created DESC, id" if newest_first else " ORDER BY created, id"
+        return self._runs(where + order, tuple(args))
 
     def _runs(self, where: str, args: tuple) -> list[RunRow]:
         with self._connect() as db:
             rows = db.execute(
                 "SELECT id, spec, status, reason, error, created, started, finished, pid, "
-                f"cancel_requested, iterations, seconds FROM runs {where}",
+                f"cancel_requested, iterations, seconds, stop_code FROM runs {where}",
                 args,
             ).fetchall()
-        return [RunRow(r[0], json.loads(r[1]), *r[2:9], bool(r[9]), r[10], r[11]) for r in rows]
+        return [RunRow(r[0], json.loads(r[1]), *r[2:9], bool(r[9]), r[10], r[11],
+                       stop_code(r[12])) for r in rows]  # fmt: skip
 
     def queued(self, limit: int) -> list[str]:
         with self._connect() as db:
@@ -348,6 +363,17 @@ class Store:
                 (run_id,),
             ).fetchone()
         return count, last
+
+    def last_surrogate_violation(self, run_id: str) -> float | None:
+        """The largest surrogate row of the run's last surrogate record (the solver's own view
+        of feasibility at the end), or None when it logged none."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT max_violation FROM records WHERE run_id = ? AND kind = 'surrogate'"
+                " ORDER BY seq DESC LIMIT 1",
+                (run_id,),
+            ).fetchone()
+        return None if row is None else row[0]
 
     def records(self, run_id: str, after_seq: int = -1) -> list[dict[str, Any]]:
         """The trajectory, optionally only what came after `after_seq` (for live polling)."""

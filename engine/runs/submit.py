@@ -10,7 +10,8 @@ from dataclasses import replace
 
 from engine.runs.runner import IDLE_EXIT_SECONDS, ensure_runner
 from engine.runs.spec import RunSpec, with_seed
-from engine.runs.store import FINAL, Store
+from engine.runs.store import Store
+from engine.status import FINAL
 
 
 def submit(

@@ -15,11 +15,10 @@ from engine.problem import Problem
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.solvers import IterationRecord, config_from_dict, solve, solver_card
+from engine.status import StopCode, StopReason
 
 FLUSH_EVERY_SECONDS = 0.5
 CANCEL_POLL_SECONDS = 0.5
-SOLVER_STATUS = {"converged": "done", "budget": "done", "diverged": "diverged",
-                 "cancelled": "cancelled"}  # fmt: skip
 
 
 class RecordWriter:
@@ -79,15 +78,15 @@ def execute_run(home: str, run_id: str) -> str:
                          seed=spec.seed, should_stop=CancelPoller(store, run_id))  # fmt: skip
         writer.flush()
         store.save_artifacts(run_id, solution.params, solution.test_scores, solution.test_groups)
-        status = SOLVER_STATUS[solution.status]
-        store.finish(run_id, status, f"{solution.status}: {solution.reason}",
-                     solution.iterations, solution.seconds, solution.metrics)  # fmt: skip
-        return status
+        store.finish(run_id, solution.stop, solution.iterations, solution.seconds,
+                     solution.metrics)  # fmt: skip
+        return str(solution.status)
     except UserError as error:
         writer.flush()
-        store.finish(run_id, "failed", str(error), error=str(error))
+        store.finish(run_id, StopReason(StopCode.USER_ERROR, str(error)), error=str(error))
     except Exception as error:  # an internal error must still end the run, with its trace
         writer.flush()
-        store.finish(run_id, "failed", f"internal error: {type(error).__name__}: {error}",
-                     error=traceback.format_exc())  # fmt: skip
+        stop = StopReason(StopCode.INTERNAL_ERROR,
+                          f"internal error: {type(error).__name__}: {error}")  # fmt: skip
+        store.finish(run_id, stop, error=traceback.format_exc())
     return "failed"

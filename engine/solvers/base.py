@@ -17,20 +17,24 @@ import torch
 
 from engine.models import Params
 from engine.problem import Problem
-
-STATUSES = ("converged", "budget", "diverged", "cancelled")
+from engine.status import StopCode
 
 
 @dataclass
 class StepInfo:
     """What one `step()` did: iterations taken, the objective value at the current iterate (a
-    non-finite one stops the run), and solver-specific state (branch, step size, duals ...)."""
+    non-finite one stops the run), and solver-specific state (branch, step size, duals ...).
+
+    `done` ends the run with `stop` and `reason`: CONVERGED for the solver's stopping rule,
+    ITERATION_CAP when its own iteration count ran out, STEP_FAILED when a step could not be
+    taken (the candidate is then the iterate before it)."""
 
     iterations: int
     objective: float
     state: dict[str, float | str] = field(default_factory=dict)
     done: bool = False
     reason: str = ""
+    stop: StopCode = StopCode.CONVERGED
 
 
 @dataclass(frozen=True)
@@ -66,13 +70,17 @@ class Solver(ABC):
         return []
 
     def surrogate_view(self) -> tuple[float, np.ndarray | None]:
-        """f0 and the surrogate constraint rows (≤ 0 feasible) at the candidate, for the log."""
+        """f0 and the surrogate constraint rows (≤ 0 feasible) at the candidate, for the log.
+        A solver that keeps no auxiliary variables (e.g. the unconstrained one) is shown with the
+        family's own starting values for them (pSP: the feasible θ of its scores)."""
         params = self.candidate()
         h = self.problem.scores(params)
         objective = self.problem.loss(h)
         if self.problem.constraint is None:
             return objective, None
-        rows = self.problem.bound.surrogate(torch.from_numpy(h), aux_tensors(params))
+        scores = torch.from_numpy(h)
+        aux = aux_tensors(params) or self.problem.bound.aux_init(scores)
+        rows = self.problem.bound.surrogate(scores, aux)
         return objective, rows.detach().numpy()
 
     def select(self, snapshots: list[Snapshot]) -> Params:

@@ -17,6 +17,7 @@ from engine.solvers.base import Snapshot, StepInfo
 from engine.solvers.catalogue import solver_card
 from engine.solvers.options import Budget
 from engine.solvers.records import IterationRecord, Solution
+from engine.status import StopCode, StopReason
 
 LOG_EVERY_SECONDS = 0.1  # at most ~10 surrogate records per second reach `log`
 EXACT_EVERY_SECONDS = 1.0  # exact train/val metrics of the candidate, about once a second
@@ -34,9 +35,9 @@ def solve(
     seed: int = 0,
     should_stop: Callable[[], bool] | None = None,
 ) -> Solution:
-    """Run one solver on one problem until it converges, the budget ends, it is cancelled, or it
-    produces a non-finite value (status "diverged", with the iteration; the trajectory and the
-    best iterate so far are kept)."""
+    """Run one solver on one problem until it converges, the budget ends, it is cancelled, a step
+    fails, or it produces a non-finite value (status "diverged", with the iteration; the
+    trajectory and the best iterate so far are kept). The end is a `StopReason` (engine.status)."""
     card = solver_card(solver)
     card.check_problem(problem)
     torch.set_num_threads(1)  # solver steps are many small tensor ops: threads only add overhead
@@ -53,18 +54,19 @@ def solve(
     evaluation = 0.0  # seconds spent on exact metrics, not charged to the solver
     instance = card.load()(problem, config, np.random.default_rng(seed))
     iterations, last_log, last_exact = 0, -math.inf, started
-    status, reason = "budget", ""
     info = StepInfo(iterations=0, objective=math.nan)
     while True:
         elapsed = time.perf_counter() - started - evaluation
         if budget.max_iterations is not None and iterations >= budget.max_iterations:
-            reason = f"iteration budget of {budget.max_iterations} reached"
+            stop = StopReason(StopCode.ITERATION_BUDGET,
+                              f"iteration budget of {budget.max_iterations} reached")  # fmt: skip
             break
         if budget.max_seconds is not None and elapsed >= budget.max_seconds:
-            reason = f"time budget of {budget.max_seconds:g} s reached"
+            stop = StopReason(StopCode.TIME_BUDGET,
+                              f"time budget of {budget.max_seconds:g} s reached")  # fmt: skip
             break
         if should_stop is not None and should_stop():
-            status, reason = "cancelled", "cancelled"
+            stop = StopReason(StopCode.CANCELLED, "cancelled")
             break
         left = math.inf if budget.max_iterations is None else budget.max_iterations - iterations
         info = instance.advance(int(min(left, BATCH)))
@@ -72,22 +74,22 @@ def solve(
         now = time.perf_counter()
         solver_seconds = now - started - evaluation
         if not math.isfinite(info.objective):
-            status, reason = "diverged", f"non-finite objective at iteration {iterations}"
+            stop = StopReason(StopCode.NON_FINITE, f"non-finite objective at iteration {iterations}")
             break
         if info.done or now - last_log >= LOG_EVERY_SECONDS:
             record = _surrogate_record(iterations, solver_seconds, info, instance)
             emit(record)
             last_log = now
             if not _finite(record):
-                status = "diverged"
-                reason = f"non-finite constraint value at iteration {iterations}"
+                stop = StopReason(StopCode.NON_FINITE,
+                                  f"non-finite constraint value at iteration {iterations}")  # fmt: skip
                 break
         if now - last_exact >= EXACT_EVERY_SECONDS:
             emit(_exact_record(problem, instance.candidate(), iterations, solver_seconds))
             last_exact = time.perf_counter()
             evaluation += last_exact - now
         if info.done:
-            status, reason = "converged", info.reason
+            stop = StopReason(info.stop, info.reason)
             break
     seconds = time.perf_counter() - started - evaluation
     snapshots = instance.snapshots()
@@ -98,8 +100,7 @@ def solve(
     return Solution(
         solver=card.name,
         config=dataclasses.asdict(config),
-        status=status,
-        reason=reason,
+        stop=stop,
         iterations=iterations,
         seconds=seconds,
         params=params,

@@ -24,6 +24,7 @@ from engine.solvers.idca_kernel import (
     ramp_psp_steps,
 )
 from engine.solvers.switching import polyak_move, worst_row
+from engine.status import StopCode, StopReason
 
 
 @dataclass
@@ -92,8 +93,8 @@ class IDCA(Solver):
         d_w = np.ascontiguousarray(self.design.rmatmat(d_scores.T).T)
         return linear.value.numpy().copy(), d_w, d_theta, h
 
-    def _finish_outer(self) -> str:
-        """Take the subproblem's output as w^{k+1}; returns a reason to stop, or ''."""
+    def _finish_outer(self) -> StopReason | None:
+        """Take the subproblem's output as w^{k+1}; returns why to stop, or None."""
         _, w, theta = self.best
         previous = self.sub.objective
         self.outer += 1
@@ -106,14 +107,15 @@ class IDCA(Solver):
         ):
             self._snapshot()
         if self.outer >= self.config.outer_iterations:
-            return f"{self.outer} outer iterations done"
+            return StopReason(StopCode.ITERATION_CAP, f"all K = {self.outer} outer iterations done")
         if self.config.patience and self.unchanged >= self.config.patience:
             self._snapshot()
-            return (
+            return StopReason(
+                StopCode.CONVERGED,
                 f"objective unchanged for {self.unchanged} outer iterations: stopped at outer "
-                f"iteration {self.outer} of {self.config.outer_iterations}"
+                f"iteration {self.outer} of {self.config.outer_iterations}",
             )
-        return ""
+        return None
 
     def _snapshot(self) -> None:
         if self._snapshots and self._snapshots[-1].outer == self.outer:
@@ -187,16 +189,17 @@ class IDCA(Solver):
     def _after_steps(
         self, steps: int, violation: float, branch: str, scale: float, stationary: bool
     ) -> StepInfo:
-        reason = ""
+        stop = None
         if self.inner >= self.config.inner_iterations or stationary:
-            reason = self._finish_outer()
+            stop = self._finish_outer()
         return StepInfo(
             iterations=steps,
             objective=self.objective if np.isfinite(violation) else float("nan"),
             state={"outer": self.outer, "inner": self.inner, "branch": branch,
                    "subproblem_violation": float(violation), "step": float(scale)},
-            done=bool(reason),
-            reason=reason,
+            done=stop is not None,
+            reason=stop.text if stop else "",
+            stop=stop.code if stop else StopCode.CONVERGED,
         )  # fmt: skip
 
     def candidate(self) -> Params:

@@ -20,6 +20,7 @@ from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.paper003 import PenaltyConfig
+from engine.status import StopCode
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ class Penalty(Solver):
             objective=loss + pen.value,
             state={"f0": loss, "penalty": pen.value, "step": eta},
             done=done,
-            reason=f"{self.t} iterations done" if done else "",
+            reason=f"all {self.t} iterations done" if done else "",
+            stop=StopCode.ITERATION_CAP,
         )
 
     def candidate(self) -> Params:

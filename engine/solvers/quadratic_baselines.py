@@ -23,6 +23,7 @@ from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.paper003 import QuadraticConfig
+from engine.status import StopCode
 
 EIGEN_CUTOFF = 1e-12  # relative: directions of P_i below this are numerically flat
 
@@ -105,15 +106,16 @@ class QuadraticBaseline(Solver):
             return StepInfo(
                 iterations=1, objective=self.f0, state={"step": self.eta, "projection": how},
                 done=True, reason=f"projection {how} at iteration {self.k}; kept w^{self.k - 1}",
+                stop=StopCode.STEP_FAILED,
             )  # fmt: skip
         previous, self.w = self.f0, w
         self.f0 = self.problem.loss(self.design.matvec(w))
         change = abs(self.f0 - previous)
-        reason = ""
+        reason, stop = "", StopCode.CONVERGED
         if change < self.config.tolerance:
             reason = f"f0 changed by {change:.3g} < {self.config.tolerance:g} at iteration {self.k}"
         elif self.k >= self.config.iterations:
-            reason = f"{self.k} iterations done"
+            reason, stop = f"all K = {self.k} iterations done", StopCode.ITERATION_CAP
         return StepInfo(
             iterations=1,
             objective=self.f0,
@@ -122,6 +124,7 @@ class QuadraticBaseline(Solver):
                    "max_row": float(self.rows.values(w).max())},
             done=bool(reason),
             reason=reason,
+            stop=stop,
         )  # fmt: skip
 
     def candidate(self) -> Params:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from engine.models import Params
+from engine.status import RunStatus, StopReason
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,7 @@ class Solution:
 
     solver: str
     config: dict[str, Any]
-    status: str
-    reason: str
+    stop: StopReason
     iterations: int
     seconds: float
     params: Params
@@ -51,11 +51,24 @@ class Solution:
     test_scores: np.ndarray
     test_groups: np.ndarray
 
+    @property
+    def status(self) -> RunStatus:
+        return self.stop.status
+
+    @property
+    def reason(self) -> str:
+        return self.stop.text
+
+    def last_surrogate(self) -> IterationRecord | None:
+        """The last record of the solver's own (surrogate) view, if any."""
+        return next((r for r in reversed(self.trajectory) if r.kind == "surrogate"), None)
+
     def to_dict(self, with_scores: bool = False) -> dict[str, Any]:
         out = {
             "solver": self.solver,
             "config": self.config,
-            "status": self.status,
+            "status": str(self.status),
+            "stop_code": str(self.stop.code),
             "reason": self.reason,
             "iterations": self.iterations,
             "seconds": self.seconds,

@@ -13,6 +13,7 @@ from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.paper003 import SSGConfig
 from engine.solvers.switching import polyak_move, worst_row
+from engine.status import StopCode
 
 
 class SwitchingSubgradient(Solver):
@@ -61,7 +62,8 @@ class SwitchingSubgradient(Solver):
             self.aux[name] = self.aux[name] - move.scale * d
         self.t += 1
         done = self.t >= self.config.iterations or move.stationary
-        reason = "stationary point" if move.stationary else f"{self.t} iterations done"
+        reason = "stationary point" if move.stationary else f"all T = {self.t} iterations done"
+        stop = StopCode.CONVERGED if move.stationary else StopCode.ITERATION_CAP
         return StepInfo(
             iterations=1,
             objective=loss,
@@ -69,6 +71,7 @@ class SwitchingSubgradient(Solver):
                    "step": float(move.scale)},
             done=done,
             reason=reason if done else "",
+            stop=stop,
         )  # fmt: skip
 
     def candidate(self) -> Params:

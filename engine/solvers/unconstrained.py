@@ -9,6 +9,7 @@ import torch
 from engine.models import Params
 from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.paper003 import UnconstrainedConfig
+from engine.status import StopCode
 
 
 class Unconstrained(Solver):
@@ -54,13 +55,15 @@ class Unconstrained(Solver):
         )  # fmt: skip
         self.x = result.x
         self.done_iterations += max(int(result.nit), 1)
-        converged = result.nit < budget or self.done_iterations >= self.config.max_iterations
+        converged = result.nit < budget
+        capped = not converged and self.done_iterations >= self.config.max_iterations
         return StepInfo(
             iterations=max(int(result.nit), 1),
             objective=float(result.fun),
             state={"gradient_norm": float(np.linalg.norm(result.jac))},
-            done=converged,
-            reason="L-BFGS converged" if result.nit < budget else "iteration limit reached",
+            done=converged or capped,
+            reason="L-BFGS converged" if converged else "L-BFGS iteration limit reached",
+            stop=StopCode.CONVERGED if converged else StopCode.ITERATION_CAP,
         )
 
     def candidate(self) -> Params:

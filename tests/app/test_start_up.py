@@ -11,6 +11,7 @@ import numpy as np
 
 from engine.data import sources
 from engine.runs import Store
+from engine.status import StopCode, StopReason
 from pages.shared import data_controls, data_summary, views
 from pages.shared.preload import preload, prepare_default_data
 
@@ -100,10 +101,10 @@ def test_figures_are_built_once_and_shared_across_reruns(tmp_path):
     store.enqueue("r1", spec)
     store.claim("r1", 1)
     store.save_artifacts("r1", {}, rng.normal(size=400), rng.integers(0, 2, 400))
-    store.finish("r1", "done", "converged")
+    store.finish("r1", StopReason(StopCode.CONVERGED, "converged"))
     figures = views.score_figures(store, "r1", None, ("a", "b"), (0.05, 0.3), 0.05)
     assert views.score_figures(store, "r1", None, ("a", "b"), (0.05, 0.3), 0.05) is figures
     store.enqueue("r1", spec, force=True)  # a new result of the same run draws anew
     store.claim("r1", 1)
-    store.finish("r1", "done", "converged")
+    store.finish("r1", StopReason(StopCode.CONVERGED, "converged"))
     assert views.score_figures(store, "r1", None, ("a", "b"), (0.05, 0.3), 0.05) is not figures

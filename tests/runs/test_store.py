@@ -14,6 +14,7 @@ from engine.runs.worker import execute_run
 from engine.solvers import driver as driver_module
 from engine.solvers.base import Solver
 from engine.solvers.idca import IDCA
+from engine.status import StopCode, StopReason
 
 
 def test_spec_round_trips_and_its_hash_is_its_content(csv_spec):
@@ -27,26 +28,62 @@ def test_spec_round_trips_and_its_hash_is_its_content(csv_spec):
 def test_a_run_executes_in_process_and_its_results_are_stored(store, csv_spec):
     spec = make_spec(csv_spec, iterations=300)
     (run_id,) = submit([spec], store, start_runner=False)
-    assert execute_run(str(store.home), run_id) == "done"
+    assert execute_run(str(store.home), run_id) == "budget"
     row = store.run(run_id)
-    assert row.status == "done" and row.iterations == 300 and row.pid is not None
+    assert row.status == "budget" and row.iterations == 300 and row.pid is not None
     assert {"train", "val", "test"} <= set(store.metrics(run_id))
     assert any(r["kind"] == "surrogate" for r in store.records(run_id))
     params = store.load_params(run_id)
     scores, groups = store.load_scores(run_id)
     assert "w" in params and "aux.theta" in params and len(scores) == len(groups) > 0
     assert execute_run(str(store.home), run_id) == "skipped"  # not queued any more
-    assert row.budget_end == "iteration budget of 300"  # IDCA would have run on
+    assert row.stop_code is StopCode.ITERATION_BUDGET  # IDCA would have run on
+    assert row.reason == "iteration budget of 300 reached"
 
 
-def test_only_a_budget_stop_reads_as_one(store):
-    for run_id, status, reason in [("a", "done", "budget: time budget of 6 s reached"),
-                                   ("b", "done", "converged: objective unchanged"),
-                                   ("c", "cancelled", "cancelled")]:  # fmt: skip
+def test_a_stop_code_sets_the_status(store):
+    ends = [StopReason(StopCode.TIME_BUDGET, "time budget of 6 s reached"),
+            StopReason(StopCode.CONVERGED, "objective unchanged"),
+            StopReason(StopCode.STEP_FAILED, "projection failed"),
+            StopReason(StopCode.CANCELLED, "cancelled")]  # fmt: skip
+    for run_id, stop in zip("abcd", ends, strict=True):
         store.enqueue(run_id, {"solver": "idca"})
         store.claim(run_id, 1)
-        store.finish(run_id, status, reason)
-    assert [store.run(r).budget_end for r in "abc"] == ["time budget of 6 s", None, None]
+        store.finish(run_id, stop)
+    rows = [store.run(r) for r in "abcd"]
+    assert [r.status for r in rows] == ["budget", "converged", "failed", "cancelled"]
+    assert [r.has_model for r in rows] == [True, True, False, False]
+    assert [r.stop_code for r in rows] == [e.code for e in ends]
+
+
+def test_a_store_of_schema_one_is_migrated(tmp_path):
+    import sqlite3
+
+    home = tmp_path / "old"
+    home.mkdir()
+    db = sqlite3.connect(home / "runs.sqlite")
+    db.executescript(
+        "CREATE TABLE runs (id TEXT PRIMARY KEY, spec TEXT NOT NULL, status TEXT NOT NULL,"
+        " reason TEXT NOT NULL DEFAULT '', error TEXT, created REAL NOT NULL, started REAL,"
+        " finished REAL, pid INTEGER, cancel_requested INTEGER NOT NULL DEFAULT 0,"
+        " iterations INTEGER, seconds REAL, solver_status TEXT);"
+        "INSERT INTO runs (id, spec, status, reason, created) VALUES"
+        " ('a', '{}', 'done', 'budget: time budget of 6 s reached', 1),"
+        " ('b', '{}', 'done', 'converged: objective unchanged', 2),"
+        " ('c', '{}', 'failed', 'bad input', 3);"
+        "PRAGMA user_version = 1;"
+    )
+    db.commit()
+    db.close()
+    from engine.runs.store import Store
+
+    store = Store(home)
+    rows = {r.id: r for r in store.runs()}
+    assert [rows[r].status for r in "abc"] == ["budget", "converged", "failed"]
+    assert rows["a"].stop_code is StopCode.TIME_BUDGET
+    assert rows["a"].reason == "time budget of 6 s reached"
+    assert rows["b"].reason == "objective unchanged"
+    assert [r.id for r in store.runs(newest_first=True)] == ["c", "b", "a"]
 
 
 def test_identical_specs_reuse_the_result_unless_forced(store, csv_spec):
@@ -54,7 +91,7 @@ def test_identical_specs_reuse_the_result_unless_forced(store, csv_spec):
     (run_id,) = submit([spec], store, start_runner=False)
     execute_run(str(store.home), run_id)
     assert not store.enqueue(run_id, spec.to_dict())
-    assert store.run(run_id).status == "done"
+    assert store.run(run_id).status == "budget"
     assert store.enqueue(run_id, spec.to_dict(), force=True)
     assert store.run(run_id).status == "queued" and store.records(run_id) == []
 

@@ -10,9 +10,9 @@ from engine.fairness.constraints import ConstraintSpec, VacuousConstraintWarning
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, config_from_dict, solve, solver_card
-from engine.solvers.base import STATUSES
 from engine.solvers.catalogue.paper003 import PenaltyConfig
 from engine.solvers.penalty import Penalty
+from engine.status import RunStatus
 
 INTERVAL = (0.1, 0.6)
 
@@ -160,7 +160,7 @@ def test_problems_it_cannot_solve_are_refused(data):
 def test_runs_through_the_driver_with_a_budget(data, family):
     prob = problem(data, family)
     solution = solve(prob, "penalty", PenaltyConfig(iterations=1000), Budget(max_iterations=40))
-    assert solution.status == "budget" and solution.status in STATUSES
+    assert solution.status is RunStatus.BUDGET
     assert solution.iterations == 40
     for split in ("train", "val", "test"):
         metrics = solution.metrics[split]
