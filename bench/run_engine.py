@@ -25,8 +25,9 @@ from engine.data.grouping import GroupingSpec  # noqa: E402
 from engine.data.prepare import PrepareOptions  # noqa: E402
 from engine.fairness.constraints import ConstraintSpec  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
-from engine.runs import RunSpec, Store, submit, sweep_specs, wait  # noqa: E402
+from engine.runs import RunSpec, Store, sweep_specs, wait  # noqa: E402
 from engine.runs.runner import stop_runners  # noqa: E402
+from engine.runs.submit import submit  # noqa: E402
 from engine.solvers import Budget  # noqa: E402
 from engine.status import FINAL  # noqa: E402
 

@@ -15,6 +15,7 @@ import numpy as np
 from engine.errors import UserError
 
 Params = dict[str, np.ndarray]
+MAX_HIDDEN_WIDTH = 4096  # wider layers of a dense float64 MLP outgrow memory on real data
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,9 @@ class ModelSpec:
             raise UserError(f"model must be 'linear' or 'mlp', not '{self.kind}'")
         if self.kind == "mlp" and (not self.hidden or min(self.hidden) < 1):
             raise UserError("an MLP needs at least one hidden layer of width 1 or more")
+        if self.kind == "mlp" and max(self.hidden) > MAX_HIDDEN_WIDTH:
+            raise UserError(f"hidden layers of at most {MAX_HIDDEN_WIDTH} units are supported, "
+                            f"not {max(self.hidden)}")  # fmt: skip
         object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
 
     @property

@@ -4,13 +4,15 @@ Every figure uses the rank scale of paper 003: the rank of a score theta in grou
 Fbar_k(theta) = Pr(score > theta | group k), counted from the TOP and separately in each group
 (Def. 4.1), so I = [alpha, beta) is "each group's top alpha to beta". The numbers come from
 `engine.fairness` (exact metrics, strict ">"); this module only draws them. Group k has the same
-colour in every figure; runs and solvers take their colours from a second palette.
+colour in every figure; runs and solvers take their colours from a second palette. Titles are
+short, with the details in a subtitle, so that they fit a half-width column.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 import plotly.graph_objects as go
@@ -18,19 +20,34 @@ from numpy.typing import ArrayLike
 from plotly.subplots import make_subplots
 
 from engine.errors import UserError
-from engine.fairness import pdp_pairs, positive_rates, psp_pairs, psp_witness
+from engine.fairness import GapWitness, pdp_pairs, positive_rates, psp_pairs, psp_witness
 from engine.fairness.distributions import (
     group_ccdf,
     rank_rank_curve,
     slice_bounds,
     suggested_interval,
 )
-from engine.runs.frontier import UNCONSTRAINED, Frontier, FrontierPoint, is_gap
+from engine.fairness.families import quantity_metric, quantity_name
+from engine.runs.describe import interval_words, percent_words
+from engine.runs.frontier import (
+    UNCONSTRAINED,
+    Frontier,
+    FrontierPoint,
+    is_gap,
+    pareto_mask,
+    with_half_width,
+)
+from engine.runs.results import constraint_of, surrogate_epsilon
 
 TEMPLATE = "plotly_white"
 MAX_CURVE_POINTS = 1500  # per trace: finer than a screen shows
+MAX_TRAJECTORY_POINTS = 1000  # per trace: a run of hours logs tens of thousands of records
 GROUPS_FIGURE_HEIGHT = 300  # pixels
+TITLE_MARGIN = 90  # pixels above the plot: one title line and one subtitle line
+SUBTITLE_LINE = 18  # pixels more for each further subtitle line
 HISTOGRAM_BINS = 80
+CENTRAL_MASS = (0.005, 0.995)  # the pooled score quantiles a score axis always shows
+AXIS_MARGIN = 0.05  # of the shown score range, on each side
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies
 GROUP_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
 SERIES_COLOURS = (
@@ -39,9 +56,12 @@ SERIES_COLOURS = (
 )  # fmt: skip
 DOMINATED_COLOUR = "#B0B0B0"
 UNCONSTRAINED_COLOUR = "#000000"
+MISSED_COLOUR = "#E00000"
+MISSED_NAME = "misses κ"
 SCORE_AXIS = "score θ"
 RANK_AXIS = "rank from the top F̄_k(θ)"
-EXACT_METRICS = ("val.accuracy", "val.psp")
+METRIC_NAMES = {"psp": "pSP", "pdp": "pDP", "sp": "SP", "dp": "DP gap", "auc": "AUC"}
+TrajectoryAxis = Literal["iteration", "seconds"]
 
 
 def group_colour(k: int) -> str:
@@ -54,16 +74,23 @@ def series_colour(i: int) -> str:
     return SERIES_COLOURS[i % len(SERIES_COLOURS)]
 
 
-def _percent(share: float) -> str:
-    return f"{100 * share:.4g} %"
-
-
 def _interval_text(alpha: float, beta: float) -> str:
-    return f"I = top {_percent(alpha)} to {_percent(beta)} of each group"
+    return f"I = {interval_words(alpha, beta)}"
 
 
 def _kappa_text(kappa: float | None) -> str:
     return "" if kappa is None else f", κ = {kappa:g}"
+
+
+def _titled(fig: go.Figure, title: str, subtitle: str = "", **layout: Any) -> None:
+    """The house layout: white template, a short title, the details in a subtitle below it
+    (lines split by "<br>"), and room above the plot for both."""
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": title, "subtitle": {"text": subtitle}},
+        margin={"t": TITLE_MARGIN + SUBTITLE_LINE * subtitle.count("<br>")},
+        **layout,
+    )
 
 
 def _inputs(
@@ -75,17 +102,61 @@ def _inputs(
     return scores, groups, len(group_names)
 
 
+def thin_steps(
+    x: np.ndarray, y: np.ndarray, max_points: int = MAX_CURVE_POINTS
+) -> tuple[np.ndarray, np.ndarray]:
+    """At most `max_points` points of a curve, evenly spread along it (always keeping both
+    ends): on screen a step curve is the same, and the page gets far less data."""
+    if len(x) <= max_points:
+        return x, y
+    keep = np.unique(np.linspace(0, len(x) - 1, max_points).round().astype(int))
+    return x[keep], y[keep]
+
+
 # ---- trajectories (paper 003, Figs. 10/11) -----------------------------------------------------
 
 
+@dataclass(frozen=True)
+class TrajectoryRun:
+    """One run's trajectory records (store format) and what it is held to: `quantity` names the
+    exact constrained value ("EO gap"), read from the exact records' "train.<metric>" and
+    "val.<metric>" (None: the run does not report it); `kappa` is its tolerance and `epsilon` the
+    ε the solver holds its largest surrogate row to (None: no line is drawn)."""
+
+    label: str
+    records: Sequence[dict[str, Any]]
+    quantity: str = "pSP"
+    kappa: float | None = None
+    epsilon: float | None = None
+    metric: str | None = "constraint"
+
+
+def trajectory_run(
+    label: str,
+    spec: dict[str, Any],
+    records: Sequence[dict[str, Any]],
+    view_family: str | None = None,
+) -> TrajectoryRun:
+    """A stored run's trajectory, held to what its spec says; a run without a constraint shows
+    `view_family`'s quantity where it reports it (by default pSP on I, which every run reports),
+    as `engine.runs.results.run_verdict` does."""
+    family, kappa = constraint_of(spec)
+    shown = family or view_family
+    epsilon = None if family is None else surrogate_epsilon(spec)
+    metric = quantity_metric(family, shown)
+    return TrajectoryRun(label, records, quantity_name(shown), kappa, epsilon, metric)
+
+
 def _series(
-    records: Sequence[dict[str, Any]], value: Callable[[dict[str, Any]], float | None]
+    records: Sequence[dict[str, Any]],
+    value: Callable[[dict[str, Any]], float | None],
+    x: TrajectoryAxis,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(iterations, values) of the records whose value is present."""
-    kept = [(r["iteration"], value(r)) for r in records]
-    kept = [(i, v) for i, v in kept if v is not None]
+    """(x, values) of the records whose value is present, thinned to a bounded size."""
+    kept = [(r.get(x), value(r)) for r in records]
+    kept = [(at, v) for at, v in kept if at is not None and v is not None]
     points = np.array(kept, dtype=np.float64).reshape(-1, 2)
-    return points[:, 0], points[:, 1]
+    return thin_steps(points[:, 0], points[:, 1], MAX_TRAJECTORY_POINTS)
 
 
 def _field(key: str) -> Callable[[dict[str, Any]], float | None]:
@@ -96,81 +167,120 @@ def _value(key: str) -> Callable[[dict[str, Any]], float | None]:
     return lambda record: (record.get("values") or {}).get(key)
 
 
+def _run_panels(
+    run: TrajectoryRun, x: TrajectoryAxis
+) -> list[tuple[int, str, tuple[np.ndarray, np.ndarray], str]]:
+    """(row, name, series, dash) of one run: the solver's own (surrogate) view from "surrogate"
+    records, the exact quantity from "exact" records only (the "final" record is the reported
+    iterate, which need not be the last point of the path)."""
+    surrogate = [r for r in run.records if r["kind"] == "surrogate"]
+    exact = [r for r in run.records if r["kind"] == "exact"] if run.metric else []
+    return [
+        (1, "f0 (surrogate)", _series(surrogate, _field("objective"), x), "solid"),
+        (2, "max surrogate row", _series(surrogate, _field("max_violation"), x), "solid"),
+        *[
+            (3, f"{split} {run.quantity} (exact)", _series(exact, _value(f"{key}.{run.metric}"), x),
+             dash)
+            for split, key, dash in (("train", "train", "solid"), ("validation", "val", "dash"))
+        ],
+    ]  # fmt: skip
+
+
 def _trajectory_trace(
-    label: str, name: str, x: np.ndarray, y: np.ndarray, colour: str, dash: str
-) -> go.Scatter:
+    label: str, name: str, points: tuple[np.ndarray, np.ndarray], colour: str, dash: str,
+    x: TrajectoryAxis,
+) -> go.Scatter:  # fmt: skip
     return go.Scatter(
-        x=x,
-        y=y,
+        x=points[0],
+        y=points[1],
         mode="lines",
         name=name,
         legendgroup=label,
         legendgrouptitle_text=label,
+        showlegend="(exact)" in name,  # the surrogate rows are named by their axes
         line={"color": colour, "dash": dash},
-        hovertemplate=f"{label}<br>iteration %{{x}}<br>{name} = %{{y:.4g}}<extra></extra>",
+        hovertemplate=f"{label}<br>{x} %{{x:,}}<br>{name} = %{{y:.4g}}<extra></extra>",
     )
 
 
-def trajectory_figure(
-    runs: Sequence[tuple[str, Sequence[dict[str, Any]]]],
-    exact_metrics: Sequence[str] = EXACT_METRICS,
-) -> go.Figure:
-    """Panels over the iteration for each labelled run (store trajectory records):
-    f0 and the largest surrogate constraint row from "surrogate" records, and the exact metrics
-    `exact_metrics` (keys of `values`, e.g. "val.psp") from "exact" records only."""
+def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iteration") -> go.Figure:
+    """One column per run over its own span of `x` ("iteration" or "seconds"), so a short run
+    is not a stub beside a long one; rows: the surrogate objective f0, the largest surrogate
+    constraint row against the solver's ε, and the exact constrained quantity on train and
+    validation against κ. The y axes are shared along each row, so runs compare at a glance."""
+    if x not in ("iteration", "seconds"):
+        raise UserError(f"trajectories run over 'iteration' or 'seconds', not {x!r}.")
+    columns = max(len(runs), 1)
     fig = make_subplots(
         rows=3,
-        cols=1,
-        shared_xaxes=True,
+        cols=columns,
+        shared_xaxes="columns",
+        shared_yaxes="rows",
+        column_titles=[run.label for run in runs] or None,
+        horizontal_spacing=min(0.04, 0.2 / columns),
         vertical_spacing=0.07,
-        subplot_titles=(
-            "objective f0 (surrogate problem)",
-            "max surrogate constraint g_i (≤ 0 is feasible)",
-            "exact metrics (indicator-based, not surrogate)",
-        ),
     )
-    dashes = ("solid", "dash", "dot", "dashdot", "longdash")
-    for i, (label, records) in enumerate(runs):
-        surrogate = [r for r in records if r["kind"] == "surrogate"]
-        exact = [r for r in records if r["kind"] == "exact"]
-        panels = [
-            (1, "f0 (surrogate)", _series(surrogate, _field("objective")), "solid"),
-            (2, "max violation (surrogate)", _series(surrogate, _field("max_violation")), "solid"),
-        ]
-        for j, metric in enumerate(exact_metrics):
-            series = _series(exact, _value(metric))
-            panels.append((3, f"{metric} (exact)", series, dashes[j % len(dashes)]))
-        for row, name, (x, y), dash in panels:
-            if x.size:
-                fig.add_trace(_trajectory_trace(label, name, x, y, series_colour(i), dash), row, 1)
-    fig.add_hline(
-        y=0.0, row=2, col=1, line_dash="dot", line_color="grey", exclude_empty_subplots=False
-    )
-    fig.update_yaxes(title_text="f0", row=1, col=1)
-    fig.update_yaxes(title_text="max g_i (surrogate)", row=2, col=1)
-    fig.update_yaxes(title_text="exact value", row=3, col=1)
-    fig.update_xaxes(title_text="iteration", row=3, col=1)
+    for i, run in enumerate(runs):
+        for row, name, points, dash in _run_panels(run, x):
+            if points[0].size:
+                trace = _trajectory_trace(run.label, name, points, series_colour(i), dash, x)
+                fig.add_trace(trace, row=row, col=i + 1)
+        _add_level(fig, 2, i + 1, run.epsilon, "≤ ε = {:g} feasible (surrogate)")
+        _add_level(fig, 3, i + 1, run.kappa, "κ = {:g}")
+    quantities = " / ".join(dict.fromkeys(run.quantity for run in runs)) or "constrained value"
+    fig.update_yaxes(title_text="objective f0<br>(surrogate)", row=1, col=1)
+    fig.update_yaxes(title_text="max surrogate row<br>(surrogate)", row=2, col=1)
+    fig.update_yaxes(title_text=f"{quantities}<br>(exact)", row=3, col=1)
+    fig.update_xaxes(title_text=x, row=3)
     fig.update_layout(template=TEMPLATE, height=720, uirevision="trajectory", hovermode="x")
     return fig
+
+
+def _add_level(fig: go.Figure, row: int, col: int, level: float | None, label: str) -> None:
+    """A dashed horizontal line at `level` in one panel, labelled `label.format(level)` (nothing
+    for None); drawn while the panel is still empty, so it is there when the first point is."""
+    if level is not None:
+        fig.add_hline(y=level, row=row, col=col, line_dash="dash", line_color="grey",
+                      annotation_text=label.format(level), annotation_position="top right",
+                      exclude_empty_subplots=False)  # fmt: skip
 
 
 # ---- per-group CCDF (paper 003, §6.3 item 1) ---------------------------------------------------
 
 
-def thin_steps(
-    x: np.ndarray, y: np.ndarray, max_points: int = MAX_CURVE_POINTS
-) -> tuple[np.ndarray, np.ndarray]:
-    """At most `max_points` points of a monotone step curve, evenly spread along it (always
-    keeping both ends): on screen the curve is the same, and the page gets far less data."""
-    if len(x) <= max_points:
-        return x, y
-    keep = np.unique(np.linspace(0, len(x) - 1, max_points).round().astype(int))
-    return x[keep], y[keep]
-
-
 def _finite_lower(bound: float, floor: float) -> float:
     # Fbar_k^{-1}(1) = -inf (App. C): draw the slice down to `floor` instead
     return bound if np.isfinite(bound) else floor
+
+
+def score_axis_range(scores: np.ndarray, keep: Sequence[float] = ()) -> tuple[float, float]:
+    """The score axis: the pooled central mass (`CENTRAL_MASS` quantiles), widened to show every
+    finite value of `keep` and by a small margin; a few outlying scores then leave the curves
+    readable instead of squashing them into a corner."""
+    low, high = np.quantile(scores, CENTRAL_MASS)
+    kept = [float(v) for v in keep if np.isfinite(v)]
+    low, high = min([float(low), *kept]), max([float(high), *kept])
+    margin = AXIS_MARGIN * (high - low) or AXIS_MARGIN
+    return low - margin, high + margin
+
+
+def _note_outliers(fig: go.Figure, scores: np.ndarray, shown: tuple[float, float]) -> None:
+    """Say how many scores the clipped axis leaves out, and the extreme scores."""
+    beyond = int(np.count_nonzero((scores < shown[0]) | (scores > shown[1])))
+    if beyond:
+        fig.add_annotation(
+            text=(f"{beyond:,} score{'s' if beyond > 1 else ''} beyond the axis: "
+                  f"min {scores.min():.4g}, max {scores.max():.4g}"),
+            xref="paper", yref="paper", x=1.0, y=1.0, xanchor="right", yanchor="bottom",
+            showarrow=False, font={"size": 11, "color": "#555555"},
+        )  # fmt: skip
+
+
+def _inner_bounds(bounds: np.ndarray, alpha: float, beta: float) -> list[float]:
+    """The I-slice bounds that are real thresholds: rank 0 is the group's top score and rank 1
+    its bottom, which are where outliers live, not where the band is."""
+    inner = list(bounds[:, 0]) if alpha > 0 else []
+    return inner + (list(bounds[:, 1]) if beta < 1 else [])
 
 
 def cdf_figure(
@@ -184,10 +294,13 @@ def cdf_figure(
 ) -> go.Figure:
     """Each group's rank Fbar_k(theta) against theta, the rank band [alpha, beta] shaded, each
     group's I-slice bounds Fbar_k^{-1}(alpha), Fbar_k^{-1}(beta), the decision threshold, and the
-    theta where the largest pSP gap is attained, drawn between the two clipped ranks (eq. 62)."""
+    theta where the largest pSP gap is attained, drawn between the two clipped ranks (eq. 62).
+    The score axis shows the central mass (`score_axis_range`) and says how many scores lie
+    beyond it."""
     scores, groups, n_groups = _inputs(scores, groups, group_names)
     curves = group_ccdf(scores, groups, n_groups)
     bounds = slice_bounds(scores, groups, n_groups, alpha, beta)
+    witness = psp_witness(scores, groups, alpha, beta)
     left_edge = curves[0][0][0]
     fig = go.Figure()
     fig.add_hrect(
@@ -234,14 +347,15 @@ def cdf_figure(
         annotation_text=f"θ̂ = {threshold:g}",
         annotation_position="bottom right",
     )
-    _add_psp_witness(fig, scores, groups, group_names, alpha, beta, kappa)
-    fig.update_xaxes(title_text=SCORE_AXIS)
-    fig.update_yaxes(title_text=RANK_AXIS, range=[-0.03, 1.03], tickformat=".0%")
-    fig.update_layout(
-        template=TEMPLATE,
-        title=f"Per-group score CCDF: {_interval_text(alpha, beta)}{_kappa_text(kappa)}",
-        hovermode="closest",
+    _add_psp_witness(fig, scores, groups, group_names, alpha, beta, kappa, witness)
+    shown = score_axis_range(
+        scores, [threshold, witness.theta, *_inner_bounds(bounds, alpha, beta)]
     )
+    _note_outliers(fig, scores, shown)
+    fig.update_xaxes(title_text=SCORE_AXIS, range=list(shown))
+    fig.update_yaxes(title_text=RANK_AXIS, range=[-0.03, 1.03], tickformat=".0%")
+    _titled(fig, "Per-group score CCDF", f"{_interval_text(alpha, beta)}{_kappa_text(kappa)}",
+            hovermode="closest")  # fmt: skip
     return fig
 
 
@@ -253,10 +367,10 @@ def _add_psp_witness(
     alpha: float,
     beta: float,
     kappa: float | None,
+    witness: GapWitness,
 ) -> None:
     """A vertical segment at the witness theta between the pair's ranks clipped to [alpha, beta]:
     its length divided by beta - alpha is the pSP (paper 003, eq. 62)."""
-    witness = psp_witness(scores, groups, alpha, beta)
     k, k2 = witness.pair
     ranks = np.clip(positive_rates(scores, groups, witness.theta)[[k, k2]], alpha, beta)
     label = f"pSP = {witness.value:.3f}{_kappa_text(kappa)}"
@@ -364,13 +478,8 @@ def rank_rank_figure(
     fig.update_yaxes(
         title_text=f"rank from the top in {name_k2}: F̄(θ)", range=[0, 1], scaleanchor="x"
     )
-    fig.update_layout(
-        template=TEMPLATE,
-        title=(
-            f"Rank–rank curve, {name_k} vs {name_k2}: {_interval_text(alpha, beta)}, "
-            f"pSP = {pair_psp:.3f}{_kappa_text(kappa)}"
-        ),
-    )
+    detail = f"pSP = {pair_psp:.3f}{_kappa_text(kappa)} on {_interval_text(alpha, beta)}"
+    _titled(fig, "Rank–rank curve", f"{name_k} vs {name_k2}<br>{detail}")
     return fig
 
 
@@ -430,85 +539,146 @@ def density_figure(
             )
         fig.update_yaxes(title_text="density", row=row, col=1)
     fig.update_xaxes(title_text=SCORE_AXIS, row=len(models), col=1)
-    fig.update_layout(
-        template=TEMPLATE,
-        barmode="overlay",
-        height=260 * len(models) + 120,
-        title=f"Score densities per group; shaded: each group's I-slice ({_interval_text(alpha, beta)})",
-    )
+    _titled(fig, "Score densities per group",
+            f"shaded: each group's I-slice, {_interval_text(alpha, beta)}",
+            barmode="overlay", height=260 * len(models) + 120)  # fmt: skip
     return fig
 
 
 # ---- accuracy-fairness frontier (paper 003, Fig. 1) ---------------------------------------------
 
 
-def _point_text(point: FrontierPoint) -> str:
-    kappa = "—" if point.kappa is None else f"{point.kappa:g}"
+def _kappa_label(point: FrontierPoint) -> str:
+    return "unconstrained" if point.kappa is None else f"κ = {point.kappa:g}"
+
+
+def _point_hover(point: FrontierPoint, quantity: str) -> str:
     alpha, beta = point.interval
-    return (
-        f"{point.solver}{' (dominated)' if point.dominated else ''}<br>"
-        f"κ = {kappa}, I = [{_percent(alpha)}, {_percent(beta)})<br>"
-        f"accuracy = {point.accuracy:.4f} ± {point.accuracy_ci:.4f}<br>"
-        f"fairness = {point.fairness:.4f} ± {point.fairness_ci:.4f}<br>"
-        f"{point.n} seed(s)"
-    )
+    lines = [
+        f"{point.solver}{' (dominated)' if point.dominated else ''}",
+        f"{_kappa_label(point)}, I = [{percent_words(alpha)}, {percent_words(beta)})",
+        f"accuracy = {with_half_width(point.accuracy, point.accuracy_ci)}",
+        f"fairness = {with_half_width(point.fairness, point.fairness_ci)}",
+        f"{point.n} seed{'s' if point.n > 1 else ''}",
+    ]
+    if point.meets_kappa is False:
+        lines.insert(1, f"{MISSED_NAME}: {quantity} = {point.constraint:.4f} > κ = {point.kappa:g}")
+    return "<br>".join(lines)
+
+
+def _error_bars(half_widths: Sequence[float | None]) -> dict[str, Any]:
+    """Bars where a confidence half-width exists; none at all when every point has one seed."""
+    if all(h is None for h in half_widths):
+        return {"visible": False}
+    return {"type": "data", "visible": True,
+            "array": np.array([np.nan if h is None else h for h in half_widths])}  # fmt: skip
+
+
+def _symbol(point: FrontierPoint) -> str:
+    if point.unconstrained:
+        return "star"
+    return "circle-open" if point.meets_kappa is False else "circle"
 
 
 def _frontier_trace(
-    points: Sequence[FrontierPoint], name: str, solver: str, colour: str
+    points: Sequence[FrontierPoint], name: str, legendgroup: str, colour: str, quantity: str
 ) -> go.Scatter:
+    """The points as markers labelled with their κ; each point's `customdata` is the list of
+    its run ids."""
     return go.Scatter(
         x=np.array([p.fairness for p in points]),
         y=np.array([p.accuracy for p in points]),
-        error_x={"type": "data", "array": np.array([p.fairness_ci for p in points])},
-        error_y={"type": "data", "array": np.array([p.accuracy_ci for p in points])},
-        mode="markers",
+        error_x=_error_bars([p.fairness_ci for p in points]),
+        error_y=_error_bars([p.accuracy_ci for p in points]),
+        mode="markers+text",
         marker={
             "color": colour,
             "size": np.array([16 if p.unconstrained else 10 for p in points]),
-            "symbol": ["star" if p.unconstrained else "circle" for p in points],
-            "line": {"color": "white", "width": 1},
+            "symbol": [_symbol(p) for p in points],
+            # an open symbol is drawn in the marker colour, with the line's width
+            "line": {
+                "color": "white",
+                "width": [2 if p.meets_kappa is False else 1 for p in points],
+            },
         },
+        text=[_kappa_label(p) for p in points],
+        textposition="top center",
+        textfont={"size": 10},
         name=name,
-        legendgroup=solver,
+        legendgroup=legendgroup,
         customdata=[list(p.run_ids) for p in points],
-        text=[_point_text(p) for p in points],
-        hovertemplate="%{text}<extra></extra>",
+        hovertext=[_point_hover(p, quantity) for p in points],
+        hoverinfo="text",
     )
 
 
-def frontier_figure(frontier: Frontier, show_dominated: bool = True) -> go.Figure:
-    """Accuracy (y) against fairness (x), mean ± CI half-width over seeds on both axes: one colour
-    per solver, dominated points grey, the unconstrained model a star. Each point's `customdata`
-    is the list of its run ids."""
+def _pareto_lines(points: Sequence[FrontierPoint], colour: str) -> list[go.Scatter]:
+    """One line per interval through the solver's own non-dominated points, left to right."""
+    lines = []
+    for interval in dict.fromkeys(p.interval for p in points):
+        mine = [p for p in points if p.interval == interval]
+        mask = pareto_mask([p.fairness for p in mine], [p.accuracy for p in mine])
+        front = sorted((p for p, keep in zip(mine, mask, strict=True) if keep),
+                       key=lambda p: p.fairness)  # fmt: skip
+        if len(front) < 2:
+            continue
+        lines.append(go.Scatter(
+            x=np.array([p.fairness for p in front]), y=np.array([p.accuracy for p in front]),
+            mode="lines", line={"color": colour, "width": 1.5}, opacity=0.6,
+            name=f"{front[0].solver} front", legendgroup=front[0].solver, showlegend=False,
+            customdata=[list(p.run_ids) for p in front], hoverinfo="skip",
+        ))  # fmt: skip
+    return lines
+
+
+def _fairness_axis(frontier: Frontier, quantity: str) -> str:
+    """The x-axis title, e.g. "fairness = 1 − EO gap (exact, test)"; the metric "constraint" is
+    the family's own quantity."""
+    metric = frontier.metric
+    name = quantity if metric == "constraint" else METRIC_NAMES.get(metric, metric)
+    value = f"1 − {name}" if is_gap(metric) else name
+    return f"fairness = {value} (exact, {frontier.split})"
+
+
+def _frontier_subtitle(frontier: Frontier) -> str:
+    spread = any(p.n > 1 for p in frontier.points)
+    text = (f"mean ± {percent_words(frontier.confidence)} CI over seeds" if spread
+            else "one seed per point: no confidence interval")  # fmt: skip
+    text += "; lines join each solver's best trade-offs"
+    if frontier.skipped:
+        text += f"; {len(frontier.skipped)} run(s) lacked a metric"
+    return text
+
+
+def frontier_figure(
+    frontier: Frontier, quantity: str = "constrained value", show_dominated: bool = True
+) -> go.Figure:
+    """Accuracy (y) against fairness (x), each point labelled with its κ: one colour per solver,
+    a line through each solver's non-dominated points per interval, dominated points grey, the
+    unconstrained model a star, and points whose exact constrained value (`quantity`, e.g.
+    "EO gap") misses κ open red circles under one legend entry. Error bars show the confidence
+    half-widths over seeds, and only where there are several seeds."""
     fig = go.Figure()
+    shown = [p for p in frontier.points if show_dominated or not p.dominated]
     solvers = list(dict.fromkeys(p.solver for p in frontier.points))
     constrained = [s for s in solvers if s != UNCONSTRAINED]
     for solver in solvers:
-        points = [p for p in frontier.points if p.solver == solver]
-        colour = (
-            UNCONSTRAINED_COLOUR
-            if solver == UNCONSTRAINED
-            else series_colour(constrained.index(solver))
-        )
-        front = [p for p in points if not p.dominated]
-        dominated = [p for p in points if p.dominated]
-        if front:
-            fig.add_trace(_frontier_trace(front, solver, solver, colour))
-        if dominated and show_dominated:
-            name = f"{solver} (dominated)"
-            fig.add_trace(_frontier_trace(dominated, name, solver, DOMINATED_COLOUR))
-    metric = f"1 − {frontier.metric}" if is_gap(frontier.metric) else frontier.metric
-    fig.update_xaxes(title_text=f"fairness = {metric} ({frontier.split} split)")
-    fig.update_yaxes(title_text=f"accuracy ({frontier.split} split)")
-    fig.update_layout(
-        template=TEMPLATE,
-        title=(
-            f"Accuracy–fairness frontier: mean ± {_percent(frontier.confidence)} CI over seeds"
-            + (f"; {len(frontier.skipped)} run(s) lacked a metric" if frontier.skipped else "")
-        ),
-        hovermode="closest",
-    )
+        colour = (UNCONSTRAINED_COLOUR if solver == UNCONSTRAINED
+                  else series_colour(constrained.index(solver)))  # fmt: skip
+        points = [p for p in shown if p.solver == solver]
+        fig.add_traces(_pareto_lines(points, colour))
+        kept = [p for p in points if p.meets_kappa is not False]
+        for dominated, name, mark in ((False, solver, colour),
+                                      (True, f"{solver} (dominated)", DOMINATED_COLOUR)):  # fmt: skip
+            group = [p for p in kept if p.dominated == dominated]
+            if group:
+                fig.add_trace(_frontier_trace(group, name, solver, mark, quantity))
+    missed = [p for p in shown if p.meets_kappa is False]
+    if missed:
+        fig.add_trace(_frontier_trace(missed, MISSED_NAME, MISSED_NAME, MISSED_COLOUR, quantity))
+    fig.update_xaxes(title_text=_fairness_axis(frontier, quantity))
+    fig.update_yaxes(title_text=f"accuracy (exact, {frontier.split})")
+    _titled(fig, "Accuracy–fairness frontier", _frontier_subtitle(frontier), hovermode="closest")
     return fig
 
 
@@ -569,18 +739,15 @@ def interval_scan_figure(rows: Sequence[dict[str, Any]], metric: str = "psp") ->
                 mode="markers",
                 marker={"symbol": "star", "size": 16, "color": "#0072B2"},
                 name=(
-                    f"App. B choice: [{_percent(alpha)}, {_percent(beta)}), "
+                    f"App. B choice: [{percent_words(alpha)}, {percent_words(beta)}), "
                     f"{metric} = {best[metric]:.3f}"
                 ),
             )
         )
     fig.update_xaxes(title_text="α: top of I (rank from the top)", tickformat=".0%")
     fig.update_yaxes(title_text="β: bottom of I (rank from the top)", tickformat=".0%")
-    fig.update_layout(
-        template=TEMPLATE,
-        title=f"Interval helper (App. B): positive rate p = {rate:.1%} of the model",
-        legend={"orientation": "h", "y": -0.2},
-    )
+    _titled(fig, "Interval helper (App. B)", f"positive rate p = {rate:.1%} of the model",
+            legend={"orientation": "h", "y": -0.2})  # fmt: skip
     return fig
 
 

@@ -131,17 +131,24 @@ def judge(
     reason: str = "",
     surrogate_violation: float | None = None,
     tolerance: float = 0.0,
+    value_metric: str | None = "constraint",
 ) -> Verdict:
     """The verdict on one run.
 
     `metrics[split]` are the exact metrics of `Problem.report` ("constraint", "accuracy",
     "majority", "auc", "score_std", "positive_rate"); `kappa` is None for a run without a
     constraint; `surrogate_violation` is the largest surrogate row of the reported iterate (the
-    solver's own view) and `tolerance` the ε it is held to.
+    solver's own view) and `tolerance` the ε it is held to. `value_metric` is the metric that
+    holds `quantity` ("constraint", or e.g. "psp" for a run without constraint; None: none).
     """
     status = RunStatus(status)
     splits = {
-        split: SplitCheck(split, _number(values.get("constraint")), kappa, _degenerate(values))
+        split: SplitCheck(
+            split,
+            _number(values.get(value_metric)) if value_metric else None,
+            kappa,
+            _degenerate(values),
+        )  # fmt: skip
         for split, values in metrics.items()
         if values
     }
@@ -162,8 +169,8 @@ def judge(
                          "is reported."))  # fmt: skip
     elif status is RunStatus.BUDGET:
         findings.append((Label.NOT_CONVERGED, Level.WARNING,
-                         f"Not converged: stopped by the {reason or 'budget'}; a longer run may "
-                         "give another model."))  # fmt: skip
+                         f"Not converged ({reason or 'a budget ended it'}): a longer run may give "
+                         "another model."))  # fmt: skip
     label, level = _headline(findings)
     return Verdict(label, level, tuple(f[2] for f in findings), splits, quantity, kappa)
 

@@ -32,7 +32,9 @@ st.latex(
 st.markdown(
     """
 With I = [0, 1] this is the Kolmogorov–Smirnov distance between the groups' score distributions
-(full statistical parity). The app reports **fairness = 1 − pSP**: 1 is perfectly fair.
+(full statistical parity). pSP is a *violation*: 0 is perfectly fair, and tables show it beside
+κ. Only the frontier's horizontal axis turns it around, as **fairness = 1 − pSP** (labelled so),
+so that fairer models lie to the right.
 
 ### Partial demographic parity (pDP)
 The same comparison at the decision threshold θ̂ only: within I, do the groups have the same share
@@ -52,11 +54,29 @@ with a small κ is a very tight demand, and the app warns when it is finer than 
 smallest group. The realised value on held-out data is always shown beside κ: it can exceed κ,
 because the constraint is imposed through a smooth surrogate on the training set.
 
+The other constraint families (DP, EO and EOpp gaps, group-loss gaps, AUC gaps, ...) hold their
+own quantity to κ; they compare whole groups and do not use I, and the pages name the quantity
+("EO gap ≤ κ") wherever a run of that family is shown.
+
+### The verdict on a run
+Every run is judged on its exact metrics before it is shown:
+- **meets κ**: the exact constrained quantity is ≤ κ on the test set;
+- **misses κ**: it is above κ, and the page says by how much;
+- **surrogate only**: the solver's surrogate constraints are met (within its tolerance ε), yet
+  the exact value on the training data is above κ: the smooth surrogate only approximates the
+  exact indicator; a longer budget, a smaller κ or a wider interval helps;
+- **degenerate**: accuracy no better than always predicting the majority class, an AUC of at
+  most 0.5, or the same score for everyone: not a model to show, whatever its fairness;
+- **not converged**: a budget ended the run before the solver's own stopping rule.
+
 ### How the constraint is imposed
 IDCA (paper 003) writes each constraint as a difference of convex functions, replaces the concave
 part by its linearisation, and solves the resulting convex problem by a switching subgradient
-method; every iterate stays feasible for the surrogate constraints. Other solvers on the Explore
-page come from the other papers below and run on the same problem.
+method. Every iterate satisfies the surrogate constraints up to the inner solver's tolerance ε
+(the trajectory's surrogate panel may sit slightly above 0, at most ε): feasibility is for the
+surrogate, and the exact pSP is checked separately (see the verdict). The switching-subgradient
+solver and the penalty and quadratic-AUC baselines of the same paper run on the same problem; the
+algorithms of the other papers below are being added on that same interface.
 
 ### Every number is exact
 Metrics in tables and frontiers are computed exactly on held-out data (no surrogate); surrogate

@@ -6,29 +6,30 @@ solvers run in the worker processes.
 
 from __future__ import annotations
 
-import json
-
-import pandas as pd
 import streamlit as st
 
 from engine.errors import UserError
-from engine.report import html_report
+from engine.report import store_report
 from engine.runs.runner import ensure_runner
 from engine.runs.store import Store
 from engine.runs.submit import submit
+from engine.status import RETRYABLE
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.data_summary import data_summary
 from pages.shared.first_paint import charts_ready
-from pages.shared.problem_controls import interval_words, problem_controls, run_specs
+from pages.shared.problem_controls import problem_controls, run_specs
 from pages.shared.views import (
+    constraint_sentence,
     finished,
     interval_scan_figure,
     live_phase,
     metrics_table,
     run_label,
     score_figures,
+    show_group_problems,
     status_line,
     trajectories,
+    trajectory_axis,
 )
 
 WARM_RUNNER_SECONDS = 900.0  # keep worker processes ready while someone explores
@@ -70,18 +71,17 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
     except UserError as error:
         st.error(str(error))
         return
-    missing = [s for s in specs if _status(store, s.run_id) in (None, "failed", "cancelled",
-                                                                   "interrupted")]  # fmt: skip
+    missing = [s for s in specs if _status(store, s.run_id) in (None, *RETRYABLE)]
+    too_small = show_group_problems(prepared, problem.family, [problem.kappa],
+                                    [problem.interval])  # fmt: skip
     if st.sidebar.button("Run" if missing else "Run again", type="primary", width="stretch",
-                         key="run"):  # fmt: skip
+                         key="run", disabled=bool(too_small),
+                         help="fix the group sizes named on the page first" if too_small else None):  # fmt: skip
         try:
             submit(missing or specs, store, force=not missing, idle_exit=WARM_RUNNER_SECONDS)
         except UserError as error:
             st.error(str(error))
-    constraint_line.markdown(
-        f"Constraint {problem.family} ≤ κ = {problem.kappa:g} on I = [{problem.interval[0]:.0%}, "
-        f"{problem.interval[1]:.0%}): {interval_words(problem.interval)}."
-    )
+    constraint_line.markdown(constraint_sentence(problem))
     run_ids = [s.run_id for s in specs]
     known = [r for r in run_ids if _status(store, r) is not None]
     if not known:
@@ -90,11 +90,8 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
         return
     if not charts:
         return  # the runs' views follow once the controls show
-    _live(store, known)
-    title = (
-        f"FairFront — {problem.family} ≤ {problem.kappa:g} on {interval_words(problem.interval)}"
-    )
-    _results(store, known, prepared, problem, title)
+    _live(store, known, problem.family)
+    _results(store, known, prepared, problem, f"FairFront — {constraint_sentence(problem)}")
 
 
 def _status(store: Store, run_id: str) -> str | None:
@@ -112,13 +109,14 @@ def _download_progress(slot):
     return show
 
 
-def _live(store: Store, run_ids: list[str]) -> None:
+def _live(store: Store, run_ids: list[str], family: str) -> None:
     phase = live_phase(store, run_ids)
+    x = trajectory_axis()
 
     @st.fragment(run_every=POLL_SECONDS[phase])
     def live() -> None:
-        status_line(store, run_ids)
-        trajectories(store, run_ids)
+        status_line(store, run_ids, family)
+        trajectories(store, run_ids, family, x)
         if live_phase(store, run_ids) != phase:
             st.rerun()  # poll at the new phase's pace; once the runs end, draw the score views
 
@@ -129,8 +127,10 @@ def _results(store: Store, run_ids: list[str], prepared, problem, title: str) ->
     done = finished(store, run_ids)
     if not done:
         return
-    st.subheader("Exact metrics (held-out test set; κ beside the realised values)")
-    frame = metrics_table(store, done)
+    st.subheader("Exact metrics, test set first")
+    st.caption("Exact values, no surrogate: the constrained quantity beside κ on the test and "
+               "training sets, and accuracy beside always predicting the majority class.")  # fmt: skip
+    metrics_table(store, done, problem.family)
     reference = next((r for r in done if store.run(r).spec["solver"] == "unconstrained"), None)
     constrained = [r for r in done if r != reference]
     labels = {r: run_label(store.run(r).spec) for r in constrained or done}
@@ -144,7 +144,7 @@ def _results(store: Store, run_ids: list[str], prepared, problem, title: str) ->
         column.plotly_chart(figure, width="stretch", key=f"score_view_{view}")
     if reference is not None:
         _interval_helper(store, reference)
-    _report(store, done, figures, frame, title)
+    _report(store, done, figures, title)
 
 
 def _interval_helper(store: Store, reference: str) -> None:
@@ -160,16 +160,12 @@ def _interval_helper(store: Store, reference: str) -> None:
         )
 
 
-def _report(store: Store, run_ids, figures, frame: pd.DataFrame, title: str) -> None:
-    """The download button of the HTML report (`title` on top)."""
-    configuration = {"runs": ", ".join(run_ids), **{k: v for k, v in
-                     store.run(run_ids[0]).spec.items() if k not in ("config", "budget")}}  # fmt: skip
-    configuration = {k: json.dumps(v) if isinstance(v, dict | list) else v
-                     for k, v in configuration.items()}  # fmt: skip
-    rows = frame.to_dict("records")
+def _report(store: Store, run_ids, figures, title: str) -> None:
+    """The download button of the HTML report (`title` on top): settings in words, a verdict
+    block per run, exact metrics, trajectories and the score figures."""
 
     def document() -> str:  # built only when the button is pressed
-        return html_report(title, configuration, rows, figures)
+        return store_report(store, run_ids, title, figures)
 
     st.download_button("Download report (HTML)", document, file_name="fairfront-report.html",
                        mime="text/html", key="report")  # fmt: skip

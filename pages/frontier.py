@@ -3,17 +3,20 @@ fairness on held-out data, with confidence intervals; click a point to see that 
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from engine import plots
 from engine.errors import UserError
+from engine.fairness.families import quantity_name
 from engine.runs import Store, submit_sweep, sweep_specs
 from engine.runs.frontier import frontier, frontier_table
 from engine.runs.results import run_result
+from engine.status import ACTIVE
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.problem_controls import problem_controls, run_specs
 from pages.shared.state import initial, remember
-from pages.shared.views import score_figures
+from pages.shared.views import score_figures, show_group_problems
 
 
 def parse_numbers(text: str, name: str) -> list[float]:
@@ -68,7 +71,9 @@ def main() -> None:
     except UserError as error:
         st.error(str(error))
         return
-    if st.sidebar.button(f"Run sweep ({len(specs)} runs)", type="primary", key="sweep"):
+    too_small = show_group_problems(prepared, problem.family, kappas, intervals)
+    if st.sidebar.button(f"Run sweep ({len(specs)} runs)", type="primary", key="sweep",
+                         disabled=too_small):  # fmt: skip
         grid = {"kappas": kappas, "intervals": intervals, "solvers": list(problem.solvers),
                 "seeds": seeds}  # fmt: skip
         submit_sweep(f"{len(specs)} runs", specs, grid, store, workers=2)
@@ -81,25 +86,54 @@ def _view(store: Store, run_ids: list[str], prepared, problem) -> None:
         st.info("Press **Run sweep**: points appear as runs finish; runs computed before for the "
                 "same settings are reused.")  # fmt: skip
         return
-    active = any(r.status in ("queued", "running") for r in known.values())
-    metric = st.selectbox("Fairness metric (exact)", ["psp", "pdp", "sp", "dp"], key="metric",
-                          format_func=lambda m: f"1 − {m.upper()}")  # fmt: skip
+    active = any(r.status in ACTIVE for r in known.values())
+    names = {"constraint": quantity_name(problem.family), "psp": "pSP", "pdp": "pDP",
+             "sp": "SP (pSP on all ranks)", "dp": "DP gap"}  # fmt: skip
+    metric = st.selectbox("Fairness axis (exact, held-out)", list(names), key="metric",
+                          format_func=lambda m: f"1 − {names[m]}"
+                          + (" (the constrained quantity)" if m == "constraint" else ""))  # fmt: skip
     split = st.radio("Evaluated on", ["test", "val"], horizontal=True, key="split")
 
     @st.fragment(run_every=1.0 if active else None)
     def live() -> None:
         rows = {r.id: r for r in store.runs() if r.id in set(run_ids)}
-        done = [r for r in rows.values() if r.status in ("done", "diverged")]
+        done = [r for r in rows.values() if r.has_model]
         st.progress(len(done) / len(run_ids), text=f"{len(done)} of {len(run_ids)} runs finished")
-        result = frontier([run_result(r, store) for r in done], metric=metric, split=split)
+        result = frontier([run_result(r, store, problem.family) for r in done], metric=metric,
+                          split=split)  # fmt: skip
         if not result.points:
             return
-        event = st.plotly_chart(plots.frontier_figure(result), on_select="rerun",
+        event = st.plotly_chart(plots.frontier_figure(result, quantity_name(problem.family)),
+                                on_select="rerun",
                                 selection_mode="points", key="frontier", width="stretch")  # fmt: skip
-        st.dataframe(frontier_table(result.points), hide_index=True, width="stretch")
+        _table(result, quantity_name(problem.family))
         _selected(store, event, prepared, problem)
 
     live()
+
+
+def _table(result, quantity: str) -> None:
+    """The points as a compact table: κ, I, seeds, accuracy and fairness (with their intervals
+    only when some point has several seeds), the realised constrained value and whether it
+    meets κ."""
+    frame = pd.DataFrame(frontier_table(result.points))
+    frame["meets κ"] = frame["meets_kappa"].map({True: "✓", False: "✗ misses κ"}).fillna("—")
+    frame["I"] = [f"[{a:.0%}, {b:.0%})" for a, b in zip(frame["alpha"], frame["beta"], strict=True)]
+    columns = ["solver", "kappa", "I", "n", "accuracy", "accuracy_ci", "fairness", "fairness_ci",
+               "constraint", "meets κ", "dominated"]  # fmt: skip
+    if frame["accuracy_ci"].isna().all():
+        columns = [c for c in columns if not c.endswith("_ci")]
+    number = st.column_config.NumberColumn
+    st.dataframe(frame[columns], hide_index=True, width="content", column_config={
+        "kappa": number("κ", format="%g"),
+        "n": number("seeds"),
+        "accuracy": number(format="%.4f"),
+        "accuracy_ci": number("± (95 %)", format="%.4f"),
+        "fairness": number(f"1 − {quantity}" if result.metric == "constraint" else "fairness",
+                           format="%.4f"),
+        "fairness_ci": number("± (95 %)", format="%.4f"),
+        "constraint": number(f"{quantity} ({result.split})", format="%.4f"),
+    })  # fmt: skip
 
 
 def _selected(store: Store, event, prepared, problem) -> None:

@@ -1,90 +1,307 @@
-"""Runs: the history in the store — filter, compare side by side, cancel, delete, export."""
+"""Runs: the history in the store, newest first — filter, compare side by side, cancel, delete,
+export. While a run is queued or running the table refreshes itself."""
 
 from __future__ import annotations
 
 import datetime
+import functools
+import io
+import zipfile
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 from engine import plots
 from engine.errors import UserError
+from engine.fairness.families import family_entry, quantity_name
 from engine.runs import STATUSES, Store
-from engine.runs.results import export_run, metrics_rows
+from engine.runs.results import constraint_of, export_runs, metrics_rows, run_verdict
+from engine.runs.store import RunRow
+from engine.status import ACTIVE
 from pages.shared.views import run_label
 
-
-def table(store: Store, status: list[str], solver: list[str]) -> pd.DataFrame:
-    rows = []
-    for row in store.runs():
-        if status and row.status not in status or solver and row.spec["solver"] not in solver:
-            continue
-        data = row.spec["data"]
-        rows.append({
-            "id": row.id,
-            "created": datetime.datetime.fromtimestamp(row.created).strftime("%Y-%m-%d %H:%M"),
-            "status": row.status,
-            "model": run_label(row.spec),
-            "data": data.get("kind", ""),
-            "I": "[{:.0%}, {:.0%})".format(*row.spec["interval"]),
-            "seed": row.spec["seed"],
-            "test accuracy": store.metrics(row.id).get("test", {}).get("accuracy"),
-            "test pSP": store.metrics(row.id).get("test", {}).get("psp"),
-            "reason": row.reason,
-        })  # fmt: skip
-    return pd.DataFrame(rows)
+POLL_SECONDS = 2.0
+TABLE = "runs_table"  # the table's widget key: its state is the selection, as row positions
+SHOWN_IDS = "runs_table_ids"  # the run ids in the order the table last showed them
+PENDING_DELETE = "runs_pending_delete"  # the run ids a Delete waits to have confirmed for
+NOTICES = "runs_notices"  # what an action did, shown after the rerun it asks for
+VERDICTS = (
+    "Verdict: **meets κ** / **misses κ** — the exact test value against κ; **surrogate only** — "
+    "the solver's surrogate rows hold but the exact value misses κ; **degenerate** — no better "
+    "than always predicting the majority class; **not converged** — a budget ended it."
+)
+_number = st.column_config.NumberColumn
+_text = st.column_config.TextColumn
+# one configuration for the history and the comparison table, so the columns they share look
+# alike; the history's columns add up to what a 1400 px wide window leaves beside the sidebar
+COLUMNS = {
+    "id": None,
+    "run": _text(width=72, help="the run id's first characters (enough for the command line)"),
+    "created": _text(width=84),
+    "model": _text(width=130, help="solver · model"),
+    "data": _text(width=90, help="data source · protected attribute(s)"),
+    "quantity": _text(width=80, help="the constrained quantity of the run's constraint family"),
+    "κ": _number(format="%g", width=44),
+    "I": _text(width=66, help="the percentile interval, for the families defined on one"),
+    "verdict": _text(width=92),
+    "test value": _number(format="%.4f", width=64,
+                          help="exact value of the constrained quantity on the test set"),
+    "train value": _number(format="%.4f", width=64),
+    "test accuracy": _number("test acc.", format="%.4f", width=64),
+    "majority": _number(format="%.4f", width=64,
+                        help="test accuracy of always predicting the majority class"),
+    "test AUC": _number(format="%.4f", width=64),
+    "status": _text(width=76),
+    "seconds": _number("s", format="%.1f", width=44),
+    "reason": _text(width=100),
+}  # fmt: skip
 
 
 def main() -> None:
     st.title("Runs")
     store = Store()
-    counts = store.counts()
-    st.caption(" · ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "No runs yet.")
+    for show, text in st.session_state.pop(NOTICES, []):
+        getattr(st, show)(text)
+    if PENDING_DELETE in st.session_state:
+        _confirm_delete(store, st.session_state[PENDING_DELETE])
+    runs = store.runs(newest_first=True)
     left, right = st.columns(2)
     status = left.multiselect("Status", list(STATUSES), key="filter_status")
-    solver = right.multiselect("Solver", sorted({r.spec["solver"] for r in store.runs()}),
+    solver = right.multiselect("Solver", sorted({r.spec["solver"] for r in runs}),
                                key="filter_solver")  # fmt: skip
-    frame = table(store, status, solver)
-    if frame.empty:
-        st.info("No runs match. Runs started on the Explore or Frontier page appear here.")
+    _history(store, status, solver, live=_any_active(runs))
+
+
+def _any_active(runs: list[RunRow]) -> bool:
+    return any(r.status in ACTIVE for r in runs)
+
+
+def _history(store: Store, status: list[str], solver: list[str], live: bool) -> None:
+    """The table, and what to do with the selected runs; it polls the store while `live`."""
+
+    @st.fragment(run_every=POLL_SECONDS if live else None)
+    def history() -> None:
+        runs = store.runs(newest_first=True)
+        if _any_active(runs) != live:
+            st.rerun()  # start or stop polling
+        st.caption(" · ".join(f"{n} {s}" for s, n in sorted(store.counts().items()))
+                   or "No runs yet.")  # fmt: skip
+        shown = [r for r in runs if (not status or r.status in status)
+                 and (not solver or r.spec["solver"] in solver)]  # fmt: skip
+        if not shown:
+            st.info("No runs match. Runs started on the Explore or Frontier page appear here.")
+            return
+        chosen = _table(store, shown)
+        st.caption(VERDICTS)
+        if not chosen:
+            st.caption("Select rows to compare, cancel, delete or export runs.")
+            return
+        _actions(store, chosen)
+        _comparison(store, chosen)
+
+    history()
+
+
+def history_row(store: Store, row: RunRow) -> dict:
+    """One line of the history: what ran on what, the constrained quantity against κ on the
+    test set with the verdict on it, accuracy, and how the run stands or ended."""
+    family, kappa = constraint_of(row.spec)
+    verdict = run_verdict(store, row)
+    test = verdict.check("test")
+    uses_interval = family is not None and family_entry(family).uses_interval
+    return {
+        "id": row.id,
+        "created": datetime.datetime.fromtimestamp(row.created).strftime("%d %b %H:%M"),
+        "model": model_label(row.spec),
+        "data": data_label(row.spec),
+        "quantity": quantity_name(family) if family else "—",
+        "κ": kappa,
+        "I": "[{:.0%}, {:.0%})".format(*row.spec["interval"]) if uses_interval else "—",
+        "verdict": str(verdict.label),
+        "test value": test.value if test and family else None,
+        "test accuracy": store.metrics(row.id).get("test", {}).get("accuracy"),
+        "status": row.status,
+        "reason": row.reason,
+    }
+
+
+def _line(store: Store, row: RunRow) -> dict:
+    if row.status in ACTIVE:
+        return history_row(store, row)
+    return _final_row(str(store.home), row.id, row.finished, store, row)
+
+
+@st.cache_data(max_entries=20_000, show_spinner=False)
+def _final_row(home: str, run_id: str, finished: float, _store: Store, _row: RunRow) -> dict:
+    """`history_row` of a run that has ended: it no longer changes (a run made again under the
+    same id ends at another time), so a refresh of a long history reads only the live runs."""
+    return history_row(_store, _row)
+
+
+def model_label(spec: dict) -> str:
+    """The solver and the model: "idca · linear+cross" (with the group cross
+    terms of paper 003, Sec. 7.1), "fairret · MLP 64-32"."""
+    model = spec["model"]
+    if model["kind"] == "mlp":
+        shape = "MLP " + "-".join(str(h) for h in model["hidden"])
+    else:
+        shape = "linear+cross" if model.get("cross_terms") else "linear"
+    return f"{spec['solver']} · {shape}"
+
+
+def data_label(spec: dict) -> str:
+    """The source and the protected attributes: "Adult · sex", "ACS income CA+NY 2018 · RAC1P",
+    "toy.csv · g"."""
+    data = spec["data"]
+    source = {
+        "adult": lambda: "Adult",
+        "acs": lambda: f"ACS {data['task']} {'+'.join(data['states'])} {data['year']}",
+        "synthetic": lambda: f"synthetic ACS {data['task']} {data['state']} {data['year']}",
+        "csv": lambda: Path(data["path"]).name,
+    }.get(data.get("kind"), lambda: str(data.get("kind", "?")))()
+    attributes = "×".join(g["attribute"] for g in spec["prepare"]["grouping"])
+    return f"{source} · {attributes}"
+
+
+def _table(store: Store, rows: list[RunRow]) -> list[str]:
+    """Draw the history; the ids of the selected runs."""
+    ids = [r.id for r in rows]
+    _keep_selection(ids)
+    frame = pd.DataFrame([_line(store, r) for r in rows])
+    event = st.dataframe(frame, hide_index=True, column_config=COLUMNS, on_select="rerun",
+                         selection_mode="multi-row", key=TABLE)  # fmt: skip
+    return [ids[i] for i in event.selection.rows if i < len(ids)] if event else []
+
+
+def _keep_selection(ids: list[str]) -> None:
+    """A selection is a list of row positions: when runs come, go or are filtered out above the
+    selected ones, move the selection with its runs rather than onto the rows now in their
+    place (a Delete must never reach runs nobody chose)."""
+    before = st.session_state.get(SHOWN_IDS)
+    st.session_state[SHOWN_IDS] = ids
+    state = st.session_state.get(TABLE)
+    if not before or before == ids or not state:
         return
-    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun",
-                         selection_mode="multi-row", key="runs_table")  # fmt: skip
-    chosen = [frame.iloc[i]["id"] for i in event.selection.rows] if event else []
-    if not chosen:
-        st.caption("Select rows to compare, cancel, delete or export runs.")
+    chosen = {before[i] for i in state["selection"]["rows"] if i < len(before)}
+    rows = [position for position, run_id in enumerate(ids) if run_id in chosen]
+    st.session_state[TABLE] = {"selection": {"rows": rows, "columns": [], "cells": []}}
+
+
+def _actions(store: Store, chosen: list[str]) -> None:
+    many = _count(len(chosen))
+    active = [r for r in chosen if store.run(r).status in ACTIVE]
+    cancel, delete, as_json, as_csv, model = st.columns(5)
+    if cancel.button("Cancel", key="cancel", disabled=not active,
+                     help="stop the selected runs that are queued or running"):  # fmt: skip
+        _cancel(store, active)
+    if delete.button("Delete…", key="delete", help=f"delete {many} (asks first)"):
+        st.session_state[PENDING_DELETE] = chosen
+        st.rerun()
+    for column, fmt in ((as_json, "json"), (as_csv, "csv")):
+        column.download_button(
+            f"Export {fmt.upper()} ({many})", functools.partial(export_runs, store, chosen, fmt),
+            file_name=_file_name("run", chosen, fmt), on_click="ignore", key=f"export_{fmt}",
+        )  # fmt: skip
+    _model_download(model, store, chosen)
+
+
+def _cancel(store: Store, run_ids: list[str]) -> None:
+    """Cancel queued runs at once and ask running ones to stop; the page reruns to show it."""
+    after = [store.request_cancel(r) for r in run_ids]
+    cancelled, asked = after.count("cancelled"), after.count("running")
+    said = [f"cancelled {_count(cancelled)}" if cancelled else "",
+            f"asked {_count(asked)} to stop" if asked else ""]  # fmt: skip
+    _notify("success", "; ".join(s for s in said if s).capitalize() + ".")
+    st.rerun()
+
+
+def _model_download(column, store: Store, chosen: list[str]) -> None:
+    """The model file of one run (.npz), or the model files of several in one .zip."""
+    models = [r for r in chosen if (store.artifacts(r) / "params.npz").is_file()]
+    if not models:
+        column.caption("No model file in the selection.")
         return
-    _actions(store, chosen)
+    if len(models) == 1:
+        params = store.artifacts(models[0]) / "params.npz"
+        column.download_button("Model file (.npz)", params.read_bytes,
+                               file_name=f"model-{models[0]}.npz", on_click="ignore",
+                               key="export_model")  # fmt: skip
+    else:
+        column.download_button(f"Model files (.zip, {_count(len(models))})",
+                               functools.partial(models_zip, store, models),
+                               file_name=_file_name("models", models, "zip"), on_click="ignore",
+                               key="export_model")  # fmt: skip
+    if len(models) < len(chosen):
+        column.caption(f"{len(chosen) - len(models)} selected without a model file.")
+
+
+def models_zip(store: Store, run_ids: list[str]) -> bytes:
+    """A zip of the runs' model files, `model-<run id>.npz` each."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for run_id in run_ids:
+            archive.write(store.artifacts(run_id) / "params.npz", f"model-{run_id}.npz")
+    return buffer.getvalue()
+
+
+def _file_name(stem: str, run_ids: list[str], extension: str) -> str:
+    if len(run_ids) == 1:
+        return f"{stem}-{run_ids[0]}.{extension}"
+    return f"{stem}-{len(run_ids)}-runs.{extension}"
+
+
+def _forget_delete() -> None:
+    st.session_state.pop(PENDING_DELETE, None)
+
+
+@st.dialog("Delete runs", on_dismiss=_forget_delete)
+def _confirm_delete(store: Store, run_ids: list[str]) -> None:
+    many = _count(len(run_ids))
+    st.markdown(f"Delete **{many}**, with their trajectories, metrics and model files? "
+                "This cannot be undone.")  # fmt: skip
+    confirm, keep = st.columns(2)
+    if confirm.button(f"Delete {many}", type="primary", key="confirm_delete"):
+        _delete(store, run_ids)
+    if keep.button("Keep them", key="keep_runs"):
+        _forget_delete()
+        st.rerun()
+
+
+def _delete(store: Store, run_ids: list[str]) -> None:
+    """Delete what can be deleted; a queued or running run stays, and the store says why."""
+    refused = []
+    for run_id in run_ids:
+        try:
+            store.delete(run_id)
+        except UserError as error:
+            refused.append(str(error))
+    if len(refused) < len(run_ids):
+        _notify("success", f"Deleted {_count(len(run_ids) - len(refused))}.")
+    for reason in refused:
+        _notify("error", reason)
+    _forget_delete()
+    st.rerun()
+
+
+def _notify(show: str, text: str) -> None:
+    st.session_state.setdefault(NOTICES, []).append((show, text))
+
+
+def _count(runs: int) -> str:
+    return f"{runs} run" if runs == 1 else f"{runs} runs"
+
+
+def _comparison(store: Store, chosen: list[str]) -> None:
     st.subheader("Side by side")
-    st.dataframe(pd.DataFrame(metrics_rows(store, chosen)), hide_index=True, width="stretch")
+    frame = pd.DataFrame(metrics_rows(store, chosen)).drop(columns=["solver"])
+    frame["run"] = frame["run"].str[:8]
+    frame.insert(1, "model", [model_label(store.run(r).spec) for r in chosen])
+    st.dataframe(frame, hide_index=True, column_config=COLUMNS)
     runs = [(run_label(store.run(r).spec) + f" [{r[:6]}]", store.records(r)) for r in chosen]
     runs = [(label, records) for label, records in runs if records]
     if runs:
         st.plotly_chart(plots.trajectory_figure(runs), width="stretch", key="compare")
-
-
-def _actions(store: Store, chosen: list[str]) -> None:
-    columns = st.columns(4)
-    if columns[0].button("Cancel", key="cancel"):
-        said = [f"{r[:8]}: {store.request_cancel(r)}" for r in chosen]
-        st.success("; ".join(said))
-    if columns[1].button("Delete", key="delete"):
-        try:
-            for run_id in chosen:
-                store.delete(run_id)
-            st.success(f"deleted {len(chosen)} run(s)")
-            st.rerun()
-        except UserError as error:
-            st.error(str(error))
-    run_id = chosen[0]
-    columns[2].download_button("Export JSON", export_run(store, run_id, "json"),
-                               file_name=f"run-{run_id}.json", key="export_json")  # fmt: skip
-    columns[3].download_button("Export CSV", export_run(store, run_id, "csv"),
-                               file_name=f"run-{run_id}.csv", key="export_csv")  # fmt: skip
-    params = store.artifacts(run_id) / "params.npz"
-    if params.is_file():
-        st.download_button("Model file (.npz)", params.read_bytes(), file_name=f"model-{run_id}.npz",
-                           key="export_model")  # fmt: skip
 
 
 main()

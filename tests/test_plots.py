@@ -16,6 +16,10 @@ from engine.fairness import psp
 from engine.fairness.distributions import candidate_intervals, interval_scan
 from engine.plots import (
     DOMINATED_COLOUR,
+    MAX_TRAJECTORY_POINTS,
+    MISSED_COLOUR,
+    TITLE_MARGIN,
+    TrajectoryRun,
     cdf_figure,
     density_figure,
     frontier_figure,
@@ -23,8 +27,10 @@ from engine.plots import (
     groups_figure,
     interval_scan_figure,
     rank_rank_figure,
+    series_colour,
     thin_steps,
     trajectory_figure,
+    trajectory_run,
 )
 from engine.runs.frontier import RunResult, frontier
 
@@ -124,6 +130,48 @@ def test_cdf_figure_marks_where_the_psp_gap_is_attained(seed, alpha, beta):
     assert any(f"pSP = {value:.3f}" in t and "κ = 0.05" in t for t in texts)
 
 
+def outlying_data() -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Two groups of 300 scores in about [−3, 3], and three huge outliers."""
+    rng = np.random.default_rng(11)
+    scores = np.concatenate([rng.uniform(-3, 3, 600), [29.0, 35.0, -40.0]])
+    groups = np.concatenate([np.repeat([0, 1], 300), [0, 1, 0]])
+    return scores, groups, ["F", "M"]
+
+
+def outlier_notes(fig) -> list[str]:
+    return [a.text for a in fig.layout.annotations if "beyond the axis" in a.text]
+
+
+def test_cdf_axis_shows_the_central_mass_and_notes_the_outliers():
+    scores, groups, names = outlying_data()
+    fig = cdf_figure(scores, groups, names, 0.05, 0.3, threshold=0.25)
+    low, high = fig.layout.xaxis.range
+    assert -3.7 < low < -2.9 and 2.9 < high < 3.7  # the outliers do not stretch the axis
+    assert outlier_notes(fig) == ["3 scores beyond the axis: min -40, max 35"]
+    for name in names:  # the slice bounds and the witness stay on screen
+        assert np.all((trace(fig, f"{name}: I-slice bounds").x >= low)
+                      & (trace(fig, f"{name}: I-slice bounds").x <= high))  # fmt: skip
+    (segment,) = [t for t in fig.data if t.name.startswith("largest pSP gap")]
+    assert low <= segment.x[0] <= high
+
+
+def test_cdf_axis_widens_to_show_a_far_threshold():
+    scores, groups, names = outlying_data()
+    fig = cdf_figure(scores, groups, names, 0.05, 0.3, threshold=12.0)
+    low, high = fig.layout.xaxis.range
+    assert high > 12.0 and low < -2.9
+    assert outlier_notes(fig) == ["3 scores beyond the axis: min -40, max 35"]
+
+
+def test_cdf_axis_without_outliers_says_nothing_about_them():
+    rng = np.random.default_rng(3)
+    scores, groups = rng.uniform(-1, 1, 400), np.repeat([0, 1], 200)
+    fig = cdf_figure(scores, groups, ["a", "b"], 0.0, 0.2)
+    low, high = fig.layout.xaxis.range
+    assert low < scores.min() and high > scores.max()
+    assert not outlier_notes(fig)
+
+
 # ---- rank-rank curve ----------------------------------------------------------------------------
 
 
@@ -210,25 +258,31 @@ def test_group_colours_agree_across_figures():
 # ---- frontier -----------------------------------------------------------------------------------
 
 
-def sweep_results(seed: int) -> list[RunResult]:
+def sweep_results(seed: int, seeds: int = 3) -> list[RunResult]:
     rng = np.random.default_rng(seed)
     runs = []
     for solver, kappas in (("unconstrained", [None]), ("idca", [0.01, 0.05, 0.1, 0.2]),
-                           ("penalty", [0.3, 1.0, 3.0])):  # fmt: skip
-        for kappa, run_seed in itertools.product(kappas, range(3)):
-            metrics = {"accuracy": float(rng.uniform(0.7, 0.85)), "psp": float(rng.uniform(0, 0.6))}
+                           ("penalty", [0.03, 0.1, 0.3])):  # fmt: skip
+        for kappa, run_seed in itertools.product(kappas, range(seeds)):
+            metrics = {"accuracy": float(rng.uniform(0.7, 0.85)), "psp": float(rng.uniform(0, 0.6)),
+                       "constraint": float(rng.uniform(0, 0.25))}  # fmt: skip
             run_id = f"{solver}-{kappa}-{run_seed}"
             runs.append(RunResult(run_id, solver, kappa, (0.05, 0.3), run_seed, {"test": metrics}))
     return runs
 
 
-def plotted_points(fig):
-    """(customdata, x, y, error x, error y, colour, symbol, trace name) of every marker."""
-    out = []
-    for t in fig.data:
+def markers(fig) -> list:
+    return [t for t in fig.data if "markers" in t.mode]
+
+
+def plotted_points(fig) -> dict[tuple[str, ...], tuple]:
+    """Run ids → (x, y, error x, error y, colour, symbol, trace name, text, hover) per marker."""
+    out = {}
+    for t in markers(fig):
         for i, ids in enumerate(t.customdata):
-            out.append((list(ids), t.x[i], t.y[i], t.error_x.array[i], t.error_y.array[i],
-                        t.marker.color, t.marker.symbol[i], t.name))  # fmt: skip
+            errors = [None if not e.visible else e.array[i] for e in (t.error_x, t.error_y)]
+            out[tuple(ids)] = (t.x[i], t.y[i], *errors, t.marker.color, t.marker.symbol[i], t.name,
+                               t.text[i], t.hovertext[i])  # fmt: skip
     return out
 
 
@@ -236,44 +290,84 @@ def plotted_points(fig):
 def test_frontier_figure_has_one_point_per_frontier_point(seed):
     result = frontier(sweep_results(seed))
     assert any(p.dominated for p in result.points) and any(not p.dominated for p in result.points)
-    points = plotted_points(frontier_figure(result))
+    assert any(p.meets_kappa is False for p in result.points)
+    points = plotted_points(frontier_figure(result, quantity="EO gap"))
     assert len(points) == len(result.points)
     assert is_grey(DOMINATED_COLOUR)
     solver_colours = {}
     for p in result.points:
-        (found,) = [q for q in points if q[0] == list(p.run_ids)]
-        _, x, y, error_x, error_y, colour, symbol, name = found
+        x, y, error_x, error_y, colour, symbol, name, text, hover = points[p.run_ids]
         assert (x, y, error_x, error_y) == (p.fairness, p.accuracy, p.fairness_ci, p.accuracy_ci)
-        assert (colour == DOMINATED_COLOUR) == p.dominated
+        assert text == ("unconstrained" if p.unconstrained else f"κ = {p.kappa:g}")
         assert (symbol == "star") == p.unconstrained
-        assert name.startswith(p.solver)
+        if p.meets_kappa is False:
+            assert (name, colour, symbol) == ("misses κ", MISSED_COLOUR, "circle-open")
+            assert f"misses κ: EO gap = {p.constraint:.4f} > κ = {p.kappa:g}" in hover
+            continue
+        assert "misses" not in hover and name.startswith(p.solver)
+        assert (colour == DOMINATED_COLOUR) == p.dominated
         if not p.dominated:
             solver_colours.setdefault(p.solver, set()).add(colour)
     assert all(len(colours) == 1 for colours in solver_colours.values())
     assert len({c for colours in solver_colours.values() for c in colours}) == len(solver_colours)
+    (missed,) = [t for t in markers(frontier_figure(result)) if t.name == "misses κ"]
+    assert missed.showlegend is not False
+
+
+def test_frontier_with_one_seed_draws_no_error_bars_and_no_plus_minus():
+    result = frontier(sweep_results(4, seeds=1))
+    assert all(p.accuracy_ci is None and p.fairness_ci is None for p in result.points)
+    fig = frontier_figure(result)
+    for t in markers(fig):
+        assert t.error_x.visible is False and t.error_y.visible is False
+        assert not any("±" in h for h in t.hovertext)
+    assert "no confidence interval" in fig.layout.title.subtitle.text
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_frontier_lines_join_each_solvers_non_dominated_points(seed):
+    result = frontier(sweep_results(seed))
+    lines = [t for t in frontier_figure(result).data if t.mode == "lines"]
+    for solver in ("idca", "penalty"):
+        mine = [p for p in result.points if p.solver == solver]
+        front = sorted(
+            ((p.fairness, p.accuracy) for p in mine
+             if not any(q.fairness >= p.fairness and q.accuracy >= p.accuracy
+                        and (q.fairness, q.accuracy) != (p.fairness, p.accuracy) for q in mine)),
+        )  # fmt: skip
+        drawn = [t for t in lines if t.legendgroup == solver]
+        if len(front) < 2:
+            assert not drawn
+            continue
+        (line,) = drawn
+        assert list(zip(line.x, line.y, strict=True)) == front
+        assert line.line.color == series_colour(["idca", "penalty"].index(solver))
+    assert not [t for t in lines if t.legendgroup == "unconstrained"]  # one point: no line
 
 
 def test_frontier_figure_can_hide_dominated_points():
     result = frontier(sweep_results(1))
     points = plotted_points(frontier_figure(result, show_dominated=False))
-    expected = sorted(list(p.run_ids) for p in result.points if not p.dominated)
-    assert sorted(q[0] for q in points) == expected
-    assert not any(q[5] == DOMINATED_COLOUR for q in points)
+    expected = sorted(p.run_ids for p in result.points if not p.dominated)
+    assert sorted(points) == expected
+    assert not any(q[4] == DOMINATED_COLOUR for q in points.values())
 
 
-def test_frontier_axis_names_the_metric_and_split():
+def test_frontier_axis_names_the_quantity_and_split():
     fig = frontier_figure(frontier(sweep_results(2), metric="psp", split="test"))
-    assert "1 − psp" in fig.layout.xaxis.title.text and "test" in fig.layout.xaxis.title.text
-    assert "accuracy" in fig.layout.yaxis.title.text
+    assert fig.layout.xaxis.title.text == "fairness = 1 − pSP (exact, test)"
+    assert fig.layout.yaxis.title.text == "accuracy (exact, test)"
+    fig = frontier_figure(frontier(sweep_results(2), metric="constraint", split="val"), "EO gap")
+    assert fig.layout.xaxis.title.text == "fairness = 1 − EO gap (exact, val)"
 
 
 # ---- trajectories -------------------------------------------------------------------------------
 
 
-def trajectory(seed: int) -> list[dict]:
+def trajectory(seed: int, iterations: int = 12, metric: str = "constraint") -> list[dict]:
     rng = np.random.default_rng(seed)
     records, seq = [], 0
-    for iteration in range(12):
+    for iteration in range(iterations):
         records.append({
             "seq": seq, "iteration": iteration, "seconds": 0.1 * iteration, "kind": "surrogate",
             "objective": float(rng.uniform(0.3, 1.0)),
@@ -282,49 +376,135 @@ def trajectory(seed: int) -> list[dict]:
         })  # fmt: skip
         seq += 1
         if iteration % 3 == 0:
-            values = {"val.accuracy": float(rng.uniform()), "val.psp": float(rng.uniform()),
-                      "train.psp": float(rng.uniform())}  # fmt: skip
-            records.append({"seq": seq, "iteration": iteration, "seconds": 0.0, "kind": "exact",
-                            "objective": None, "max_violation": None, "values": values,
-                            "state": {}})  # fmt: skip
+            values = {"val.accuracy": float(rng.uniform()), f"val.{metric}": float(rng.uniform()),
+                      f"train.{metric}": float(rng.uniform())}  # fmt: skip
+            records.append({"seq": seq, "iteration": iteration, "seconds": 0.1 * iteration + 0.05,
+                            "kind": "exact", "objective": None, "max_violation": None,
+                            "values": values, "state": {}})  # fmt: skip
             seq += 1
-    final = {"val.accuracy": 5.0, "val.psp": 7.0}  # far from every exact value
-    records.append({"seq": seq, "iteration": 12, "seconds": 2.0, "kind": "final",
+    final = {f"val.{metric}": 7.0, f"train.{metric}": 7.0}  # far from every exact value
+    records.append({"seq": seq, "iteration": iterations, "seconds": 2.0, "kind": "final",
                     "objective": None, "max_violation": None, "values": final, "state": {}})  # fmt: skip
     return records
 
 
-def test_trajectory_figure_takes_exact_metrics_from_exact_records_only():
-    runs = [("idca κ=0.05", trajectory(0)), ("ssg", trajectory(1))]
-    fig = trajectory_figure(runs)
-    for label, records in runs:
-        mine = [t for t in fig.data if t.legendgroup == label]
+def axes_of(fig, row: int, col: int) -> tuple[str, str]:
+    """The trace anchors ("x2", "y2") of the panel in `row`, `col`."""
+    panel = fig.get_subplot(row, col)
+    return panel.xaxis.plotly_name.replace("axis", ""), panel.yaxis.plotly_name.replace("axis", "")
+
+
+def layout_axis(fig, anchor: str):
+    return fig.layout[anchor.replace("x", "xaxis").replace("y", "yaxis")]
+
+
+TWO_RUNS = [
+    TrajectoryRun("idca κ=0.05", trajectory(0), "EO gap", kappa=0.05, epsilon=0.001),
+    TrajectoryRun("unconstrained", trajectory(1, iterations=30, metric="psp"), "pSP",
+                  metric="psp"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("x", ["iteration", "seconds"])
+def test_trajectory_figure_gives_each_run_its_own_column(x):
+    fig = trajectory_figure(TWO_RUNS, x=x)
+    texts = {a.text for a in fig.layout.annotations}
+    assert {"idca κ=0.05", "unconstrained"} <= texts  # the column titles
+    for col, run in enumerate(TWO_RUNS, start=1):
+        mine = [t for t in fig.data if t.legendgroup == run.label]
         assert len({t.line.color for t in mine}) == 1
-        exact = [r for r in records if r["kind"] == "exact"]
-        surrogate = [r for r in records if r["kind"] == "surrogate"]
-        for metric in ("val.accuracy", "val.psp"):
-            (t,) = [t for t in mine if t.name == f"{metric} (exact)"]
-            np.testing.assert_array_equal(t.x, [r["iteration"] for r in exact])
-            np.testing.assert_array_equal(t.y, [r["values"][metric] for r in exact])
-            assert t.yaxis == "y3"
+        surrogate = [r for r in run.records if r["kind"] == "surrogate"]
+        exact = [r for r in run.records if r["kind"] == "exact"]
         (objective,) = [t for t in mine if t.name == "f0 (surrogate)"]
+        assert (objective.xaxis, objective.yaxis) == axes_of(fig, 1, col)
+        np.testing.assert_array_equal(objective.x, [r[x] for r in surrogate])
         np.testing.assert_array_equal(objective.y, [r["objective"] for r in surrogate])
-        (violation,) = [t for t in mine if "surrogate" in t.name and t.yaxis == "y2"]
+        (violation,) = [t for t in mine if t.name == "max surrogate row"]
+        assert (violation.xaxis, violation.yaxis) == axes_of(fig, 2, col)
         kept = [r for r in surrogate if r["max_violation"] is not None]
-        np.testing.assert_array_equal(violation.x, [r["iteration"] for r in kept])
         np.testing.assert_array_equal(violation.y, [r["max_violation"] for r in kept])
-    colours = {next(t for t in fig.data if t.legendgroup == label).line.color for label, _ in runs}
-    assert len(colours) == len(runs)
-    assert not any(np.any(np.asarray(t.y) >= 5.0) for t in fig.data if "(exact)" in t.name)
-    (zero,) = shapes(fig, type="line")
-    assert zero.y0 == zero.y1 == 0 and zero.yref == "y2"
+        for split, key in (("train", "train"), ("validation", "val")):
+            (t,) = [t for t in mine if t.name == f"{split} {run.quantity} (exact)"]
+            assert (t.xaxis, t.yaxis) == axes_of(fig, 3, col)
+            np.testing.assert_array_equal(t.x, [r[x] for r in exact])  # exact records only
+            np.testing.assert_array_equal(t.y, [r["values"][f"{key}.{run.metric}"] for r in exact])
+    assert layout_axis(fig, axes_of(fig, 3, 1)[0]).title.text == x
+    assert layout_axis(fig, axes_of(fig, 3, 2)[0]).title.text == x
+
+
+def test_trajectory_x_axes_are_per_run_and_y_axes_per_row():
+    fig = trajectory_figure(TWO_RUNS)
+    bottom1, bottom2 = axes_of(fig, 3, 1)[0], axes_of(fig, 3, 2)[0]
+    for row in (1, 2, 3):
+        (x1, y1), (x2, y2) = axes_of(fig, row, 1), axes_of(fig, row, 2)
+        if row < 3:  # one span down each run's column, never the other run's
+            assert (layout_axis(fig, x1).matches, layout_axis(fig, x2).matches) == (
+                bottom1,
+                bottom2,
+            )
+        assert layout_axis(fig, y2).matches == y1  # one scale along a row
+    assert layout_axis(fig, bottom1).matches is None and layout_axis(fig, bottom2).matches is None
+    titles = [layout_axis(fig, axes_of(fig, row, 1)[1]).title.text for row in (1, 2, 3)]
+    assert "surrogate" in titles[0] and "surrogate" in titles[1]
+    assert "EO gap / pSP" in titles[2] and "exact" in titles[2]
+
+
+def test_trajectory_figure_draws_epsilon_and_kappa_where_the_run_has_them():
+    fig = trajectory_figure(TWO_RUNS)
+    lines = [s for s in fig.layout.shapes if s.type == "line"]
+    (epsilon, kappa) = lines  # the unconstrained run has neither
+    assert epsilon.y0 == epsilon.y1 == 0.001 and epsilon.line.dash == "dash"
+    assert epsilon.yref == axes_of(fig, 2, 1)[1]
+    assert kappa.y0 == kappa.y1 == 0.05 and kappa.yref == axes_of(fig, 3, 1)[1]
+    texts = [a.text for a in fig.layout.annotations]
+    assert "≤ ε = 0.001 feasible (surrogate)" in texts and "κ = 0.05" in texts
+
+
+def test_trajectory_figure_draws_levels_before_the_first_record():
+    fig = trajectory_figure([TrajectoryRun("queued", [], "EO gap", kappa=0.1, epsilon=0.01)])
+    assert not fig.data
+    assert sorted(s.y0 for s in fig.layout.shapes) == [0.01, 0.1]
+
+
+def test_trajectory_figure_bounds_the_points_of_a_long_run():
+    records = trajectory(5, iterations=30_000)
+    fig = trajectory_figure([TrajectoryRun("long", records)])
+    (objective,) = [t for t in fig.data if t.name == "f0 (surrogate)"]
+    assert len(objective.x) <= MAX_TRAJECTORY_POINTS
+    assert objective.x[0] == 0 and objective.x[-1] == 29_999
 
 
 def test_trajectory_figure_without_exact_records_has_no_exact_traces():
     records = [r for r in trajectory(2) if r["kind"] != "exact"]
-    fig = trajectory_figure([("run", records)])
+    fig = trajectory_figure([TrajectoryRun("run", records)])
     assert not [t for t in fig.data if "(exact)" in t.name]
     assert [t for t in fig.data if t.name == "f0 (surrogate)"]
+
+
+def test_trajectory_figure_refuses_an_unknown_axis():
+    with pytest.raises(UserError):
+        trajectory_figure(TWO_RUNS, x="epoch")
+
+
+def test_trajectory_run_reads_the_constraint_and_epsilon_from_the_spec():
+    spec = {"solver": "idca", "config": {"epsilon": 0.005},
+            "constraint": {"family": "EO", "kappa": 0.05}}  # fmt: skip
+    run = trajectory_run("idca", spec, [])
+    assert (run.quantity, run.kappa, run.epsilon, run.metric) == (
+        "EO gap",
+        0.05,
+        0.005,
+        "constraint",
+    )
+    assert trajectory_run("idca", {**spec, "config": {}}, []).epsilon == 0.001  # the card default
+    free_spec = {"solver": "unconstrained", "config": {}, "constraint": None}
+    free = trajectory_run("ref", free_spec, [])
+    assert (free.quantity, free.kappa, free.epsilon, free.metric) == ("pSP", None, None, "psp")
+    beside_pdp = trajectory_run("ref", free_spec, [], view_family="pDP")
+    assert (beside_pdp.quantity, beside_pdp.metric) == ("pDP", "pdp")
+    beside_eo = trajectory_run("ref", free_spec, trajectory(3, metric="psp"), view_family="EO")
+    assert (beside_eo.quantity, beside_eo.metric) == ("EO gap", None)  # not reported: not drawn
+    assert not [t for t in trajectory_figure([beside_eo]).data if "(exact)" in t.name]
 
 
 # ---- interval helper ----------------------------------------------------------------------------
@@ -363,6 +543,26 @@ def test_interval_scan_figure_refuses_nothing_and_unknown_metrics():
 # ---- common -------------------------------------------------------------------------------------
 
 
+def test_titles_are_short_with_room_for_their_subtitles():
+    scores, groups, names = random_data(6)
+    names[:2] = ["White alone, not Hispanic", "Black or African American alone"]
+    figures = [
+        cdf_figure(scores, groups, names, 0.05, 0.3, kappa=0.05),
+        rank_rank_figure(scores, groups, names, 0.05, 0.3, 0.05, pair=(1, 0)),
+        density_figure([("m", scores, groups)], names, 0.05, 0.3),
+        frontier_figure(frontier(sweep_results(0))),
+        interval_scan_figure(interval_scan(scores, groups, 0.0, candidate_intervals(steps=5))),
+    ]
+    for fig in figures:
+        title = fig.layout.title
+        assert len(title.text) <= 30 and "<br>" not in title.text
+        lines = title.subtitle.text.split("<br>")
+        assert all(len(line) <= 80 for line in lines)
+        assert fig.layout.margin.t >= TITLE_MARGIN + 18 * (len(lines) - 1)
+    subtitle = figures[1].layout.title.subtitle.text
+    assert names[1] in subtitle and "pSP = " in subtitle and "κ = 0.05" in subtitle
+
+
 def test_figures_use_the_white_template_and_name_their_axes():
     scores, groups, names = random_data(5)
     figures = [
@@ -370,7 +570,7 @@ def test_figures_use_the_white_template_and_name_their_axes():
         rank_rank_figure(scores, groups, names, 0.05, 0.3, 0.1),
         density_figure([("m", scores, groups)], names, 0.05, 0.3),
         frontier_figure(frontier(sweep_results(0))),
-        trajectory_figure([("run", trajectory(0))]),
+        trajectory_figure([TrajectoryRun("run", trajectory(0))]),
         interval_scan_figure(interval_scan(scores, groups, 0.0, candidate_intervals(steps=5))),
     ]
     for fig in figures:

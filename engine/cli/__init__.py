@@ -1,13 +1,27 @@
-"""The FairFront command line: one sub-command group per module, user errors without tracebacks."""
+"""The FairFront command line: one sub-command group per module, errors as one line.
+
+A `UserError` (bad input, a refused combination, a missing file) is printed as `error: ...` and
+the command exits with 2, as argparse does for bad flags. Anything else is a bug: it must not be
+hidden, yet a traceback is not for the person at the terminal. So it is printed as one line that
+says it is a bug and where its traceback was written (a file in the temporary folder), and the
+command exits with 1; `FAIRFRONT_DEBUG=1` raises it instead, with the traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
+import traceback
 import warnings
 
 from engine.cli import data_commands, run_commands, runs_commands
 from engine.errors import UserError
+
+USER_ERROR = 2
+INTERNAL_ERROR = 1
+INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +49,22 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return USER_ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
+    except Exception as error:
+        if os.environ.get("FAIRFRONT_DEBUG"):
+            raise
+        print(f"internal error ({type(error).__name__}: {error}); this is a bug in FairFront, "
+              f"its traceback is in {write_traceback()}", file=sys.stderr)  # fmt: skip
+        return INTERNAL_ERROR
+
+
+def write_traceback() -> str:
+    """The current exception's traceback, written to a new file in the temporary folder."""
+    with tempfile.NamedTemporaryFile(
+        "w", prefix="fairfront-error-", suffix=".txt", delete=False
+    ) as handle:
+        traceback.print_exc(file=handle)
+    return handle.name

@@ -62,6 +62,13 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--csv", type=Path, help="csv: the file")
     source.add_argument("--label", help="csv: the label column")
     source.add_argument("--positive", help="csv: the label value that counts as positive")
+    source.add_argument(
+        "--features",
+        nargs="+",
+        metavar="COLUMN",
+        help="csv: the feature columns besides the protected ones (default: every other column "
+        "except identifier and free-text columns)",
+    )
     prep = parser.add_argument_group("protected attribute and preparation")
     prep.add_argument(
         "--attribute",
@@ -125,6 +132,7 @@ def data_spec_from_args(args: argparse.Namespace) -> DataSpec:
         label=args.label,
         protected=tuple(args.attribute),
         positive=args.positive,
+        features=tuple(args.features) if args.features else None,
     )
 
 

@@ -18,19 +18,23 @@ from engine.cli.data_args import (
 from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
-from engine.fairness.families import family_names
+from engine.fairness.families import family_names, quantity_metric, quantity_name
 from engine.models import ModelSpec
 from engine.problem import Problem
-from engine.runs import RunSpec, Store, submit
+from engine.runs import RunSpec, Store
+from engine.runs.results import constraint_of, surrogate_tolerance
+from engine.runs.submit import submit
 from engine.solvers import (
     Budget,
     IterationRecord,
+    Solution,
     config_fields,
     config_from_dict,
     solve,
     solver_card,
     solver_names,
 )
+from engine.verdict import REPORTED_SPLITS, Verdict, judge
 
 CONSTRAINTS = {name.lower(): name for name in family_names()} | {"none": None}
 
@@ -97,8 +101,20 @@ def add_background_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="run store folder (default $FAIRFRONT_HOME or data/runs)",
     )
-    parser.add_argument("--workers", type=int, default=2, help="background worker processes")
+    parser.add_argument("--workers", type=positive_int, default=2,
+                        help="background worker processes")  # fmt: skip
     parser.add_argument("--force", action="store_true", help="run again even if a result exists")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number ≥ 1 (argparse reports anything else as a usage error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"needs a whole number, not '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"needs a whole number ≥ 1, not {value}")
+    return value
 
 
 def parse_options(pairs: list[str]) -> dict[str, str]:
@@ -145,42 +161,68 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"queued in {store.home}; follow it with `python -m engine runs show {run_id}`",
               file=sys.stderr)  # fmt: skip
         return 0
-    spec.data.files(print_download_progress)
+    spec.data.files(print_download_progress)  # what --download allows, with its progress
+    spec.validate()  # a solver that cannot solve this problem is refused before data is read
     prepared = load_prepared(spec.data, spec.prepare, use_cache=not args.no_cache)
     problem = Problem(prepared, spec.model, spec.constraint, interval=spec.interval)
     card = solver_card(spec.solver)
+    family = spec.constraint.family if spec.constraint is not None else None
     if not args.quiet:
         print(f"{prepared.dataset_name}: {len(prepared.train):,} training rows, "
               f"groups {', '.join(prepared.group_names)}; solver {card.name}", file=sys.stderr)  # fmt: skip
     config = config_from_dict(card.Config, spec.config)
-    solution = solve(problem, card.name, config, spec.budget,
-                     log=None if args.quiet else ProgressPrinter(), seed=spec.seed)  # fmt: skip
-    print(format_result(solution))
+    log = None if args.quiet else ProgressPrinter(family)
+    solution = solve(problem, card.name, config, spec.budget, log=log, seed=spec.seed)
+    verdict = solution_verdict(spec, solution)
+    print(format_result(solution, verdict))
     if args.out is not None:
         document = {
             "spec": spec.to_dict(),
             "data": prepared.summary(),
             "result": solution.to_dict(with_scores=True),
+            "verdict": verdict.to_dict(),
         }
-        args.out.write_text(json.dumps(document, indent=1))
+        write_output(args.out, json.dumps(document, indent=1))
         print(f"written: {args.out}", file=sys.stderr)
     return 0
 
 
-class ProgressPrinter:
-    """Prints one progress line per second at most."""
+def write_output(path: Path, text: str) -> None:
+    """Write a result file; a path that cannot be written is the user's to fix."""
+    try:
+        path.write_text(text)
+    except OSError as error:
+        raise UserError(f"cannot write {path}: {error.strerror or error}") from None
 
-    def __init__(self) -> None:
+
+def solution_verdict(spec: RunSpec, solution: Solution) -> Verdict:
+    """The verdict (engine.verdict) on a run made here, judged as a stored one is
+    (`engine.runs.results.run_verdict`)."""
+    document = spec.to_dict()
+    family, kappa = constraint_of(document)
+    last = solution.last_surrogate()
+    return judge(solution.status, solution.metrics, quantity_name(family), kappa,
+                 reason=solution.reason,
+                 surrogate_violation=None if last is None else last.max_violation,
+                 tolerance=surrogate_tolerance(document),
+                 value_metric=quantity_metric(family))  # fmt: skip
+
+
+class ProgressPrinter:
+    """Prints one progress line per second at most; exact lines name the constrained quantity."""
+
+    def __init__(self, family: str | None) -> None:
         self.last = -1.0
-        self.start = time.perf_counter()
+        self.quantity = quantity_name(family)
+        self.metric = quantity_metric(family)
 
     def __call__(self, record: IterationRecord) -> None:
         now = time.perf_counter()
         if record.kind == "exact":
-            v = record.values
-            print(f"    exact  train acc {_fmt(v.get('train.accuracy'))} pSP {_fmt(v.get('train.psp'))}"
-                  f" | val acc {_fmt(v.get('val.accuracy'))} pSP {_fmt(v.get('val.psp'))}",
-                  file=sys.stderr)  # fmt: skip
+            v, q = record.values, self.quantity
+            print(f"    exact  train acc {_fmt(v.get('train.accuracy'))} {q} "
+                  f"{_fmt(v.get(f'train.{self.metric}'))} | val acc {_fmt(v.get('val.accuracy'))} "
+                  f"{q} {_fmt(v.get(f'val.{self.metric}'))}", file=sys.stderr)  # fmt: skip
         elif record.kind == "surrogate" and now - self.last >= 1.0:
             self.last = now
             print(f"it {record.iteration:>7}  {record.seconds:7.1f}s  f0 {_fmt(record.objective)}"
@@ -191,14 +233,25 @@ def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
-def format_result(solution) -> str:
+def format_result(solution: Solution, verdict: Verdict) -> str:
+    """How the run ended, the verdict with its findings, and per split (test first) accuracy,
+    AUC and the constrained quantity, named by its family, beside κ."""
     lines = [f"{solution.solver}: {solution.status} ({solution.reason}) after "
-             f"{solution.iterations:,} iterations, {solution.seconds:.1f} s"]  # fmt: skip
-    names = ("accuracy", "auc", "psp", "pdp", "sp", "dp")
-    lines.append(f"{'split':<7}" + "".join(f"{n:>10}" for n in names))
-    for split, metrics in solution.metrics.items():
-        if metrics:
-            lines.append(f"{split:<7}" + "".join(f"{_fmt(metrics.get(n)):>10}" for n in names))
+             f"{solution.iterations:,} iterations, {solution.seconds:.1f} s",
+             f"verdict: {verdict.label}"]  # fmt: skip
+    lines += [f"  - {finding}" for finding in verdict.findings]
+    width = max(10, len(verdict.quantity) + 2)
+    lines.append(
+        f"{'split':<7}{'accuracy':>10}{'auc':>10}{verdict.quantity:>{width}}{'κ':>8}  meets κ"
+    )
+    for split in REPORTED_SPLITS:
+        check, metrics = verdict.check(split), solution.metrics.get(split)
+        if check is None or not metrics:
+            continue
+        kappa = "—" if check.kappa is None else f"{check.kappa:g}"
+        meets = "" if check.meets is None else "yes" if check.meets else f"no (+{check.excess:.4f})"
+        lines.append(f"{split:<7}{_fmt(metrics.get('accuracy')):>10}{_fmt(metrics.get('auc')):>10}"
+                     f"{_fmt(check.value):>{width}}{kappa:>8}  {meets}")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -211,21 +264,21 @@ def list_solvers(args: argparse.Namespace) -> int:
             "paper": card.paper,
             "summary": card.summary,
             "families": sorted(card.families) if card.families is not None else "any",
-            "requires": sorted(card.requires),
-            "options": config_fields(card.Config),
+            "needs_constraint": card.constrained,
+            "linear_only": card.linear_only,
+            "options": [option.to_dict() for option in config_fields(card.Config)],
         })  # fmt: skip
     if args.json:
         print(json.dumps(entries, indent=2, default=str))
         return 0
     for entry in entries:
-        families = (
-            entry["families"]
-            if isinstance(entry["families"], str)
-            else ", ".join(entry["families"])
-        )
-        print(f"{entry['name']}  (paper {entry['paper']}; constraints: {families})")
+        families = entry["families"]
+        families = families if isinstance(families, str) else ", ".join(families)
+        models = "linear models" if entry["linear_only"] else "any model"
+        print(f"{entry['name']}  (paper {entry['paper']}; constraints: {families}; {models})")
         print(f"    {entry['summary']}")
         for opt in entry["options"]:
-            print(f"    --option {opt['name']}={opt['default']}  {opt['help']}")
+            default = "(unset)" if opt["optional"] else opt["default"]
+            print(f"    --option {opt['name']}={default}  {opt['help']}")
         print()
     return 0

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 from engine.cli.run_commands import (
     add_background_arguments,
     add_problem_arguments,
+    positive_int,
     run_spec_from_args,
+    write_output,
 )
 from engine.errors import UserError
 from engine.runs import Store, submit_sweep, sweep_specs, wait
 from engine.runs.frontier import format_frontier, frontier
-from engine.runs.results import export_run, sweep_results
-from engine.runs.runner import Runner
+from engine.runs.results import constraint_of, export_run, run_verdict, sweep_results
+from engine.runs.runner import serve_and_say
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -63,13 +64,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     front = commands.add_parser("frontier", help="the accuracy–fairness frontier of a sweep")
     front.add_argument("sweep_id")
     front.add_argument("--home", type=Path, default=None)
-    front.add_argument("--metric", default="psp", help="psp, pdp, sp, dp, auc, ...")
+    front.add_argument("--metric", default="constraint",
+                       help="constraint (the sweep's constrained quantity), psp, pdp, sp, dp, auc, "
+                       "or a name ending in _gap")  # fmt: skip
     front.add_argument("--split", default="test", choices=("train", "val", "test"))
     front.set_defaults(handler=frontier_command)
 
     runner = commands.add_parser("runner", help="serve queued runs (started automatically)")
     runner.add_argument("--home", type=Path, default=None)
-    runner.add_argument("--workers", type=int, default=2)
+    runner.add_argument("--workers", type=positive_int, default=2)
     runner.add_argument("--idle-exit", type=float, default=30.0)
     runner.set_defaults(handler=runner_command)
 
@@ -103,17 +106,23 @@ def sweep_command(args: argparse.Namespace) -> int:
 
 
 def list_runs(args: argparse.Namespace) -> int:
+    """Newest first: how each run ended, its verdict, and on test its accuracy and the value of
+    the quantity its family constrains (pSP for a run without constraint)."""
     store = Store(args.home)
     sweep = store.sweep_id(args.sweep) if args.sweep else None
-    rows = store.runs(status=args.status, sweep_id=sweep)
-    print(f"{'id':<17}{'status':<12}{'solver':<15}{'κ':>7}{'I':>13}{'seed':>5}{'test acc':>10}"
-          f"{'test pSP':>10}  reason")  # fmt: skip
+    rows = store.runs(status=args.status, sweep_id=sweep, newest_first=True)
+    print(f"{'id':<17}{'status':<12}{'verdict':<16}{'solver':<15}{'constraint':<21}{'κ':>7}"
+          f"{'I':>13}{'seed':>5}{'test acc':>10}{'test value':>12}  reason")  # fmt: skip
     for row in rows:
-        spec, metrics = row.spec, store.metrics(row.id).get("test", {})
-        kappa = spec["constraint"]["kappa"] if spec.get("constraint") else None
+        spec, verdict = row.spec, run_verdict(store, row)
+        check = verdict.check("test")
+        accuracy = store.metrics(row.id).get("test", {}).get("accuracy")
+        family, _ = constraint_of(spec)
+        quantity = verdict.quantity if family is not None else f"none ({verdict.quantity})"
         interval = "[{:g}, {:g})".format(*spec["interval"])
-        print(f"{row.id:<17}{row.status:<12}{spec['solver']:<15}{_num(kappa, 'g'):>7}{interval:>13}"
-              f"{spec['seed']:>5}{_num(metrics.get('accuracy')):>10}{_num(metrics.get('psp')):>10}"
+        print(f"{row.id:<17}{row.status:<12}{verdict.label:<16}{spec['solver']:<15}"
+              f"{quantity[:20]:<21}{_num(verdict.kappa, 'g'):>7}{interval:>13}{spec['seed']:>5}"
+              f"{_num(accuracy):>10}{_num(check.value if check else None):>12}"
               f"  {row.reason[:60]}")  # fmt: skip
     return 0
 
@@ -138,7 +147,7 @@ def export_command(args: argparse.Namespace) -> int:
     if args.out is None:
         print(text)
     else:
-        args.out.write_text(text)
+        write_output(args.out, text)
     return 0
 
 
@@ -165,13 +174,7 @@ def frontier_command(args: argparse.Namespace) -> int:
 
 
 def runner_command(args: argparse.Namespace) -> int:
-    started = time.monotonic()
-    served = Runner(args.home or Store().home, args.workers, args.idle_exit).serve()
-    if not served:
-        print("another runner serves this store", file=sys.stderr)
-    else:
-        print(f"runner done after {time.monotonic() - started:.0f} s", file=sys.stderr)
-    return 0
+    return serve_and_say(args.home or Store().home, args.workers, args.idle_exit)
 
 
 def _num(value, spec: str = ".4f") -> str:

@@ -15,7 +15,7 @@ import numpy as np
 from engine.data.encoding import Encoder
 from engine.data.prepared import SPLITS, Prepared, SplitArrays
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: leakage warnings, merged group spellings, CSV feature choice
 
 
 def load_cached(folder: Path, key: str) -> Prepared | None:

@@ -3,31 +3,40 @@
 from __future__ import annotations
 
 import hashlib
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from engine.data.csv_text import MAX_BYTES, read_table
 from engine.data.dataset import Dataset
+from engine.data.feature_columns import MAX_CATEGORIES, feature_kind, unusable_reason
 from engine.errors import UserError
 
-MAX_BYTES = 200 * 1024 * 1024
-MAX_CATEGORIES = 100
 MIN_ROWS = 20
-NUMERIC_SHARE = 0.9  # a text column this numeric is taken for a numeric one with junk in it
 
 
 @dataclass(frozen=True)
 class CSVSpec:
-    """A CSV file with a chosen binary label and protected column(s); the rest are features."""
+    """A CSV file with a chosen binary label and protected column(s).
+
+    `features` names the feature columns besides the protected ones (which are features unless
+    the preparation drops them); None takes every other column except those that look like
+    identifiers or free text (see `engine.data.feature_columns`).
+    """
 
     path: str
     label: str
     protected: tuple[str, ...]
     positive: str | None = None
+    features: tuple[str, ...] | None = None
     kind: str = "csv"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "protected", tuple(self.protected))
+        if self.features is not None:
+            object.__setattr__(self, "features", tuple(self.features))
 
     def files(self, progress: object = None) -> tuple[Path, ...]:
         if not Path(self.path).is_file():
@@ -35,7 +44,7 @@ class CSVSpec:
         return (Path(self.path),)
 
     def load(self, progress: object = None) -> Dataset:
-        return load_csv(self.path, self.label, self.protected, self.positive)
+        return load_csv(self.path, self.label, self.protected, self.positive, self.features)
 
 
 def load_csv(
@@ -43,28 +52,27 @@ def load_csv(
     label: str,
     protected: tuple[str, ...] | list[str],
     positive: str | None = None,
+    features: tuple[str, ...] | list[str] | None = None,
     name: str | None = None,
     max_bytes: int = MAX_BYTES,
 ) -> Dataset:
     """Read a CSV from a path or from uploaded bytes and validate it (see `from_frame`)."""
-    if isinstance(source, bytes):
-        size, handle, shown = len(source), io.BytesIO(source), name or "uploaded table"
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise UserError(f"CSV file not found: {path}")
-        size, handle, shown = path.stat().st_size, path, name or path.name
-    if size > max_bytes:
-        raise UserError(
-            f"{shown} is {size / 2**20:.0f} MB; the limit is {max_bytes / 2**20:.0f} MB"
-        )
-    if size == 0:
-        raise UserError(f"{shown} is empty")
-    try:
-        frame = pd.read_csv(handle, skipinitialspace=True)
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as error:
-        raise UserError(f"{shown} could not be read as CSV: {error}") from error
-    return from_frame(frame, label, protected, positive, name=shown)
+    frame, shown = read_table(source, name, max_bytes)
+    return from_frame(frame, label, protected, positive, features, name=shown)
+
+
+def survey_csv(source: str | Path | bytes) -> tuple[tuple[str, ...], dict[str, str]]:
+    """A CSV's column names, and the columns left out of the default features with the reason
+    (what the page offers as label, protected and feature columns)."""
+    frame, shown = read_table(source)
+    frame = _clean_names(frame, shown)
+    return tuple(frame.columns), unusable_columns(frame)
+
+
+def unusable_columns(frame: pd.DataFrame) -> dict[str, str]:
+    """Columns that are left out of the default features, each with the reason."""
+    reasons = {c: unusable_reason(frame[c], c) for c in frame.columns}
+    return {c: r for c, r in reasons.items() if r is not None}
 
 
 def from_frame(
@@ -72,40 +80,48 @@ def from_frame(
     label: str,
     protected: tuple[str, ...] | list[str],
     positive: str | None = None,
+    features: tuple[str, ...] | list[str] | None = None,
     name: str = "table",
     max_categories: int = MAX_CATEGORIES,
 ) -> Dataset:
     """Validate a table and turn it into a Dataset.
 
     The label must have two values (or `positive` names the positive one); protected columns must
-    exist and not be empty; every other column is a feature, numeric or categorical, and a text
-    column that is mostly numbers but holds some junk, or has too many distinct values to one-hot
-    encode, is an error naming the column.
+    exist and not be empty. The features are the protected columns and `features`, or, when that
+    is None, every other column except identifiers and free text (named in a note). A feature is
+    numeric or categorical; a text column that is mostly numbers but holds some junk, or has too
+    many distinct values to one-hot encode, is an error naming the column.
     """
-    frame = frame.rename(columns=lambda c: str(c).strip())
-    _require_columns(frame, [label, *protected], name)
+    frame = _clean_names(frame, name)
+    label = _one_line(label)
+    protected = tuple(dict.fromkeys(_one_line(c) for c in protected))
+    features = None if features is None else [_one_line(c) for c in features]
     if not protected:
         raise UserError("choose at least one protected column")
+    _require_columns(frame, [label, *protected], name)
+    if label in protected:
+        raise UserError(f"the label column '{label}' cannot also be a protected column")
     if len(frame) < MIN_ROWS:
         raise UserError(f"{name} has {len(frame)} rows; at least {MIN_ROWS} are needed")
     y = _binary_label(frame[label], label, positive)
     for column in protected:
         if frame[column].isna().all():
             raise UserError(f"protected column '{column}' is empty")
-    features = [c for c in frame.columns if c != label]
+    chosen, notes = _feature_columns(frame, label, protected, features, name)
     numeric, categorical = [], []
-    for column in features:
-        kind, values = _feature_kind(frame[column], column, max_categories, column in protected)
+    for column in chosen:
+        kind, values = feature_kind(frame[column], column, column in protected, max_categories)
         frame[column] = values
         (numeric if kind == "numeric" else categorical).append(column)
     return Dataset(
         name=name,
-        frame=frame[features].reset_index(drop=True),
+        frame=frame[chosen].reset_index(drop=True),
         label=y,
         numeric=tuple(numeric),
         categorical=tuple(categorical),
-        protected=tuple(protected),
+        protected=protected,
         label_name=f"{label} = {positive}" if positive is not None else label,
+        notes=notes,
     )
 
 
@@ -115,6 +131,41 @@ def file_digest(path: Path) -> str:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def _feature_columns(
+    frame: pd.DataFrame,
+    label: str,
+    protected: tuple[str, ...],
+    features: tuple[str, ...] | list[str] | None,
+    name: str,
+) -> tuple[list[str], tuple[str, ...]]:
+    """The protected and feature columns in table order, and a note on columns left out."""
+    if features is not None:
+        _require_columns(frame, list(features), name)
+        if label in features:
+            raise UserError(f"the label column '{label}' cannot also be a feature")
+        wanted = set(features) | set(protected)
+        return [c for c in frame.columns if c in wanted], ()
+    others = frame[[c for c in frame.columns if c != label and c not in protected]]
+    left_out = unusable_columns(others)
+    chosen = [c for c in frame.columns if c != label and c not in left_out]
+    if not left_out:
+        return chosen, ()
+    listed = "; ".join(f"'{c}' ({reason})" for c, reason in left_out.items())
+    return chosen, (f"left out of the features: {listed}; choose the feature columns to use them",)
+
+
+def _clean_names(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Column names as one line of text without surrounding spaces, each used once."""
+    frame = frame.rename(columns=_one_line)
+    repeated = frame.columns[frame.columns.duplicated()].unique().tolist()
+    if repeated:
+        raise UserError(
+            f"{name} has more than one column named {', '.join(repr(c) for c in repeated)}; "
+            "give every column its own name"
+        )
+    return frame
 
 
 def _require_columns(frame: pd.DataFrame, wanted: list[str], name: str) -> None:
@@ -129,22 +180,27 @@ def _require_columns(frame: pd.DataFrame, wanted: list[str], name: str) -> None:
 def _binary_label(column: pd.Series, label: str, positive: str | None) -> np.ndarray:
     if column.isna().any():
         raise UserError(f"label column '{label}' has {int(column.isna().sum())} empty values")
-    text = column.astype(str).str.strip()
+    text = column.astype(str).map(_one_line)
     values = sorted(text.unique())
+    shown = ", ".join(values[:10]) + (" ..." if len(values) > 10 else "")
     if positive is not None:
-        if str(positive) not in values:
+        positive = _one_line(positive)
+        if positive not in values:
             raise UserError(
-                f"'{positive}' does not occur in label column '{label}' "
-                f"(its values: {', '.join(values[:10])})"
+                f"'{positive}' does not occur in label column '{label}' (its values: {shown})"
             )
         if len(values) < 2:
             raise UserError(f"label column '{label}' has only the value '{positive}'")
-        return (text == str(positive)).to_numpy(dtype=np.int8)
-    if len(values) != 2:
-        shown = ", ".join(values[:10]) + (" ..." if len(values) > 10 else "")
+        return (text == positive).to_numpy(dtype=np.int8)
+    if len(values) == 1:
         raise UserError(
-            f"label column '{label}' must have two values, it has {len(values)} ({shown}); "
-            "name the positive value to turn it into a yes/no label"
+            f"label column '{label}' has only the value '{values[0]}', but a binary label needs two"
+        )
+    if len(values) > 2:
+        raise UserError(
+            f"label column '{label}' has {len(values)} values ({shown}), but a binary label is "
+            f"needed; give the positive value (e.g. '{values[-1]}') to count it as yes and every "
+            "other value as no"
         )
     for pair in (("0", "1"), ("False", "True"), ("false", "true"), ("no", "yes")):
         if values == sorted(pair):
@@ -155,27 +211,6 @@ def _binary_label(column: pd.Series, label: str, positive: str | None) -> np.nda
     )
 
 
-def _feature_kind(
-    column: pd.Series, name: str, max_categories: int, is_protected: bool
-) -> tuple[str, pd.Series]:
-    if pd.api.types.is_bool_dtype(column):
-        return "numeric", column.astype(float)
-    if pd.api.types.is_numeric_dtype(column):
-        return "numeric", column
-    present = column.dropna().astype(str).str.strip()
-    as_numbers = pd.to_numeric(present, errors="coerce")
-    junk = present[as_numbers.isna()]
-    if len(junk) > 0 and as_numbers.notna().mean() >= NUMERIC_SHARE:
-        examples = ", ".join(repr(v) for v in junk.unique()[:3])
-        raise UserError(
-            f"column '{name}' is numeric but has {len(junk)} non-numeric values such as {examples}"
-        )
-    if len(present) and junk.empty:
-        return "numeric", pd.to_numeric(column, errors="coerce")
-    distinct = present.nunique()
-    if distinct > max_categories and not is_protected:
-        raise UserError(
-            f"column '{name}' has {distinct} distinct text values, more than the "
-            f"{max_categories} that can be one-hot encoded; drop it or group its values"
-        )
-    return "categorical", column.astype("string").str.strip()
+def _one_line(value: object) -> str:
+    """A name or value as the user reads it: one line, single spaces, none around it."""
+    return " ".join(str(value).split())

@@ -43,7 +43,10 @@ class Dataset:
         return bool(self.missing_features)
 
     def column(self, name: str) -> str:
-        """The frame's spelling of a column, matched without regard to case."""
+        """The frame's spelling of a column: the exact name, else one matched without regard to
+        case (a table may hold both 'Sex' and 'sex')."""
+        if name in self.frame.columns:
+            return name
         by_lower = {c.lower(): c for c in self.frame.columns}
         if name.lower() not in by_lower:
             raise UserError(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -47,6 +47,7 @@ class Groups:
     ids: np.ndarray  # int64 in 0..G-1, one per row
     names: tuple[str, ...]
     warnings: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
 
 def make_groups(
@@ -58,48 +59,74 @@ def make_groups(
     """Group rows by one attribute or the intersection of several.
 
     Groups with fewer than `min_group_size` rows are merged into "other" (`small_groups="merge"`)
-    or refused (`"refuse"`); either way the outcome is reported in `warnings`.
+    or refused (`"refuse"`); either way the outcome is reported in `warnings`. Names that differ
+    only in case or spacing ("Other" and "other") are one group, reported in `notes`.
     """
     if not specs:
         raise UserError("choose a protected attribute")
     if small_groups not in ("merge", "refuse"):
         raise UserError("small groups are either merged ('merge') or refused ('refuse')")
-    labels, order = _labels_for(dataset, specs[0])
+    labels, order, notes = _labels_for(dataset, specs[0])
     for spec in specs[1:]:
-        more, more_order = _labels_for(dataset, spec)
+        more, more_order, more_notes = _labels_for(dataset, spec)
         labels = labels + " × " + more
         order = [f"{a} × {b}" for a in order for b in more_order]
-    return _merge_small(labels, min_group_size, small_groups, order)
+        notes += more_notes
+    groups = _merge_small(labels, min_group_size, small_groups, order)
+    return replace(groups, notes=(*notes, *groups.notes))
 
 
-def _labels_for(dataset: Dataset, spec: GroupingSpec) -> tuple[pd.Series, list[str]]:
-    """Each row's group name, and the names in display order (codes and bins in their natural
-    order, the majority first for binary, "other" and missing values last)."""
+def _labels_for(dataset: Dataset, spec: GroupingSpec) -> tuple[pd.Series, list[str], list[str]]:
+    """Each row's group name, the names in display order (codes and bins in their natural
+    order, the majority first for binary, "other" and missing values last), and notes."""
     column = dataset.column(spec.attribute)
     values = dataset.frame[column]
     numeric = pd.api.types.is_numeric_dtype(values) and column in dataset.numeric
     mode = spec.mode if spec.mode != "auto" else ("bins" if numeric else "all")
     if mode == "bins":
-        return _binned(values, column, spec.bins)
+        return (*_binned(values, column, spec.bins), [])
     named = _readable(values, dataset.value_labels.get(column, {}))
     natural = list(dict.fromkeys(named.loc[values.sort_values(kind="stable").index]))
+    named, natural, notes = _merge_spellings(named, natural)
     if mode == "binary":
         top = named.value_counts().index[0]
-        return named.where(named == top, f"not {top}"), [top, f"not {top}"]
+        return named.where(named == top, f"not {top}"), [top, f"not {top}"], notes
     if mode == "top-k":
         keep = set(named.value_counts().index[: spec.k])
         natural = [n for n in natural if n in keep] + [OTHER]
-        return named.where(named.isin(keep), OTHER), natural
-    return named, natural
+        return named.where(named.isin(keep), OTHER), natural, notes
+    return named, natural, notes
+
+
+def _merge_spellings(labels: pd.Series, order: list[str]) -> tuple[pd.Series, list[str], list[str]]:
+    """One group for names equal after case-folding and collapsing spaces, named by the most
+    frequent spelling; a note says which names were merged."""
+    counts = labels.value_counts()
+    spellings: dict[str, list[str]] = {}
+    for name in sorted(counts.index, key=lambda n: (-counts[n], n)):
+        spellings.setdefault(" ".join(name.split()).casefold(), []).append(name)
+    renames = {other: names[0] for names in spellings.values() for other in names[1:]}
+    if not renames:
+        return labels, order, []
+    notes = [
+        f"the group names {', '.join(repr(n) for n in names)} differ only in case or spacing "
+        f"and are one group, '{names[0]}'"
+        for names in spellings.values()
+        if len(names) > 1
+    ]
+    return labels.replace(renames), [n for n in order if n not in renames], notes
 
 
 def _readable(values: pd.Series, value_labels: dict) -> pd.Series:
+    """Each value's group name: its label, on one line (a value holding line breaks or runs of
+    spaces is named with single spaces; one of spaces only is missing)."""
+
     def name(v: object) -> str:
         if pd.isna(v):
             return MISSING
         if isinstance(v, float) and v.is_integer():
             v = int(v)
-        return value_labels.get(v, str(v))
+        return " ".join(str(value_labels.get(v, v)).split()) or MISSING
 
     codes, uniques = pd.factorize(values, use_na_sentinel=False)  # name each value once
     names = np.array([name(v) for v in uniques], dtype=object)
@@ -145,6 +172,7 @@ def _merge_small(labels: pd.Series, min_size: int, policy: str, order: list[str]
             )
         labels = labels.where(~labels.isin(small), OTHER)
         warnings.append(f"groups with fewer than {min_size} rows merged into '{OTHER}': {listed}")
+    labels, order, notes = _merge_spellings(labels, order)
     counts = labels.value_counts()
     if OTHER in counts and counts[OTHER] < min_size:
         raise UserError(
@@ -158,4 +186,4 @@ def _merge_small(labels: pd.Series, min_size: int, policy: str, order: list[str]
         )
     index = {n: i for i, n in enumerate(names)}
     ids = labels.map(index).to_numpy(dtype=np.int64)
-    return Groups(ids=ids, names=tuple(names), warnings=tuple(warnings))
+    return Groups(ids=ids, names=tuple(names), warnings=tuple(warnings), notes=tuple(notes))

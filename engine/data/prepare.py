@@ -9,6 +9,7 @@ import numpy as np
 from engine.data.dataset import Dataset
 from engine.data.encoding import add_group_cross_terms, cross_term_names, fit_encoder
 from engine.data.grouping import GroupingSpec, make_groups
+from engine.data.leakage import leakage_warnings
 from engine.data.prepared import Prepared, SplitArrays
 from engine.data.split import check_fractions, strata_of, stratified_split
 from engine.errors import UserError
@@ -31,6 +32,8 @@ class PrepareOptions:
         object.__setattr__(self, "split", check_fractions(tuple(self.split)))
         if self.min_group_size < 1:
             raise UserError("the minimum group size must be at least 1")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise UserError(f"the split seed must be a whole number ≥ 0, not {self.seed!r}")
 
 
 def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepared:
@@ -47,6 +50,7 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
         options.min_category_count,
     )  # fmt: skip
     X = encoder.transform(dataset.frame)
+    leaks = leakage_warnings(X[train_rows], dataset.label[train_rows], encoder)
     names = encoder.feature_names
     if options.cross_terms:
         X = add_group_cross_terms(X, groups.ids, len(groups.names))
@@ -60,7 +64,7 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
         for s in range(3)
     ]
     _check_groups_in_train(parts[0], groups.names)
-    notes = list(dataset.notes)
+    notes = [*dataset.notes, *groups.notes]
     if dataset.fixed_test is not None:
         notes.append("the published test split is kept as the test set")
     return Prepared(
@@ -74,7 +78,7 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
         label_name=dataset.label_name,
         synthetic=dataset.synthetic,
         missing_features=dataset.missing_features,
-        warnings=groups.warnings,
+        warnings=(*groups.warnings, *leaks),
         notes=tuple(notes),
         key=key,
     )

@@ -48,6 +48,12 @@ class Prepared:
     def split(self, name: str) -> SplitArrays:
         return {"train": self.train, "val": self.val, "test": self.test}[name]
 
+    def group_sizes(self, split: str | None = None) -> dict[str, int]:
+        """Rows per group name in `split`, or in all splits together."""
+        parts = [self.split(split)] if split else [self.split(s) for s in SPLITS]
+        counts = sum(np.bincount(p.groups, minlength=self.n_groups) for p in parts)
+        return {name: int(n) for name, n in zip(self.group_names, counts, strict=True)}
+
     def summary(self) -> dict:
         """Rows, features, and per group the size and positive-label rate in every split."""
         groups = []

@@ -42,11 +42,12 @@ def cache_key(spec: DataSpec, options: PrepareOptions, files: tuple[Path, ...]) 
     """A hash of the source (its settings and its files' contents or size and time) and options.
 
     Bundled and CSV files are identified by content; large ACS state files by size and
-    modification time, so that a cache hit needs no pass over them.
+    modification time, so that a cache hit needs no pass over them. A CSV file's name stays in
+    the key: the prepared data is shown by it.
     """
     identity = {k: v for k, v in spec_to_dict(spec).items() if k not in ("allow_download", "root")}
     if isinstance(spec, CSVSpec):
-        identity.pop("path")
+        identity["path"] = Path(spec.path).name
         file_ids = [file_digest(p) for p in files]
     else:
         file_ids = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns] for p in files]

@@ -145,10 +145,24 @@ def family_entry(name: str) -> Family:
         ) from None
 
 
+# the families whose exact quantity every run reports under a metric of its own (on the run's
+# interval), so that a run without constraint can be set beside them
+REPORTED_AS = MappingProxyType({"pSP": "psp", "pDP": "pdp"})
+
+
 def quantity_name(family: str | None) -> str:
     """What the constrained value of `family` is called ("EO gap"); "pSP" without a constraint,
     since pSP on I is what every run reports."""
     return "pSP" if family is None else family_entry(family).quantity
+
+
+def quantity_metric(run_family: str | None, view_family: str | None = None) -> str | None:
+    """The stored metric holding the view family's quantity for a run: "constraint" for a run
+    constrained by that family, the family's own metric (REPORTED_AS) for a run without a
+    constraint, None when the run does not report it."""
+    if run_family is not None:
+        return "constraint" if view_family in (None, run_family) else None
+    return REPORTED_AS.get(view_family or "pSP")
 
 
 def check_constraint(spec: ConstraintSpec) -> None:

@@ -2,7 +2,9 @@
 bounded process pool (or a Dask cluster), sweeps and frontiers.
 
 The names below are imported on first use, so that the background runner, which needs only the
-store, starts without importing the solvers (torch).
+store, starts without importing the solvers (torch). `submit` is not among them: importing the
+module `engine.runs.submit` sets the package attribute of that name to the module, so the
+function is imported from that module.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ _HOMES = {
     "STATUSES": "engine.runs.store",
     "Store": "engine.runs.store",
     "default_home": "engine.runs.store",
-    "submit": "engine.runs.submit",
     "submit_sweep": "engine.runs.submit",
     "sweep_specs": "engine.runs.submit",
     "wait": "engine.runs.submit",

@@ -7,9 +7,12 @@ import io
 import json
 from typing import Any
 
-from engine.fairness.families import quantity_name
+from engine.errors import UserError
+from engine.fairness.families import quantity_metric, quantity_name
 from engine.runs.frontier import RunResult
 from engine.runs.store import RunRow, Store
+from engine.solvers.catalogue import solver_card
+from engine.solvers.options import config_from_dict
 from engine.verdict import Verdict, judge
 
 
@@ -21,37 +24,61 @@ def constraint_of(spec: dict[str, Any]) -> tuple[str | None, float | None]:
     return constraint["family"], constraint["kappa"]
 
 
+def surrogate_epsilon(spec: dict[str, Any]) -> float | None:
+    """The ε the run's solver holds its surrogate constraint rows to (its `epsilon` option, the
+    card's default unless set), or None for a solver without one (or options this version
+    cannot read)."""
+    try:
+        config = config_from_dict(solver_card(spec["solver"]).Config, spec.get("config", {}))
+    except UserError:
+        return None
+    value = getattr(config, "epsilon", None)
+    return float(value) if isinstance(value, int | float) else None
+
+
 def surrogate_tolerance(spec: dict[str, Any]) -> float:
-    """The ε a solver holds its surrogate rows to (its `epsilon` option), else 0."""
-    value = spec.get("config", {}).get("epsilon")
-    return float(value) if isinstance(value, int | float) else 0.0
+    """The ε of `surrogate_epsilon`, 0 for a solver without one (its rows must be ≤ 0)."""
+    return surrogate_epsilon(spec) or 0.0
 
 
-def run_verdict(store: Store, row: RunRow) -> Verdict:
-    """The verdict (engine.verdict) on a stored run, from its spec, status and exact metrics."""
+def run_verdict(store: Store, row: RunRow, view_family: str | None = None) -> Verdict:
+    """The verdict (engine.verdict) on a stored run, from its spec, status and exact metrics.
+    `view_family` names the quantity to show for a run without constraint (its reference value
+    beside constrained runs of that family); by default a run's own family."""
     family, kappa = constraint_of(row.spec)
-    return judge(row.status, store.metrics(row.id), quantity_name(family), kappa,
+    shown = family or view_family
+    return judge(row.status, store.metrics(row.id), quantity_name(shown), kappa,
                  reason=row.reason, surrogate_violation=store.last_surrogate_violation(row.id),
-                 tolerance=surrogate_tolerance(row.spec))  # fmt: skip
+                 tolerance=surrogate_tolerance(row.spec),
+                 value_metric=quantity_metric(family, shown))  # fmt: skip
 
 
-def run_result(row: RunRow, store: Store) -> RunResult:
-    spec = row.spec
-    constraint = spec.get("constraint")
+def run_result(row: RunRow, store: Store, view_family: str | None = None) -> RunResult:
+    """A stored run as a frontier input. A run without constraint gets, as its "constraint"
+    metric, the view family's quantity where it reports one (e.g. its pSP beside pSP runs), so
+    the unconstrained reference sits on the same axis."""
+    family, kappa = constraint_of(row.spec)
+    metrics = store.metrics(row.id)
+    reference = quantity_metric(family, view_family) if family is None else None
+    if reference is not None:
+        metrics = {split: {**values, "constraint": values.get(reference)}
+                   for split, values in metrics.items()}  # fmt: skip
     return RunResult(
         run_id=row.id,
-        solver=spec["solver"],
-        kappa=None if constraint is None else constraint["kappa"],
-        interval=tuple(spec["interval"]),
-        seed=int(spec["seed"]),
-        metrics=store.metrics(row.id),
+        solver=row.spec["solver"],
+        kappa=kappa,
+        interval=tuple(row.spec["interval"]),
+        seed=int(row.spec["seed"]),
+        metrics=metrics,
     )
 
 
 def sweep_results(store: Store, sweep_id: str) -> list[RunResult]:
     """The sweep's finished runs that keep a reported iterate."""
     rows = store.runs(sweep_id=sweep_id)
-    return [run_result(r, store) for r in rows if r.has_model]
+    families = {constraint_of(r.spec)[0] for r in rows} - {None}
+    view = families.pop() if len(families) == 1 else None
+    return [run_result(r, store, view) for r in rows if r.has_model]
 
 
 def run_document(store: Store, run_id: str) -> dict[str, Any]:
@@ -107,14 +134,17 @@ def export_runs(store: Store, run_ids: list[str], fmt: str) -> str:
     return out.getvalue()
 
 
-def metrics_rows(store: Store, run_ids: list[str]) -> list[dict[str, Any]]:
+def metrics_rows(
+    store: Store, run_ids: list[str], view_family: str | None = None
+) -> list[dict[str, Any]]:
     """One compact row per run for comparison tables, test first: the verdict, the constrained
-    quantity (named by its family) beside κ on test and train, accuracy against the majority
-    class, AUC, and how the run ended."""
+    quantity (named by its family; for a run without constraint, `view_family`'s where it is
+    reported) beside κ on test and train, accuracy against the majority class, AUC, and how the
+    run ended."""
     rows = []
     for run_id in run_ids:
         row = store.run(run_id)
-        verdict = run_verdict(store, row)
+        verdict = run_verdict(store, row, view_family)
         test, train = verdict.check("test"), verdict.check("train")
         metrics = store.metrics(run_id)
         rows.append({

@@ -15,7 +15,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -30,6 +32,7 @@ IDLE_POLL_SECONDS = 0.2  # while waiting for work: still well under the 0.5 s st
 IDLE_EXIT_SECONDS = 30.0
 LOCK_NAME = "runner.lock"
 SPAWNED_NAME = "runner.spawned"  # process ids of runners started by ensure_runner
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 WORKER_NICENESS = 10  # solving yields the processor to the app's server and the browser
 
 
@@ -65,8 +68,12 @@ class Slot:
         self.future = self.executor.submit(_execute_run, home, run_id)
 
     def replace_process(self) -> None:
-        self.executor.shutdown(wait=False, kill_workers=True)
+        self.close()
         self.executor = self._fresh_executor()
+
+    def close(self) -> None:
+        """Kill the worker process and its descendants, and wait until they are gone."""
+        self.executor.shutdown(wait=True, kill_workers=True)
 
 
 class Runner:
@@ -75,9 +82,18 @@ class Runner:
         self.home = str(self.store.home)
         self.workers = workers
         self.idle_exit = idle_exit
+        self.stopped_by: signal.Signals | None = None
 
     def serve(self) -> bool:
-        """Run until idle for `idle_exit` seconds; False if another runner owns the store."""
+        """Run until idle for `idle_exit` seconds, or until SIGTERM or SIGINT (then `stopped_by`
+        names the signal); False if another runner owns the store."""
+        with _handling(STOP_SIGNALS, self._stop):
+            return self._serve()
+
+    def _stop(self, signum: int, _frame: object) -> None:
+        self.stopped_by = signal.Signals(signum)
+
+    def _serve(self) -> bool:
         while True:
             lock = open(self.store.home / LOCK_NAME, "a")  # noqa: SIM115 (held while serving)
             try:
@@ -94,14 +110,14 @@ class Runner:
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
                 lock.close()
-            if not self.store.queued(1):  # a run queued while the lock was being let go
+            if self.stopped_by or not self.store.queued(1):  # queued while the lock was let go
                 return True
 
     def _loop(self) -> None:
         slots = [Slot() for _ in range(self.workers)]
         idle_since = time.monotonic()
         try:
-            while True:
+            while self.stopped_by is None:
                 for slot in slots:
                     if slot.future is not None and slot.future.done():
                         self._settle(slot)
@@ -116,7 +132,16 @@ class Runner:
                 time.sleep(POLL_SECONDS if busy else IDLE_POLL_SECONDS)
         finally:
             for slot in slots:
-                slot.executor.shutdown(wait=False, kill_workers=True)
+                slot.close()
+            if self.stopped_by is not None:
+                self._interrupt([s.run_id for s in slots if s.run_id is not None])
+
+    def _interrupt(self, run_ids: list[str]) -> None:
+        """Mark the runs whose workers a stop signal killed (a run not yet claimed stays queued
+        for the next runner)."""
+        stop = StopReason(StopCode.INTERRUPTED, f"the runner was stopped ({self.stopped_by.name})")
+        for run_id in run_ids:
+            self.store.finish(run_id, stop)
 
     def _settle(self, slot: Slot) -> None:
         """A run's future is done: a worker that died takes only its own run down with it."""
@@ -128,6 +153,21 @@ class Runner:
                               error=str(error))  # fmt: skip
             slot.replace_process()
         slot.future, slot.run_id = None, None
+
+
+@contextlib.contextmanager
+def _handling(signals: tuple[signal.Signals, ...], handler: Callable) -> Iterator[None]:
+    """`handler` receives `signals` inside the block, and the previous handlers come back after
+    it. Only the main thread may set handlers: elsewhere the block runs with the defaults."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, handler) for s in signals}
+    try:
+        yield
+    finally:
+        for s, old in previous.items():
+            signal.signal(s, old)
 
 
 def runner_alive(home: Path | str) -> bool:
@@ -191,3 +231,19 @@ def stop_runners(home: Path | str) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(int(line), signal.SIGKILL)
     path.unlink()
+
+
+def serve_and_say(home: Path | str, workers: int, idle_exit: float) -> int:
+    """Serve the store in this process (the command lines' runner) and say how it ended; the
+    exit code is 128 + the signal number when a signal stopped it, as shells expect."""
+    started = time.monotonic()
+    runner = Runner(home, workers, idle_exit)
+    if not runner.serve():
+        print("another runner serves this store", file=sys.stderr)
+        return 0
+    after = f"after {time.monotonic() - started:.0f} s"
+    if runner.stopped_by is not None:
+        print(f"runner stopped by {runner.stopped_by.name} {after}", file=sys.stderr)
+        return 128 + runner.stopped_by
+    print(f"runner done {after}", file=sys.stderr)
+    return 0

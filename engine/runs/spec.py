@@ -85,6 +85,8 @@ class RunSpec:
     def validate(self) -> None:
         """Everything that can be checked without loading data: solver and options, I, κ, the
         solver/constraint/model combination, and that the data files are there."""
+        if self.seed < 0:
+            raise UserError(f"the seed must be a whole number ≥ 0, not {self.seed}")
         alpha, beta = self.interval
         if not 0.0 <= alpha < beta <= 1.0:
             raise UserError(f"the interval [α, β) = [{alpha}, {beta}) needs 0 ≤ α < β ≤ 1")

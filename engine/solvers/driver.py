@@ -74,7 +74,9 @@ def solve(
         now = time.perf_counter()
         solver_seconds = now - started - evaluation
         if not math.isfinite(info.objective):
-            stop = StopReason(StopCode.NON_FINITE, f"non-finite objective at iteration {iterations}")
+            stop = StopReason(
+                StopCode.NON_FINITE, f"non-finite objective at iteration {iterations}"
+            )
             break
         if info.done or now - last_log >= LOG_EVERY_SECONDS:
             record = _surrogate_record(iterations, solver_seconds, info, instance)

@@ -48,7 +48,8 @@ class IDCA(Solver):
         self.dc = problem.bound.dc
         w = problem.init_params()["w"]
         aux = problem.bound.aux_init(torch.from_numpy(self.design.matvec(w)))
-        theta = aux["theta"].numpy().copy() if "theta" in aux else np.zeros(0)
+        self.has_theta = "theta" in aux  # pSP's θ (empty when κ = 1 leaves no grid point)
+        theta = aux["theta"].numpy().copy() if self.has_theta else np.zeros(0)
         self.outer, self.inner, self.total = 0, 0, 0
         self.unchanged = 0
         self.objective = problem.loss(self.design.matvec(w))  # latest g0 computed
@@ -83,6 +84,8 @@ class IDCA(Solver):
     def _minus_linearization(self, w: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, ...]:
         """f⁻(w, θ), its subgradient in w (eq. 32) and in θ, and the scores X̃·w."""
         h = self.design.matvec(w)
+        if self.problem.bound.m == 0:  # a vacuous constraint (pSP with κ = 1): nothing to freeze
+            return np.zeros(0), np.zeros((0, w.size)), np.zeros((0, theta.size)), h
         linear = self.dc.minus_linearization(torch.from_numpy(h), self._aux(theta))
         d_scores = linear.d_scores.numpy()
         d_theta = (
@@ -157,8 +160,8 @@ class IDCA(Solver):
         with torch.no_grad():
             plus = self.dc.plus(scores, aux).numpy()
         g = plus - (sub.minus + sub.d_w @ dv + sub.d_theta @ dth) + proximal  # g_i(v), eq. 31–32
-        worst = worst_row(g)
-        if g[worst] <= self.config.epsilon:
+        worst, violation = worst_row(g)
+        if violation <= self.config.epsilon:
             branch = "objective"
             loss, loss_grad = self.problem.loss_and_grad_scores(h)
             self.objective = loss + proximal  # g0(v)
@@ -178,13 +181,13 @@ class IDCA(Solver):
             d_th = mu * dth - sub.d_theta[worst]
             if "theta" in row.d_aux:
                 d_th = d_th + row.d_aux["theta"].numpy()
-            numerator = g[worst]
+            numerator = violation
         move = polyak_move(numerator, d_w @ d_w + d_th @ d_th, self.config.max_step)
         self.v = self.v - move.scale * d_w
         self.theta = self.theta - move.scale * d_th
         self.inner += 1
         self.total += 1
-        return self._after_steps(1, float(g[worst]), branch, move.scale, move.stationary)
+        return self._after_steps(1, violation, branch, move.scale, move.stationary)
 
     def _after_steps(
         self, steps: int, violation: float, branch: str, scale: float, stationary: bool
@@ -192,9 +195,10 @@ class IDCA(Solver):
         stop = None
         if self.inner >= self.config.inner_iterations or stationary:
             stop = self._finish_outer()
+        diverged = np.isnan(violation) or violation == np.inf  # −inf: a constraint without rows
         return StepInfo(
             iterations=steps,
-            objective=self.objective if np.isfinite(violation) else float("nan"),
+            objective=float("nan") if diverged else self.objective,
             state={"outer": self.outer, "inner": self.inner, "branch": branch,
                    "subproblem_violation": float(violation), "step": float(scale)},
             done=stop is not None,
@@ -210,7 +214,7 @@ class IDCA(Solver):
         if not np.isfinite(objective):
             w, theta = self.sub.w, self.sub.theta
         params = {"w": w.copy()}
-        if theta.size:
+        if self.has_theta:
             params["aux.theta"] = theta.copy()
         return params
 
@@ -227,4 +231,4 @@ class IDCA(Solver):
     def _aux(self, theta) -> dict[str, torch.Tensor]:
         if isinstance(theta, np.ndarray):
             theta = torch.from_numpy(theta)
-        return {"theta": theta} if theta.numel() else {}
+        return {"theta": theta} if self.has_theta else {}

@@ -1,14 +1,24 @@
 """Run budgets and solver options, without torch: what a run specification holds about its
 solver, so the app and the command line can build, check and list runs without loading solvers.
+
+An option whose default is None is *unset* until given: the solver then chooses (e.g. the
+quadratic baselines' step η = 1/L). Text that means "leave it unset" (`UNSET_WORDS`) is read as
+None, so a page's empty text box and a command line's `--option step=auto` ask for the same thing.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import UserError
+
+UNSET_WORDS = frozenset({"", "none", "auto"})
+_KIND_WORDS = {bool: "true or false", int: "a whole number", float: "a finite number",
+               str: "text"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -21,48 +31,96 @@ class Budget:
     def __post_init__(self) -> None:
         if self.max_iterations is not None and self.max_iterations < 1:
             raise UserError("the iteration budget must be at least 1")
-        if self.max_seconds is not None and self.max_seconds <= 0:
-            raise UserError("the time budget must be positive")
+        if self.max_seconds is not None and not (
+            math.isfinite(self.max_seconds) and self.max_seconds > 0
+        ):
+            raise UserError("the time budget must be a finite number of seconds > 0")
+
+
+@dataclass(frozen=True)
+class OptionField:
+    """One solver option: `kind` is the type of a set value (bool, int, float or str);
+    `optional` options default to None, meaning unset (the solver chooses)."""
+
+    name: str
+    default: Any
+    help: str
+    kind: type
+    optional: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "default": self.default, "help": self.help,
+                "type": self.kind.__name__, "optional": self.optional}  # fmt: skip
+
+
+def config_fields(config_class: type) -> list[OptionField]:
+    """Every option of a solver config, with its default, help (the field's `doc`) and type."""
+    hints = typing.get_type_hints(config_class)
+    return [
+        OptionField(f.name, f.default, f.metadata.get("doc", ""), *_kind(hints[f.name]))
+        for f in dataclasses.fields(config_class)
+    ]
+
+
+def _kind(hint: Any) -> tuple[type, bool]:
+    """(value type, optional) of an annotation such as `float` or `float | None`."""
+    members = [a for a in typing.get_args(hint) if a is not type(None)] or [hint]
+    optional = type(None) in typing.get_args(hint)
+    if len(members) != 1 or members[0] not in _KIND_WORDS:
+        raise TypeError(f"solver options are bool, int, float or str (or one of them | None): "
+                        f"{hint!r}")  # fmt: skip
+    return members[0], optional
 
 
 def config_from_dict(config_class: type, values: dict[str, Any] | None) -> Any:
-    """A solver config from user-given values, rejecting unknown names with the known ones."""
+    """A solver config from user-given values (text or typed), rejecting unknown names with the
+    known ones and values of the wrong kind with the kind needed."""
     values = dict(values or {})
-    known = {f.name: f for f in dataclasses.fields(config_class)}
-    unknown = sorted(set(values) - set(known))
+    fields = {f.name: f for f in config_fields(config_class)}
+    unknown = sorted(set(values) - set(fields))
     if unknown:
         raise UserError(
-            f"unknown option(s) {', '.join(unknown)}; the options are {', '.join(known)}"
+            f"unknown option(s) {', '.join(unknown)}; the options are {', '.join(fields)}"
         )
-    typed = {}
-    for name, value in values.items():
-        default = getattr(config_class, name, None)
-        typed[name] = _coerce(name, value, default)
-    return config_class(**typed)
+    return config_class(**{name: _coerce(fields[name], v) for name, v in values.items()})
 
 
-def _coerce(name: str, value: Any, default: Any) -> Any:
-    if isinstance(value, str) and not isinstance(default, str):
-        try:
-            if isinstance(default, bool):
-                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                    raise ValueError(value)
-                return value.lower() in ("true", "1", "yes")
-            if isinstance(default, int):
-                return int(value)
-            if isinstance(default, float) or default is None:
-                return float(value)
-        except ValueError:
-            raise UserError(f"option {name} needs a number, not '{value}'") from None
-    return value
+def _coerce(option: OptionField, value: Any) -> Any:
+    if option.optional and (value is None or _unset_text(value)):
+        return None
+    typed = _typed(option.kind, value)
+    if typed is None:
+        unset = ", or empty text for unset" if option.optional else ""
+        raise UserError(
+            f"option {option.name} needs {_KIND_WORDS[option.kind]}{unset}, not '{value}'"
+        )
+    return typed
 
 
-def config_fields(config_class: type) -> list[dict[str, Any]]:
-    """Name, default and help (the field's `doc` metadata) of every option, for listings."""
-    return [
-        {"name": f.name, "default": f.default, "help": f.metadata.get("doc", "")}
-        for f in dataclasses.fields(config_class)
-    ]
+def _typed(kind: type, value: Any) -> Any:
+    """`value` as a `kind` (text is parsed; a float must be finite), or None if it is none."""
+    try:
+        if isinstance(value, str) and kind is not str:
+            value = _parse(value.strip(), kind)
+        if isinstance(value, bool) != (kind is bool):
+            return None
+        if kind is float and isinstance(value, int | float):
+            return float(value) if math.isfinite(value) else None
+    except (ValueError, OverflowError):
+        return None
+    return value if isinstance(value, kind) else None
+
+
+def _unset_text(value: Any) -> bool:
+    return isinstance(value, str) and value.strip().lower() in UNSET_WORDS
+
+
+def _parse(text: str, kind: type) -> Any:
+    if kind is bool:
+        if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
+            raise ValueError(text)
+        return text.lower() in ("true", "1", "yes")
+    return kind(text)
 
 
 def option(default: Any, doc: str) -> Any:

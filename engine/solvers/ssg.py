@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from engine.errors import UserError
 from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
@@ -21,8 +20,6 @@ class SwitchingSubgradient(Solver):
 
     def __init__(self, problem: Problem, config: SSGConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
-        if problem.constraint is None:
-            raise UserError("ssg needs a constraint")
         self.design = problem.design()
         self.w = problem.init_params()["w"]
         aux = problem.bound.aux_init(torch.from_numpy(self.design.matvec(self.w)))
@@ -40,8 +37,7 @@ class SwitchingSubgradient(Solver):
         scores = torch.from_numpy(h).requires_grad_()
         aux = {k: torch.from_numpy(v).requires_grad_() for k, v in self.aux.items()}
         rows = self.problem.bound.surrogate(scores, aux)
-        worst = worst_row(rows.detach().numpy())
-        violation = float(rows[worst].detach())
+        worst, violation = worst_row(rows.detach().numpy())
         loss, loss_grad = self.problem.loss_and_grad_scores(h)
         epsilon = self._tolerance()
         if violation <= epsilon:

@@ -18,12 +18,18 @@ TINY_NORM_SQUARED = 1e-24  # spec 003 §6.2.3: a zero direction means a stationa
 TIE_TOLERANCE = 1e-12
 
 
-def worst_row(values: np.ndarray) -> int:
-    """The first row whose value is within TIE_TOLERANCE of the largest (NaN counts as largest)."""
+def worst_row(values: np.ndarray) -> tuple[int, float]:
+    """The first row whose value is within TIE_TOLERANCE of the largest (NaN counts as largest),
+    and that value; (-1, −inf) without rows (a vacuous constraint such as pSP with κ = 1, where
+    every point is feasible and each step is an objective step)."""
+    if values.size == 0:
+        return -1, -np.inf
     top = np.max(values)
     if not np.isfinite(top):
-        return int(np.argmax(~np.isfinite(values) | (values == top)))
-    return int(np.argmax(values >= top - TIE_TOLERANCE))
+        row = int(np.argmax(~np.isfinite(values) | (values == top)))
+    else:
+        row = int(np.argmax(values >= top - TIE_TOLERANCE))
+    return row, float(values[row])
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,14 @@ class Unconstrained(Solver):
         return float(value.detach()) + 0.5 * l2 * x @ x, grad + l2 * x
 
     def step(self) -> StepInfo:
-        budget = min(self.config.chunk, self.config.max_iterations - self.done_iterations)
+        return self.advance(self.config.chunk)
+
+    def advance(self, max_iterations: int) -> StepInfo:
+        """At most `max_iterations` L-BFGS iterations (and `chunk`), so a run's iteration budget
+        is kept."""
+        budget = min(
+            self.config.chunk, max_iterations, self.config.max_iterations - self.done_iterations
+        )
         result = scipy.optimize.minimize(
             self._value_and_grad, self.x, jac=True, method="L-BFGS-B",
             options={"maxiter": budget, "ftol": self.config.tolerance, "gtol": 1e-10},

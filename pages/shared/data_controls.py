@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
-import pandas as pd
 import streamlit as st
 
 from engine.data.acs import ACSSpec, SyntheticACSSpec
 from engine.data.acs_tasks import TASKS
 from engine.data.adult import PROTECTED as ADULT_PROTECTED
 from engine.data.adult import AdultSpec
-from engine.data.csv_source import CSVSpec
+from engine.data.csv_source import CSVSpec, survey_csv
 from engine.data.grouping import MODES, GroupingSpec
-from engine.data.paths import acs_root, cache_root
+from engine.data.paths import acs_root
 from engine.data.prepare import PrepareOptions
 from engine.data.prepared import Prepared
 from engine.data.sources import DataSpec, load_prepared
+from engine.data.uploads import save_upload
 from engine.errors import UserError
 from pages.shared.state import initial, remember
 
@@ -72,27 +69,43 @@ def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
     upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="csv")
     if upload is None:
         raise UserError("upload a CSV file to continue")
-    path = _save_upload(upload.getvalue())
-    columns = pd.read_csv(path, nrows=0).columns.tolist()
+    path = str(save_upload(upload.getvalue(), upload.name))
+    columns, unusable = _survey(path)
     label = st.sidebar.selectbox("Label column", columns, index=len(columns) - 1, key="label")
     positive = st.sidebar.text_input("Positive label value (empty: 1 / yes / true)", key="positive")
     protected = st.sidebar.multiselect("Protected column(s)", [c for c in columns if c != label],
                                        key="protected")  # fmt: skip
     if not protected:
         raise UserError("choose at least one protected column")
-    spec = CSVSpec(
-        path=str(path), label=label, protected=tuple(protected), positive=positive or None
-    )
+    features = _features(path, columns, unusable, label, tuple(protected))
+    spec = CSVSpec(path=path, label=label, protected=tuple(protected),
+                   positive=positive or None, features=features)  # fmt: skip
     return spec, tuple(protected)
 
 
-def _save_upload(content: bytes) -> Path:
-    folder = cache_root() / "uploads"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{hashlib.sha256(content).hexdigest()[:24]}.csv"
-    if not path.exists():
-        path.write_bytes(content)
-    return path
+def _features(path: str, columns: tuple[str, ...], unusable: dict[str, str], label: str,
+              protected: tuple[str, ...]) -> tuple[str, ...] | None:  # fmt: skip
+    """The feature columns picked besides the protected ones; None when they are the suggested
+    ones, so that the run is the same as one that names no features (as on the command line)."""
+    candidates = [c for c in columns if c != label and c not in protected]
+    suggested = [c for c in candidates if c not in unusable]
+    left_out = [f"'{c}' ({unusable[c]})" for c in candidates if c in unusable]
+    picked = st.sidebar.multiselect(
+        "Feature columns (the protected ones are features too)", candidates, default=suggested,
+        key="features_" + "|".join((path, label, *protected)),
+    )  # fmt: skip
+    if left_out:
+        st.sidebar.caption("Left out by default: " + "; ".join(left_out) + ".")
+    if set(picked) == set(suggested):
+        return None
+    return tuple(c for c in candidates if c in picked)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _survey(path: str) -> tuple[tuple[str, ...], dict[str, str]]:
+    """Column names and the columns left out of the default features (the file never changes:
+    its folder is named by its content)."""
+    return survey_csv(path)
 
 
 def _grouping(candidates: tuple[str, ...], kind: str) -> PrepareOptions:

@@ -1,5 +1,5 @@
-"""The prepared data at a glance: rows, label, warnings, and each group's size and positive-label
-rate per split (a chart, and a table under it)."""
+"""The prepared data at a glance: rows, label, warnings (small groups, columns that leak the label),
+notes, and each group's size and positive-label rate per split (a chart, and a table under it)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ def data_summary(prepared: Prepared, chart: bool = True) -> None:
                 f"validation, {rows['test']:,} test rows; label: {summary['label']}.")  # fmt: skip
     if summary["synthetic"]:
         st.warning("Synthetic data: generated records in the census layout, not real people.")
-    if summary["reduced"]:
-        st.info("Reduced task: these files lack " + ", ".join(summary["missing_features"]))
     for warning in summary["warnings"]:
         st.warning(warning)
+    for note in summary["notes"]:
+        st.caption(f"Note: {note}.")
     if chart:
         st.plotly_chart(_groups_figure(prepared.key, summary), width="stretch", key="groups")
     else:  # the chart's room, so that nothing below moves when it arrives

@@ -4,6 +4,8 @@ RunSpecs of the current view."""
 from __future__ import annotations
 
 import dataclasses
+import math
+from typing import Any
 
 import streamlit as st
 
@@ -15,7 +17,7 @@ from engine.fairness.families import family_entry, family_names
 from engine.models import ModelSpec
 from engine.runs import RunSpec, sweep_specs
 from engine.solvers.catalogue import solver_card, solver_names
-from engine.solvers.options import Budget, config_fields, config_from_dict
+from engine.solvers.options import Budget, OptionField, config_fields, config_from_dict
 from pages.shared.state import initial, remember
 
 DEFAULT_FAMILY = "pSP"
@@ -61,7 +63,7 @@ def problem_controls(solver_choice: bool = True) -> Problem:
     st.sidebar.header("Fairness")
     interval = interval_control()
     initial("kappa", 0.05, float)
-    kappa = float(st.sidebar.number_input("Tolerance κ", step=0.01, format="%.3f", key="kappa",
+    kappa = float(st.sidebar.number_input("Tolerance κ", step=0.01, format="%g", key="kappa",
                                           help="pSP ≤ κ: the largest allowed gap between groups "
                                           "within I, on a 0–1 scale"))  # fmt: skip
     families = family_names()
@@ -83,20 +85,34 @@ def problem_controls(solver_choice: bool = True) -> Problem:
     return Problem(interval, kappa, family, tuple(solvers), configs, model, budget)
 
 
+def solver_refusals(family: str, model: ModelSpec) -> dict[str, str | None]:
+    """Every solver of the catalogue with why it cannot solve `family` on `model` (None: it
+    can). The unconstrained solver ignores the family, so it is never refused for it."""
+    return {name: solver_card(name).refusal(model, family) for name in solver_names()}
+
+
+def chosen_solvers(wanted: list[str], refusals: dict[str, str | None]) -> list[str]:
+    """The wanted solvers that can run now, in catalogue order (the wanted list itself is kept,
+    so a solver refused for one family comes back with the next)."""
+    return [name for name, refusal in refusals.items() if name in wanted and refusal is None]
+
+
 def _solver_controls(family: str, model: ModelSpec):
     st.sidebar.header("Solvers")
-    usable, refused = [], []
-    for name in solver_names():
-        try:
-            solver_card(name).check_combination(model, None if name == "unconstrained" else family)
-            usable.append(name)
-        except UserError:
-            refused.append(name)
+    refusals = solver_refusals(family, model)
     initial("solvers", DEFAULT_SOLVERS)
-    st.session_state["solvers"] = [s for s in st.session_state["solvers"] if s in usable]
-    solvers = st.sidebar.multiselect("Solvers", usable, key="solvers")
+    st.session_state["solvers"] = [s for s in st.session_state["solvers"] if s in refusals]
+    for name, refusal in refusals.items():
+        key = f"solver:{name}"
+        st.session_state[key] = refusal is None and name in st.session_state["solvers"]
+        st.sidebar.checkbox(name, key=key, disabled=refusal is not None,
+                            help=refusal or solver_card(name).summary,
+                            on_change=_toggle_solver, args=(name,))  # fmt: skip
+    refused = [name for name, refusal in refusals.items() if refusal is not None]
     if refused:
-        st.sidebar.caption(f"Not for {family} with this model: {', '.join(refused)}")
+        st.sidebar.caption(f"Greyed out: not for {family} with this model ({', '.join(refused)}); "
+                           "point at a name for why.")  # fmt: skip
+    solvers = chosen_solvers(st.session_state["solvers"], refusals)
     initial("seconds", 60.0, float)
     seconds = float(st.sidebar.number_input("Time budget per run (s)", 1.0, 3600.0, key="seconds"))
     configs = {}
@@ -108,24 +124,54 @@ def _solver_controls(family: str, model: ModelSpec):
     return solvers, configs, Budget(max_seconds=seconds)
 
 
+def _toggle_solver(name: str) -> None:
+    """A solver's checkbox changed: add it to or drop it from the wanted list."""
+    wanted = [s for s in st.session_state["solvers"] if s != name]
+    if st.session_state[f"solver:{name}"]:
+        wanted.append(name)
+    st.session_state["solvers"] = [s for s in solver_names() if s in wanted]
+
+
+def option_values(solver: str) -> dict[str, Any]:
+    """What the option widgets of `solver` show before they are touched: each default, and
+    empty text for an option that is unset by default."""
+    return {option.name: "" if option.optional else option.default
+            for option in config_fields(solver_card(solver).Config)}  # fmt: skip
+
+
+def solver_config(solver: str, values: dict[str, Any]) -> dict[str, Any]:
+    """The config a run of `solver` gets from its option widgets' values (empty text: unset)."""
+    return dataclasses.asdict(config_from_dict(solver_card(solver).Config, values))
+
+
 def _options(solver: str) -> dict:
     st.markdown(f"**{solver}**")
-    card = solver_card(solver)
-    values = {}
-    for field in config_fields(card.Config):
-        key = f"opt:{solver}:{field['name']}"
-        default = field["default"]
-        if isinstance(default, bool):
-            values[field["name"]] = st.checkbox(
-                field["name"], value=default, key=key, help=field["help"]
-            )
-        elif isinstance(default, int | float):
-            values[field["name"]] = st.number_input(field["name"], value=default, key=key,
-                                                    help=field["help"], format=None)  # fmt: skip
-        else:
-            values[field["name"]] = st.text_input(field["name"], value=str(default), key=key,
-                                                  help=field["help"])  # fmt: skip
-    return dataclasses.asdict(config_from_dict(card.Config, values))
+    shown = option_values(solver)
+    values = {
+        option.name: _option_widget(option, shown[option.name], f"opt:{solver}:{option.name}")
+        for option in config_fields(solver_card(solver).Config)
+    }
+    return solver_config(solver, values)
+
+
+def _option_widget(option: OptionField, shown: Any, key: str) -> Any:
+    if option.optional:
+        return st.text_input(option.name, value=shown, key=key,
+                             help=f"{option.help}. Leave it empty for unset.")  # fmt: skip
+    if option.kind is bool:
+        return st.checkbox(option.name, value=shown, key=key, help=option.help)
+    if option.kind is int:
+        return st.number_input(option.name, value=shown, step=1, format="%d", key=key,
+                               help=option.help)  # fmt: skip
+    if option.kind is float:
+        return st.number_input(option.name, value=shown, step=_float_step(shown), format="%g",
+                               key=key, help=option.help)  # fmt: skip
+    return st.text_input(option.name, value=shown, key=key, help=option.help)
+
+
+def _float_step(value: float) -> float | None:
+    """One unit of the default's leading digit (ε = 0.001 steps by 0.001); Streamlit's 0.01 for 0."""
+    return 10.0 ** math.floor(math.log10(abs(value))) if value else None
 
 
 def run_specs(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> list[RunSpec]:

@@ -6,18 +6,19 @@ import pandas as pd
 import streamlit as st
 
 from engine import plots
+from engine.data.group_checks import rank_band_problems
 from engine.fairness.distributions import candidate_intervals, interval_scan
+from engine.fairness.families import family_entry
 from engine.runs import Store
-from engine.runs.results import metrics_rows
+from engine.runs.describe import run_label
+from engine.runs.results import metrics_rows, run_verdict
+from engine.status import ACTIVE
+from engine.verdict import Level, Verdict
+from pages.shared.problem_controls import Problem as ViewProblem
+from pages.shared.problem_controls import interval_words
 
-ACTIVE = ("queued", "running")
-
-
-def run_label(spec: dict) -> str:
-    constraint = spec.get("constraint")
-    if spec["solver"] == "unconstrained" or constraint is None:
-        return "unconstrained"
-    return f"{spec['solver']} (κ = {constraint['kappa']:g})"
+BADGE_COLOUR = {Level.OK: "green", Level.INFO: "gray", Level.WARNING: "orange",
+                Level.ERROR: "red"}  # fmt: skip
 
 
 def live_phase(store: Store, run_ids: list[str]) -> str:
@@ -29,49 +30,108 @@ def live_phase(store: Store, run_ids: list[str]) -> str:
     return "running" if active else "idle"
 
 
-def status_line(store: Store, run_ids: list[str]) -> None:
-    """One status badge per run, with the iteration a running one has reached."""
+def constraint_sentence(problem: ViewProblem) -> str:
+    """"Constraint pSP ≤ κ = 0.05 on I = [5 %, 30 %): each group's top 5 %–30 % of scores." —
+    the interval only for the families defined on one."""
+    entry = family_entry(problem.family)
+    text = f"Constraint {entry.quantity} ≤ κ = {problem.kappa:g}"
+    if not entry.uses_interval:
+        return f"{text} ({entry.source})."
+    alpha, beta = problem.interval
+    return f"{text} on I = [{alpha:.0%}, {beta:.0%}): {interval_words(problem.interval)}."
+
+
+def show_group_problems(prepared, family: str, kappas: list[float],
+                        intervals: list[tuple[float, float]]) -> bool:  # fmt: skip
+    """Say, before anything runs, which groups are too small for the rank band of any κ and I to
+    be run, with what fixes it; True when there is something to fix."""
+    sentences = dict.fromkeys(
+        sentence
+        for kappa in kappas
+        for interval in intervals
+        for sentence in rank_band_problems(prepared.group_sizes("train"), family, kappa,
+                                           interval, sizes=prepared.group_sizes())  # fmt: skip
+    )
+    for sentence in sentences:
+        st.error(sentence)
+    return bool(sentences)
+
+
+def verdict_badge(verdict: Verdict) -> str:
+    """The verdict as a coloured Streamlit badge ("meets κ" green, "misses κ" orange, ...)."""
+    return f":{BADGE_COLOUR[verdict.level]}-badge[{verdict.label}]"
+
+
+def status_line(store: Store, run_ids: list[str], family: str | None = None) -> None:
+    """One badge per run: its verdict once it has a model (with the findings in words), else its
+    status, with the iteration a running one has reached. `family` names the quantity shown
+    for a run without constraint."""
     rows = [store.run(r) for r in run_ids]
     columns = st.columns(max(len(rows), 1))
     for column, row in zip(columns, rows, strict=False):
         _, last = store.progress(row.id) if row.status == "running" else (0, None)
         progress = f" · iteration {last:,}" if last is not None else ""
-        colour = {"done": "green", "running": "blue", "queued": "gray", "diverged": "orange"}
-        badge = f":{colour.get(row.status, 'red')}-badge[{row.status}]"
-        column.markdown(f"**{run_label(row.spec)}** {badge}{progress}")
-        if row.status in ("failed", "interrupted", "diverged", "cancelled") and row.reason:
-            column.caption(row.reason)
-        elif row.budget_end is not None:
-            column.caption(f"Stopped by its {row.budget_end}, before converging: a longer run "
-                           "may give another model (and realised fairness nearer κ).")  # fmt: skip
+        verdict = run_verdict(store, row, family)
+        status = "" if verdict.label == row.status else f" · {row.status}"
+        column.markdown(f"**{run_label(row.spec)}** {verdict_badge(verdict)}{status}{progress}")
+        for finding in verdict.findings if row.status not in ACTIVE else ():
+            column.caption(finding)
 
 
-def trajectories(store: Store, run_ids: list[str]) -> None:
-    """The runs' trajectories so far; empty panels while they are queued or starting, so that the
+def trajectories(store: Store, run_ids: list[str], family: str | None, x: str) -> None:
+    """The runs' trajectories so far, one column per run over its own span, against `x`
+    ("iteration" or "seconds"); empty panels while they are queued or starting, so that the
     chart is ready to draw the first point as soon as it is recorded."""
     rows = [store.run(r) for r in run_ids]
     # a finished run's trajectory never changes: key the cache on how far each run has got
     progress = tuple((r.id, r.status, r.finished, store.progress(r.id)[0]) for r in rows)
-    st.plotly_chart(_trajectory_figure(str(store.home), progress), key="trajectory",
+    st.plotly_chart(_trajectory_figure(str(store.home), progress, family, x), key="trajectory",
                     width="stretch")  # fmt: skip
 
 
+def trajectory_axis(key: str = "trajectory_x") -> str:
+    """The trajectories' horizontal axis, chosen by the user: iterations or solver seconds."""
+    if key not in st.session_state:
+        st.session_state[key] = "iteration"
+    choice = st.segmented_control("Trajectories against", ["iteration", "seconds"], key=key)
+    return choice or "iteration"
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _trajectory_figure(home: str, progress: tuple):
+def _trajectory_figure(home: str, progress: tuple, family: str | None, x: str):
     store = Store(home)
-    runs = [(run_label(store.run(run_id).spec), store.records(run_id)) for run_id, *_ in progress]
-    return plots.trajectory_figure([(label, records) for label, records in runs if records])
+    runs = []
+    for run_id, *_ in progress:
+        spec = store.run(run_id).spec
+        runs.append(plots.trajectory_run(run_label(spec), spec, store.records(run_id), family))
+    return plots.trajectory_figure(runs, x)
 
 
-def metrics_table(store: Store, run_ids: list[str]) -> pd.DataFrame:
-    frame = pd.DataFrame(metrics_rows(store, run_ids))
-    frame.insert(1, "model", [run_label(store.run(r).spec) for r in run_ids])
-    st.dataframe(frame.drop(columns=["run"]), hide_index=True, width="stretch")
+def metrics_table(store: Store, run_ids: list[str], family: str | None = None) -> pd.DataFrame:
+    """The compact comparison table, test first: verdict, the constrained quantity beside κ,
+    accuracy beside the majority-class rate, AUC; numbers to four places."""
+    rows = metrics_rows(store, run_ids, family)
+    quantity = rows[0]["quantity"] if rows else "value"
+    frame = pd.DataFrame(rows).drop(columns=["run", "solver", "quantity"])
+    frame.insert(0, "model", [run_label(store.run(r).spec) for r in run_ids])
+    frame = frame.rename(columns={"test value": f"test {quantity}",
+                                  "train value": f"train {quantity}"})  # fmt: skip
+    number = st.column_config.NumberColumn
+    st.dataframe(frame, hide_index=True, width="content", column_config={
+        "κ": number(format="%g"),
+        f"test {quantity}": number(format="%.4f", help=f"exact {quantity} on the test set"),
+        f"train {quantity}": number(format="%.4f", help=f"exact {quantity} on the training set"),
+        "test accuracy": number(format="%.4f"),
+        "majority": number("majority rate", format="%.4f",
+                           help="test accuracy of always predicting the majority class"),
+        "test AUC": number(format="%.4f"),
+        "seconds": number("s", format="%.1f"),
+    })  # fmt: skip
     return frame
 
 
 def finished(store: Store, run_ids: list[str]) -> list[str]:
-    done = [r for r in run_ids if store.run(r).status in ("done", "diverged")]
+    done = [r for r in run_ids if store.run(r).has_model]
     return [r for r in done if (store.artifacts(r) / "scores.npz").is_file()]
 
 

@@ -60,9 +60,12 @@ def test_explore_runs_solvers_and_shows_exact_metrics_and_figures():
     wait_for_runs(app)
     assert not app.exception
     table = app.dataframe[-1].value
-    assert set(table["solver"]) == {"idca", "unconstrained"}
-    assert table["test psp"].notna().all() and table["κ"].dropna().tolist() == [0.05]
-    assert "Stopped by its time budget of 3 s, before converging" in texts(app)  # IDCA needs more
+    assert set(table["model"]) == {"idca (κ = 0.05)", "unconstrained"}
+    assert table["test pSP"].notna().all() and table["κ"].dropna().tolist() == [0.05]
+    assert set(table["verdict"]) <= {"meets κ", "misses κ", "surrogate only", "not converged",
+                                     "degenerate",  # 3 s on a shared machine may not suffice
+                                     "no constraint"}  # fmt: skip
+    assert "Not converged (time budget of 3 s reached)" in texts(app)  # IDCA needs more
     charts = len(app.get("plotly_chart"))
     assert charts >= 4  # trajectories, CDF, rank–rank, densities
     assert any(b.label == "Download report (HTML)" for b in app.get("download_button"))
@@ -79,9 +82,9 @@ def test_a_cached_result_is_shown_without_running_again():
     before = {r.id: r.finished for r in Store().runs()}
     app.sidebar.number_input(key="kappa").set_value(0.1).run()
     # the unconstrained model does not depend on κ, so only it is known for κ = 0.1
-    assert app.dataframe[-1].value["solver"].tolist() == ["unconstrained"]
+    assert app.dataframe[-1].value["model"].tolist() == ["unconstrained"]
     app.sidebar.number_input(key="kappa").set_value(0.05).run()
-    assert set(app.dataframe[-1].value["solver"]) == {"idca", "unconstrained"}
+    assert set(app.dataframe[-1].value["model"]) == {"idca (κ = 0.05)", "unconstrained"}
     assert {r.id: r.finished for r in Store().runs()} == before
 
 
@@ -127,7 +130,8 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     assert len(Store().runs()) == 3  # two κ for IDCA and the unconstrained model
     assert app.get("plotly_chart") and "3 of 3 runs finished" in app.get("progress")[0].text
     table = app.dataframe[0].value
-    assert len(table) == 3 and table["unconstrained"].sum() == 1
+    assert len(table) == 3 and (table["solver"] == "unconstrained").sum() == 1
+    assert table.loc[table["solver"] == "unconstrained", "meets κ"].tolist() == ["—"]
     app.sidebar.text_input(key="kappas").set_value("0.2, lots").run()
     assert "numbers separated by commas" in app.error[0].value
 

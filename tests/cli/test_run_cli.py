@@ -1,6 +1,12 @@
 import json
 
+import pytest
+from cli_table import TABLE_FLAGS
+
 from engine.cli import main
+from engine.runs import Store
+from engine.runs.results import run_verdict
+from engine.runs.worker import execute_run
 from engine.solvers import solver_names
 
 
@@ -12,8 +18,10 @@ def test_run_writes_config_trajectory_and_exact_metrics(tmp_path, capsys):
                  "--out", str(out)])  # fmt: skip
     assert code == 0
     printed = capsys.readouterr()
-    assert "idca: converged" in printed.out and "test" in printed.out
+    assert "idca: budget (all K = 2 outer iterations done)" in printed.out
+    assert "verdict: " in printed.out and "\ntest " in printed.out
     document = json.loads(out.read_text())
+    assert document["verdict"]["quantity"] == "pSP" and document["verdict"]["kappa"] == 0.05
     assert document["spec"]["solver"] == "idca"
     assert document["spec"]["config"]["outer_iterations"] == 2
     assert document["spec"]["constraint"]["interval"] == [0.05, 0.3]
@@ -26,12 +34,66 @@ def test_run_writes_config_trajectory_and_exact_metrics(tmp_path, capsys):
 
 
 def test_unconstrained_run_and_bad_option(capsys):
-    assert main(["run", "--constraint", "none", "--solver", "unconstrained", "--quiet"]) == 0
-    assert "unconstrained: converged" in capsys.readouterr().out
+    assert main(["run", "--constraint", "none", "--solver", "unconstrained", "--quiet",
+                 "--iterations", "30"]) == 0  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "unconstrained: budget (iteration budget of 30 reached) after 30 iterations" in printed
+    assert "No fairness constraint; pSP on the test set is 0." in printed
     assert main(["run", "--solver", "idca", "--option", "outer=3"]) == 2
     assert "unknown option(s) outer" in capsys.readouterr().err
     assert main(["run", "--solver", "idca", "--kappa", "0"]) == 2
     assert "κ = 0" in capsys.readouterr().err
+
+
+def test_the_unconstrained_solver_under_psp_reports_psp_against_kappa(capsys):
+    """It keeps no θ: its surrogate rows are shown at the family's starting θ (aux_init)."""
+    assert main(["run", "--data", "adult", "--attribute", "sex", "--constraint", "psp",
+                 "--solver", "unconstrained", "--iterations", "30", "--quiet"]) == 0  # fmt: skip
+    printed = capsys.readouterr()
+    assert "Misses κ on the test set: pSP = " in printed.out and "Traceback" not in printed.err
+
+
+def test_a_solver_that_cannot_solve_the_family_is_refused_before_data_is_read(tiny_csv, capsys):
+    code = main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "eo", "--solver",
+                 "penalty"])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err  # no "training rows" line: the data was not prepared
+    assert err.startswith("error: penalty solves the constraint families pDP, pSP only")
+    assert len(err.splitlines()) == 1
+
+
+def test_the_table_names_the_familys_quantity_beside_kappa(tiny_csv, capsys):
+    assert main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "eo", "--kappa",
+                 "0.1", "--solver", "ssg", "--iterations", "5", "--quiet"]) == 0  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("verdict: ") and lines[2].startswith("  - ")
+    header = next(i for i, line in enumerate(lines) if line.startswith("split"))
+    assert lines[header].split()[3:6] == ["EO", "gap", "κ"]
+    assert [line.split()[0] for line in lines[header + 1 :]] == ["test", "val", "train"]
+    assert all(line.split()[4] == "0.1" for line in lines[header + 1 :])
+
+
+def test_runs_list_is_newest_first_with_quantity_verdict_and_test_value(
+    tiny_csv, quiet_store, capsys
+):
+    ids = []
+    for flags in (["--constraint", "eo", "--solver", "ssg"],
+                  ["--constraint", "none", "--solver", "unconstrained"]):  # fmt: skip
+        assert main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), *flags, "--iterations", "5",
+                     "--background"]) == 0  # fmt: skip
+        ids.append(capsys.readouterr().out.strip())
+        assert execute_run(str(quiet_store), ids[-1]) == "budget"
+    assert main(["runs", "list"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert "verdict" in header and "constraint" in header and "test value" in header
+    assert [row.split()[0] for row in rows] == ids[::-1]
+    store = Store(quiet_store)
+    for run_id, row in zip(ids[::-1], rows, strict=True):
+        assert f" {run_verdict(store, store.run(run_id)).label} " in row
+    eo_value = store.metrics(ids[0])["test"]["constraint"]
+    assert "EO gap" in rows[1] and f"{eo_value:.4f}" in rows[1]
+    psp_value = store.metrics(ids[1])["test"]["psp"]
+    assert "none (pSP)" in rows[0] and f"{psp_value:.4f}" in rows[0]
 
 
 def test_solvers_lists_every_registered_solver_with_options(capsys):
@@ -44,3 +106,28 @@ def test_solvers_lists_every_registered_solver_with_options(capsys):
         "inner_iterations",
         "epsilon",
     }
+
+
+def test_a_negative_seed_is_refused_in_one_line(tiny_csv, capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # where an internal error's trace goes
+    code = main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--seed", "-1", "--iterations",
+                 "1", "--quiet"])  # fmt: skip
+    assert code == 2 and capsys.readouterr().err.startswith("error: ")
+
+
+def test_an_internal_error_is_one_line_with_its_traceback_in_a_file(capsys, tmp_path, monkeypatch):
+    def broken(args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("engine.cli.run_commands.list_solvers", broken)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    monkeypatch.delenv("FAIRFRONT_DEBUG", raising=False)
+    assert main(["solvers"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("internal error (RuntimeError: boom); this is a bug in FairFront")
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    (trace,) = tmp_path.glob("fairfront-error-*.txt")
+    assert err.strip().endswith(str(trace)) and "Traceback" in trace.read_text()
+    monkeypatch.setenv("FAIRFRONT_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="boom"):
+        main(["solvers"])

@@ -46,9 +46,11 @@ def test_anything_that_changes_the_arrays_changes_the_key():
     assert len(keys) == 5
 
 
-def test_csv_files_are_keyed_by_content(tmp_path):
+def test_csv_files_are_keyed_by_content_and_name(tmp_path):
     frame = pd.DataFrame({"x": range(100), "g": ["a", "b"] * 50, "y": [0, 1, 1, 0] * 25})
-    one, two = tmp_path / "one.csv", tmp_path / "two.csv"
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    one, two = tmp_path / "one" / "t.csv", tmp_path / "two" / "t.csv"
     frame.to_csv(one, index=False)
     frame.to_csv(two, index=False)
     options = PrepareOptions(grouping=(GroupingSpec("g"),), min_group_size=1)
@@ -58,6 +60,8 @@ def test_csv_files_are_keyed_by_content(tmp_path):
         return cache_key(spec, options, spec.files())
 
     assert key(one) == key(two)
+    renamed = two.rename(two.with_name("shown by another name.csv"))
+    assert key(one) != key(renamed)  # the name is shown with the prepared data
     frame.assign(x=frame.x + 1).to_csv(two, index=False)
     assert key(one) != key(two)
 

@@ -3,8 +3,11 @@ import pandas as pd
 import pytest
 
 from engine.data.codes import RAC1P
+from engine.data.csv_source import CSVSpec
 from engine.data.dataset import Dataset
 from engine.data.grouping import GroupingSpec, make_groups
+from engine.data.prepare import PrepareOptions
+from engine.data.sources import load_prepared
 from engine.errors import UserError
 
 
@@ -94,3 +97,41 @@ def test_unknown_attribute_and_single_group_are_clear_errors():
         make_groups(dataset({"SEX": [1, 2] * 50}), (GroupingSpec("income"),))
     with pytest.raises(UserError, match="single group"):
         make_groups(dataset({"SEX": [1] * 100}), (GroupingSpec("SEX"),))
+
+
+def test_names_differing_only_in_case_or_spacing_are_one_group():
+    values = ["Black"] * 100 + ["Other"] * 60 + ["other "] * 25 + [" OTHER"] * 5 + ["White"] * 90
+    values[-30:] = ["White\nnon-Hispanic"] * 10 + ["white  non-Hispanic"] * 20
+    groups = make_groups(dataset({"race": values}), (GroupingSpec("race"),), min_group_size=1)
+    assert groups.names == ("Black", "Other", "White", "white non-Hispanic")
+    assert np.bincount(groups.ids).tolist() == [100, 90, 60, 30]
+    assert groups.notes == (
+        "the group names 'Other', 'other', 'OTHER' differ only in case or spacing and are one "
+        "group, 'Other'",
+        "the group names 'white non-Hispanic', 'White non-Hispanic' differ only in case or "
+        "spacing and are one group, 'white non-Hispanic'",
+    )
+    binary = make_groups(dataset({"race": values}), (GroupingSpec("race", "binary"),))
+    assert binary.names == ("Black", "not Black") and binary.notes == groups.notes
+
+
+def test_a_value_spelled_like_the_pool_of_small_groups_joins_it():
+    values = ["A"] * 200 + ["Other"] * 120 + ["tiny"] * 10 + ["rare"] * 5
+    groups = make_groups(dataset({"g": values}), (GroupingSpec("g"),), min_group_size=50)
+    assert groups.names == ("A", "Other") and np.bincount(groups.ids).tolist() == [200, 135]
+    assert "'Other', 'other'" in groups.notes[0] and "tiny (10)" in groups.warnings[0]
+
+
+def test_compas_race_has_one_other_group(shared_data):
+    path = shared_data / "classic" / "compas-scores-two-years.csv"
+    if not path.is_file():
+        pytest.skip(f"needs {path}, which is absent")
+    spec = CSVSpec(str(path), "two_year_recid", ("race",))
+    prepared = load_prepared(spec, PrepareOptions(grouping=(GroupingSpec("race"),)))
+    assert prepared.group_names == ("African-American", "Caucasian", "Hispanic", "Other")
+    raw = pd.read_csv(path)
+    sizes = sum(np.bincount(prepared.split(s).groups) for s in ("train", "val", "test"))
+    pooled = raw["race"].isin(["Other", "Asian", "Native American"]).sum()
+    assert sizes.tolist()[-1] == pooled
+    assert any("'Other', 'other'" in note for note in prepared.notes)
+    assert any("left out of the features: 'id'" in note for note in prepared.notes)

@@ -44,10 +44,10 @@ def brute_force_front(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     return ~np.array(dominated, dtype=bool)
 
 
-def half_width(values: list[float], confidence: float) -> float:
+def half_width(values: list[float], confidence: float) -> float | None:
     n = len(values)
     if n == 1:
-        return 0.0
+        return None  # one seed gives no interval
     low, high = stats.t.interval(confidence, df=n - 1, loc=np.mean(values), scale=stats.sem(values))
     return (high - low) / 2
 
@@ -104,9 +104,11 @@ def test_means_and_intervals_match_student_t(n_seeds, confidence):
     assert point.n == n_seeds
     assert point.accuracy == pytest.approx(np.mean(accuracy))
     assert point.fairness == pytest.approx(np.mean(fairness))
-    assert point.accuracy_ci == pytest.approx(half_width(accuracy, confidence))
-    assert point.fairness_ci == pytest.approx(half_width(fairness, confidence))
-    if n_seeds > 1:
+    if n_seeds == 1:
+        assert point.accuracy_ci is None and point.fairness_ci is None
+    else:
+        assert point.accuracy_ci == pytest.approx(half_width(accuracy, confidence))
+        assert point.fairness_ci == pytest.approx(half_width(fairness, confidence))
         assert point.accuracy_ci > 0 and point.fairness_ci > 0
 
 
@@ -310,8 +312,31 @@ def test_table_rows_carry_every_point_field():
             "solver": p.solver, "kappa": p.kappa, "alpha": p.interval[0], "beta": p.interval[1],
             "n": p.n, "accuracy": p.accuracy, "accuracy_ci": p.accuracy_ci,
             "fairness": p.fairness, "fairness_ci": p.fairness_ci,
+            "constraint": p.constraint, "meets_kappa": p.meets_kappa,
             "dominated": p.dominated, "unconstrained": p.unconstrained,
         }  # fmt: skip
+
+
+def test_a_point_meets_kappa_when_the_mean_constrained_value_is_at_most_kappa():
+    results = [run("a", kappa=0.1, seed=0, accuracy=0.8, psp=0.1, constraint=0.08),
+               run("b", kappa=0.1, seed=1, accuracy=0.8, psp=0.1, constraint=0.13),
+               run("c", kappa=0.2, seed=0, accuracy=0.8, psp=0.1, constraint=0.19),
+               run("d", kappa=None, solver="unconstrained", accuracy=0.9, psp=0.3,
+                   constraint=0.3),
+               run("e", kappa=0.05, accuracy=0.8, psp=0.1)]  # fmt: skip
+    points = {(p.solver, p.kappa): p for p in frontier_points(results)}
+    assert points[("idca", 0.1)].constraint == pytest.approx(0.105)
+    assert points[("idca", 0.1)].meets_kappa is False  # the mean over seeds misses κ
+    assert points[("idca", 0.2)].meets_kappa is True
+    assert points[("unconstrained", None)].meets_kappa is None  # no κ to meet
+    assert points[("idca", 0.05)].meets_kappa is None  # no constrained value recorded
+
+
+def test_the_text_marks_points_that_miss_kappa_and_gives_no_interval_for_one_seed():
+    text = format_frontier(frontier([run("a", kappa=0.1, accuracy=0.8, psp=0.2,
+                                         constraint=0.2)]))  # fmt: skip
+    row = text.splitlines()[2]
+    assert row.startswith("!") and "±" not in row
 
 
 def test_points_are_sorted_by_solver_then_kappa_descending():

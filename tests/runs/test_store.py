@@ -8,8 +8,9 @@ from run_fixtures import make_spec
 
 from engine.data.acs import ACSSpec
 from engine.errors import UserError
-from engine.runs import RunSpec, submit
+from engine.runs import RunSpec
 from engine.runs.results import export_run
+from engine.runs.submit import submit
 from engine.runs.worker import execute_run
 from engine.solvers import driver as driver_module
 from engine.solvers.base import Solver

@@ -25,18 +25,29 @@ def toy_prepared(n: int = 600, seed: int = 0, groups: int = 2) -> Prepared:
     return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),), seed=seed))
 
 
-def two_groups(n: int = 600, seed: int = 0, slopes: tuple[float, float] = (1.0, 1.0)) -> Prepared:
+def two_groups_frame(
+    n: int = 600, seed: int = 0, slopes: tuple[float, float] = (1.0, 1.0)
+) -> pd.DataFrame:
     """Two groups whose scores differ a lot when unconstrained (group shift in x and in y);
-    `slopes` (group M, group F) sets how well y can be predicted in each."""
+    `slopes` (group M, group F) sets how well y can be predicted in each. Columns x0..x3, sex
+    and the label y."""
     rng = np.random.default_rng(seed)
     member = rng.random(n) < 0.45
     X = rng.normal(size=(n, 4)) + 0.8 * member[:, None]
     slope = np.where(member, slopes[1], slopes[0])
     logit = slope * (X @ np.array([1.0, -0.5, 0.8, 0.3])) + member - 0.8
     y = (rng.random(n) < 1.0 / (1.0 + np.exp(-logit))).astype(np.int8)
-    frame = pd.DataFrame({f"x{i}": X[:, i] for i in range(4)} | {"sex": np.where(member, "F", "M")})
+    return pd.DataFrame(
+        {f"x{i}": X[:, i] for i in range(4)} | {"sex": np.where(member, "F", "M"), "y": y}
+    )
+
+
+def two_groups(n: int = 600, seed: int = 0, slopes: tuple[float, float] = (1.0, 1.0)) -> Prepared:
+    """`two_groups_frame`, prepared with sex as the protected attribute."""
+    frame = two_groups_frame(n, seed, slopes)
     dataset = Dataset(
-        name="toy", frame=frame, label=y, numeric=tuple(f"x{i}" for i in range(4)),
-        categorical=("sex",), protected=("sex",), label_name="y",
+        name="toy", frame=frame.drop(columns="y"), label=frame["y"].to_numpy(),
+        numeric=tuple(f"x{i}" for i in range(4)), categorical=("sex",), protected=("sex",),
+        label_name="y",
     )  # fmt: skip
     return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("sex"),), min_group_size=10))

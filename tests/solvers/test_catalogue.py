@@ -10,7 +10,7 @@ import pytest
 from engine.errors import UserError
 from engine.fairness.families import FAMILIES
 from engine.models import ModelSpec
-from engine.solvers import Solver, solver_card, solver_names
+from engine.solvers import Solver, config_fields, solver_card, solver_names
 from engine.solvers.catalogue import CARDS
 
 
@@ -21,17 +21,38 @@ def test_each_card_loads_its_solver_and_builds_its_default_options(name):
     assert issubclass(card.load(), Solver)
     assert dataclasses.is_dataclass(card.Config) and card.Config() == card.Config()
     assert card.families is None or card.families <= set(FAMILIES)
-    assert card.requires <= {"affine_model", "dc"}
+    assert (card.families is None) == (card.families_why == "")
+
+
+def test_every_option_has_a_kind_a_default_of_that_kind_and_help():
+    for name in solver_names():
+        for option in config_fields(solver_card(name).Config):
+            assert option.help, (name, option.name)
+            default = option.default
+            if option.optional:
+                assert default is None, (name, option.name)
+            else:
+                assert isinstance(default, option.kind) or (
+                    option.kind is float and isinstance(default, int)
+                ), option
 
 
 def test_combinations_are_checked_as_the_cards_say():
     idca = solver_card("idca")
     idca.check_combination(ModelSpec(), "pSP")
-    with pytest.raises(UserError, match="linear model"):
+    idca.check_combination(ModelSpec(cross_terms=True), "EO")
+    with pytest.raises(UserError, match="linear models only: its difference-of-convex parts"):
         idca.check_combination(ModelSpec("mlp"), "pSP")
-    with pytest.raises(UserError, match="families pDP, pSP, not DP"):
-        idca.check_combination(ModelSpec(), "DP")
+    with pytest.raises(UserError, match="difference-of-convex parts .*, not quad_inter"):
+        idca.check_combination(ModelSpec(), "quad_inter")
+    with pytest.raises(UserError, match="penalty solves the constraint families pDP, pSP only"):
+        solver_card("penalty").check_combination(ModelSpec(), "DP")
+    with pytest.raises(UserError, match="ssg trains under a constraint"):
+        solver_card("ssg").check_combination(ModelSpec(), None)
+    with pytest.raises(UserError, match="ssg trains linear models only: paper 003 states it"):
+        solver_card("ssg").check_combination(ModelSpec("mlp"), "EO")
     solver_card("unconstrained").check_combination(ModelSpec("mlp"), None)  # any model, no family
+    solver_card("unconstrained").check_combination(ModelSpec("mlp"), "EO")
 
 
 def test_unknown_solver_names_the_known_ones():

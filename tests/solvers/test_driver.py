@@ -11,8 +11,15 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, config_from_dict, solve, solver_names
 from engine.solvers import driver as driver_module
-from engine.solvers.catalogue.paper003 import IDCAConfig
+from engine.solvers.catalogue.paper003 import (
+    IDCAConfig,
+    PenaltyConfig,
+    QuadraticConfig,
+    SSGConfig,
+    UnconstrainedConfig,
+)
 from engine.solvers.idca import IDCA
+from engine.status import RunStatus, StopCode
 
 INTERVAL = (0.1, 0.5)
 
@@ -90,8 +97,15 @@ def test_registry_and_options():
     assert config.outer_iterations == 12 and config.epsilon == 0.002
     with pytest.raises(UserError, match="unknown option"):
         config_from_dict(IDCAConfig, {"speed": "fast"})
-    with pytest.raises(UserError, match="needs a number"):
+    with pytest.raises(UserError, match="option epsilon needs a finite number, not 'small'"):
         config_from_dict(IDCAConfig, {"epsilon": "small"})
+    for bad in ("nan", "inf", float("nan"), True):
+        with pytest.raises(UserError, match="option epsilon needs a finite number"):
+            config_from_dict(IDCAConfig, {"epsilon": bad})
+    with pytest.raises(UserError, match="outer_iterations needs a whole number, not '2.5'"):
+        config_from_dict(IDCAConfig, {"outer_iterations": "2.5"})
+    with pytest.raises(UserError, match="compiled needs true or false"):
+        config_from_dict(IDCAConfig, {"compiled": "maybe"})
     with pytest.raises(UserError, match="unknown solver"):
         solve(None, "magic")
 
@@ -122,3 +136,26 @@ def test_a_group_without_training_rows_is_refused(toy):
     broken = type(toy)(**{**toy.__dict__, "train": empty})
     with pytest.raises(UserError, match="no training rows"):
         Problem(broken, ModelSpec(), None)
+
+
+@pytest.mark.parametrize(
+    ("solver", "family", "config", "cap"),
+    [
+        ("idca", "pSP", IDCAConfig(outer_iterations=2, inner_iterations=5, patience=0), 10),
+        ("ssg", "EO", SSGConfig(iterations=7), 7),
+        ("penalty", "pDP", PenaltyConfig(iterations=7), 7),
+        ("unconstrained", None, UnconstrainedConfig(max_iterations=3, chunk=2, tolerance=1e-300),
+         3),
+        ("group_auc", "quad_group_auc", QuadraticConfig(iterations=4, tolerance=0.0), 4),
+    ],
+)  # fmt: skip
+def test_a_solvers_own_iteration_cap_ends_the_run_as_budget(toy, solver, family, config, cap):
+    """K, T or the iteration count of the solver's options: status budget, code iteration_cap,
+    told apart from the run's iteration budget (code iteration_budget)."""
+    constraint = None if family is None else ConstraintSpec(family, 0.1, INTERVAL)
+    problem = Problem(toy, ModelSpec(), constraint, interval=INTERVAL)
+    capped = solve(problem, solver, config)
+    assert capped.stop.code is StopCode.ITERATION_CAP and capped.status is RunStatus.BUDGET
+    assert capped.iterations == cap
+    budgeted = solve(problem, solver, config, Budget(max_iterations=cap - 1))
+    assert budgeted.stop.code is StopCode.ITERATION_BUDGET and budgeted.iterations == cap - 1

@@ -106,11 +106,33 @@ def test_early_stop_when_the_objective_stalls(toy):
 
 
 def test_idca_needs_a_linear_model_and_a_dc_family(toy):
-    with pytest.raises(UserError, match="needs a linear model"):
+    with pytest.raises(UserError, match="trains linear models only"):
         solve(psp_problem(toy, model=ModelSpec(kind="mlp", hidden=(4,))), "idca")
-    problem = Problem(toy, ModelSpec(), ConstraintSpec("DP", 0.05), interval=INTERVAL)
-    with pytest.raises(UserError, match="solves the constraint families pDP, pSP"):
+    problem = Problem(toy, ModelSpec(), ConstraintSpec("quad_inter", 0.05), interval=INTERVAL)
+    with pytest.raises(UserError, match="difference-of-convex parts .*, not quad_inter"):
         solve(problem, "idca")
+
+
+def test_idca_keeps_the_dp_gap_of_a_family_with_dc_parts_on_train(toy):
+    """Any family with DC parts works: the subproblem's rows bound the surrogate rows, so the
+    last record of the solver's own view is feasible within ε."""
+    problem = Problem(toy, ModelSpec(), ConstraintSpec("DP", 0.1), interval=INTERVAL)
+    solution = solve(problem, "idca", IDCAConfig(outer_iterations=5, inner_iterations=50))
+    assert solution.status in ("converged", "budget")
+    assert solution.last_surrogate().max_violation <= IDCAConfig().epsilon
+
+
+@pytest.mark.parametrize("solver", ["idca", "ssg"])
+def test_a_vacuous_psp_constraint_gives_objective_steps_only(toy, solver):
+    """κ = 1 leaves pSP without rows (Lemma 5.1 has no grid point): nothing is violated, so every
+    step is an objective step and the run ends like the unconstrained one would."""
+    problem = psp_problem(toy, kappa=1.0)
+    assert problem.bound.m == 0
+    solution = solve(problem, solver, budget=Budget(max_iterations=60))
+    assert solution.status == "budget" and solution.metrics["test"]["accuracy"] > 0.6
+    assert {r.state.get("branch") for r in solution.trajectory if r.kind == "surrogate"} == {
+        "objective"
+    }
 
 
 @pytest.mark.parametrize(
@@ -181,4 +203,3 @@ def test_compiled_linearisation_equals_the_generic_one(groups, model):
     np.testing.assert_allclose(compiled.value, value, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(compiled.d_w, d_w, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(compiled.d_theta, d_theta, rtol=1e-12, atol=1e-12)
-

@@ -17,6 +17,7 @@ from engine.solvers import Budget, config_from_dict, solve, solver_card
 from engine.solvers.catalogue.paper003 import QuadraticConfig
 from engine.solvers.qcqp_projection import Projection
 from engine.solvers.quadratic_baselines import quadratic_rows
+from engine.status import RunStatus, StopCode
 
 SOLVERS = {
     "quad_group_auc": "group_auc",
@@ -192,3 +193,21 @@ def test_runs_through_the_driver_with_a_budget(data, family):
     logged = [r for r in solution.trajectory if r.kind == "surrogate"]
     assert logged and set(logged[-1].values) == set(prob.bound.rows)
     assert {"step", "projection", "max_row"} <= set(logged[-1].state)
+
+
+def test_a_failed_projection_ends_the_run_as_failed_keeping_the_iterate_before(data, monkeypatch):
+    prob = problem(data, "quad_inter", 0.05)
+    calls = {"n": 0}
+    project = Projection.__call__
+
+    def fails_third(self, z):
+        calls["n"] += 1
+        return (z, "failed: solver_error") if calls["n"] == 3 else project(self, z)
+
+    monkeypatch.setattr(Projection, "__call__", fails_third)
+    solution = solve(prob, "inter_pairwise", QuadraticConfig(tolerance=0.0))
+    assert solution.stop.code is StopCode.STEP_FAILED and solution.status is RunStatus.FAILED
+    assert solution.iterations == 3 and "failed: solver_error at iteration 3" in solution.reason
+    assert "kept w^2" in solution.reason
+    rows = prob.bound.surrogate(torch.from_numpy(prob.scores(solution.params)))
+    assert rows.max() <= 1e-9 and solution.metrics["test"]["accuracy"] is not None

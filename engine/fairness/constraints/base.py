@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from engine.data.group_checks import rank_band_problem
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import check_constraint
@@ -381,11 +382,8 @@ def check_rank_band(band: float, data: GroupData, metric: str, strict: bool) -> 
     per_group = band * data.counts
     worst = int(np.argmin(per_group))
     if strict and per_group[worst] < 1.0:
-        raise UserError(
-            f"The rank band κ(β − α) = {band:.4g} holds {per_group[worst]:.2f} samples of "
-            f"group {data.names[worst]!r} (n = {data.counts[worst]}); it must hold at least "
-            "one. Use a larger κ or a wider interval I."
-        )
+        n = int(data.counts[worst])
+        raise UserError(rank_band_problem(data.names[worst], n, band, len(data.keys)))
     if per_group[worst] < MIN_BAND_SAMPLES:
         warnings.warn(
             f"The rank band κ(β − α) = {band:.4g} holds only {per_group[worst]:.1f} "

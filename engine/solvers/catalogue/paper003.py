@@ -135,33 +135,48 @@ class QuadraticConfig:
 
 
 _S = "engine.solvers."
-_QUADRATIC = frozenset({"affine_model"})
+# the families whose bound constraint has difference-of-convex parts f⁺ − f⁻ (paper 003, eq. 27;
+# `BoundConstraint.dc`); tests/solvers/test_matrix.py checks this list against the families
+DC_FAMILIES = frozenset({"pSP", "pDP", "DP", "EO", "EOpp", "group_loss_gap",
+                         "intersectional_hinge", "auc_gap"})  # fmt: skip
+_LINEAR_DC = ("its difference-of-convex parts are convex in the weights only when the scores "
+              "are linear in them (paper 003, Sec. 5)")  # fmt: skip
+_LINEAR_STEPS = "paper 003 states it, and FairFront implements it, for linear scores h = X̃w"
+_LINEAR_QUADRATIC = ("its constraint rows are quadratics in the weights only for linear scores "
+                     "(paper 003, App. G.3)")  # fmt: skip
+
+
+def _quadratic(name: str, family: str, summary: str) -> SolverCard:
+    return SolverCard(name, QuadraticConfig, "003", summary,
+                      _S + "quadratic_baselines:QuadraticBaseline", linear_only=_LINEAR_QUADRATIC,
+                      families=frozenset({family}),
+                      families_why="it projects onto that family's quadratic rows")  # fmt: skip
+
 
 CARDS = (
     SolverCard("unconstrained", UnconstrainedConfig, "reference",
                "unconstrained logistic loss minimisation by L-BFGS (the frontier's start)",
-               _S + "unconstrained:Unconstrained"),
+               _S + "unconstrained:Unconstrained", constrained=False),
     SolverCard("idca", IDCAConfig, "003",
                "IDCA with switching-subgradient inner solver (paper 003, Alg. 1–2): feasible "
-               "iterates", _S + "idca:IDCA", requires=frozenset({"affine_model", "dc"}),
-               families=frozenset({"pSP", "pDP"})),
+               "iterates", _S + "idca:IDCA", linear_only=_LINEAR_DC,
+               families=DC_FAMILIES,
+               families_why="it needs a family's difference-of-convex parts (paper 003, eq. 27)"),
     SolverCard("ssg", SSGConfig, "003",
                "switching subgradient directly on the non-convex surrogate problem (paper 003, "
-               "Alg. 3)", _S + "ssg:SwitchingSubgradient", requires=frozenset({"affine_model"})),
+               "Alg. 3)", _S + "ssg:SwitchingSubgradient", linear_only=_LINEAR_STEPS),
     SolverCard("penalty", PenaltyConfig, "003",
                "regularisation baseline: subgradient descent on f0 + λ·(surrogate pSP or pDP) "
-               "(paper 003, App. G.4)", _S + "penalty:Penalty",
-               requires=frozenset({"affine_model"}), families=frozenset({"pSP", "pDP"})),
-    SolverCard("group_auc", QuadraticConfig, "003",
+               "(paper 003, App. G.4)", _S + "penalty:Penalty", linear_only=_LINEAR_STEPS,
+               families=frozenset({"pSP", "pDP"}),
+               families_why="paper 003 defines its penalty for them, (114) and (119)"),
+    _quadratic("group_auc", "quad_group_auc",
                "group-AUC fairness, quadratic surrogate, projected gradient (paper 003, eqs. "
-               "102, 108)", _S + "quadratic_baselines:QuadraticBaseline", requires=_QUADRATIC,
-               families=frozenset({"quad_group_auc"})),
-    SolverCard("inter_pairwise", QuadraticConfig, "003",
+               "102, 108)"),
+    _quadratic("inter_pairwise", "quad_inter",
                "inter-group pairwise fairness, quadratic surrogate, projected gradient (paper "
-               "003, eqs. 105, 109)", _S + "quadratic_baselines:QuadraticBaseline",
-               requires=_QUADRATIC, families=frozenset({"quad_inter"})),
-    SolverCard("intra_pairwise", QuadraticConfig, "003",
+               "003, eqs. 105, 109)"),
+    _quadratic("intra_pairwise", "quad_intra",
                "intra-group pairwise fairness, quadratic surrogate, projected gradient (paper "
-               "003, eqs. 107, 110)", _S + "quadratic_baselines:QuadraticBaseline",
-               requires=_QUADRATIC, families=frozenset({"quad_intra"})),
+               "003, eqs. 107, 110)"),
 )  # fmt: skip

@@ -1,0 +1,204 @@
+"""A stored run spec (the `RunSpec.to_dict` shape) in words, for people reading a report or a page.
+
+Only what decides the run is said, and each fact once: the model's cross-terms come from the
+model (the run spec's `prepare.cross_terms` is always False: the problem adds the terms), hidden
+layers only for an MLP, the interval I only for families defined on one, and a solver's options
+only where they differ from its card's defaults. No torch, no Streamlit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import PurePath
+from typing import Any
+
+from engine.errors import UserError
+from engine.fairness.families import family_entry, quantity_name
+from engine.runs.results import constraint_of
+from engine.solvers.catalogue import solver_card
+from engine.solvers.options import config_from_dict
+
+Setting = tuple[str, str]
+
+_GROUPING_WORDS = {
+    "all": "every value a group",
+    "binary": "the most frequent value against all others",
+    "auto": "bins for numbers, every value a group otherwise",
+}
+_SECONDS_PER = (("h", 3600.0), ("min", 60.0))
+
+
+def describe_spec(spec: dict[str, Any]) -> list[Setting]:
+    """(setting, value) pairs in words: data, protected groups, split, model, constraint, solver,
+    its options, budget."""
+    settings = [
+        ("data", _data_words(spec["data"])),
+        ("protected groups", _grouping_words(spec["prepare"])),
+        ("split", _split_words(spec)),
+        ("model", _model_words(spec["model"])),
+        ("constraint", _constraint_words(spec)),
+        ("solver", _solver_words(spec["solver"])),
+        ("solver options", _options_words(spec["solver"], spec.get("config", {}))),
+        ("budget", _budget_words(spec.get("budget", {}))),
+    ]
+    if spec["prepare"].get("drop_protected"):
+        settings.insert(2, ("features", "the protected attribute is not used as a feature"))
+    return settings
+
+
+def split_settings(
+    descriptions: Sequence[Sequence[Setting]],
+) -> tuple[list[Setting], list[list[Setting]]]:
+    """The settings every run shares (said once), and each run's other settings, in order."""
+    if not descriptions:
+        return [], []
+    shared = [s for s in descriptions[0] if all(s in d for d in descriptions[1:])]
+    return shared, [[s for s in d if s not in shared] for d in descriptions]
+
+
+def run_label(spec: dict[str, Any]) -> str:
+    """A short name for a run: "unconstrained", or "idca (κ = 0.05)"."""
+    _, kappa = constraint_of(spec)
+    if spec["solver"] == "unconstrained" or kappa is None:
+        return "unconstrained"
+    return f"{spec['solver']} (κ = {kappa:g})"
+
+
+def _constraint_words(spec: dict[str, Any]) -> str:
+    """The constraint, e.g. "EO gap ≤ κ = 0.05"; the interval I in words only for the families
+    defined on one."""
+    family, kappa = constraint_of(spec)
+    if family is None:
+        return "none (unconstrained)"
+    text = f"{quantity_name(family)} ≤ κ = {kappa:g}"
+    if family_entry(family).uses_interval:
+        alpha, beta = spec["constraint"].get("interval") or spec["interval"]
+        text += f" on I = {interval_words(alpha, beta)}"
+    return text
+
+
+def interval_words(alpha: float, beta: float) -> str:
+    """I = [α, β) counted from the top of each group (paper 003, Def. 4.1)."""
+    return f"each group's top {percent_words(alpha)} to {percent_words(beta)}"
+
+
+def _data_words(data: dict[str, Any]) -> str:
+    kind = data["kind"]
+    if kind == "adult":
+        return "UCI Adult (bundled)"
+    if kind == "acs":
+        states = ", ".join(data["states"])
+        return (f"ACS census survey, {states} {data['year']} ({data['horizon']}), "
+                f"task “{data['task']}”")  # fmt: skip
+    if kind == "synthetic":
+        return (f"synthetic ACS records ({data['n_persons']:,} persons, seed {data['seed']}) in "
+                f"the layout of {data['state']} {data['year']}, task “{data['task']}”")  # fmt: skip
+    if kind == "csv":
+        return f"CSV file {PurePath(data['path']).name}, label column “{data['label']}”"
+    raise UserError(f"unknown data source '{kind}'")
+
+
+def _grouping_words(prepare: dict[str, Any]) -> str:
+    parts = [f"{g['attribute']} ({_mode_words(g)})" for g in prepare["grouping"]]
+    joined = " × ".join(parts) + (", intersected" if len(parts) > 1 else "")
+    size = prepare.get("min_group_size", 50)
+    if prepare.get("small_groups", "merge") == "merge":
+        return f"{joined}; groups under {size:,} rows merged into “other”"
+    return f"{joined}; groups under {size:,} rows refused"
+
+
+def _mode_words(grouping: dict[str, Any]) -> str:
+    mode = grouping.get("mode", "auto")
+    if mode == "top-k":
+        return f"the {grouping.get('k', 3)} most frequent values, the rest pooled as “other”"
+    if mode == "bins":
+        bins = grouping.get("bins") or ()
+        return f"cut at {', '.join(f'{b:g}' for b in bins)}" if bins else "binned (default cuts)"
+    return _GROUPING_WORDS[mode]
+
+
+def _split_words(spec: dict[str, Any]) -> str:
+    train, val, test = spec["prepare"]["split"]
+    seed = f"seed {spec['seed']}"
+    if spec["data"]["kind"] == "adult":  # its published test split is kept as the test set
+        pool = train + val
+        return (f"{percent_words(train / pool)} train, {percent_words(val / pool)} validation of "
+                f"adult.data; test: the published adult.test; {seed}")  # fmt: skip
+    return (f"{percent_words(train)} train, {percent_words(val)} validation, {percent_words(test)} test; "
+            f"{seed}")  # fmt: skip
+
+
+def _model_words(model: dict[str, Any]) -> str:
+    if model["kind"] == "mlp":
+        widths = "-".join(str(h) for h in model.get("hidden") or ())
+        text = f"MLP {widths}, ReLU"
+    else:
+        text = "linear"
+    return text + (" with group cross-terms" if model.get("cross_terms") else "")
+
+
+def _solver_words(name: str) -> str:
+    try:
+        card = solver_card(name)
+    except UserError:
+        return name  # a run of a solver this version no longer has
+    return f"{name}: {card.summary}"
+
+
+def _options_words(name: str, given: dict[str, Any]) -> str:
+    """The options that differ from the card's defaults, "option = value (default d)"."""
+    config = _config(name, given)
+    if config is None:
+        return ", ".join(f"{k} = {_value_words(v)}" for k, v in given.items()) or "defaults"
+    default = type(config)()
+    changed = [
+        f"{f.name} = {_value_words(getattr(config, f.name))} "
+        f"(default {_value_words(getattr(default, f.name))})"
+        for f in dataclasses.fields(config)
+        if getattr(config, f.name) != getattr(default, f.name)
+    ]
+    return ", ".join(changed) or "defaults"
+
+
+def _config(name: str, given: dict[str, Any]) -> Any:
+    """The solver's config with the run's options, or None when this version cannot read them
+    (a solver or option that no longer exists)."""
+    try:
+        return config_from_dict(solver_card(name).Config, given)
+    except UserError:
+        return None
+
+
+def _budget_words(budget: dict[str, Any]) -> str:
+    limits = []
+    if budget.get("max_iterations") is not None:
+        limits.append(f"{budget['max_iterations']:,} iterations")
+    if budget.get("max_seconds") is not None:
+        limits.append(_duration_words(budget["max_seconds"]))
+    if not limits:
+        return "none: the solver runs until its own stopping rule"
+    return "at most " + " or ".join(limits) + (", whichever comes first" if len(limits) > 1 else "")
+
+
+def _duration_words(seconds: float) -> str:
+    """ "45 s", "5 min", "2.5 h"."""
+    for unit, size in _SECONDS_PER:
+        if seconds >= 2 * size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} s"
+
+
+def _value_words(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def percent_words(share: float) -> str:
+    """0.05 as "5 %"."""
+    return f"{100 * share:.4g} %"

@@ -1,0 +1,172 @@
+"""The Runs page through AppTest, on runs written straight into the store (no solver runs):
+newest first, verdicts, cancel, a delete that asks first, and exports of several runs."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+from engine.data.adult import AdultSpec
+from engine.data.grouping import GroupingSpec
+from engine.data.prepare import PrepareOptions
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.models import ModelSpec
+from engine.runs import RunSpec, Store
+from engine.status import StopCode, StopReason
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+INTERVAL = (0.05, 0.3)
+
+
+@pytest.fixture
+def store(app_home) -> Store:
+    return Store(app_home)
+
+
+@pytest.fixture
+def downloads(monkeypatch) -> dict:
+    """What each download button would give when clicked, by file name: the page makes the
+    contents only on a click, so the test keeps the makers Streamlit is handed and calls them."""
+    makers = {}
+    register = MediaFileManager.add_deferred
+
+    def keep(self, make, mimetype, coordinates, file_name=None, **kwargs):
+        makers[file_name] = make
+        return register(self, make, mimetype, coordinates, file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", keep)
+    return makers
+
+
+def add_run(
+    store: Store,
+    seed: int,
+    family: str | None = "pSP",
+    kappa: float = 0.05,
+    value: float | None = None,
+    end: StopCode | str = StopCode.CONVERGED,
+) -> str:
+    """A run in the store as a worker would leave it: `value` is the exact constrained quantity
+    on the test set; `end` "queued" or "running" leaves it there."""
+    interval = INTERVAL if family in ("pSP", "pDP") else None
+    spec = RunSpec(
+        data=AdultSpec(),
+        prepare=PrepareOptions(grouping=(GroupingSpec("sex"),), seed=seed),
+        model=ModelSpec(cross_terms=True),
+        constraint=None if family is None else ConstraintSpec(family, kappa, interval),
+        interval=INTERVAL,
+        solver="idca" if family else "unconstrained",
+        seed=seed,
+    )
+    store.enqueue(spec.run_id, spec.to_dict())
+    if end == "queued":
+        return spec.run_id
+    store.claim(spec.run_id, pid=1)
+    if end == "running":
+        return spec.run_id
+    split = {"constraint": value, "accuracy": 0.82, "majority": 0.76, "auc": 0.88}
+    store.finish(spec.run_id, StopReason(end, "converged"), iterations=10, seconds=1.0,
+                 metrics={"test": split, "train": split})  # fmt: skip
+    store.save_artifacts(spec.run_id, {"w": np.arange(3.0)}, np.zeros(4), np.zeros(4, int))
+    return spec.run_id
+
+
+def open_runs_page() -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.switch_page("pages/runs.py").run()
+    assert not app.exception, app.exception
+    return app
+
+
+def table(app: AppTest):
+    return app.dataframe[0].value
+
+
+def select(app: AppTest, rows: list[int]) -> AppTest:
+    app.session_state["runs_table"] = {"selection": {"rows": rows, "columns": [], "cells": []}}
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def texts(app: AppTest) -> str:
+    return " ".join(e.value for kind in ("markdown", "caption", "success", "error", "info")
+                    for e in app.get(kind))  # fmt: skip
+
+
+def test_an_empty_store_says_so():
+    app = open_runs_page()
+    assert "No runs yet." in texts(app) and "No runs match" in texts(app)
+
+
+def test_newest_first_with_the_quantity_against_kappa_and_the_verdict(store):
+    misses = add_run(store, 0, kappa=0.05, value=0.08)
+    meets = add_run(store, 1, kappa=0.1, value=0.04)
+    gap = add_run(store, 2, family="EO", kappa=0.1, value=0.03)
+    free = add_run(store, 3, family=None, value=0.2)
+    frame = table(open_runs_page()).set_index("id")
+    assert list(frame.index) == [free, gap, meets, misses]
+    assert frame.loc[misses, ["quantity", "κ", "I", "verdict", "test value"]].tolist() == [
+        "pSP", 0.05, "[5%, 30%)", "misses κ", 0.08]  # fmt: skip
+    assert frame.loc[meets, ["verdict", "test value"]].tolist() == ["meets κ", 0.04]
+    assert frame.loc[gap, ["quantity", "I", "verdict"]].tolist() == ["EO gap", "—", "meets κ"]
+    assert frame.loc[free, ["quantity", "I", "verdict"]].tolist() == ["—", "—", "no constraint"]
+    assert np.isnan(frame.loc[free, "test value"]) and np.isnan(frame.loc[free, "κ"])
+    assert frame.loc[misses, "model"] == "idca · linear+cross"
+    assert frame.loc[misses, "data"] == "Adult · sex"
+
+
+def test_delete_asks_first_and_keeps_runs_that_are_still_going(store):
+    done = [add_run(store, s, value=0.04) for s in range(2)]
+    running = add_run(store, 2, end="running")
+    app = select(open_runs_page(), [0, 1, 2])
+    app.button(key="delete").click().run()
+    assert "Delete **3 runs**" in texts(app) and "cannot be undone" in texts(app)
+    assert len(store.runs()) == 3  # nothing is gone before the confirmation
+    app.button(key="keep_runs").click().run()
+    assert len(store.runs()) == 3 and not app.button(key="delete").disabled
+    app.button(key="delete").click().run()
+    app.button(key="confirm_delete").click().run()
+    assert not app.exception
+    assert [r.id for r in store.runs()] == [running] and not set(done) & set(table(app)["id"])
+    assert "Deleted 2 runs." in texts(app)
+    assert f"run {running} is running; cancel it first" in texts(app)
+
+
+def test_cancel_shows_the_new_status_at_once(store):
+    queued = add_run(store, 0, end="queued")
+    app = select(open_runs_page(), [0])
+    app.button(key="cancel").click().run()
+    assert table(app).set_index("id").loc[queued, "status"] == "cancelled"
+    assert "Cancelled 1 run." in texts(app)
+    assert app.button(key="cancel").disabled  # nothing selected is going any more
+
+
+def test_exports_cover_every_selected_run(store, downloads):
+    ids = [add_run(store, s, value=0.04) for s in range(3)]
+    app = select(open_runs_page(), [0, 2])
+    chosen = {ids[2], ids[0]}  # newest first
+    labels = {b.label for b in app.get("download_button")}
+    assert {"Export JSON (2 runs)", "Export CSV (2 runs)", "Model files (.zip, 2 runs)"} <= labels
+    documents = json.loads(downloads["run-2-runs.json"]())
+    assert {d["id"] for d in documents} == chosen
+    assert {line.split(",")[0] for line in downloads["run-2-runs.csv"]().splitlines()[1:]} == chosen
+    with zipfile.ZipFile(io.BytesIO(downloads["models-2-runs.zip"]())) as archive:
+        assert set(archive.namelist()) == {f"model-{r}.npz" for r in chosen}
+
+
+def test_the_selection_stays_on_its_runs_when_a_new_run_arrives_above(store):
+    first = add_run(store, 0, value=0.04)
+    app = select(open_runs_page(), [0])
+    add_run(store, 1, value=0.04)
+    app.run()
+    assert table(app)["id"].tolist()[1] == first
+    compared = app.dataframe[1].value
+    assert compared["run"].tolist() == [first[:8]]

@@ -1,0 +1,73 @@
+"""The sidebar's CSV upload through Streamlit's AppTest: the file is shown by its own name,
+identifier columns are left out with a caption, leaks are warned of, bad files explained."""
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+
+def page() -> None:
+    import streamlit as st
+
+    from engine.errors import UserError
+    from pages.shared.data_controls import data_controls, prepared_data
+    from pages.shared.data_summary import data_summary
+
+    try:
+        spec, options = data_controls()
+        prepared = prepared_data(spec, options)
+    except UserError as error:
+        st.error(str(error))
+        return
+    st.session_state["spec"] = spec
+    data_summary(prepared)
+
+
+def upload(content: bytes, name: str = "loans 2024.csv") -> AppTest:
+    app = AppTest.from_function(page, default_timeout=60)
+    app.run()
+    app.sidebar.radio(key="source").set_value("Upload a CSV").run()
+    app.file_uploader(key="csv").set_value((name, content, "text/csv")).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def loans(n: int = 300) -> bytes:
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, n)
+    return pd.DataFrame({
+        "loan_id": np.arange(n) + 5000,
+        "income": rng.normal(50, 10, n).round(1),
+        "granted_copy": y,
+        "sex": rng.choice(["F", "M"], n),
+        "y": y,
+    }).to_csv(index=False).encode()  # fmt: skip
+
+
+def test_an_upload_is_prepared_and_shown_by_its_name():
+    app = upload(loans())
+    app.multiselect(key="protected").set_value(["sex"]).run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert "**loans 2024.csv**" in app.markdown[0].value
+    (features,) = [m for m in app.sidebar.multiselect if m.label.startswith("Feature columns")]
+    assert features.value == ["income", "granted_copy"]
+    assert "'loan_id' (a different number in every row, like an identifier)" in " ".join(
+        c.value for c in app.sidebar.caption
+    )
+    assert app.session_state["spec"].features is None
+    warnings = [w.value for w in app.warning]
+    assert (
+        "column 'granted_copy' alone predicts the label (AUC 1.00): it may leak the answer"
+        in warnings
+    )
+    assert any("left out of the features: 'loan_id'" in c.value for c in app.caption)
+    features.set_value(["income", "loan_id"]).run()
+    assert app.session_state["spec"].features == ("loan_id", "income")
+    assert not [w for w in app.warning if "predicts the label" in w.value]
+
+
+def test_a_binary_file_is_explained_in_one_sentence():
+    app = upload(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "picture.csv")
+    assert [e.value for e in app.error] == [
+        "picture.csv is not a text CSV (it holds NUL bytes); save it as a UTF-8 CSV"
+    ]

@@ -1,0 +1,134 @@
+"""The verdict on a run: meets or misses κ, surrogate-only feasibility, degenerate models, and
+how the run ended."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.status import RunStatus
+from engine.verdict import Label, Level, judge
+
+
+def split(constraint=0.04, accuracy=0.83, majority=0.76, auc=0.88, std=1.3, positive=0.2):
+    return {"constraint": constraint, "accuracy": accuracy, "majority": majority, "auc": auc,
+            "score_std": std, "positive_rate": positive}  # fmt: skip
+
+
+def metrics(train=None, val=None, test=None):
+    return {name: values for name, values in (("train", train), ("val", val), ("test", test))
+            if values is not None}  # fmt: skip
+
+
+def test_a_run_within_kappa_on_every_split_meets_it():
+    verdict = judge("converged", metrics(split(0.03), split(0.04), split(0.045)), "pSP", 0.05)
+    assert verdict.label is Label.MEETS and verdict.level is Level.OK
+    assert all(check.meets for check in verdict.splits.values())
+    assert "Meets κ on the test set" in verdict.headline and "0.0450" in verdict.headline
+    assert verdict.check("test").cell() == "0.0450 ≤ 0.05 ✓"
+
+
+def test_a_miss_says_by_how_much_on_the_reported_split():
+    verdict = judge("converged", metrics(split(0.073), split(0.084), split(0.069)), "pSP", 0.05)
+    assert verdict.label is Label.MISSES and verdict.level is Level.WARNING
+    assert verdict.check("test").excess == pytest.approx(0.019)
+    assert "by 0.0190" in verdict.headline
+    assert verdict.check("train").cell() == "0.0730 > 0.05 ✗ (+0.0230)"
+    assert any("training data too" in f for f in verdict.findings)
+
+
+def test_surrogate_feasible_but_exact_infeasible_is_named_and_explained():
+    verdict = judge("converged", metrics(split(0.073), test=split(0.069)), "pSP", 0.05,
+                    surrogate_violation=0.0009, tolerance=0.001)  # fmt: skip
+    assert verdict.label is Label.SURROGATE_ONLY
+    text = " ".join(verdict.findings)
+    assert "+0.0009 ≤ ε = 0.001" in text and "approximates" in text and "longer budget" in text
+
+
+def test_a_surrogate_above_its_tolerance_is_a_plain_miss():
+    verdict = judge("converged", metrics(split(0.073), test=split(0.069)), "pSP", 0.05,
+                    surrogate_violation=0.01, tolerance=0.001)  # fmt: skip
+    assert verdict.label is Label.MISSES
+
+
+def test_meeting_kappa_on_train_but_not_on_test_says_where_the_gap_comes_from():
+    verdict = judge("converged", metrics(split(0.04), test=split(0.06)), "EO gap", 0.05)
+    assert verdict.label is Label.MISSES
+    assert any("Meets κ on the training data (0.0400)" in f for f in verdict.findings)
+
+
+@pytest.mark.parametrize(
+    ("test_values", "words"),
+    [
+        (split(accuracy=0.764, majority=0.764, positive=0.0),
+         "not above always predicting the majority class (0.7640) (it predicts everyone negative)"),
+        (split(accuracy=0.70, majority=0.76, positive=0.4), "accuracy 0.7000 is not above"),
+        (split(auc=0.215, accuracy=0.80, majority=0.76), "AUC 0.2150 ≤ 0.5"),
+        (split(std=0.0), "every sample gets the same score"),
+    ],
+)  # fmt: skip
+def test_degenerate_models_are_flagged_whatever_their_fairness(test_values, words):
+    verdict = judge("converged", metrics(split(), test=test_values), "AUC gap", 0.05)
+    assert verdict.label is Label.DEGENERATE and verdict.level is Level.ERROR
+    assert words in verdict.headline
+
+
+def test_a_budget_end_adds_not_converged_and_a_divergence_is_an_error():
+    budget = judge("budget", metrics(test=split(0.03)), "pSP", 0.05, reason="time budget of 6 s")
+    assert budget.label is Label.NOT_CONVERGED and budget.level is Level.WARNING
+    assert "Not converged (time budget of 6 s)" in budget.findings[-1]
+    diverged = judge("diverged", metrics(test=split(0.03)), "pSP", 0.05)
+    assert diverged.label is Label.DIVERGED and diverged.level is Level.ERROR
+
+
+@pytest.mark.parametrize("status", ["failed", "cancelled", "interrupted", "queued", "running"])
+def test_runs_without_a_model_say_how_they_stand(status):
+    verdict = judge(status, {}, "pSP", 0.05, reason="the worker process died")
+    assert verdict.label == status
+    assert verdict.splits == {}
+
+
+def test_a_run_without_constraint_reports_the_quantity_and_no_kappa():
+    verdict = judge(RunStatus.CONVERGED, metrics(test=split(0.3)), "pSP", None)
+    assert verdict.label is Label.UNCONSTRAINED and verdict.level is Level.INFO
+    assert verdict.check("test").meets is None and verdict.check("test").cell() == "0.3000"
+
+
+def test_a_missing_constrained_value_cannot_be_said_to_meet_kappa():
+    verdict = judge("converged", metrics(test=split(None)), "EO gap", 0.05)
+    assert verdict.label is Label.MISSES and "could not be computed" in verdict.headline
+
+
+def test_the_verdict_of_a_real_all_negative_model_is_degenerate(tiny_problem):
+    """On metrics computed by Problem.report: a model that scores everyone below the threshold
+    predicts the majority (negative) class and is degenerate."""
+    problem = tiny_problem
+    dim = problem.design().shape[1]
+    all_negative = {"w": np.r_[-5.0, np.zeros(dim - 1)]}
+    report = problem.report(all_negative)
+    verdict = judge("converged", report, "pSP", 0.05)
+    assert report["test"]["positive_rate"] == 0.0
+    assert verdict.label is Label.DEGENERATE
+
+
+@pytest.fixture
+def tiny_problem():
+    import pandas as pd
+
+    from engine.data.dataset import Dataset
+    from engine.data.grouping import GroupingSpec
+    from engine.data.prepare import PrepareOptions, prepare
+    from engine.fairness.constraint_spec import ConstraintSpec
+    from engine.models import ModelSpec
+    from engine.problem import Problem
+
+    rng = np.random.default_rng(0)
+    group = rng.integers(0, 2, 600)
+    x = rng.normal(size=600) + 0.8 * group
+    label = (x + rng.normal(scale=0.8, size=600) > 0.4).astype(np.int8)
+    frame = pd.DataFrame({"x": x, "g": np.array(["a", "b"])[group]})
+    dataset = Dataset(name="toy", frame=frame, label=label, numeric=("x",), categorical=(),
+                      protected=("g",), label_name="y")  # fmt: skip
+    prepared = prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),)))
+    return Problem(prepared, ModelSpec(), ConstraintSpec("pSP", 0.05, (0.1, 0.5)),
+                   interval=(0.1, 0.5))  # fmt: skip
