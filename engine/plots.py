@@ -493,9 +493,16 @@ def density_figure(
     beta: float,
 ) -> go.Figure:
     """One panel per labelled model (label, scores, groups): per-group score histograms as
-    densities, with each group's I-slice [Fbar_k^{-1}(beta), Fbar_k^{-1}(alpha)] shaded."""
+    densities, with each group's I-slice [Fbar_k^{-1}(beta), Fbar_k^{-1}(alpha)] shaded. The
+    bins span the models' pooled central mass (`score_axis_range`); a density counts every
+    member of its group, so the mass beyond the axis is missing from the bars, not spread over
+    them, and the outliers are noted."""
     if not models:
         raise UserError("density_figure needs at least one model.")
+    pooled = np.concatenate([np.asarray(s, dtype=float) for _, s, _ in models])
+    shown = score_axis_range(pooled[np.isfinite(pooled)])
+    edges = np.linspace(*shown, HISTOGRAM_BINS + 1)  # shared by the groups and the models
+    centres, widths = (edges[:-1] + edges[1:]) / 2, np.diff(edges)
     fig = make_subplots(
         rows=len(models),
         cols=1,
@@ -506,11 +513,10 @@ def density_figure(
     for row, (label, model_scores, model_groups) in enumerate(models, start=1):
         scores, groups, n_groups = _inputs(model_scores, model_groups, group_names)
         bounds = slice_bounds(scores, groups, n_groups, alpha, beta)
-        edges = np.histogram_bin_edges(scores, bins=HISTOGRAM_BINS)  # shared by the groups
-        centres, widths = (edges[:-1] + edges[1:]) / 2, np.diff(edges)
         for k, name in enumerate(group_names):
             members = scores[groups == k]
-            density, _ = np.histogram(members, bins=edges, density=True)
+            counts, _ = np.histogram(members, bins=edges)
+            density = counts / (max(members.size, 1) * widths)
             fig.add_trace(
                 go.Bar(
                     x=centres,
@@ -527,8 +533,8 @@ def density_figure(
                 col=1,
             )
             fig.add_vrect(
-                x0=_finite_lower(bounds[k, 1], float(members.min())),
-                x1=bounds[k, 0],
+                x0=max(_finite_lower(bounds[k, 1], float(members.min())), shown[0]),
+                x1=min(bounds[k, 0], shown[1]),
                 fillcolor=group_colour(k),
                 opacity=0.15,
                 line_width=0,
@@ -539,6 +545,8 @@ def density_figure(
             )
         fig.update_yaxes(title_text="density", row=row, col=1)
     fig.update_xaxes(title_text=SCORE_AXIS, row=len(models), col=1)
+    fig.update_xaxes(range=list(shown))
+    _note_outliers(fig, pooled, shown)
     _titled(fig, "Score densities per group",
             f"shaded: each group's I-slice, {_interval_text(alpha, beta)}",
             barmode="overlay", height=260 * len(models) + 120)  # fmt: skip

@@ -22,8 +22,8 @@ from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind
 from engine.mlp import MLP, init_mlp_params
 from engine.models import ModelSpec, Params
 
-REPORTED_METRICS = ("accuracy", "auc", "psp", "pdp", "sp", "dp", "majority", "positive_rate",
-                    "score_std", "constraint")  # fmt: skip
+REPORTED_METRICS = ("accuracy", "auc", "psp", "pdp", "sp", "dp", "eo", "eopp", "group_auc_gap",
+                    "majority", "positive_rate", "score_std", "constraint")  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,6 +163,9 @@ class Problem:
             "pdp": lambda: fairness.pdp(h, g, alpha, beta, t),
             "sp": lambda: fairness.psp(h, g, 0.0, 1.0),
             "dp": lambda: fairness.demographic_parity_gap(h, g, t),
+            "eo": lambda: fairness.equalized_odds_gap(h, g, y, t),
+            "eopp": lambda: fairness.equal_opportunity_gap(h, g, y, t),
+            "group_auc_gap": lambda: fairness.group_auc_gap(h, g),
             "majority": lambda: max(np.mean(y), 1.0 - np.mean(y)),
             "positive_rate": lambda: np.mean(h > t),
             "score_std": lambda: np.std(h),

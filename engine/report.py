@@ -90,7 +90,7 @@ def _verdict_block(run: ReportRun) -> str:
     findings = "".join(f"<li>{html.escape(f)}</li>" for f in verdict.findings)
     settings = _settings_table(run.settings) if run.settings else ""
     return (f"<div class='verdict {html.escape(str(verdict.level))}'>"
-            f"<h3>{html.escape(run.label)} <span class='badge'>{html.escape(str(verdict.label))}"
+            f"<h3>{html.escape(run.label)} <span class='badge'>{html.escape(verdict.summary)}"
             f"</span></h3><ul>{findings}</ul>{settings}</div>")  # fmt: skip
 
 

@@ -12,8 +12,10 @@ asked for "the constrained quantity ≤ κ":
     not converged    a budget ended the run (the model may still change with a longer one)
 
 plus the run's own end when it has no model (failed, cancelled, interrupted) or has none yet.
-The headline speaks of the reported split (test, else validation, else train); every split gets
-its own check.
+The label speaks of the reported split (test, else validation, else train): degenerate first,
+then whether κ is met there (a miss whose surrogate was feasible is "surrogate only"); "not
+converged" and "diverged" are flags beside it. Every split gets its own check, and every finding
+is a sentence.
 """
 
 from __future__ import annotations
@@ -85,8 +87,9 @@ class SplitCheck:
 
 @dataclass(frozen=True)
 class Verdict:
-    """`label` and `level` for a badge, `findings` as sentences (most important first), and one
-    `SplitCheck` per split with metrics. `quantity` names the constrained value ("EO gap")."""
+    """`label` and `level` for a badge, `flags` for secondary badges (not converged, diverged),
+    `findings` as sentences (the label's first), and one `SplitCheck` per split with metrics.
+    `quantity` names the constrained value ("EO gap")."""
 
     label: Label
     level: Level
@@ -94,10 +97,16 @@ class Verdict:
     splits: dict[str, SplitCheck]
     quantity: str
     kappa: float | None
+    flags: tuple[Label, ...] = ()
 
     @property
     def headline(self) -> str:
         return self.findings[0] if self.findings else str(self.label)
+
+    @property
+    def summary(self) -> str:
+        """The label with its flags, for a table cell: "meets κ · not converged"."""
+        return " · ".join(str(label) for label in (self.label, *self.flags))
 
     def check(self, split: str) -> SplitCheck | None:
         return self.splits.get(split)
@@ -106,6 +115,7 @@ class Verdict:
         return {
             "label": str(self.label),
             "level": str(self.level),
+            "flags": [str(f) for f in self.flags],
             "findings": list(self.findings),
             "quantity": self.quantity,
             "kappa": self.kappa,
@@ -114,6 +124,7 @@ class Verdict:
         }  # fmt: skip
 
 
+_SEVERITY = [Level.OK, Level.INFO, Level.WARNING, Level.ERROR]
 _NO_MODEL = {
     RunStatus.FAILED: (Label.FAILED, Level.ERROR),
     RunStatus.CANCELLED: (Label.CANCELLED, Level.INFO),
@@ -157,22 +168,26 @@ def judge(
         text = f"{label}: {reason}" if reason else str(label)
         return Verdict(label, level, (text,), splits, quantity, kappa)
     reported = next(splits[s] for s in REPORTED_SPLITS if s in splits)
-    findings: list[tuple[Label, Level, str]] = []
+    findings = _fairness_findings(reported, splits.get("train"), quantity, surrogate_violation,
+                                  tolerance)  # fmt: skip
     if reported.degenerate:
-        findings.append((Label.DEGENERATE, Level.ERROR,
-                         f"Degenerate on {_split_words(reported.split)}: {reported.degenerate}."))  # fmt: skip
-    findings += _fairness_findings(reported, splits.get("train"), quantity, surrogate_violation,
-                                   tolerance)  # fmt: skip
+        findings.insert(0, (Label.DEGENERATE, Level.ERROR,
+                            f"Degenerate on {_split_words(reported.split)}: "
+                            f"{reported.degenerate}."))  # fmt: skip
+    flags = []
     if status is RunStatus.DIVERGED:
-        findings.append((Label.DIVERGED, Level.ERROR,
-                         f"Diverged ({reason or 'a non-finite value'}): the last finite iterate "
-                         "is reported."))  # fmt: skip
+        flags.append((Label.DIVERGED, Level.ERROR,
+                      f"Diverged ({reason or 'a non-finite value'}): the last finite iterate is "
+                      "reported."))  # fmt: skip
     elif status is RunStatus.BUDGET:
-        findings.append((Label.NOT_CONVERGED, Level.WARNING,
-                         f"Not converged ({reason or 'a budget ended it'}): a longer run may give "
-                         "another model."))  # fmt: skip
-    label, level = _headline(findings)
-    return Verdict(label, level, tuple(f[2] for f in findings), splits, quantity, kappa)
+        flags.append((Label.NOT_CONVERGED, Level.WARNING,
+                      f"Not converged ({reason or 'a budget ended it'}): a longer run may give "
+                      "another model."))  # fmt: skip
+    label, level, _ = findings[0]
+    if flags and _SEVERITY.index(flags[0][1]) > _SEVERITY.index(level):
+        level = flags[0][1]  # a met κ of a model that did not converge is not all clear
+    return Verdict(label, level, tuple(f[2] for f in findings + flags), splits, quantity, kappa,
+                   tuple(f[0] for f in flags))  # fmt: skip
 
 
 def _fairness_findings(
@@ -190,42 +205,33 @@ def _fairness_findings(
     if reported.value is None:
         return [(Label.MISSES, Level.WARNING,
                  f"{quantity} could not be computed on {where}, so κ cannot be checked.")]  # fmt: skip
-    findings = []
+    surrogate_only = (train is not None and train.meets is False
+                      and surrogate_violation is not None and surrogate_violation <= tolerance)  # fmt: skip
     if reported.meets:
-        findings.append((Label.MEETS, Level.OK,
-                         f"Meets κ on {where}: {quantity} = {reported.value:.4f} ≤ κ = "
-                         f"{reported.kappa:g}."))  # fmt: skip
+        findings = [(Label.MEETS, Level.OK,
+                     f"Meets κ on {where}: {quantity} = {reported.value:.4f} ≤ κ = "
+                     f"{reported.kappa:g}.")]  # fmt: skip
     else:
-        findings.append((Label.MISSES, Level.WARNING,
-                         f"Misses κ on {where}: {quantity} = {reported.value:.4f} > κ = "
-                         f"{reported.kappa:g}, by {reported.excess:.4f}."))  # fmt: skip
-    surrogate_feasible = surrogate_violation is not None and surrogate_violation <= tolerance
-    if train is not None and train.meets is False and surrogate_feasible:
-        findings.append((Label.SURROGATE_ONLY, Level.WARNING,
+        label = Label.SURROGATE_ONLY if surrogate_only else Label.MISSES
+        findings = [(label, Level.WARNING,
+                     f"Misses κ on {where}: {quantity} = {reported.value:.4f} > κ = "
+                     f"{reported.kappa:g}, by {reported.excess:.4f}.")]  # fmt: skip
+    if surrogate_only:
+        findings.append((Label.SURROGATE_ONLY, Level.INFO,
                          f"Surrogate feasible but exact infeasible: the solver's surrogate rows "
                          f"are within its tolerance ({surrogate_violation:+.4f} ≤ ε = "
                          f"{tolerance:g}), yet the exact train {quantity} is {train.value:.4f} > "
                          f"κ. The surrogate approximates the exact indicator; a longer budget, a "
                          "smaller κ or a wider interval I helps."))  # fmt: skip
     elif train is not None and train is not reported and train.meets is False:
-        findings.append((Label.MISSES, Level.WARNING,
-                         f"Misses κ on the training data too: {quantity} = {train.value:.4f}."))  # fmt: skip
+        findings.append((Label.MISSES, Level.INFO,
+                         f"Misses κ on the training data: {quantity} = {train.value:.4f} > κ."))  # fmt: skip
     elif train is not None and train is not reported and reported.meets is False:
         findings.append((Label.MISSES, Level.INFO,
                          f"Meets κ on the training data ({train.value:.4f}); the gap on held-out "
                          "data is sampling noise or overfitting: a slightly smaller κ leaves "
                          "room for it."))  # fmt: skip
     return findings
-
-
-def _headline(findings: list[tuple[Label, Level, str]]) -> tuple[Label, Level]:
-    """The most severe finding names the run; a surrogate-only miss is named as such."""
-    order = [Level.ERROR, Level.WARNING, Level.OK, Level.INFO]
-    labels = {f[0] for f in findings}
-    label, level, _ = min(findings, key=lambda f: order.index(f[1]))
-    if label is Label.MISSES and Label.SURROGATE_ONLY in labels:
-        label = Label.SURROGATE_ONLY
-    return label, level
 
 
 def _degenerate(values: dict[str, float | None]) -> str | None:

@@ -118,7 +118,7 @@ def history_row(store: Store, row: RunRow) -> dict:
         "quantity": quantity_name(family) if family else "—",
         "κ": kappa,
         "I": "[{:.0%}, {:.0%})".format(*row.spec["interval"]) if uses_interval else "—",
-        "verdict": str(verdict.label),
+        "verdict": verdict.summary,
         "test value": test.value if test and family else None,
         "test accuracy": store.metrics(row.id).get("test", {}).get("accuracy"),
         "status": row.status,

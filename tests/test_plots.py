@@ -155,6 +155,20 @@ def test_cdf_axis_shows_the_central_mass_and_notes_the_outliers():
     assert low <= segment.x[0] <= high
 
 
+def test_density_axis_shows_the_central_mass_and_counts_outliers_out_of_the_bars():
+    scores, groups, names = outlying_data()
+    fig = density_figure([("model", scores, groups)], names, 0.05, 0.3)
+    low, high = fig.layout.xaxis.range
+    assert -3.7 < low < -2.9 and 2.9 < high < 3.7
+    assert outlier_notes(fig) == ["3 scores beyond the axis: min -40, max 35"]
+    for k, name in enumerate(names):
+        (bars,) = [t for t in fig.data if t.type == "bar" and t.name == name]
+        members = scores[groups == k]
+        inside = np.count_nonzero((members >= low) & (members <= high))
+        mass = float(np.sum(np.asarray(bars.y) * np.asarray(bars.width)))
+        assert mass == pytest.approx(inside / members.size)  # outliers are missing, not spread
+
+
 def test_cdf_axis_widens_to_show_a_far_threshold():
     scores, groups, names = outlying_data()
     fig = cdf_figure(scores, groups, names, 0.05, 0.3, threshold=12.0)
@@ -503,7 +517,10 @@ def test_trajectory_run_reads_the_constraint_and_epsilon_from_the_spec():
     beside_pdp = trajectory_run("ref", free_spec, [], view_family="pDP")
     assert (beside_pdp.quantity, beside_pdp.metric) == ("pDP", "pdp")
     beside_eo = trajectory_run("ref", free_spec, trajectory(3, metric="psp"), view_family="EO")
-    assert (beside_eo.quantity, beside_eo.metric) == ("EO gap", None)  # not reported: not drawn
+    assert (beside_eo.quantity, beside_eo.metric) == ("EO gap", "eo")  # reported for every run
+    beside_auc = trajectory_run("ref", free_spec, trajectory(3, metric="psp"),
+                                view_family="auc_gap")  # fmt: skip
+    assert (beside_auc.quantity, beside_auc.metric) == ("AUC gap", None)  # not reported: not drawn
     assert not [t for t in trajectory_figure([beside_eo]).data if "(exact)" in t.name]
 
 

@@ -238,7 +238,7 @@ def format_result(solution: Solution, verdict: Verdict) -> str:
     AUC and the constrained quantity, named by its family, beside κ."""
     lines = [f"{solution.solver}: {solution.status} ({solution.reason}) after "
              f"{solution.iterations:,} iterations, {solution.seconds:.1f} s",
-             f"verdict: {verdict.label}"]  # fmt: skip
+             f"verdict: {verdict.summary}"]  # fmt: skip
     lines += [f"  - {finding}" for finding in verdict.findings]
     width = max(10, len(verdict.quantity) + 2)
     lines.append(

@@ -120,7 +120,7 @@ def list_runs(args: argparse.Namespace) -> int:
         family, _ = constraint_of(spec)
         quantity = verdict.quantity if family is not None else f"none ({verdict.quantity})"
         interval = "[{:g}, {:g})".format(*spec["interval"])
-        print(f"{row.id:<17}{row.status:<12}{verdict.label:<16}{spec['solver']:<15}"
+        print(f"{row.id:<17}{row.status:<12}{verdict.summary:<16}{spec['solver']:<15}"
               f"{quantity[:20]:<21}{_num(verdict.kappa, 'g'):>7}{interval:>13}{spec['seed']:>5}"
               f"{_num(accuracy):>10}{_num(check.value if check else None):>12}"
               f"  {row.reason[:60]}")  # fmt: skip

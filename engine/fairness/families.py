@@ -145,9 +145,11 @@ def family_entry(name: str) -> Family:
         ) from None
 
 
-# the families whose exact quantity every run reports under a metric of its own (on the run's
-# interval), so that a run without constraint can be set beside them
-REPORTED_AS = MappingProxyType({"pSP": "psp", "pDP": "pdp"})
+# the families whose exact quantity every run reports under a metric of its own (pSP and pDP on
+# the run's interval, the rate gaps at the threshold 0), so that a run without constraint can be
+# set beside them (engine.problem.Problem.report_scores)
+REPORTED_AS = MappingProxyType({"pSP": "psp", "pDP": "pdp", "DP": "dp", "EO": "eo",
+                                "EOpp": "eopp", "quad_group_auc": "group_auc_gap"})  # fmt: skip
 
 
 def quantity_name(family: str | None) -> str:

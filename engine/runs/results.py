@@ -150,7 +150,7 @@ def metrics_rows(
         rows.append({
             "run": run_id,
             "solver": row.spec["solver"],
-            "verdict": str(verdict.label),
+            "verdict": verdict.summary,
             "quantity": verdict.quantity,
             "κ": verdict.kappa,
             "test value": test.value if test else None,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-import scipy.optimize
 import torch
 
 from engine.models import Params
@@ -11,17 +12,31 @@ from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.paper003 import UnconstrainedConfig
 from engine.status import StopCode
 
+MAX_EVALUATIONS_PER_ITERATION = 25  # a strong-Wolfe line search needs a few; this never binds
+
 
 class Unconstrained(Solver):
-    """min f0 by L-BFGS on the flattened parameters (the model's own gradient)."""
+    """min f0 (+ l2/2‖x‖²) by L-BFGS on the flattened parameters.
+
+    torch's L-BFGS keeps its curvature pairs between `step` calls, so the driver can take the
+    iterations in chunks (for logging, budgets and cancel) without restarting the method: on
+    Adult with cross-terms, restarting scipy's L-BFGS every 25 iterations left the loss 2.5e-4
+    above the optimum after 1,000 iterations, where one uninterrupted run converges.
+    """
 
     def __init__(self, problem, config: UnconstrainedConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
         params = problem.init_params(int(rng.integers(2**31)))
         self.names = list(params)
         self.shapes = [params[k].shape for k in self.names]
-        self.x = np.concatenate([params[k].ravel() for k in self.names])
+        start = np.concatenate([params[k].ravel() for k in self.names])
+        self.x = torch.from_numpy(start).requires_grad_()
+        self.optimizer = torch.optim.LBFGS(
+            [self.x], lr=1.0, max_iter=config.chunk, tolerance_grad=1e-10,
+            tolerance_change=config.tolerance, history_size=10, line_search_fn="strong_wolfe",
+        )  # fmt: skip
         self.done_iterations = 0
+        self.value = math.inf
 
     def _unflatten(self, x: np.ndarray) -> Params:
         out, start = {}, 0
@@ -47,31 +62,39 @@ class Unconstrained(Solver):
         grad = np.concatenate([params[k].grad.numpy().ravel() for k in self.names])
         return float(value.detach()) + 0.5 * l2 * x @ x, grad + l2 * x
 
+    def _closure(self) -> torch.Tensor:
+        value, grad = self._value_and_grad(self.x.detach().numpy())
+        self.x.grad = torch.from_numpy(grad)
+        return torch.tensor(value, dtype=torch.float64)
+
     def step(self) -> StepInfo:
         return self.advance(self.config.chunk)
 
     def advance(self, max_iterations: int) -> StepInfo:
         """At most `max_iterations` L-BFGS iterations (and `chunk`), so a run's iteration budget
-        is kept."""
+        is kept; fewer mean that L-BFGS met its tolerance."""
         budget = min(
             self.config.chunk, max_iterations, self.config.max_iterations - self.done_iterations
         )
-        result = scipy.optimize.minimize(
-            self._value_and_grad, self.x, jac=True, method="L-BFGS-B",
-            options={"maxiter": budget, "ftol": self.config.tolerance, "gtol": 1e-10},
-        )  # fmt: skip
-        self.x = result.x
-        self.done_iterations += max(int(result.nit), 1)
-        converged = result.nit < budget
+        group = self.optimizer.param_groups[0]
+        # fewer iterations than asked must mean a met tolerance, never the evaluation cap
+        group["max_iter"], group["max_eval"] = budget, MAX_EVALUATIONS_PER_ITERATION * budget
+        state = self.optimizer.state[self.optimizer._params[0]]
+        before = state.get("n_iter", 0)
+        self.optimizer.step(self._closure)
+        taken = max(state.get("n_iter", 0) - before, 1)
+        self.done_iterations += taken
+        value, grad = self._value_and_grad(self.x.detach().numpy())
+        converged = taken < budget or not np.isfinite(value) or np.abs(grad).max() <= 1e-10
         capped = not converged and self.done_iterations >= self.config.max_iterations
         return StepInfo(
-            iterations=max(int(result.nit), 1),
-            objective=float(result.fun),
-            state={"gradient_norm": float(np.linalg.norm(result.jac))},
+            iterations=taken,
+            objective=float(value),
+            state={"gradient_norm": float(np.linalg.norm(grad))},
             done=converged or capped,
             reason="L-BFGS converged" if converged else "L-BFGS iteration limit reached",
             stop=StopCode.CONVERGED if converged else StopCode.ITERATION_CAP,
         )
 
     def candidate(self) -> Params:
-        return self._unflatten(self.x.copy())
+        return self._unflatten(self.x.detach().numpy().copy())

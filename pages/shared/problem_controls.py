@@ -47,7 +47,9 @@ def interval_words(interval: tuple[float, float]) -> str:
     return f"each group's top {alpha} %–{beta} % of scores"
 
 
-def interval_control(key: str = "interval") -> tuple[float, float]:
+def interval_control(key: str = "interval", family: str = DEFAULT_FAMILY) -> tuple[float, float]:
+    """The interval slider; its caption says what I means for `family` (only pSP and pDP are
+    defined on one; the others compare whole groups, and I then only sets the reported pSP)."""
     initial(key, (5, 30), int)
     low, high = st.sidebar.slider(
         "Interval I of ranks, % from the top of each group", 0, 100, key=key, step=1,
@@ -55,23 +57,28 @@ def interval_control(key: str = "interval") -> tuple[float, float]:
     )  # fmt: skip
     if low >= high:
         raise UserError("the interval is empty: its start must be below its end (α < β)")
-    st.sidebar.caption(f"I = [{low} %, {high} %): {interval_words((low / 100, high / 100))}")
+    words = f"I = [{low} %, {high} %): {interval_words((low / 100, high / 100))}"
+    if not family_entry(family).uses_interval:
+        words += f". {family} compares whole groups and does not use I; pSP on I is still reported"
+    st.sidebar.caption(words)
     return low / 100, high / 100
 
 
 def problem_controls(solver_choice: bool = True) -> Problem:
     st.sidebar.header("Fairness")
-    interval = interval_control()
-    initial("kappa", 0.05, float)
-    kappa = float(st.sidebar.number_input("Tolerance κ", step=0.01, format="%g", key="kappa",
-                                          help="pSP ≤ κ: the largest allowed gap between groups "
-                                          "within I, on a 0–1 scale"))  # fmt: skip
     families = family_names()
     initial("family", DEFAULT_FAMILY)
     family = st.sidebar.selectbox("Constraint", families, key="family",
                                   help="pSP / pDP: partial statistical / demographic parity "
                                   "(paper 003); the others come from papers 000, 001 and 004")  # fmt: skip
-    st.sidebar.caption(f"{family}: {family_entry(family).source}")
+    entry = family_entry(family)
+    st.sidebar.caption(f"{family}: {entry.quantity} ≤ κ ({entry.source})")
+    interval = interval_control(family=family)
+    initial("kappa", 0.05, float)
+    kappa = float(st.sidebar.number_input("Tolerance κ", step=0.01, format="%g", key="kappa",
+                                          help=f"{entry.quantity} ≤ κ: the largest allowed gap "
+                                          "between groups"
+                                          + (" within I" if entry.uses_interval else "")))  # fmt: skip
     initial("model", "linear")
     initial("cross_terms", True)
     with st.sidebar.expander("Model"):

@@ -13,12 +13,13 @@ from engine.runs import Store
 from engine.runs.describe import run_label
 from engine.runs.results import metrics_rows, run_verdict
 from engine.status import ACTIVE
-from engine.verdict import Level, Verdict
+from engine.verdict import Label, Verdict
 from pages.shared.problem_controls import Problem as ViewProblem
 from pages.shared.problem_controls import interval_words
 
-BADGE_COLOUR = {Level.OK: "green", Level.INFO: "gray", Level.WARNING: "orange",
-                Level.ERROR: "red"}  # fmt: skip
+LABEL_COLOUR = {Label.MEETS: "green", Label.MISSES: "orange", Label.SURROGATE_ONLY: "orange",
+                Label.NOT_CONVERGED: "orange", Label.DEGENERATE: "red", Label.DIVERGED: "red",
+                Label.FAILED: "red", Label.INTERRUPTED: "red", Label.RUNNING: "blue"}  # fmt: skip
 
 
 def live_phase(store: Store, run_ids: list[str]) -> str:
@@ -59,7 +60,8 @@ def show_group_problems(prepared, family: str, kappas: list[float],
 
 def verdict_badge(verdict: Verdict) -> str:
     """The verdict as a coloured Streamlit badge ("meets κ" green, "misses κ" orange, ...)."""
-    return f":{BADGE_COLOUR[verdict.level]}-badge[{verdict.label}]"
+    return " ".join(f":{LABEL_COLOUR.get(label, 'gray')}-badge[{label}]"
+                    for label in (verdict.label, *verdict.flags))
 
 
 def status_line(store: Store, run_ids: list[str], family: str | None = None) -> None:
@@ -126,6 +128,8 @@ def metrics_table(store: Store, run_ids: list[str], family: str | None = None) -
                            help="test accuracy of always predicting the majority class"),
         "test AUC": number(format="%.4f"),
         "seconds": number("s", format="%.1f"),
+        "verdict": st.column_config.TextColumn(width="small"),
+        "status": st.column_config.TextColumn(width="small"),
     })  # fmt: skip
     return frame
 

@@ -16,8 +16,10 @@ from engine.solvers.options import option
 @dataclass(frozen=True)
 class UnconstrainedConfig:
     l2: float = option(0.0, "ridge penalty l2/2·‖w‖² (0: plain maximum likelihood)")
-    max_iterations: int = option(1000, "L-BFGS iterations at most")
-    tolerance: float = option(1e-9, "stop when the relative decrease of the loss is below this")
+    max_iterations: int = option(2000, "L-BFGS iterations at most")
+    tolerance: float = option(
+        1e-8, "stop when an L-BFGS iteration changes the loss (or the weights) by less than this"
+    )
     chunk: int = option(25, "L-BFGS iterations per logged step")
 
     def __post_init__(self) -> None:

@@ -1,30 +1,19 @@
 """The sidebar's CSV upload through Streamlit's AppTest: the file is shown by its own name,
 identifier columns are left out with a caption, leaks are warned of, bad files explained."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-
-def page() -> None:
-    import streamlit as st
-
-    from engine.errors import UserError
-    from pages.shared.data_controls import data_controls, prepared_data
-    from pages.shared.data_summary import data_summary
-
-    try:
-        spec, options = data_controls()
-        prepared = prepared_data(spec, options)
-    except UserError as error:
-        st.error(str(error))
-        return
-    st.session_state["spec"] = spec
-    data_summary(prepared)
+# a script file, not AppTest.from_function: a function's script becomes the process's __main__
+# path, which later spawned processes (a Dask cluster's workers) then fail to re-run
+PAGE = str(Path(__file__).with_name("upload_page.py"))
 
 
 def upload(content: bytes, name: str = "loans 2024.csv") -> AppTest:
-    app = AppTest.from_function(page, default_timeout=60)
+    app = AppTest.from_file(PAGE, default_timeout=60)
     app.run()
     app.sidebar.radio(key="source").set_value("Upload a CSV").run()
     app.file_uploader(key="csv").set_value((name, content, "text/csv")).run()
