@@ -125,6 +125,7 @@ def _table(result, quantity: str) -> None:
         columns = [c for c in columns if not c.endswith("_ci")]
     number = st.column_config.NumberColumn
     st.dataframe(frame[columns], hide_index=True, width="content", column_config={
+        "solver": st.column_config.TextColumn(width="medium"),
         "kappa": number("κ", format="%g"),
         "n": number("seeds"),
         "accuracy": number(format="%.4f"),

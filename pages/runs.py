@@ -39,12 +39,12 @@ COLUMNS = {
     "id": None,
     "run": _text(width=72, help="the run id's first characters (enough for the command line)"),
     "created": _text(width=84),
-    "model": _text(width=130, help="solver · model"),
+    "model": _text(width=150, help="solver · model"),
     "data": _text(width=90, help="data source · protected attribute(s)"),
     "quantity": _text(width=80, help="the constrained quantity of the run's constraint family"),
     "κ": _number(format="%g", width=44),
     "I": _text(width=66, help="the percentile interval, for the families defined on one"),
-    "verdict": _text(width=92),
+    "verdict": _text(width=150, help="the verdict on the test set, and its flags (not converged, diverged)"),
     "test value": _number(format="%.4f", width=64,
                           help="exact value of the constrained quantity on the test set"),
     "train value": _number(format="%.4f", width=64),
@@ -54,7 +54,7 @@ COLUMNS = {
     "test AUC": _number(format="%.4f", width=64),
     "status": _text(width=76),
     "seconds": _number("s", format="%.1f", width=44),
-    "reason": _text(width=100),
+    "reason": _text(width=140),
 }  # fmt: skip
 
 

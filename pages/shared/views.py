@@ -128,7 +128,7 @@ def metrics_table(store: Store, run_ids: list[str], family: str | None = None) -
                            help="test accuracy of always predicting the majority class"),
         "test AUC": number(format="%.4f"),
         "seconds": number("s", format="%.1f"),
-        "verdict": st.column_config.TextColumn(width="small"),
+        "verdict": st.column_config.TextColumn(width="medium"),
         "status": st.column_config.TextColumn(width="small"),
     })  # fmt: skip
     return frame

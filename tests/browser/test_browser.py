@@ -1,9 +1,14 @@
-"""The app in a real browser: choose Adult, set I and κ, run IDCA, see real data plotted."""
+"""The app in a real browser: run IDCA on Adult, then DP and EO runs, a κ sweep, the run history
+and the report; the verdicts and constrained values on the page are those of the store."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser_support import ARTIFACTS
+
+from engine.runs.store import Store
 
 pytestmark = pytest.mark.browser
 
@@ -15,43 +20,113 @@ POINTS = f"""([text]) => Math.max(0, ...Array.from(document.querySelectorAll('.j
     .filter(plot => ({LABEL}).includes(text))
     .flatMap(plot => (plot._fullData || []).filter(t => t.mode && t.mode.includes('lines'))
     .map(t => t.x.length)))"""
+# the frontier's points: (trace name, x values) of its marker traces
+FRONTIER = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .filter(plot => ((plot.layout.title || {}).text || '').includes('frontier'))
+    .flatMap(plot => plot._fullData.filter(t => t.mode && t.mode.includes('markers'))
+    .map(t => [t.name, Array.from(t.x)]))"""
+VERDICT = r"(Meets|Misses) κ on the test set: {quantity} = (\d\.\d{{4}}) (≤|>) κ = (\d+(?:\.\d+)?)"
+# every run of the view has ended and the constrained one has its verdict on `quantity`
+SETTLED = """([pattern]) => !document.body.innerText.match(/\\b(running|queued)\\b/)
+    && new RegExp(pattern).test(document.body.innerText)"""
 
 
 def sidebar_number(page, label: str, value: str) -> None:
     box = page.get_by_label(label, exact=True)
     box.fill(value)
     box.press("Enter")
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(400)
 
 
-def test_run_idca_on_adult_in_a_browser(server, browser):
-    url, _ = server
+def choose_family(page, family: str) -> None:
+    page.locator("[data-testid='stSelectbox']:has-text('Constraint')").first.click()
+    page.get_by_role("option", name=family, exact=True).click()
+    page.wait_for_timeout(600)
+
+
+def toggle_solver(page, name: str) -> None:
+    page.get_by_text(name, exact=True).first.click()
+    page.wait_for_timeout(400)
+
+
+def run_and_settle(page, quantity: str) -> None:
+    page.get_by_role("button", name=re.compile("^Run")).click()
+    pattern = VERDICT.format(quantity=re.escape(quantity))
+    page.wait_for_function(SETTLED, arg=[pattern], timeout=120_000)
+    page.wait_for_timeout(2500)  # the score views of the finished runs
+
+
+def verdict_on_page(page, quantity: str) -> tuple[str, float, float]:
+    """The verdict sentence of the constrained run: meets/misses, the value and κ."""
+    match = re.search(VERDICT.format(quantity=re.escape(quantity)), page.inner_text("body"))
+    assert match, f"no verdict on {quantity} on the page"
+    return match.group(1), float(match.group(2)), float(match.group(4))
+
+
+def stored_test_value(home, solver: str, family: str) -> float:
+    (row,) = [r for r in Store(home).runs()
+              if r.spec["solver"] == solver and (r.spec["constraint"] or {}).get("family") == family]  # fmt: skip
+    return Store(home).metrics(row.id)["test"]["constraint"]
+
+
+def test_verdicts_and_constrained_values_in_a_browser(server, browser):
+    url, home = server
     ARTIFACTS.mkdir(exist_ok=True)
-    page = browser.new_page(viewport={"width": 1500, "height": 2600})
+    page = browser.new_page(viewport={"width": 1400, "height": 3600}, accept_downloads=True)
     page.goto(f"{url}/?interval=5&interval=30")
     page.get_by_text("Adult (UCI)").first.wait_for(timeout=60_000)
     sidebar_number(page, "Tolerance κ", "0.05")
-    sidebar_number(page, "Time budget per run (s)", "6")
-    page.get_by_role("button", name="Run").click()
+    sidebar_number(page, "Time budget per run (s)", "5")
+    page.get_by_role("button", name="Run", exact=True).click()
     page.wait_for_function(PLOTTED, arg=["surrogate", 2], timeout=60_000)  # live
-    assert page.evaluate(POINTS, ["surrogate"]) >= 2
-    page.get_by_text("Exact metrics (held-out test set").first.wait_for(timeout=90_000)
-    page.wait_for_function(PLOTTED, arg=["CCDF", 100], timeout=30_000)
+    page.wait_for_function(SETTLED, arg=[VERDICT.format(quantity="pSP")], timeout=120_000)
+    page.get_by_text("Exact metrics, test set first").first.wait_for(timeout=30_000)
+    page.wait_for_timeout(2500)
     assert page.evaluate(POINTS, ["CCDF"]) > 100  # real per-group step functions
-    page.screenshot(path=str(ARTIFACTS / "explore.png"), full_page=True)
+    said, value, kappa = verdict_on_page(page, "pSP")
+    assert kappa == 0.05 and value == pytest.approx(stored_test_value(home, "idca", "pSP"), abs=5e-5)
+    assert said == ("Meets" if value <= kappa else "Misses")
+    assert "Constraint pSP ≤ κ = 0.05 on I = [5%, 30%)" in page.inner_text("body")
+    page.screenshot(path=str(ARTIFACTS / "explore-idca.png"), full_page=True)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download report (HTML)").click()
+    report = ARTIFACTS / "report.html"
+    download.value.save_as(str(report))
+
+    choose_family(page, "DP")
+    toggle_solver(page, "idca")
+    toggle_solver(page, "ssg")
+    run_and_settle(page, "DP gap")
+    said, value, kappa = verdict_on_page(page, "DP gap")
+    assert value == pytest.approx(stored_test_value(home, "ssg", "DP"), abs=5e-5)
+    assert said == ("Meets" if value <= kappa else "Misses")
+    assert "Constraint DP gap ≤ κ = 0.05 (paper 001" in page.inner_text("body")
+
+    choose_family(page, "EO")
+    run_and_settle(page, "EO gap")
+    verdict_on_page(page, "EO gap")
+    page.screenshot(path=str(ARTIFACTS / "explore-eo.png"), full_page=True)
+
     page.goto(f"{url}/frontier")
     page.get_by_label("κ values", exact=True).wait_for(timeout=60_000)
-    page.get_by_label("κ values", exact=True).fill("0.2, 0.05")
+    page.get_by_label("κ values", exact=True).fill("0.2, 0.1, 0.05, 0.02")
     page.get_by_label("κ values", exact=True).press("Enter")
     sidebar_number(page, "Time budget per run (s)", "3")
     page.get_by_role("button", name="Run sweep").click()
-    page.get_by_text("3 of 3 runs finished").wait_for(timeout=120_000)
-    page.wait_for_function(PLOTTED, arg=["Accuracy–fairness frontier", 1], timeout=30_000)
+    page.get_by_text("5 of 5 runs finished").wait_for(timeout=180_000)
+    page.wait_for_function(PLOTTED, arg=["frontier", 1], timeout=30_000)
+    page.wait_for_timeout(1500)
+    plotted = dict(page.evaluate(FRONTIER))
+    points = len(plotted.get("idca", [])) + len(plotted.get("misses κ", []))
+    assert points == 4 and len(plotted["unconstrained"]) == 1
     page.screenshot(path=str(ARTIFACTS / "frontier.png"), full_page=True)
+
     for name, path in (("runs", "/runs"), ("about", "/about")):
         page.goto(f"{url}{path}")
         page.wait_for_timeout(2500)
         assert page.locator("[data-testid='stException']").count() == 0
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-    page.goto(f"{url}/runs")
-    page.get_by_text("done").first.wait_for(timeout=30_000)
+    page.goto(report.as_uri())
+    page.get_by_text("Verdicts").first.wait_for(timeout=30_000)
+    assert page.locator(".js-plotly-plot").count() >= 4  # trajectories and the score views
+    page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
