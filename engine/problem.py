@@ -1,4 +1,5 @@
-"""Problem = prepared data + model + logistic objective + a constraint family with κ and I.
+"""Problem = prepared data + model + objective (engine.objectives) + a constraint family with κ
+and I.
 
 Everything a solver asks of the data goes through here: scores, the objective and its gradient in
 score space, the bound constraint, and the exact metrics that are reported.
@@ -21,14 +22,15 @@ from engine.errors import UserError
 from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind
 from engine.mlp import MLP, init_mlp_params
 from engine.models import ModelSpec, Params
+from engine.objectives import LogisticLoss, Objective
 
-REPORTED_METRICS = ("accuracy", "auc", "psp", "pdp", "sp", "dp", "eo", "eopp", "group_auc_gap",
+REPORTED_METRICS = ("loss", "accuracy", "auc", "psp", "pdp", "sp", "dp", "eo", "eopp", "group_auc_gap",
                     "majority", "positive_rate", "score_std", "constraint")  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
 class Problem:
-    """min mean logistic loss  s.t.  the constraint family's rows ≤ 0 on the training split.
+    """min the objective's mean loss  s.t.  the constraint family's rows ≤ 0 on the training split.
 
     `interval` is I = [α, β), counted from the top of each group (paper 003, Def. 4.1); pSP and
     pDP are reported on it whatever the constraint is. `threshold` is the decision threshold θ̂.
@@ -39,6 +41,7 @@ class Problem:
     constraint: ConstraintSpec | None
     interval: tuple[float, float] = (0.0, 1.0)
     threshold: float = 0.0
+    objective: Objective = LogisticLoss()
 
     def __post_init__(self) -> None:
         alpha, beta = self.interval
@@ -128,17 +131,12 @@ class Problem:
 
     # ---- objective ----------------------------------------------------------------------
     def loss(self, h: np.ndarray, split: str = "train") -> float:
-        """f0 = mean ln(1 + exp(−ζ h)) (paper 003, eq. 79 with the logistic loss)."""
-        return float(np.mean(np.logaddexp(0.0, -self.signed_labels(split) * h)))
+        """f0 of the scores `h` of a split (the objective's mean loss)."""
+        return self.objective.value(h, self.data.split(split).y)
 
     def loss_and_grad_scores(self, h: np.ndarray) -> tuple[float, np.ndarray]:
-        """f0 and ∂f0/∂h = −ζ σ(−ζ h)/n on the training split, sharing one exp."""
-        zeta = self.signed_labels("train")
-        z = -zeta * h
-        e = np.exp(-np.abs(z))
-        value = float(np.mean(np.maximum(z, 0.0) + np.log1p(e)))
-        sigma_z = np.where(z >= 0, 1.0, e) / (1.0 + e)
-        return value, -zeta * sigma_z / len(h)
+        """f0 and ∂f0/∂h on the training split."""
+        return self.objective.value_and_grad(h, self.data.train.y)
 
     # ---- exact metrics ------------------------------------------------------------------
     def report(self, params: Params, splits: tuple[str, ...] = SPLITS) -> dict[str, dict]:
@@ -157,6 +155,7 @@ class Problem:
         alpha, beta = self.interval
         g, y, t = part.groups, part.y, self.threshold
         values = {
+            "loss": lambda: self.objective.value(h, y),
             "accuracy": lambda: fairness.accuracy(h, y, t),
             "auc": lambda: fairness.roc_auc(h, y),
             "psp": lambda: fairness.psp(h, g, alpha, beta),

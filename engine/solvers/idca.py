@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from engine.models import Params
+from engine.objectives import LogisticLoss
 from engine.problem import Problem
 from engine.solvers.base import Snapshot, Solver, StepInfo
 from engine.solvers.catalogue.paper003 import IDCAConfig
@@ -58,10 +59,13 @@ class IDCA(Solver):
         self._start_outer(w, theta)
 
     def _compiled_steps_data(self) -> RampPSPData | None:
-        """The data of `idca_kernel` when it handles this problem: pSP (15) with the ramp, on
-        a CSR design; None otherwise (the generic step runs)."""
+        """The data of `idca_kernel` when it handles this problem: pSP (15) with the ramp and
+        the logistic loss (which the compiled loop inlines), on a CSR design; None otherwise
+        (the generic step runs)."""
         bound = self.problem.bound
         if bound.family != "pSP" or bound.spec.surrogate != "ramp" or bound.m == 0:
+            return None
+        if not isinstance(self.problem.objective, LogisticLoss):
             return None
         zeta = self.problem.signed_labels("train")
         return RampPSPData.build(self.design.block_form(), zeta, bound)

@@ -233,6 +233,7 @@ def _steps(
         violation = g[worst]
         block_grad[:] = 0.0
         if violation <= epsilon:  # objective step: logistic loss and X̃ᵀ∇f0 in one pass
+            # (engine.objectives.LogisticLoss.value_and_grad, inlined: numba cannot call it)
             branch = 1
             loss = 0.0
             for i in range(n):  # ln(1 + exp(z)) = max(z, 0) + ln(1 + e), e = exp(−|z|) ≤ 1

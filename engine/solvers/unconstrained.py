@@ -56,8 +56,7 @@ class Unconstrained(Solver):
             k: torch.from_numpy(v.copy()).requires_grad_() for k, v in self._unflatten(x).items()
         }
         h = problem.torch_scores(params)
-        zeta = torch.from_numpy(problem.signed_labels())
-        value = torch.nn.functional.softplus(-zeta * h).mean()
+        value = problem.objective.torch_value(h, torch.from_numpy(problem.data.train.y))
         value.backward()
         grad = np.concatenate([params[k].grad.numpy().ravel() for k in self.names])
         return float(value.detach()) + 0.5 * l2 * x @ x, grad + l2 * x
