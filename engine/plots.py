@@ -30,7 +30,6 @@ from engine.fairness.distributions import (
 from engine.fairness.families import quantity_metric, quantity_name
 from engine.runs.describe import interval_words, percent_words
 from engine.runs.frontier import (
-    UNCONSTRAINED,
     Frontier,
     FrontierPoint,
     is_gap,
@@ -669,9 +668,10 @@ def frontier_figure(
     fig = go.Figure()
     shown = [p for p in frontier.points if show_dominated or not p.dominated]
     solvers = list(dict.fromkeys(p.solver for p in frontier.points))
-    constrained = [s for s in solvers if s != UNCONSTRAINED]
+    references = {p.solver for p in frontier.points if p.unconstrained}
+    constrained = [s for s in solvers if s not in references]
     for solver in solvers:
-        colour = (UNCONSTRAINED_COLOUR if solver == UNCONSTRAINED
+        colour = (UNCONSTRAINED_COLOUR if solver in references
                   else series_colour(constrained.index(solver)))  # fmt: skip
         points = [p for p in shown if p.solver == solver]
         fig.add_traces(_pareto_lines(points, colour))

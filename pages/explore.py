@@ -131,7 +131,7 @@ def _results(store: Store, run_ids: list[str], prepared, problem, title: str) ->
     st.caption("Exact values, no surrogate: the constrained quantity beside κ on the test and "
                "training sets, and accuracy beside always predicting the majority class.")  # fmt: skip
     metrics_table(store, done, problem.family)
-    reference = next((r for r in done if store.run(r).spec["solver"] == "unconstrained"), None)
+    reference = next((r for r in done if not store.run(r).spec.get("constraint")), None)
     constrained = [r for r in done if r != reference]
     labels = {r: run_label(store.run(r).spec) for r in constrained or done}
     chosen = st.selectbox("Model to inspect", list(labels), format_func=labels.get, key="inspect")

@@ -58,10 +58,11 @@ def split_settings(
 
 
 def run_label(spec: dict[str, Any]) -> str:
-    """A short name for a run: "unconstrained", or "idca (κ = 0.05)"."""
+    """A short name for a run: its solver alone without a constraint ("unconstrained"), else
+    with κ ("idca (κ = 0.05)")."""
     _, kappa = constraint_of(spec)
-    if spec["solver"] == "unconstrained" or kappa is None:
-        return "unconstrained"
+    if kappa is None:
+        return spec["solver"]
     return f"{spec['solver']} (κ = {kappa:g})"
 
 

@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 
-UNCONSTRAINED = "unconstrained"
 GAP_METRICS = frozenset({"psp", "pdp", "sp", "dp", "constraint"})
 SCORE_METRICS = frozenset({"accuracy", "auc"})
 DOMINATED_MARK = "·"
@@ -258,7 +257,7 @@ def _point(
         fairness_ci=fairness_ci,
         run_ids=tuple(run_ids),
         dominated=False,
-        unconstrained=solver == UNCONSTRAINED,
+        unconstrained=kappa is None,
         constraint=constraint,
         meets_kappa=meets,
     )

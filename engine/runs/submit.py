@@ -11,6 +11,7 @@ from dataclasses import replace
 from engine.runs.runner import IDLE_EXIT_SECONDS, ensure_runner
 from engine.runs.spec import RunSpec, with_seed
 from engine.runs.store import Store
+from engine.solvers.catalogue import solver_card
 from engine.status import FINAL
 
 
@@ -43,12 +44,13 @@ def sweep_specs(
     seeds: list[int],
     configs: dict[str, dict] | None = None,
 ) -> list[RunSpec]:
-    """The grid κ × I × solver × seed; the unconstrained solver ignores κ (one run per I, seed).
+    """The grid κ × I × solver × seed; a reference solver (its card's `constrained` is False)
+    ignores κ (one run per I, seed).
     `configs` holds each solver's options (default: the base spec's for its own solver)."""
     configs = configs if configs is not None else {base.solver: base.config}
     specs: dict[str, RunSpec] = {}
     for solver, interval, seed in itertools.product(solvers, intervals, seeds):
-        for kappa in kappas if solver != "unconstrained" else [None]:
+        for kappa in kappas if solver_card(solver).constrained else [None]:
             constraint = None
             if kappa is not None and base.constraint is not None:
                 constraint = replace(base.constraint, kappa=kappa, interval=tuple(interval))

@@ -33,10 +33,8 @@ def warm_up() -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a tiny problem may warn about its narrow rank band
         for name in solver_names():
-            constraint = (
-                None if name == "unconstrained" else ConstraintSpec("pSP", 0.05, WARM_UP_INTERVAL)
-            )
             card = solver_card(name)
+            constraint = ConstraintSpec("pSP", 0.05, WARM_UP_INTERVAL) if card.constrained else None
             card.load()  # every solver's imports
             try:
                 problem = Problem(data, ModelSpec(cross_terms=True), constraint,
