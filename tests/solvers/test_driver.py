@@ -83,6 +83,26 @@ def test_logging_is_throttled_and_exact_metrics_come_along(toy, monkeypatch):
     assert surrogate[-1].max_violation == pytest.approx(max(surrogate[-1].values.values()))
 
 
+def test_the_clock_counts_solver_work_not_logging(toy, monkeypatch):
+    """A surrogate view that takes 40 ms per record (a slow full-data pass) is not charged:
+    steps of 5 ms fill a 0.3 s budget with about 60 steps, not about 7."""
+    import time
+
+    from engine.solvers.ssg import SwitchingSubgradient
+
+    monkeypatch.setattr(driver_module, "LOG_EVERY_SECONDS", 0.0)  # a record after every step
+    monkeypatch.setattr(driver_module, "EXACT_EVERY_SECONDS", math.inf)
+    step, view = SwitchingSubgradient.step, SwitchingSubgradient.surrogate_view
+    monkeypatch.setattr(SwitchingSubgradient, "step",
+                        lambda self: (time.sleep(0.005), step(self))[1])  # fmt: skip
+    monkeypatch.setattr(SwitchingSubgradient, "surrogate_view",
+                        lambda self: (time.sleep(0.04), view(self))[1])  # fmt: skip
+    solution = solve(problem_of(toy), "ssg", budget=Budget(max_seconds=0.3))
+    assert solution.stop.code is StopCode.TIME_BUDGET
+    assert 0.3 <= solution.seconds < 0.4
+    assert solution.iterations >= 30
+
+
 def test_time_budget(toy):
     solve(problem_of(toy), "idca", budget=Budget(max_iterations=1))  # compiled code is ready
     endless = IDCAConfig(outer_iterations=10**6, patience=0)
