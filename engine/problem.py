@@ -19,7 +19,7 @@ from engine.data.encoding import add_group_cross_terms
 from engine.data.prepared import SPLITS, Prepared
 from engine.design import CrossDesign, Design
 from engine.errors import UserError
-from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind
+from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind_ids
 from engine.mlp import MLP, init_mlp_params
 from engine.models import ModelSpec, Params
 from engine.objectives import LogisticLoss, Objective
@@ -96,11 +96,8 @@ class Problem:
         """The constraint bound to the training split's groups and labels."""
         if self.constraint is None:
             raise UserError("this problem has no constraint")
-        return bind(self.constraint, groups=self.group_labels("train"), y=self.data.train.y)
-
-    def group_labels(self, split: str) -> np.ndarray:
-        """Each row's group name: constraint rows are named after groups, not ids."""
-        return np.asarray(self.data.group_names, dtype=object)[self.data.split(split).groups]
+        return bind_ids(self.constraint, ids=self.data.train.groups, names=self.data.group_names,
+                        y=self.data.train.y)  # fmt: skip
 
     # ---- model --------------------------------------------------------------------------
     @cached_property
@@ -175,7 +172,7 @@ class Problem:
 
     def _constraint_metric(self, h: np.ndarray, split: str) -> float:
         part = self.data.split(split)
-        return self.bound.with_batch(groups=self.group_labels(split), y=part.y).exact(h)
+        return self.bound.with_ids(part.groups, part.y).exact(h)
 
 
 def _metric_or_none(compute) -> float | None:

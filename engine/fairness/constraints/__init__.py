@@ -16,7 +16,7 @@ from .intersectional import IntersectionalHinge
 from .pdp import PDPConstraint
 from .psp import PSPConstraint, TinyBandWarning, VacuousConstraintWarning, psp_grid
 from .rate_gaps import DemographicParityGap, EqualizedOddsGap, EqualOpportunityGap
-from .registry import bind, family
+from .registry import bind, bind_ids, family
 from .surrogates import Surrogate, group_mean_relu, mean_relu
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "TinyBandWarning",
     "VacuousConstraintWarning",
     "bind",
+    "bind_ids",
     "empirical_auc",
     "exact_metric",
     "family",

@@ -41,8 +41,9 @@ def _py(value: Any) -> Any:
 class GroupData:
     """Group membership (and labels, when given) of the samples a constraint is bound to.
 
-    `keys` is the sorted group vocabulary fixed by the first `bind`; a batch is encoded against it
-    so that row names never depend on which groups a batch happens to contain.
+    `keys` is the group vocabulary fixed by the first `bind` (sorted values, or the names of
+    integer ids in id order); a batch is encoded against it so that row names never depend on
+    which groups a batch happens to contain.
     """
 
     keys: tuple[Any, ...]
@@ -103,7 +104,31 @@ class GroupData:
                 f"Group {group_name(exc.args[0])!r} was not present when the constraint was bound; "
                 f"known groups: {[group_name(k) for k in keys]}."
             ) from None
-        positive = None if y is None else _positive_labels(y, len(rows))
+        return cls._coded(keys, codes, y)
+
+    @classmethod
+    def from_ids(
+        cls,
+        ids: np.ndarray,
+        keys: tuple[Any, ...],
+        y: Sequence[Any] | np.ndarray | None = None,
+    ) -> GroupData:
+        """Samples whose groups are already the integers 0..len(keys)−1 (the prepared data's
+        group ids, `keys` their names): no value is looked up, so a minibatch costs an index
+        per group, not a dictionary look-up per row."""
+        codes = np.asarray(ids)
+        if codes.ndim != 1 or codes.size == 0 or codes.dtype.kind not in "iu":
+            raise UserError("Group ids must be a non-empty one-dimensional array of integers.")
+        if codes.min() < 0 or codes.max() >= len(keys):
+            raise UserError(f"Group ids must lie in 0..{len(keys) - 1}; got {codes.min()} to "
+                            f"{codes.max()}.")  # fmt: skip
+        return cls._coded(tuple(keys), codes.astype(np.int64, copy=False), y)
+
+    @classmethod
+    def _coded(
+        cls, keys: tuple[Any, ...], codes: np.ndarray, y: Sequence[Any] | np.ndarray | None
+    ) -> GroupData:
+        positive = None if y is None else _positive_labels(y, len(codes))
         index = tuple(torch.from_numpy(np.flatnonzero(codes == i)) for i in range(len(keys)))
         return cls(keys=keys, codes=codes, positive=positive, index=index)
 
@@ -265,12 +290,32 @@ class BoundConstraint(ABC):
         y: Sequence[Any] | np.ndarray | None = None,
     ) -> Self:
         """Validate `spec` for this family and bind it to the samples' groups (and labels)."""
+        cls._check_spec(spec, y)
+        return cls._bound(spec, GroupData.encode(groups, y))
+
+    @classmethod
+    def bind_ids(
+        cls,
+        spec: ConstraintSpec,
+        *,
+        ids: np.ndarray,
+        names: Sequence[str],
+        y: Sequence[Any] | np.ndarray | None = None,
+    ) -> Self:
+        """`bind` for samples whose groups are integer ids 0..G−1 named by `names`."""
+        cls._check_spec(spec, y)
+        return cls._bound(spec, GroupData.from_ids(ids, tuple(names), y))
+
+    @classmethod
+    def _check_spec(cls, spec: ConstraintSpec, y: Sequence[Any] | np.ndarray | None) -> None:
         if spec.family != cls.family:
             raise UserError(f"Spec family {spec.family!r} given to the {cls.family!r} family.")
         check_constraint(spec)
         if cls.needs_labels and y is None:
             raise UserError(f"The {cls.family} constraint needs the labels y.")
-        data = GroupData.encode(groups, y)
+
+    @classmethod
+    def _bound(cls, spec: ConstraintSpec, data: GroupData) -> Self:
         if len(data.keys) < cls.min_groups:
             raise UserError(
                 f"The {cls.family} constraint compares groups, but the data has "
@@ -289,7 +334,16 @@ class BoundConstraint(ABC):
         """The same constraint on other samples (a minibatch), with the same rows."""
         if self.needs_labels and y is None:
             raise UserError(f"The {self.family} constraint needs the labels y.")
-        data = GroupData.encode(groups, y, vocabulary=self.data.keys)
+        return self._on(GroupData.encode(groups, y, vocabulary=self.data.keys))
+
+    def with_ids(self, ids: np.ndarray, y: Sequence[Any] | np.ndarray | None = None) -> Self:
+        """`with_batch` for samples whose groups are the integer ids this constraint was bound
+        to with `bind_ids` (a minibatch of the prepared data)."""
+        if self.needs_labels and y is None:
+            raise UserError(f"The {self.family} constraint needs the labels y.")
+        return self._on(GroupData.from_ids(ids, self.data.keys, y))
+
+    def _on(self, data: GroupData) -> Self:
         self._check_batch(data)
         return type(self)(self.spec, data)
 

@@ -27,3 +27,14 @@ def bind(
 ) -> BoundConstraint:
     """Bind `spec` to the samples' groups (and labels) with the class of its family."""
     return family(spec.family).bind(spec, groups=groups, y=y)
+
+
+def bind_ids(
+    spec: ConstraintSpec,
+    *,
+    ids: np.ndarray,
+    names: Sequence[str],
+    y: Sequence[Any] | np.ndarray | None = None,
+) -> BoundConstraint:
+    """`bind` for samples whose groups are integer ids 0..G−1 named by `names`."""
+    return family(spec.family).bind_ids(spec, ids=ids, names=names, y=y)
