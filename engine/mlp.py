@@ -21,7 +21,14 @@ class MLP(torch.nn.Module):
         return self.layers(X).squeeze(-1)
 
 
+def make_mlp(n_features: int, hidden: tuple[int, ...], seed: int = 0) -> MLP:
+    """The module with PyTorch's default initialisation from `seed`, leaving torch's global
+    generator as it was (a run's randomness comes from its own seed, never global state)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return MLP(n_features, hidden)
+
+
 def init_mlp_params(n_features: int, hidden: tuple[int, ...], seed: int) -> Params:
-    torch.manual_seed(seed)
-    module = MLP(n_features, hidden)
+    module = make_mlp(n_features, hidden, seed)
     return {name: p.detach().numpy().copy() for name, p in module.named_parameters()}

@@ -20,7 +20,7 @@ from engine.data.prepared import SPLITS, Prepared
 from engine.design import CrossDesign, Design
 from engine.errors import UserError
 from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind_ids
-from engine.mlp import MLP, init_mlp_params
+from engine.mlp import MLP, init_mlp_params, make_mlp
 from engine.models import ModelSpec, Params
 from engine.objectives import LogisticLoss, Objective
 
@@ -61,10 +61,20 @@ class Problem:
 
     # ---- data ---------------------------------------------------------------------------
     def features(self, split: str) -> np.ndarray:
-        part = self.data.split(split)
-        if self.model.cross_terms:
-            return add_group_cross_terms(part.X, part.groups, self.data.n_groups)
-        return part.X
+        """The model's inputs of a split: X, with the group cross-terms if the model has them
+        (built once per split)."""
+        if split not in self._features:
+            part = self.data.split(split)
+            self._features[split] = (
+                add_group_cross_terms(part.X, part.groups, self.data.n_groups)
+                if self.model.cross_terms
+                else part.X
+            )
+        return self._features[split]
+
+    @cached_property
+    def _features(self) -> dict[str, np.ndarray]:
+        return {}
 
     @cached_property
     def _designs(self) -> dict[str, Design | CrossDesign]:
@@ -102,7 +112,7 @@ class Problem:
     # ---- model --------------------------------------------------------------------------
     @cached_property
     def _mlp(self) -> MLP:
-        return MLP(self.features("train").shape[1], self.model.hidden)
+        return make_mlp(self.features("train").shape[1], self.model.hidden)
 
     def init_params(self, seed: int = 0) -> Params:
         """w⁰ = 0 for linear models (paper 003, G.2.2); PyTorch's default init for an MLP."""
@@ -118,9 +128,16 @@ class Problem:
                 {k: torch.from_numpy(v) for k, v in params.items()}, split
             ).numpy()
 
-    def torch_scores(self, params: dict[str, torch.Tensor], split: str = "train") -> torch.Tensor:
-        """Scores as a differentiable function of the parameters (any model)."""
-        X = torch.from_numpy(self.features(split))
+    def torch_scores(
+        self,
+        params: dict[str, torch.Tensor],
+        split: str = "train",
+        rows: np.ndarray | None = None,
+    ) -> torch.Tensor:
+        """Scores of a split (or of some of its `rows`: a minibatch) as a differentiable
+        function of the parameters (any model)."""
+        X = self.features(split)
+        X = torch.from_numpy(X if rows is None else X[rows])
         if self.model.affine:
             return torch.cat([torch.ones(len(X), 1, dtype=X.dtype), X], dim=1) @ params["w"]
         model_params = {k: v for k, v in params.items() if not k.startswith("aux.")}
@@ -134,6 +151,12 @@ class Problem:
     def loss_and_grad_scores(self, h: np.ndarray) -> tuple[float, np.ndarray]:
         """f0 and ∂f0/∂h on the training split."""
         return self.objective.value_and_grad(h, self.data.train.y)
+
+    def batch_objective(self, params: dict[str, torch.Tensor], rows: np.ndarray) -> torch.Tensor:
+        """The objective on training rows `rows` (a minibatch), differentiable in the
+        parameters of any model: an unbiased estimate of f0 when the rows are uniform."""
+        h = self.torch_scores(params, "train", rows)
+        return self.objective.torch_value(h, torch.from_numpy(self.data.train.y[rows]))
 
     # ---- exact metrics ------------------------------------------------------------------
     def report(self, params: Params, splits: tuple[str, ...] = SPLITS) -> dict[str, dict]:

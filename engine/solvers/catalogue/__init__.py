@@ -6,11 +6,11 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from engine.errors import UserError
-from engine.solvers.catalogue import paper003
+from engine.solvers.catalogue import paper000, paper003
 from engine.solvers.catalogue.card import SolverCard
 
 CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
-    {card.name: card for card in paper003.CARDS}
+    {card.name: card for card in (*paper003.CARDS, *paper000.CARDS)}
 )
 
 
