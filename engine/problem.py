@@ -158,6 +158,19 @@ class Problem:
         h = self.torch_scores(params, "train", rows)
         return self.objective.torch_value(h, torch.from_numpy(self.data.train.y[rows]))
 
+    def batch_constraint(
+        self,
+        params: dict[str, torch.Tensor],
+        rows: np.ndarray,
+        aux: dict[str, torch.Tensor] | None = None,
+    ) -> torch.Tensor:
+        """The constraint's surrogate rows (≤ 0 feasible) on training rows `rows` (e.g. J rows
+        of every group, `engine.sampling.BatchSampler.per_group`), differentiable in the
+        parameters of any model and in the auxiliary variables `aux`."""
+        train = self.data.train
+        h = self.torch_scores(params, "train", rows)
+        return self.bound.with_ids(train.groups[rows], train.y[rows]).surrogate(h, aux)
+
     # ---- exact metrics ------------------------------------------------------------------
     def report(self, params: Params, splits: tuple[str, ...] = SPLITS) -> dict[str, dict]:
         """Exact metrics (no surrogate) of the model on each split."""

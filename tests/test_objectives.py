@@ -74,3 +74,33 @@ def test_every_split_reports_the_exact_loss_of_the_model():
         part = problem.data.split(split)
         h = w[0] + part.X @ w[1:]
         assert values["loss"] == pytest.approx(np.mean(np.logaddexp(0, -(2.0 * part.y - 1) * h)))
+
+
+def test_the_batch_oracles_on_every_row_are_the_full_objective_and_constraint():
+    import pandas as pd
+
+    from engine.data.dataset import Dataset
+    from engine.data.grouping import GroupingSpec
+    from engine.data.prepare import PrepareOptions, prepare
+    from engine.fairness.constraint_spec import ConstraintSpec
+    from engine.models import ModelSpec
+    from engine.problem import Problem
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=400)
+    frame = pd.DataFrame({"x": x, "g": rng.choice(["a", "b", "c"], 400)})
+    label = (x + rng.normal(size=400) > 0).astype(np.int8)
+    dataset = Dataset(name="toy", frame=frame, label=label, numeric=("x",), categorical=(),
+                      protected=("g",), label_name="y")  # fmt: skip
+    prepared = prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),)))
+    problem = Problem(prepared, ModelSpec(kind="mlp", hidden=(5,)),
+                      ConstraintSpec("group_loss_gap", 0.01))  # fmt: skip
+    params = {k: torch.from_numpy(v) for k, v in problem.init_params(1).items()}
+    every = np.arange(len(prepared.train))
+    h = problem.scores(problem.init_params(1))
+    assert float(problem.batch_objective(params, every)) == pytest.approx(problem.loss(h))
+    full = problem.bound.surrogate(torch.from_numpy(h))
+    torch.testing.assert_close(problem.batch_constraint(params, every), full)
+    some = every[prepared.train.groups == 1][:7]
+    rows = problem.batch_constraint(params, np.r_[some, every[prepared.train.groups != 1][:20]])
+    assert rows.shape == full.shape and torch.all(torch.isfinite(rows))
