@@ -1,0 +1,3 @@
+"""Cards of paper 000's alm solvers (filled in by their implementation's author)."""
+
+CARDS = ()
