@@ -172,7 +172,7 @@ def _run_panels(
     """(row, name, series, dash) of one run: the solver's own (surrogate) view from "surrogate"
     records, the exact quantity from "exact" records only (the "final" record is the reported
     iterate, which need not be the last point of the path)."""
-    surrogate = [r for r in run.records if r["kind"] == "surrogate"]
+    surrogate = _surrogate_records(run)
     exact = [r for r in run.records if r["kind"] == "exact"] if run.metric else []
     return [
         (1, "f0 (surrogate)", _series(surrogate, _field("objective"), x), "solid"),
@@ -205,13 +205,16 @@ def _trajectory_trace(
 def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iteration") -> go.Figure:
     """One column per run over its own span of `x` ("iteration" or "seconds"), so a short run
     is not a stub beside a long one; rows: the surrogate objective f0, the largest surrogate
-    constraint row against the solver's ε, and the exact constrained quantity on train and
-    validation against κ. The y axes are shared along each row, so runs compare at a glance."""
+    constraint row against the solver's ε, the exact constrained quantity on train and
+    validation against κ, then one row per kind of row-named solver state the runs record
+    (`STATE_VECTORS`: duals, slacks), a line per constraint row. The y axes are shared along
+    each row, so runs compare at a glance."""
     if x not in ("iteration", "seconds"):
         raise UserError(f"trajectories run over 'iteration' or 'seconds', not {x!r}.")
     columns = max(len(runs), 1)
+    vectors = [kind for kind in STATE_VECTORS if any(_state_keys(run, kind) for run in runs)]
     fig = make_subplots(
-        rows=3,
+        rows=3 + len(vectors),
         cols=columns,
         shared_xaxes="columns",
         shared_yaxes="rows",
@@ -226,13 +229,41 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
                 fig.add_trace(trace, row=row, col=i + 1)
         _add_level(fig, 2, i + 1, run.epsilon, "≤ ε = {:g} feasible (surrogate)")
         _add_level(fig, 3, i + 1, run.kappa, "κ = {:g}")
+        for row, kind in enumerate(vectors, start=4):
+            for key in _state_keys(run, kind):
+                points = _series(_surrogate_records(run), _state(key), x)
+                name = f"{kind} {key.removeprefix(kind + '.')}"
+                trace = _trajectory_trace(run.label, name, points, series_colour(i), "solid", x)
+                fig.add_trace(trace, row=row, col=i + 1)
     quantities = " / ".join(dict.fromkeys(run.quantity for run in runs)) or "constrained value"
     fig.update_yaxes(title_text="objective f0<br>(surrogate)", row=1, col=1)
     fig.update_yaxes(title_text="max surrogate row<br>(surrogate)", row=2, col=1)
     fig.update_yaxes(title_text=f"{quantities}<br>(exact)", row=3, col=1)
-    fig.update_xaxes(title_text=x, row=3)
-    fig.update_layout(template=TEMPLATE, height=720, uirevision="trajectory", hovermode="x")
+    for row, kind in enumerate(vectors, start=4):
+        fig.update_yaxes(title_text=f"{STATE_VECTORS[kind]}<br>(per constraint row)", row=row,
+                         col=1)  # fmt: skip
+    fig.update_xaxes(title_text=x, row=3 + len(vectors))
+    fig.update_layout(template=TEMPLATE, height=720 + 200 * len(vectors), uirevision="trajectory",
+                      hovermode="x")  # fmt: skip
     return fig
+
+
+# row-named solver state ("dual.<row>", "slack.<row>" in a record's state) drawn as extra panels
+STATE_VECTORS = {"dual": "dual variables", "slack": "slack variables"}
+
+
+def _surrogate_records(run: TrajectoryRun) -> list[dict[str, Any]]:
+    return [r for r in run.records if r["kind"] == "surrogate"]
+
+
+def _state_keys(run: TrajectoryRun, kind: str) -> list[str]:
+    """The run's state entries of one kind ("dual.<row>"), in the order first recorded."""
+    keys = (k for r in _surrogate_records(run) for k in (r.get("state") or {}))
+    return [k for k in dict.fromkeys(keys) if k.startswith(f"{kind}.")]
+
+
+def _state(key: str) -> Callable[[dict[str, Any]], float | None]:
+    return lambda record: (record.get("state") or {}).get(key)
 
 
 def _add_level(fig: go.Figure, row: int, col: int, level: float | None, label: str) -> None:

@@ -635,3 +635,22 @@ def test_groups_figure_shows_sizes_and_rates_per_split():
     assert list(train_sizes.x) == ["F", "M"] and list(train_sizes.y) == [100, 200]
     train_rates = next(t for t in bars if t.name == "train" and t.xaxis == "x2")
     assert train_rates.y[0] == 0.1 and np.isnan(train_rates.y[1])
+
+
+def test_row_named_duals_and_slacks_get_a_panel_each_with_a_line_per_row():
+    records = trajectory(0)
+    for i, record in enumerate(r for r in records if r["kind"] == "surrogate"):
+        record["state"] = {"dual.g1": 0.1 * i, "dual.g2": -0.2 * i, "slack.g1": 0.01 * i,
+                           "branch": "objective"}  # fmt: skip
+    runs = [TrajectoryRun("alm", records, "EO gap", kappa=0.05),
+            TrajectoryRun("sgd", trajectory(1))]  # fmt: skip
+    fig = trajectory_figure(runs)
+    duals = [t for t in fig.data if t.name.startswith("dual ")]
+    slacks = [t for t in fig.data if t.name.startswith("slack ")]
+    assert sorted(t.name for t in duals) == ["dual g1", "dual g2"] and len(slacks) == 1
+    assert {axes_of(fig, 4, 1)[1]} == {t.yaxis for t in duals}
+    assert {axes_of(fig, 5, 1)[1]} == {t.yaxis for t in slacks}
+    np.testing.assert_allclose(duals[0].y, [0.1 * i for i in range(12)])
+    assert layout_axis(fig, axes_of(fig, 4, 1)[1]).title.text.startswith("dual variables")
+    plain = trajectory_figure([TrajectoryRun("sgd", trajectory(1))])
+    assert not [t for t in plain.data if t.name.startswith(("dual ", "slack "))]
