@@ -1,3 +1,66 @@
-"""Cards of paper 000's penalties solvers (filled in by their implementation's author)."""
+"""The penalised SGD baselines of paper 000: regularised SGD (eq. 13, Exp. 2) and SGD-Fairret
+(Sec. 4.2.1, Exp. 1), their options with the paper's defaults, and their cards. Both are SGD
+(`SGDConfig`) with a penalty added to the batch loss. Implementations:
+`engine.solvers.penalised_sgd`."""
 
-CARDS = ()
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.errors import UserError
+from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.catalogue.paper000 import SGDConfig
+from engine.solvers.options import option
+
+
+@dataclass(frozen=True)
+class SGDPenaltyConfig(SGDConfig):
+    per_group: int = option(
+        8, "rows of every group per group-loss batch (paper 000's code: batch_size of each group)"
+    )
+    penalty: float = option(0.4, "penalty weight λ of eq. 13 (paper 000, Exp. 2, Table 12: 0.4)")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.per_group < 1:
+            raise UserError("sgd_penalty option per_group must be at least 1")
+        _check_weight("sgd_penalty option penalty", self.penalty)
+
+
+@dataclass(frozen=True)
+class SGDFairretConfig(SGDConfig):
+    step: float = option(
+        0.05, "learning rate (paper 000, Table 8: 0.05; fairret.yaml's setting differs)"
+    )
+    batch_size: int = option(
+        8, "rows per batch, split equally among the groups (paper 000's code: bs 8)"
+    )
+    multiplier: float = option(
+        3.0, "weight of the accuracy-equality penalty (paper 000, Table 8: 3; fairret.yaml: 0.5)"
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_weight("sgd_fairret option multiplier", self.multiplier)
+
+
+def _check_weight(what: str, value: float) -> None:
+    if not (math.isfinite(value) and value >= 0):
+        raise UserError(f"{what} must be a finite number ≥ 0")
+
+
+CARDS = (
+    SolverCard("sgd_penalty", SGDPenaltyConfig, "000",
+               "minibatch SGD on the loss + λ Σ_i |ℓ_i − mean_j ℓ_j|, the group losses on J rows "
+               "of every group (paper 000, eq. 13, Exp. 2 baseline); any model",
+               "engine.solvers.penalised_sgd:SGDPenalty",
+               families=frozenset({"group_loss_gap"}),
+               families_why="its penalty is the group-loss gap of paper 000, eq. 13: the "
+                            "family's rows with δ added back"),
+    SolverCard("sgd_fairret", SGDFairretConfig, "000",
+               "minibatch SGD on group-balanced batches, loss + multiplier · Fairret's "
+               "NormLoss(Accuracy) (paper 000, Exp. 1 baseline); its own criterion is accuracy "
+               "equality, so a chosen constraint is only reported; any model",
+               "engine.solvers.penalised_sgd:SGDFairret", constrained=False),
+)  # fmt: skip
