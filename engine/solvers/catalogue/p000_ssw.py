@@ -1,3 +1,79 @@
-"""Cards of paper 000's ssw solvers (filled in by their implementation's author)."""
+"""Paper 000's stochastic switching subgradient (SSw, Alg. 3, after Huang & Lin 2023): its options
+with the paper's Exp. 1 defaults, and its card. Implementation: `engine.solvers.ssw`."""
 
-CARDS = ()
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.errors import UserError
+from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.options import option
+
+STEP_RULES = ("constant", "diminishing", "adaptive")
+TOLERANCE_RULES = ("constant", "diminishing")
+
+
+@dataclass(frozen=True)
+class SSwConfig:
+    objective_rule: str = option(
+        "constant",
+        "η^f_k rule: 'constant' (η^f) or 'diminishing' (η^f/√(k+1)) (paper 000 B.1.1; Exp. 1: "
+        "constant). 'adaptive' is a constraint-step rule only (Polyak c/‖S^c‖²)",
+    )
+    objective_step: float = option(0.05, "η^f, the objective step (paper 000 Exp. 1: 0.05)")
+    constraint_rule: str = option(
+        "constant",
+        "η^c_k rule: 'constant' (η^c), 'diminishing' (η^c/√(k+1)) or 'adaptive' (Polyak: "
+        "c(x,ζ)/‖S^c(x,ζ)‖²) (paper 000 B.1.1; Exp. 1: constant, Exp. 2: diminishing, η^c = 0.25)",
+    )
+    constraint_step: float = option(
+        0.04, "η^c, the constraint step (paper 000 Exp. 1: 0.04; unused by 'adaptive')"
+    )
+    tolerance_rule: str = option(
+        "constant",
+        "ε_k rule: 'constant' (ε0) or 'diminishing' (ε0/√(k+1); the paper's ε_{k−1}/√k is read as "
+        "this, spec 000 §2.3) (paper 000 B.1.1)",
+    )
+    epsilon: float = option(0.01, "ε0, the switching tolerance (paper 000 B.1.1: ε0 = 0.01)")
+    batch_size: int = option(
+        8, "rows per objective batch ξ (paper 000's README command: --batch_size 8)"
+    )
+    per_group: int = option(
+        8, "J, rows of every group per constraint batch ζ (paper 000's code: batch_size per group)"
+    )
+    start_index: int = option(
+        0, "k0: objective steps from iteration k0 on may be the output (paper 000 Alg. 3)"
+    )
+    max_step: float = option(
+        10.0,
+        "longest move of an 'adaptive' constraint step (guards the Polyak length as ‖S^c‖ → 0)",
+    )
+    iterations: int = option(10**9, "iterations at most (paper 000 stops by wall clock: 30 s)")
+
+    def __post_init__(self) -> None:
+        if self.objective_rule not in STEP_RULES[:2]:
+            raise UserError("SSw option objective_rule is 'constant' or 'diminishing'")
+        if self.constraint_rule not in STEP_RULES:
+            raise UserError("SSw option constraint_rule is 'constant', 'diminishing' or 'adaptive'")
+        if self.tolerance_rule not in TOLERANCE_RULES:
+            raise UserError("SSw option tolerance_rule is 'constant' or 'diminishing'")
+        for name in ("objective_step", "constraint_step", "max_step"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise UserError(f"SSw option {name} must be a finite number > 0")
+        if not (math.isfinite(self.epsilon) and self.epsilon >= 0):
+            raise UserError("SSw option epsilon must be a finite number ≥ 0")
+        if self.batch_size < 1 or self.per_group < 1 or self.iterations < 1:
+            raise UserError("SSw options batch_size, per_group and iterations must be at least 1")
+        if self.start_index < 0:
+            raise UserError("SSw option start_index (k0) must be ≥ 0")
+
+
+CARDS = (
+    SolverCard("ssw", SSwConfig, "000",
+               "stochastic switching subgradient (paper 000, Alg. 3): an objective step when the "
+               "sampled worst constraint is within ε_k, else a step on an independent sample's "
+               "most violated row; reports a random objective-step iterate; any model",
+               "engine.solvers.ssw:StochasticSwitching"),
+)  # fmt: skip
