@@ -1,3 +1,78 @@
-"""Cards of paper 000's alm solvers (filled in by their implementation's author)."""
+"""Paper 000's stochastic smoothed and linearized augmented Lagrangian (SSL-ALM, Alg. 2, after
+Huang, Zhang & Alacaoglu 2025) and its μ = 0 special case ALM: their options with the paper's
+Exp. 1 defaults, and their cards. Implementation: `engine.solvers.alm` (one class for both)."""
 
-CARDS = ()
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.errors import UserError
+from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.options import option
+
+
+@dataclass(frozen=True)
+class SSLALMConfig:
+    mu: float = option(2.0, "μ, weight of the proximal term (μ/2)‖x − z‖² (paper 000 Exp. 1: 2)")
+    rho: float = option(1.0, "ρ, weight of the augmented term (ρ/2)‖c + s‖² (paper 000 Exp. 1: 1)")
+    tau: float = option(0.01, "τ, the primal step (paper 000 Exp. 1 and Table 6's choice: 0.01)")
+    eta: float = option(0.05, "η, the dual step (paper 000 Exp. 1 and Table 6's choice: 0.05)")
+    beta: float = option(0.5, "β, the smoothing step z ← z + β(x − z) (paper 000 Exp. 1: 0.5)")
+    dual_bound: float = option(
+        10.0,
+        "M_y: the duals y are reset to 0 when ‖y‖₂ ≥ M_y (paper 000 Alg. 2, step 3; the "
+        "paper-era code's norm test with lambda_bound = 10, not 0.1.0's per-coordinate reset at "
+        "25)",
+    )
+    batch_size: int = option(
+        8, "rows per objective batch ξ (paper 000's README command: --batch_size 8)"
+    )
+    per_group: int = option(
+        8,
+        "J, rows of every group in each of the two constraint batches ζ1, ζ2 (paper 000's code: "
+        "batch_size per group)",
+    )
+    iterations: int = option(10**9, "iterations at most (paper 000 stops by wall clock: 30 s)")
+
+    def __post_init__(self) -> None:
+        for name in ("tau", "eta", "dual_bound"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise UserError(f"SSL-ALM option {name} must be a finite number > 0")
+        for name in ("mu", "rho"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise UserError(f"SSL-ALM option {name} must be a finite number ≥ 0")
+        if not 0 <= self.beta <= 1:
+            raise UserError("SSL-ALM option beta must be in [0, 1]")
+        if self.batch_size < 1 or self.per_group < 1 or self.iterations < 1:
+            raise UserError(
+                "SSL-ALM options batch_size, per_group and iterations must be at least 1"
+            )
+
+
+@dataclass(frozen=True)
+class ALMConfig(SSLALMConfig):
+    mu: float = option(
+        0.0,
+        "μ = 0: plain stochastic linearized ALM, no proximal term (paper 000: ALM is SSL-ALM with "
+        "μ = 0, all else the same; alm.yaml's beta = 1 is then irrelevant)",
+    )
+
+
+_IMPLEMENTATION = "engine.solvers.alm:SSLALM"
+_SUMMARY = (
+    "slack variables s ≥ 0 turn c ≤ 0 into c + s = 0; dual step y ← y + η(c(x,ζ1) + s), "
+    "reset to 0 when ‖y‖ ≥ M_y, then a projected step on the augmented Lagrangian with "
+    "an independent batch ζ2 in the ρ term; reports the last iterate; any model"
+)
+CARDS = (
+    SolverCard("ssl_alm", SSLALMConfig, "000",
+               "stochastic smoothed linearized augmented Lagrangian (paper 000, Alg. 2): "
+               + _SUMMARY + "; proximal term (μ/2)‖x − z‖² with z ← z + β(x − z)",
+               _IMPLEMENTATION),
+    SolverCard("alm", ALMConfig, "000",
+               "stochastic linearized augmented Lagrangian (paper 000's ALM: Alg. 2 with μ = 0): "
+               + _SUMMARY, _IMPLEMENTATION),
+)  # fmt: skip
