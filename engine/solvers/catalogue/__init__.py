@@ -6,11 +6,19 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from engine.errors import UserError
-from engine.solvers.catalogue import p000_alm, p000_penalties, p000_ssw, paper000, paper003
+from engine.solvers.catalogue import (
+    p000_alm,
+    p000_ghost,
+    p000_penalties,
+    p000_ssw,
+    paper000,
+    paper003,
+)
 from engine.solvers.catalogue.card import SolverCard
 
 CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
-    {card.name: card for module in (paper003, paper000, p000_alm, p000_ssw, p000_penalties)
+    {card.name: card for module in (paper003, paper000, p000_alm, p000_ssw, p000_penalties,
+                                       p000_ghost)
      for card in module.CARDS}  # fmt: skip
 )
 
