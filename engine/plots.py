@@ -222,11 +222,13 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
         horizontal_spacing=min(0.04, 0.2 / columns),
         vertical_spacing=0.07,
     )
+    titled: dict[int, int] = {}  # row -> the first column with a line: its axis carries the title
     for i, run in enumerate(runs):
         for row, name, points, dash in _run_panels(run, x):
             if points[0].size:
                 trace = _trajectory_trace(run.label, name, points, series_colour(i), dash, x)
                 fig.add_trace(trace, row=row, col=i + 1)
+                titled.setdefault(row, i + 1)
         _add_level(fig, 2, i + 1, run.epsilon, "≤ ε = {:g} feasible (surrogate)")
         _add_level(fig, 3, i + 1, run.kappa, "κ = {:g}")
         for row, kind in enumerate(vectors, start=4):
@@ -235,13 +237,13 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
                 name = f"{kind} {key.removeprefix(kind + '.')}"
                 trace = _trajectory_trace(run.label, name, points, series_colour(i), "solid", x)
                 fig.add_trace(trace, row=row, col=i + 1)
+                titled.setdefault(row, i + 1)
     quantities = " / ".join(dict.fromkeys(run.quantity for run in runs)) or "constrained value"
-    fig.update_yaxes(title_text="objective f0<br>(surrogate)", row=1, col=1)
-    fig.update_yaxes(title_text="max surrogate row<br>(surrogate)", row=2, col=1)
-    fig.update_yaxes(title_text=f"{quantities}<br>(exact)", row=3, col=1)
-    for row, kind in enumerate(vectors, start=4):
-        fig.update_yaxes(title_text=f"{STATE_VECTORS[kind]}<br>(per constraint row)", row=row,
-                         col=1)  # fmt: skip
+    titles = ["objective f0<br>(surrogate)", "max surrogate row<br>(surrogate)",
+              f"{quantities}<br>(exact)",
+              *(f"{STATE_VECTORS[kind]}<br>(per constraint row)" for kind in vectors)]  # fmt: skip
+    for row, title in enumerate(titles, start=1):
+        fig.update_yaxes(title_text=title, row=row, col=titled.get(row, 1))
     fig.update_xaxes(title_text=x, row=3 + len(vectors))
     fig.update_layout(template=TEMPLATE, height=720 + 200 * len(vectors), uirevision="trajectory",
                       hovermode="x")  # fmt: skip

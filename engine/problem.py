@@ -24,8 +24,9 @@ from engine.mlp import MLP, init_mlp_params, make_mlp
 from engine.models import ModelSpec, Params
 from engine.objectives import LogisticLoss, Objective
 
-REPORTED_METRICS = ("loss", "accuracy", "auc", "psp", "pdp", "sp", "dp", "eo", "eopp", "group_auc_gap",
-                    "majority", "positive_rate", "score_std", "constraint")  # fmt: skip
+REPORTED_METRICS = ("loss", "accuracy", "auc", "psp", "pdp", "sp", "dp", "eo", "eopp",
+                    "group_auc_gap", "group_loss_gap", "majority", "positive_rate", "score_std",
+                    "constraint")  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,6 +199,7 @@ class Problem:
             "eo": lambda: fairness.equalized_odds_gap(h, g, y, t),
             "eopp": lambda: fairness.equal_opportunity_gap(h, g, y, t),
             "group_auc_gap": lambda: fairness.group_auc_gap(h, g),
+            "group_loss_gap": lambda: np.ptp(fairness.group_losses(h, g, y)),
             "majority": lambda: max(np.mean(y), 1.0 - np.mean(y)),
             "positive_rate": lambda: np.mean(h > t),
             "score_std": lambda: np.std(h),

@@ -654,3 +654,7 @@ def test_row_named_duals_and_slacks_get_a_panel_each_with_a_line_per_row():
     assert layout_axis(fig, axes_of(fig, 4, 1)[1]).title.text.startswith("dual variables")
     plain = trajectory_figure([TrajectoryRun("sgd", trajectory(1))])
     assert not [t for t in plain.data if t.name.startswith(("dual ", "slack "))]
+    reversed_order = trajectory_figure(runs[::-1])  # the titles go where the lines are
+    assert layout_axis(reversed_order, axes_of(reversed_order, 4, 2)[1]).title.text.startswith(
+        "dual variables"
+    )

@@ -144,7 +144,9 @@ def tiny_problem():
                    interval=(0.1, 0.5))  # fmt: skip
 
 
-@pytest.mark.parametrize("family", ["pSP", "pDP", "DP", "EO", "EOpp", "quad_group_auc"])
+@pytest.mark.parametrize(
+    "family", ["pSP", "pDP", "DP", "EO", "EOpp", "quad_group_auc", "group_loss_gap"]
+)
 def test_a_reference_metric_equals_the_family_constrained_value(tiny_problem, family):
     """A run without constraint is set beside a family's runs through REPORTED_AS: that metric
     must be exactly the value the family's own runs report as "constraint"."""

@@ -146,10 +146,12 @@ def family_entry(name: str) -> Family:
 
 
 # the families whose exact quantity every run reports under a metric of its own (pSP and pDP on
-# the run's interval, the rate gaps at the threshold 0), so that a run without constraint can be
-# set beside them (engine.problem.Problem.report_scores)
+# the run's interval, the rate gaps at the threshold 0, the group-loss gap over all pairs: the
+# families' defaults), so that a run without constraint can be set beside them
+# (engine.problem.Problem.report_scores)
 REPORTED_AS = MappingProxyType({"pSP": "psp", "pDP": "pdp", "DP": "dp", "EO": "eo",
-                                "EOpp": "eopp", "quad_group_auc": "group_auc_gap"})  # fmt: skip
+                                "EOpp": "eopp", "quad_group_auc": "group_auc_gap",
+                                "group_loss_gap": "group_loss_gap"})  # fmt: skip
 
 
 def quantity_name(family: str | None) -> str:

@@ -1,3 +1,77 @@
-"""Cards of paper 000's Stochastic Ghost solver (filled in by its implementation's author)."""
+"""Paper 000's Stochastic Ghost (StGh, Alg. 1, after Facchinei & Kungurtsev 2023): its options with
+the paper's Exp. 1 defaults, and its card. Implementation: `engine.solvers.ghost`."""
 
-CARDS = ()
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.errors import UserError
+from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.options import option
+
+
+@dataclass(frozen=True)
+class GhostConfig:
+    p0: float = option(
+        0.4,
+        "p0 of the level N ~ Geom(p0) on {0, 1, …}, P(N = n) = (1 − p0)ⁿ p0, and J = 2^(N+1) "
+        "(paper 000 Exp. 1: 0.4; ghost.yaml's alpha = 0.4). Without the cap max_batch the "
+        "expected J diverges for p0 ≤ 0.5",
+    )
+    max_batch: int | None = option(
+        None,
+        "cap on J = 2^(N+1): N is redrawn while 2^(N+1) exceeds it, as the paper-era code does "
+        "(the paper is silent). Unset: the largest training group, the code's cap. Eq. 9 then "
+        "divides by the truncated P(N = n | 2^(N+1) ≤ cap), so d is unbiased for the direction "
+        "of the capped batch (the code divides by the untruncated probability: spec 000 §2.1)",
+    )
+    alpha0: float = option(0.05, "α0, the first step size (paper 000 Exp. 1: 0.05)")
+    alpha_hat: float = option(
+        0.05,
+        "α̂ of the step rule α_k = α_(k−1)(1 − α̂ α_(k−1)) (the code's 'dimin'; paper 000 "
+        "Exp. 1: 0.05; ghost.yaml: gamma0 = 0.02, zeta = 0.001)",
+    )
+    rho: float = option(
+        0.8,
+        "ρ, the box ‖d‖∞ ≤ ρ of κ's LP (paper 000 Exp. 1 main text and ghost.yaml: 0.8; its "
+        "appendix B.1.3 says 0.1). Passed as ρ: the paper-era code swaps ρ and λ in its "
+        "compute_kappa call (spec 000 §2.1), which is not reproduced",
+    )
+    tau: float = option(1.0, "τ, the weight of (τ/2)‖d‖² in the QP (paper 000 Exp. 1: 1)")
+    beta: float = option(
+        20.0, "β, the box ‖d‖∞ ≤ β of the QP (paper 000 Exp. 1: 20; ghost.yaml: 10)"
+    )
+    lam: float = option(
+        0.5,
+        "λ, the weight of the linearized term in κ = (1 − λ) max[c]₊ + λ·LP (paper 000 Exp. 1: "
+        "0.5)",
+    )
+    iterations: int = option(10**9, "iterations at most (paper 000 stops by wall clock: 30 s)")
+
+    def __post_init__(self) -> None:
+        if not 0 < self.p0 < 1:
+            raise UserError("Stochastic Ghost option p0 must be in (0, 1)")
+        if not 0 <= self.lam <= 1:
+            raise UserError("Stochastic Ghost option lam must be in [0, 1]")
+        for name in ("alpha0", "rho", "tau", "beta"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise UserError(f"Stochastic Ghost option {name} must be a finite number > 0")
+        if not (math.isfinite(self.alpha_hat) and 0 <= self.alpha_hat * self.alpha0 < 1):
+            raise UserError("Stochastic Ghost options need 0 ≤ alpha_hat·alpha0 < 1")
+        if self.max_batch is not None and self.max_batch < 2:
+            raise UserError("Stochastic Ghost option max_batch must be at least 2 (J ≥ 2)")
+        if self.iterations < 1:
+            raise UserError("Stochastic Ghost option iterations must be at least 1")
+
+
+CARDS = (
+    SolverCard("stochastic_ghost", GhostConfig, "000",
+               "Stochastic Ghost (paper 000, Alg. 1, after Facchinei & Kungurtsev 2023): a "
+               "stochastic SQP step d = argmin gᵀd + (τ/2)‖d‖² s.t. c + ∇c d ≤ κ, ‖d‖∞ ≤ β, "
+               "estimated without bias by a randomized multilevel batch of J = 2^(N+1) rows "
+               "(eq. 9), with diminishing steps; one backward per constraint row, 4 LPs and 4 "
+               "QPs in n variables per step, so slow for large models; any model",
+               "engine.solvers.ghost:StochasticGhost"),
+)  # fmt: skip
