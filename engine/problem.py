@@ -20,7 +20,7 @@ from engine.data.prepared import SPLITS, Prepared
 from engine.design import CrossDesign, Design
 from engine.errors import UserError
 from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind_ids
-from engine.mlp import MLP, init_mlp_params, make_mlp
+from engine.mlp import init_mlp_params, mlp_scores
 from engine.models import ModelSpec, Params
 from engine.objectives import LogisticLoss, Objective
 
@@ -111,10 +111,6 @@ class Problem:
                         y=self.data.train.y)  # fmt: skip
 
     # ---- model --------------------------------------------------------------------------
-    @cached_property
-    def _mlp(self) -> MLP:
-        return make_mlp(self.features("train").shape[1], self.model.hidden)
-
     def init_params(self, seed: int = 0) -> Params:
         """w⁰ = 0 for linear models (paper 003, G.2.2); PyTorch's default init for an MLP."""
         if self.model.affine:
@@ -141,8 +137,7 @@ class Problem:
         X = torch.from_numpy(X if rows is None else X[rows])
         if self.model.affine:
             return torch.cat([torch.ones(len(X), 1, dtype=X.dtype), X], dim=1) @ params["w"]
-        model_params = {k: v for k, v in params.items() if not k.startswith("aux.")}
-        return torch.func.functional_call(self._mlp, model_params, (X,))
+        return mlp_scores(params, X)
 
     # ---- objective ----------------------------------------------------------------------
     def loss(self, h: np.ndarray, split: str = "train") -> float:

@@ -104,3 +104,12 @@ def test_the_batch_oracles_on_every_row_are_the_full_objective_and_constraint():
     some = every[prepared.train.groups == 1][:7]
     rows = problem.batch_constraint(params, np.r_[some, every[prepared.train.groups != 1][:20]])
     assert rows.shape == full.shape and torch.all(torch.isfinite(rows))
+
+
+def test_the_plain_mlp_chain_equals_the_torch_module():
+    from engine.mlp import make_mlp, mlp_scores
+
+    module = make_mlp(5, (7, 3), seed=2)
+    X = torch.from_numpy(np.random.default_rng(0).normal(size=(11, 5)))
+    params = dict(module.named_parameters())
+    torch.testing.assert_close(mlp_scores(params, X), module(X))

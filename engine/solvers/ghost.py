@@ -5,9 +5,12 @@ x = (weights, aux) flattened into one vector of n entries; aux are the family's 
   1. N ~ Geom(p0) on {0, 1, …}, redrawn while J = 2^(N+1) exceeds the cap (the paper-era code's
      truncation; the cap is an option, by default the largest training group);
   2. the objective rows X¹ (1 row) and X^J (J rows), then the constraint rows (1 row of every
-     group, then J rows of every group), all uniform WITH replacement (paper 000, Alg. 1, step 2:
+     cell, then J rows of every cell), all uniform WITH replacement (paper 000, Alg. 1, step 2:
      the estimator of eq. 9 needs i.i.d. rows, so the epoch streams of `engine.sampling` are not
-     used);
+     used). The cells are the groups ("an equal number of data points for every subgroup",
+     paper 000, Sec. 3); for the families whose rows are means within (group, label) cells
+     (`LABEL_CELLS`: rates given Y, AUC pairs) they are those cells, so that even 1 row of
+     every cell gives each conditional mean a sample (paper 000, Table 1's D[A, Y = v]);
   3. for each batch B ∈ {X¹, odd(X^J), even(X^J), X^J}: g = ∇̄f, c̄ and Jc = ∇̄c on B, then
        κ(B) = (1 − λ) max_i [c̄_i]₊ + λ min_{‖d‖∞ ≤ ρ} max_i [c̄_i + ∇c̄_iᵀ d]₊   (an LP, HiGHS),
        d(B) = argmin_d gᵀd + (τ/2)‖d‖²  s.t.  c̄ + Jc d ≤ κ(B) e,  ‖d‖∞ ≤ β        (eq. 8, Clarabel);
@@ -36,6 +39,8 @@ from engine.solvers.catalogue.p000_ghost import GhostConfig
 from engine.status import StopCode
 
 _SOLVED = (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved)
+# families whose rows are means within (group, label) cells: TPR/FPR gaps and AUC-type pairs
+LABEL_CELLS = frozenset({"EO", "EOpp", "auc_gap", "quad_inter", "quad_intra"})
 
 
 @dataclass(frozen=True)
@@ -96,9 +101,14 @@ class StochasticGhost(Solver):
         aux = problem.bound.aux_init(torch.from_numpy(problem.scores(start)))
         self.x = {k: torch.from_numpy(v.copy()) for k, v in start.items()}
         self.x |= {f"aux.{k}": v.detach().clone() for k, v in aux.items()}
-        groups = problem.data.train.groups
-        self.members = [np.flatnonzero(groups == g) for g in range(problem.data.n_groups)]
-        cap = config.max_batch or max(len(rows) for rows in self.members)
+        train, n_groups = problem.data.train, problem.data.n_groups
+        if problem.bound.family in LABEL_CELLS:
+            keys, n_cells = 2 * train.groups + (train.y > 0), 2 * n_groups
+        else:
+            keys, n_cells = train.groups, n_groups
+        cells = (np.flatnonzero(keys == key) for key in range(n_cells))
+        self.cells = [rows for rows in cells if rows.size]
+        cap = config.max_batch or max(len(rows) for rows in self.cells)
         if cap < 2:
             raise UserError("stochastic_ghost needs batches of J ≥ 2 rows: raise max_batch")
         self.max_level = int(math.floor(math.log2(cap))) - 1  # the largest N with 2^(N+1) ≤ cap
@@ -113,9 +123,9 @@ class StochasticGhost(Solver):
             pass
         return level, (1 - p0) ** level * p0 / (1 - (1 - p0) ** (self.max_level + 1))
 
-    def per_group(self, count: int) -> np.ndarray:
-        """`count` rows of every group, uniform with replacement: a (groups × count) array."""
-        return np.stack([rows[self.rng.integers(len(rows), size=count)] for rows in self.members])
+    def per_cell(self, count: int) -> np.ndarray:
+        """`count` rows of every cell, uniform with replacement: a (cells × count) array."""
+        return np.stack([rows[self.rng.integers(len(rows), size=count)] for rows in self.cells])
 
     def oracle(self, objective_rows: np.ndarray, constraint_rows: np.ndarray) -> Oracle:
         """f̄, ∇̄f, c̄ and ∇̄c at x on a batch: one backward for f and one per constraint row."""
@@ -152,12 +162,12 @@ class StochasticGhost(Solver):
 
     def step(self) -> StepInfo:
         cfg = self.config
-        # paper 000, Alg. 1, steps 1–3: N, J, then X¹, X^J and the per-group constraint rows
+        # paper 000, Alg. 1, steps 1–3: N, J, then X¹, X^J and the per-cell constraint rows
         level, probability = self.draw_level()
         size = 2 ** (level + 1)
         n_rows = len(self.problem.data.train.groups)
         single, batch = self.rng.integers(n_rows, size=1), self.rng.integers(n_rows, size=size)
-        single_c, batch_c = self.per_group(1).ravel(), self.per_group(size)
+        single_c, batch_c = self.per_cell(1).ravel(), self.per_cell(size)
         batches = {
             "single": (single, single_c),
             "odd": (batch[0::2], batch_c[:, 0::2].ravel()),

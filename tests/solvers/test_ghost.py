@@ -11,8 +11,7 @@ import pytest
 from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
-from engine.solvers import Budget, solve
-from engine.solvers import ghost
+from engine.solvers import Budget, ghost, solve
 from engine.solvers.catalogue.p000_ghost import GhostConfig
 from engine.solvers.ghost import Oracle, StochasticGhost, combine, direction
 

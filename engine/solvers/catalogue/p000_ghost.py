@@ -22,7 +22,8 @@ class GhostConfig:
     max_batch: int | None = option(
         None,
         "cap on J = 2^(N+1): N is redrawn while 2^(N+1) exceeds it, as the paper-era code does "
-        "(the paper is silent). Unset: the largest training group, the code's cap. Eq. 9 then "
+        "(the paper is silent). Unset: the largest training group, the code's cap (for families "
+        "sampled by (group, label) cell, the largest cell). Eq. 9 then "
         "divides by the truncated P(N = n | 2^(N+1) ≤ cap), so d is unbiased for the direction "
         "of the capped batch (the code divides by the untruncated probability: spec 000 §2.1)",
     )
