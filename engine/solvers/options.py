@@ -123,6 +123,14 @@ def _parse(text: str, kind: type) -> Any:
     return kind(text)
 
 
+def require_positive(config: Any, solver: str, names: tuple[str, ...]) -> None:
+    """Refuse any of the options `names` of `config` that is not a finite number > 0."""
+    for name in names:
+        value = getattr(config, name)
+        if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+            raise UserError(f"{solver} option {name} must be a finite number > 0")
+
+
 def option(default: Any, doc: str) -> Any:
     """A config field with its documentation (shown by `python -m engine solvers`)."""
     return field(default=default, metadata={"doc": doc})

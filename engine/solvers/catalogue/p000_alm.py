@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option
+from engine.solvers.options import option, require_positive
 
 
 @dataclass(frozen=True)
@@ -36,10 +36,7 @@ class SSLALMConfig:
     iterations: int = option(10**9, "iterations at most (paper 000 stops by wall clock: 30 s)")
 
     def __post_init__(self) -> None:
-        for name in ("tau", "eta", "dual_bound"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value > 0):
-                raise UserError(f"SSL-ALM option {name} must be a finite number > 0")
+        require_positive(self, "SSL-ALM", ("tau", "eta", "dual_bound"))
         for name in ("mu", "rho"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value >= 0):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option
+from engine.solvers.options import option, require_positive
 
 
 @dataclass(frozen=True)
@@ -55,10 +55,7 @@ class GhostConfig:
             raise UserError("Stochastic Ghost option p0 must be in (0, 1)")
         if not 0 <= self.lam <= 1:
             raise UserError("Stochastic Ghost option lam must be in [0, 1]")
-        for name in ("alpha0", "rho", "tau", "beta"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value > 0):
-                raise UserError(f"Stochastic Ghost option {name} must be a finite number > 0")
+        require_positive(self, "Stochastic Ghost", ("alpha0", "rho", "tau", "beta"))
         if not (math.isfinite(self.alpha_hat) and 0 <= self.alpha_hat * self.alpha0 < 1):
             raise UserError("Stochastic Ghost options need 0 ≤ alpha_hat·alpha0 < 1")
         if self.max_batch is not None and self.max_batch < 2:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option
+from engine.solvers.options import option, require_positive
 
 STEP_RULES = ("constant", "diminishing", "adaptive")
 TOLERANCE_RULES = ("constant", "diminishing")
@@ -58,10 +58,7 @@ class SSwConfig:
             raise UserError("SSw option constraint_rule is 'constant', 'diminishing' or 'adaptive'")
         if self.tolerance_rule not in TOLERANCE_RULES:
             raise UserError("SSw option tolerance_rule is 'constant' or 'diminishing'")
-        for name in ("objective_step", "constraint_step", "max_step"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value > 0):
-                raise UserError(f"SSw option {name} must be a finite number > 0")
+        require_positive(self, "SSw", ("objective_step", "constraint_step", "max_step"))
         if not (math.isfinite(self.epsilon) and self.epsilon >= 0):
             raise UserError("SSw option epsilon must be a finite number ≥ 0")
         if self.batch_size < 1 or self.per_group < 1 or self.iterations < 1:
