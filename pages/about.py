@@ -76,9 +76,9 @@ method. Every iterate satisfies the surrogate constraints up to the inner solver
 (the trajectory's surrogate panel may sit slightly above 0, at most ε): feasibility is for the
 surrogate, and the exact pSP is checked separately (see the verdict). The switching-subgradient
 solver and the penalty and quadratic-AUC baselines of the same paper run on the same problem, and
-so do the stochastic solvers of paper 000 (SSL-ALM, ALM, stochastic switching subgradient and the
-SGD baselines), which train networks from minibatches with the same number of samples from every
-group. The algorithms of papers 001, 002 and 004 are being added on that same interface.
+so do the stochastic solvers of paper 000 (SSL-ALM, ALM, Stochastic Ghost, stochastic switching
+subgradient and the SGD baselines), which train networks from minibatches with the same number of
+samples from every group. The algorithms of papers 001, 002 and 004 are being added on that same interface.
 
 ### Every number is exact
 Metrics in tables and frontiers are computed exactly on held-out data (no surrogate); surrogate
