@@ -107,7 +107,8 @@ def history_row(store: Store, row: RunRow) -> dict:
     """One line of the history: what ran on what, the constrained quantity against κ on the
     test set with the verdict on it, accuracy, and how the run stands or ended."""
     family, kappa = constraint_of(row.spec)
-    verdict = run_verdict(store, row)
+    metrics = store.metrics(row.id)
+    verdict = run_verdict(store, row, metrics=metrics)
     test = verdict.check("test")
     uses_interval = family is not None and family_entry(family).uses_interval
     return {
@@ -120,7 +121,7 @@ def history_row(store: Store, row: RunRow) -> dict:
         "I": "[{:.0%}, {:.0%})".format(*row.spec["interval"]) if uses_interval else "—",
         "verdict": verdict.summary,
         "test value": test.value if test and family else None,
-        "test accuracy": store.metrics(row.id).get("test", {}).get("accuracy"),
+        "test accuracy": metrics.get("test", {}).get("accuracy"),
         "status": row.status,
         "reason": row.reason,
     }

@@ -41,13 +41,20 @@ def surrogate_tolerance(spec: dict[str, Any]) -> float:
     return surrogate_epsilon(spec) or 0.0
 
 
-def run_verdict(store: Store, row: RunRow, view_family: str | None = None) -> Verdict:
-    """The verdict (engine.verdict) on a stored run, from its spec, status and exact metrics.
-    `view_family` names the quantity to show for a run without constraint (its reference value
-    beside constrained runs of that family); by default a run's own family."""
+def run_verdict(
+    store: Store,
+    row: RunRow,
+    view_family: str | None = None,
+    metrics: dict[str, dict[str, float | None]] | None = None,
+) -> Verdict:
+    """The verdict (engine.verdict) on a stored run, from its spec, status and exact metrics
+    (`metrics`, when the caller has read them already). `view_family` names the quantity to
+    show for a run without constraint (its reference value beside constrained runs of that
+    family); by default a run's own family."""
     family, kappa = constraint_of(row.spec)
     shown = family or view_family
-    return judge(row.status, store.metrics(row.id), quantity_name(shown), kappa,
+    metrics = store.metrics(row.id) if metrics is None else metrics
+    return judge(row.status, metrics, quantity_name(shown), kappa,
                  reason=row.reason, surrogate_violation=store.last_surrogate_violation(row.id),
                  tolerance=surrogate_tolerance(row.spec),
                  value_metric=quantity_metric(family, shown))  # fmt: skip
@@ -144,9 +151,9 @@ def metrics_rows(
     rows = []
     for run_id in run_ids:
         row = store.run(run_id)
-        verdict = run_verdict(store, row, view_family)
-        test, train = verdict.check("test"), verdict.check("train")
         metrics = store.metrics(run_id)
+        verdict = run_verdict(store, row, view_family, metrics)
+        test, train = verdict.check("test"), verdict.check("train")
         rows.append({
             "run": run_id,
             "solver": row.spec["solver"],

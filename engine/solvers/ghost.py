@@ -9,8 +9,9 @@ x = (weights, aux) flattened into one vector of n entries; aux are the family's 
      the estimator of eq. 9 needs i.i.d. rows, so the epoch streams of `engine.sampling` are not
      used). The cells are the groups ("an equal number of data points for every subgroup",
      paper 000, Sec. 3); for the families whose rows are means within (group, label) cells
-     (`LABEL_CELLS`: rates given Y, AUC pairs) they are those cells, so that even 1 row of
-     every cell gives each conditional mean a sample (paper 000, Table 1's D[A, Y = v]);
+     (`BoundConstraint.label_cells`: rates given Y, AUC pairs) they are those cells, so that
+     even 1 row of every cell gives each conditional mean a sample (paper 000, Table 1's
+     D[A, Y = v]);
   3. for each batch B ∈ {X¹, odd(X^J), even(X^J), X^J}: g = ∇̄f, c̄ and Jc = ∇̄c on B, then
        κ(B) = (1 − λ) max_i [c̄_i]₊ + λ min_{‖d‖∞ ≤ ρ} max_i [c̄_i + ∇c̄_iᵀ d]₊   (an LP, HiGHS),
        d(B) = argmin_d gᵀd + (τ/2)‖d‖²  s.t.  c̄ + Jc d ≤ κ(B) e,  ‖d‖∞ ≤ β        (eq. 8, Clarabel);
@@ -39,8 +40,6 @@ from engine.solvers.catalogue.p000_ghost import GhostConfig
 from engine.status import StopCode
 
 _SOLVED = (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved)
-# families whose rows are means within (group, label) cells: TPR/FPR gaps and AUC-type pairs
-LABEL_CELLS = frozenset({"EO", "EOpp", "auc_gap", "quad_inter", "quad_intra"})
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ class StochasticGhost(Solver):
         self.x = {k: torch.from_numpy(v.copy()) for k, v in start.items()}
         self.x |= {f"aux.{k}": v.detach().clone() for k, v in aux.items()}
         train, n_groups = problem.data.train, problem.data.n_groups
-        if problem.bound.family in LABEL_CELLS:
+        if problem.bound.label_cells:
             keys, n_cells = 2 * train.groups + (train.y > 0), 2 * n_groups
         else:
             keys, n_cells = train.groups, n_groups

@@ -81,6 +81,7 @@ class AUCGap(BoundConstraint):
 
     family = "auc_gap"
     needs_labels = True
+    label_cells = True
 
 
     def _setup(self) -> None:

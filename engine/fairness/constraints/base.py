@@ -262,6 +262,9 @@ class BoundConstraint(ABC):
 
     family: ClassVar[str]
     needs_labels: ClassVar[bool] = False
+    # the rows are means within (group, label) cells (rates given Y, AUC pairs): a batch needs
+    # rows of every cell, not only of every group (paper 000, Table 1's D[A, Y = v])
+    label_cells: ClassVar[bool] = False
     min_groups: ClassVar[int] = 2
 
     spec: ConstraintSpec

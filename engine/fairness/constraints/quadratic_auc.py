@@ -120,6 +120,7 @@ class QuadraticInterAUC(QuadraticAUC):
     variant = "inter"
     offset = 1.0
     needs_labels = True
+    label_cells = True
 
     def _terms(self, data: GroupData, k: int, j: int) -> Terms:
         return (
@@ -135,6 +136,7 @@ class QuadraticIntraAUC(QuadraticAUC):
     variant = "intra"
     offset = 1.0
     needs_labels = True
+    label_cells = True
 
     def _terms(self, data: GroupData, k: int, j: int) -> Terms:
         return (

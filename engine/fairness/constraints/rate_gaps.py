@@ -138,6 +138,7 @@ class EqualizedOddsGap(RateGap):
 
     family = "EO"
     needs_labels = True
+    label_cells = True
     labels = (1, 0)
 
     def exact(self, scores: np.ndarray | Tensor) -> float:
@@ -151,6 +152,7 @@ class EqualOpportunityGap(RateGap):
 
     family = "EOpp"
     needs_labels = True
+    label_cells = True
     labels = (1,)
 
     def exact(self, scores: np.ndarray | Tensor) -> float:
