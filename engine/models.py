@@ -15,17 +15,20 @@ import numpy as np
 from engine.errors import UserError
 
 Params = dict[str, np.ndarray]
+ACTIVATIONS = ("relu", "sigmoid")
 MAX_HIDDEN_WIDTH = 4096  # wider layers of a dense float64 MLP outgrow memory on real data
 
 
 @dataclass(frozen=True)
 class ModelSpec:
     """`linear`: h(x) = ⟨w, (1, x)⟩; with `cross_terms`, x is extended to (x, γ, γ·x) as in
-    paper 003, Sec. 7.1. `mlp`: ReLU layers of the given widths, then one score."""
+    paper 003, Sec. 7.1. `mlp`: dense layers of the given widths, each followed by the
+    activation (ReLU or the sigmoid), then one score."""
 
     kind: Literal["linear", "mlp"] = "linear"
     cross_terms: bool = False
     hidden: tuple[int, ...] = (64,)
+    activation: Literal["relu", "sigmoid"] = "relu"
 
     def __post_init__(self) -> None:
         if self.kind not in ("linear", "mlp"):
@@ -35,6 +38,9 @@ class ModelSpec:
         if self.kind == "mlp" and max(self.hidden) > MAX_HIDDEN_WIDTH:
             raise UserError(f"hidden layers of at most {MAX_HIDDEN_WIDTH} units are supported, "
                             f"not {max(self.hidden)}")  # fmt: skip
+        if self.activation not in ACTIVATIONS:
+            raise UserError(f"activation must be one of {', '.join(ACTIVATIONS)}, "
+                            f"not '{self.activation}'")  # fmt: skip
         object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
 
     @property

@@ -26,6 +26,10 @@ class Objective(Protocol):
         """f and ∂f/∂h (each entry is ℓ′(h_i, y_i)/n), sharing the work."""
         ...
 
+    def per_sample(self, h: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """ℓ(h_i, y_i) and ℓ′(h_i, y_i) of every row (for means over groups of rows)."""
+        ...
+
     def torch_value(self, h: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """f as a differentiable tensor, for models whose gradient autograd computes."""
         ...
@@ -42,12 +46,15 @@ class LogisticLoss:
         return float(np.mean(np.logaddexp(0.0, -_signed(y) * h)))
 
     def value_and_grad(self, h: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+        losses, slopes = self.per_sample(h, y)
+        return float(np.mean(losses)), slopes / len(h)
+
+    def per_sample(self, h: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         zeta = _signed(y)
         z = -zeta * h
         e = np.exp(-np.abs(z))  # one exp for both: stable for large |z|
-        value = float(np.mean(np.maximum(z, 0.0) + np.log1p(e)))
         sigma_z = np.where(z >= 0, 1.0, e) / (1.0 + e)
-        return value, -zeta * sigma_z / len(h)
+        return np.maximum(z, 0.0) + np.log1p(e), -zeta * sigma_z
 
     def torch_value(self, h: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return torch.nn.functional.softplus(-(2.0 * y.to(h.dtype) - 1.0) * h).mean()

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import torch
 
 from engine import fairness
 from engine.data.encoding import add_group_cross_terms
@@ -20,8 +19,9 @@ from engine.data.prepared import SPLITS, Prepared
 from engine.design import CrossDesign, Design
 from engine.errors import UserError
 from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind_ids
-from engine.mlp import init_mlp_params, mlp_scores
+from engine.mlp import init_mlp_params
 from engine.models import ModelSpec, Params
+from engine.networks import Network, network_of
 from engine.objectives import LogisticLoss, Objective
 
 REPORTED_METRICS = ("loss", "accuracy", "auc", "psp", "pdp", "sp", "dp", "eo", "eopp",
@@ -117,27 +117,15 @@ class Problem:
             return {"w": np.zeros(self.design().shape[1])}
         return init_mlp_params(self.features("train").shape[1], self.model.hidden, seed)
 
+    @cached_property
+    def network(self) -> Network:
+        """The model as a numpy function of its flat weights (engine.networks)."""
+        return network_of(self.model, self.features("train").shape[1])
+
     def scores(self, params: Params, split: str = "train") -> np.ndarray:
         if self.model.affine:
             return self.design(split).matvec(params["w"])
-        with torch.no_grad():
-            return self.torch_scores(
-                {k: torch.from_numpy(v) for k, v in params.items()}, split
-            ).numpy()
-
-    def torch_scores(
-        self,
-        params: dict[str, torch.Tensor],
-        split: str = "train",
-        rows: np.ndarray | None = None,
-    ) -> torch.Tensor:
-        """Scores of a split (or of some of its `rows`: a minibatch) as a differentiable
-        function of the parameters (any model)."""
-        X = self.features(split)
-        X = torch.from_numpy(X if rows is None else X[rows])
-        if self.model.affine:
-            return torch.cat([torch.ones(len(X), 1, dtype=X.dtype), X], dim=1) @ params["w"]
-        return mlp_scores(params, X)
+        return self.network.scores(self.network.flatten(params), self.features(split))
 
     # ---- objective ----------------------------------------------------------------------
     def loss(self, h: np.ndarray, split: str = "train") -> float:
@@ -147,25 +135,6 @@ class Problem:
     def loss_and_grad_scores(self, h: np.ndarray) -> tuple[float, np.ndarray]:
         """f0 and ∂f0/∂h on the training split."""
         return self.objective.value_and_grad(h, self.data.train.y)
-
-    def batch_objective(self, params: dict[str, torch.Tensor], rows: np.ndarray) -> torch.Tensor:
-        """The objective on training rows `rows` (a minibatch), differentiable in the
-        parameters of any model: an unbiased estimate of f0 when the rows are uniform."""
-        h = self.torch_scores(params, "train", rows)
-        return self.objective.torch_value(h, torch.from_numpy(self.data.train.y[rows]))
-
-    def batch_constraint(
-        self,
-        params: dict[str, torch.Tensor],
-        rows: np.ndarray,
-        aux: dict[str, torch.Tensor] | None = None,
-    ) -> torch.Tensor:
-        """The constraint's surrogate rows (≤ 0 feasible) on training rows `rows` (e.g. J rows
-        of every group, `engine.sampling.BatchSampler.per_group`), differentiable in the
-        parameters of any model and in the auxiliary variables `aux`."""
-        train = self.data.train
-        h = self.torch_scores(params, "train", rows)
-        return self.bound.with_ids(train.groups[rows], train.y[rows]).surrogate(h, aux)
 
     # ---- exact metrics ------------------------------------------------------------------
     def report(self, params: Params, splits: tuple[str, ...] = SPLITS) -> dict[str, dict]:

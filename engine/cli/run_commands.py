@@ -19,7 +19,7 @@ from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_names, quantity_metric, quantity_name
-from engine.models import ModelSpec
+from engine.models import ACTIVATIONS, ModelSpec
 from engine.problem import Problem
 from engine.runs import RunSpec, Store
 from engine.runs.results import constraint_of, surrogate_tolerance
@@ -81,6 +81,8 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     problem.add_argument("--temperature", type=float, default=1.0)
     problem.add_argument("--model", choices=("linear", "mlp"), default="linear")
     problem.add_argument("--hidden", type=int, nargs="+", default=[64], help="MLP widths")
+    problem.add_argument("--activation", choices=ACTIVATIONS, default="relu",
+                         help="the MLP's activation after each hidden layer")  # fmt: skip
     solver = parser.add_argument_group("solver")
     solver.add_argument("--solver", default="idca", help="see `python -m engine solvers`")
     solver.add_argument(
@@ -142,7 +144,12 @@ def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
     return RunSpec(
         data=data_spec_from_args(args),
         prepare=dataclasses.replace(prepare_options_from_args(args), cross_terms=False),
-        model=ModelSpec(kind=args.model, cross_terms=args.cross_terms, hidden=tuple(args.hidden)),
+        model=ModelSpec(
+            kind=args.model,
+            cross_terms=args.cross_terms,
+            hidden=tuple(args.hidden),
+            activation=args.activation,
+        ),
         constraint=constraint_from_args(args),
         interval=tuple(args.interval),
         solver=card.name,
@@ -263,9 +270,11 @@ def list_solvers(args: argparse.Namespace) -> int:
             "name": name,
             "paper": card.paper,
             "summary": card.summary,
-            "families": sorted(card.families) if card.families is not None else "any",
             "needs_constraint": card.constrained,
-            "linear_only": card.linear_only,
+            "families": card.families() if card.constrained else "any (only reported)",
+            "models": card.model_kinds(),
+            "requires": [{"capability": c.key, "of": c.side.value, "means": c.words,
+                          "why": why} for c, why in card.needs.items()],
             "options": [option.to_dict() for option in config_fields(card.Config)],
         })  # fmt: skip
     if args.json:
@@ -274,9 +283,12 @@ def list_solvers(args: argparse.Namespace) -> int:
     for entry in entries:
         families = entry["families"]
         families = families if isinstance(families, str) else ", ".join(families)
-        models = "linear models" if entry["linear_only"] else "any model"
-        print(f"{entry['name']}  (paper {entry['paper']}; constraints: {families}; {models})")
+        models = " and ".join(entry["models"])
+        print(f"{entry['name']}  (paper {entry['paper']}; constraints: {families}; {models} "
+              "models)")  # fmt: skip
         print(f"    {entry['summary']}")
+        for need in entry["requires"]:
+            print(f"    needs of the {need['of']}: {need['means']} ({need['why']})")
         for opt in entry["options"]:
             default = "(unset)" if opt["optional"] else opt["default"]
             print(f"    --option {opt['name']}={default}  {opt['help']}")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from engine.capabilities import Capability
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.lazy import load_object
@@ -86,7 +87,8 @@ def _check_quadratic_auc(spec: ConstraintSpec) -> None:
 @dataclass(frozen=True)
 class Family:
     """A constraint family: `quantity` names the exact value its rows hold to κ (what tables,
-    charts and verdicts call it); `uses_interval` is True only for the families defined on a
+    charts and verdicts call it); `offers` what solvers may require of it
+    (`engine.capabilities`); `uses_interval` is True only for the families defined on a
     percentile interval I (pSP, pDP)."""
 
     name: str
@@ -94,6 +96,7 @@ class Family:
     implementation: str  # "module:Class" of the BoundConstraint subclass
     check: Callable[[ConstraintSpec], None]
     quantity: str
+    offers: frozenset[Capability]
     uses_interval: bool = False
 
     def load(self) -> type[BoundConstraint]:
@@ -102,32 +105,59 @@ class Family:
 
 _C = "engine.fairness.constraints."
 
+
+def _offers(*capabilities: Capability) -> frozenset[Capability]:
+    """Every family has differentiable surrogate rows; these capabilities come on top."""
+    return frozenset({Capability.SURROGATE, *capabilities})
+
+
+# What each family offers, as tests/test_capabilities.py checks against its bound class: DC_PARTS
+# where the class has difference-of-convex parts (`BoundConstraint.dc`); MINIBATCH_ROWS where the
+# rows are affine in means over groups or (group, label) cells, or in means over the pairs of two
+# disjoint such sets: on a batch with equally many rows of every group, each of these means is an
+# unbiased estimate of its value on the data (a group's rows hold a uniform sample of each cell).
+_DC, _BATCH = Capability.DC_PARTS, Capability.MINIBATCH_ROWS
 FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
     f.name: f
     for f in (
+        # rows affine in group means of σ((h − θ_p)/τ), θ_p a variable (paper 003, eq. 15)
         Family("pSP", "paper 003, model (15)", _C + "psp:PSPConstraint", _check_psp, "pSP",
-               uses_interval=True),
+               _offers(_DC, _BATCH, Capability.PENALTY_TERM), uses_interval=True),
+        # not MINIBATCH_ROWS: the clipped rate min{s_k, β} − min{s_k, α} of a batch's rate s_k
+        # is biased where s_k may cross α or β (paper 003, eq. 20)
         Family("pDP", "paper 003, model (21)", _C + "pdp:PDPConstraint", _check_pdp, "pDP",
-               uses_interval=True),
+               _offers(_DC, Capability.PENALTY_TERM), uses_interval=True),
+        # rows affine in the group losses (paper 000, eq. 4)
         Family("group_loss_gap", "paper 000, eq. (4)", _C + "group_loss:GroupLossGap",
-               _check_group_loss, "group-loss gap"),
+               _check_group_loss, "group-loss gap",
+               _offers(_DC, _BATCH, Capability.LOSS_GAP_PENALTY)),
+        # DP, EO, EOpp: differences of rates, means over groups or (group, label) cells
         Family("DP", "paper 001, eq. (15)", _C + "rate_gaps:DemographicParityGap",
-               _check_rate_gap, "DP gap"),
+               _check_rate_gap, "DP gap", _offers(_DC, _BATCH)),
         Family("EO", "paper 001, eq. (17)", _C + "rate_gaps:EqualizedOddsGap", _check_rate_gap,
-               "EO gap"),
+               "EO gap", _offers(_DC, _BATCH)),
         Family("EOpp", "paper 001, Sec. 2.1", _C + "rate_gaps:EqualOpportunityGap",
-               _check_rate_gap, "EOpp gap"),
+               _check_rate_gap, "EOpp gap", _offers(_DC, _BATCH)),
+        # not MINIBATCH_ROWS: a batch's mean over all its rows weighs the groups equally, the
+        # data's by their sizes (paper 001, eq. 18)
         Family("intersectional_hinge", "paper 001, eq. (18)",
                _C + "intersectional:IntersectionalHinge", _check_intersectional,
-               "hinge-loss excess"),
+               "hinge-loss excess", _offers(_DC)),
+        # not MINIBATCH_ROWS: the group variant (the default) compares with the pairs of all
+        # samples, whose batch mean pairs each row with itself and weighs the groups equally
+        # (paper 004, Ex. 1)
         Family("auc_gap", "paper 004, eq. (6)", _C + "auc_gap:AUCGap", _check_auc_gap,
-               "AUC gap"),
+               "AUC gap", _offers(_DC)),
+        # means over the pairs of two groups or cells (paper 003, eq. 103)
         Family("quad_group_auc", "paper 003, eq. (102)", _C + "quadratic_auc:QuadraticGroupAUC",
-               _check_quadratic_auc, "group-AUC gap"),
+               _check_quadratic_auc, "group-AUC gap",
+               _offers(_BATCH, Capability.QUADRATIC_GROUP_AUC)),
         Family("quad_inter", "paper 003, eq. (105)", _C + "quadratic_auc:QuadraticInterAUC",
-               _check_quadratic_auc, "inter-group AUC gap"),
+               _check_quadratic_auc, "inter-group AUC gap",
+               _offers(_BATCH, Capability.QUADRATIC_INTER)),
         Family("quad_intra", "paper 003, eq. (107)", _C + "quadratic_auc:QuadraticIntraAUC",
-               _check_quadratic_auc, "intra-group AUC gap"),
+               _check_quadratic_auc, "intra-group AUC gap",
+               _offers(_BATCH, Capability.QUADRATIC_INTRA)),
     )
 })  # fmt: skip
 

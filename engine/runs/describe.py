@@ -133,7 +133,8 @@ def _split_words(spec: dict[str, Any]) -> str:
 def _model_words(model: dict[str, Any]) -> str:
     if model["kind"] == "mlp":
         widths = "-".join(str(h) for h in model.get("hidden") or ())
-        text = f"MLP {widths}, ReLU"
+        activation = {"relu": "ReLU", "sigmoid": "sigmoid"}[model.get("activation", "relu")]
+        text = f"MLP {widths}, {activation}"
     else:
         text = "linear"
     return text + (" with group cross-terms" if model.get("cross_terms") else "")

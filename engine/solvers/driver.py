@@ -56,6 +56,7 @@ def solve(
     evaluation = 0.0  # seconds spent on exact metrics, not charged to the solver
     instance = card.load()(problem, config, np.random.default_rng(seed))
     iterations, last_log, last_exact = 0, -math.inf, started
+    logged = 0  # the iteration of the last surrogate record
     info = StepInfo(iterations=0, objective=math.nan)
     while True:
         elapsed = time.perf_counter() - started - evaluation
@@ -83,7 +84,7 @@ def solve(
         if info.done or now - last_log >= LOG_EVERY_SECONDS:
             record = _surrogate_record(iterations, solver_seconds, info, instance)
             emit(record)
-            last_log = now
+            last_log, logged = now, iterations
             evaluation += time.perf_counter() - now  # the full-data view is logging, not solving
             if not _finite(record):
                 stop = StopReason(StopCode.NON_FINITE,
@@ -98,6 +99,8 @@ def solve(
             stop = StopReason(info.stop, info.reason)
             break
     seconds = time.perf_counter() - started - evaluation
+    if iterations > logged and stop.code is not StopCode.NON_FINITE:
+        emit(_surrogate_record(iterations, seconds, info, instance))  # the path ends where it stopped
     snapshots = instance.snapshots()
     params = instance.select(snapshots)
     metrics = problem.report(params)

@@ -28,16 +28,13 @@ from dataclasses import dataclass
 
 import clarabel
 import numpy as np
-import torch
 from scipy import sparse
 from scipy.optimize import linprog
 
 from engine.errors import UserError
-from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.p000_ghost import GhostConfig
-from engine.status import StopCode
+from engine.solvers.minibatch import MinibatchSolver
 
 _SOLVED = (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved)
 
@@ -90,16 +87,14 @@ def combine(
     return single + (full - 0.5 * (odd + even)) / probability
 
 
-class StochasticGhost(Solver):
-    """Stochastic Ghost (paper 000, Alg. 1). StepInfo.state has the level N, the batch J, κ and
+class StochasticGhost(MinibatchSolver):
+    """Stochastic Ghost (paper 000, Alg. 1). The state has the level N, the batch J, κ and
     "constraint.<row>" of the full batch X^J, the step α_k and the LP and QP failures so far."""
+
+    steps_per_call = 1  # a step solves 4 LPs and 4 QPs: already a driver call's worth of work
 
     def __init__(self, problem: Problem, config: GhostConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
-        start = problem.init_params(int(rng.integers(2**31)))
-        aux = problem.bound.aux_init(torch.from_numpy(problem.scores(start)))
-        self.x = {k: torch.from_numpy(v.copy()) for k, v in start.items()}
-        self.x |= {f"aux.{k}": v.detach().clone() for k, v in aux.items()}
         train, n_groups = problem.data.train, problem.data.n_groups
         if problem.bound.label_cells:
             keys, n_cells = 2 * train.groups + (train.y > 0), 2 * n_groups
@@ -112,7 +107,8 @@ class StochasticGhost(Solver):
             raise UserError("stochastic_ghost needs batches of J ≥ 2 rows: raise max_batch")
         self.max_level = int(math.floor(math.log2(cap))) - 1  # the largest N with 2^(N+1) ≤ cap
         self.alpha = config.alpha0
-        self.t = self.lp_failures = self.qp_failures = 0
+        self.lp_failures = self.qp_failures = 0
+        self.last: dict[str, float | str] = {}
 
     def draw_level(self) -> tuple[int, float]:
         """N ~ Geom(p0) on {0, 1, …}, redrawn while N exceeds the cap's level (the paper-era
@@ -127,22 +123,10 @@ class StochasticGhost(Solver):
         return np.stack([rows[self.rng.integers(len(rows), size=count)] for rows in self.cells])
 
     def oracle(self, objective_rows: np.ndarray, constraint_rows: np.ndarray) -> Oracle:
-        """f̄, ∇̄f, c̄ and ∇̄c at x on a batch: one backward for f and one per constraint row."""
-        x = {k: v.detach().clone().requires_grad_() for k, v in self.x.items()}
-        variables = list(x.values())
-        weights = {k: v for k, v in x.items() if not k.startswith("aux.")}
-        aux = {k[4:]: v for k, v in x.items() if k.startswith("aux.")}
-        loss = self.problem.batch_objective(weights, objective_rows)
-        rows = self.problem.batch_constraint(weights, constraint_rows, aux)
-
-        def flat_grad(value: torch.Tensor) -> np.ndarray:
-            grads = torch.autograd.grad(value, variables, retain_graph=True,
-                                        materialize_grads=True)  # fmt: skip
-            return torch.cat([grad.reshape(-1) for grad in grads]).double().numpy()
-
-        jacobian = np.stack([flat_grad(row) for row in rows])
-        return Oracle(float(loss.detach()), flat_grad(loss), rows.detach().double().numpy(),
-                      jacobian)  # fmt: skip
+        """f̄, ∇̄f, c̄ and ∇̄c at x on a batch: one backward pass for f and one per row."""
+        loss, grad = self.oracles.objective(self.x, objective_rows)
+        constraint, jacobian = self.oracles.constraint_jacobian(self.x, constraint_rows)
+        return Oracle(loss, grad, constraint, jacobian)
 
     def subproblems(self, oracle: Oracle) -> tuple[float, np.ndarray]:
         """κ(B) and d(B) of one batch (paper 000, Alg. 1, step 4): λρ for the LP's term if the LP
@@ -159,7 +143,7 @@ class StochasticGhost(Solver):
             d = np.zeros(len(oracle.grad))
         return level, d
 
-    def step(self) -> StepInfo:
+    def iterate(self) -> float:
         cfg = self.config
         # paper 000, Alg. 1, steps 1–3: N, J, then X¹, X^J and the per-cell constraint rows
         level, probability = self.draw_level()
@@ -178,31 +162,18 @@ class StochasticGhost(Solver):
         # step 5 (eq. 9), then steps 6–7: x ← x + α_k d and the next α
         d = combine(**{name: d for name, (_, d) in solved.items()}, probability=probability)
         alpha, full = self.alpha, oracles["full"]
-        with torch.no_grad():
-            start = 0
-            for name, value in self.x.items():
-                part = d[start : start + value.numel()].reshape(value.shape)
-                self.x[name] = value + alpha * torch.from_numpy(part).to(value.dtype)
-                start += value.numel()
+        self.x = self.oracles.layout.project(self.x + alpha * d)
         self.alpha = alpha * (1 - cfg.alpha_hat * alpha)
-        self.t += 1
-        done = self.t >= cfg.iterations
-        state: dict[str, float | str] = {
+        self.last = {
             "N": float(level), "J": float(size), "kappa": solved["full"][0], "step": alpha,
-            "lp_failures": float(self.lp_failures), "qp_failures": float(self.qp_failures),
             "batch_loss": full.loss,
         }  # fmt: skip
         rows = self.problem.bound.rows
-        state |= {f"constraint.{r}": float(v) for r, v in zip(rows, full.constraint, strict=True)}
-        return StepInfo(
-            iterations=1,
-            objective=full.loss,
-            state=state,
-            done=done,
-            reason=f"all {self.t} iterations done" if done else "",
-            stop=StopCode.ITERATION_CAP,
-        )
+        self.last |= {
+            f"constraint.{r}": float(v) for r, v in zip(rows, full.constraint, strict=True)
+        }
+        return full.loss
 
-    def candidate(self) -> Params:
-        """The last iterate's weights and auxiliary variables (paper 000: the last x_K)."""
-        return {k: v.detach().numpy().copy() for k, v in self.x.items()}
+    def state(self) -> dict[str, float | str]:
+        return self.last | {"lp_failures": float(self.lp_failures),
+                            "qp_failures": float(self.qp_failures)}  # fmt: skip

@@ -14,8 +14,8 @@ fairness penalty.
 from __future__ import annotations
 
 import numpy as np
-import torch
 
+from engine.problem import Problem
 from engine.solvers.catalogue.p000_penalties import SGDFairretConfig, SGDPenaltyConfig
 from engine.solvers.sgd import SGD
 
@@ -25,40 +25,56 @@ class SGDPenalty(SGD):
     group-balanced batch."""
 
     config: SGDPenaltyConfig
+    uses_aux = True
 
-    def batch_terms(self) -> tuple[torch.Tensor, torch.Tensor]:
-        value, _ = super().batch_terms()
+    def batch_terms(self) -> tuple[float, float, np.ndarray]:
+        value, _, grad = super().batch_terms()
         rows = self.sampler.per_group(self.config.per_group).rows
-        gaps = self.problem.batch_constraint(self.params, rows) + self.problem.constraint.kappa
-        return value, self.config.penalty * torch.relu(gaps).sum()
+        constraint, gradient = self.oracles.constraint_linearised(self.x, rows)
+        gaps = constraint + self.problem.constraint.kappa
+        active = gaps > 0.0  # the subgradient of [·]_+ at 0 is taken as 0, as autograd's relu
+        if active.any():
+            grad = grad + gradient(self.config.penalty * active)
+        return value, self.config.penalty * float(gaps[active].sum()), grad
 
 
 class SGDFairret(SGD):
     """SGD-Fairret of paper 000: BCE + multiplier · NormLoss(Accuracy) on group-balanced
-    batches."""
+    batches, both terms on the same rows (one forward and one backward pass)."""
 
     config: SGDFairretConfig
 
-    def __init__(self, problem, config: SGDFairretConfig, rng: np.random.Generator) -> None:
+    def __init__(
+        self, problem: Problem, config: SGDFairretConfig, rng: np.random.Generator
+    ) -> None:
         super().__init__(problem, config, rng)
         self.per_group = max(1, config.batch_size // problem.data.n_groups)
 
-    def batch_terms(self) -> tuple[torch.Tensor, torch.Tensor]:
+    def batch_terms(self) -> tuple[float, float, np.ndarray]:
         batch = self.sampler.per_group(self.per_group)
-        h = self.problem.torch_scores(self.params, "train", batch.rows)
-        y = torch.from_numpy(self.problem.data.train.y[batch.rows]).to(h.dtype)
-        penalty = accuracy_norm_loss(h, y, batch.groups, self.problem.data.n_groups)
-        return self.problem.objective.torch_value(h, y), self.config.multiplier * penalty
+        h, gradient = self.oracles.scores_linearised(self.x, batch.rows)
+        y = self.problem.data.train.y[batch.rows]
+        value, d_value = self.problem.objective.value_and_grad(h, y)
+        penalty, d_penalty = accuracy_norm_loss(h, y, batch.groups, self.problem.data.n_groups)
+        multiplier = self.config.multiplier
+        return value, multiplier * penalty, gradient(d_value + multiplier * d_penalty)
 
 
 def accuracy_norm_loss(
-    logits: torch.Tensor, y: torch.Tensor, groups: np.ndarray, n_groups: int
-) -> torch.Tensor:
+    logits: np.ndarray, y: np.ndarray, groups: np.ndarray, n_groups: int
+) -> tuple[float, np.ndarray]:
     """Fairret's NormLoss(Accuracy) with p = 1 (Buyl et al., 2024; paper 000, Sec. 2.4 of its
-    spec): with p = σ(logits) and the soft accuracy a = p·y + (1 − p)(1 − y),
-    Σ_s |mean_{group s} a / mean_{batch} a − 1|. Every group needs a row in the batch."""
-    p = torch.sigmoid(logits)
-    correct = p * y + (1.0 - p) * (1.0 - y)
-    member = torch.from_numpy(groups[:, None] == np.arange(n_groups)).to(correct.dtype)
-    per_group = (member.T @ correct) / member.sum(dim=0)
-    return (per_group / correct.mean() - 1.0).abs().sum()
+    spec) and its gradient in the logits: with p = σ(logits), the soft accuracy
+    a = p·y + (1 − p)(1 − y), its group means A_s and batch mean Ā,
+    P = Σ_s |A_s / Ā − 1|, and ∂P/∂a_i = sign_{s_i} / (n_{s_i} Ā) − Σ_s sign_s A_s / (n Ā²).
+    Every group needs a row in the batch."""
+    p = 0.5 * (1.0 + np.tanh(0.5 * logits))  # σ, without overflow
+    signed = 2.0 * y - 1.0
+    correct = (1.0 - y) + p * signed
+    counts = np.bincount(groups, minlength=n_groups)
+    means = np.bincount(groups, correct, n_groups) / counts
+    overall = correct.mean()
+    ratio = means / overall - 1.0
+    sign = np.sign(ratio)  # |·|′ at 0 taken as 0, as autograd's abs
+    d_correct = sign[groups] / (counts[groups] * overall) - sign @ means / (len(y) * overall**2)
+    return float(np.abs(ratio).sum()), d_correct * signed * p * (1.0 - p)

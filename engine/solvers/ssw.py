@@ -15,15 +15,13 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 import numpy as np
-import torch
 
 from engine.models import Params
 from engine.problem import Problem
 from engine.sampling import BatchSampler
-from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.p000_ssw import SSwConfig
+from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.switching import polyak_move, worst_row
-from engine.status import StopCode
 
 Item = TypeVar("Item")
 
@@ -53,88 +51,62 @@ def decayed(base: float, rule: str, k: int) -> float:
     return base if rule == "constant" else base / math.sqrt(k + 1)
 
 
-class StochasticSwitching(Solver):
-    """SSw (paper 000, Alg. 3); StepInfo.state has the branch, c̄, ε_k and the step taken."""
+class StochasticSwitching(MinibatchSolver):
+    """SSw (paper 000, Alg. 3); the state has the branch, c̄, ε_k and the step taken."""
 
     def __init__(self, problem: Problem, config: SSwConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
-        start = problem.init_params(int(rng.integers(2**31)))
-        self.params = {k: torch.from_numpy(v.copy()).requires_grad_() for k, v in start.items()}
-        aux = problem.bound.aux_init(torch.from_numpy(problem.scores(start)))
-        self.aux = {k: v.detach().clone().requires_grad_() for k, v in aux.items()}
         self.sampler = BatchSampler(problem.data.train.groups, problem.data.n_groups, rng)
         self.output: WeightedReservoir[Params] = WeightedReservoir(rng)
-        self.k = 0
         self.objective_steps = 0
+        self.last: dict[str, float | str] = {}
 
-    def step(self) -> StepInfo:
-        config, k = self.config, self.k
+    def iterate(self) -> float:
+        config, k = self.config, self.t
         epsilon = decayed(config.epsilon, config.tolerance_rule, k)
         zeta = self.sampler.per_group(config.per_group)
-        with torch.no_grad():
-            rows = self.problem.batch_constraint(self.params, zeta.rows, self.aux)
-        _, c_bar = worst_row(rows.numpy())
+        _, c_bar = worst_row(self.oracles.constraint(self.x, zeta.rows))
         if c_bar <= epsilon:
             branch, (value, eta) = "objective", self._objective_step()
         else:
             branch, (value, eta) = "constraint", self._constraint_step()
-        self.k += 1
-        done = self.k >= config.iterations
-        return StepInfo(
-            iterations=1,
-            objective=value,
-            state={"branch": branch, "c_bar": c_bar, "epsilon": epsilon, "step": eta,
-                   "objective_steps": float(self.objective_steps)},
-            done=done,
-            reason=f"all {self.k} iterations done" if done else "",
-            stop=StopCode.ITERATION_CAP,
-        )  # fmt: skip
+        self.last = {"branch": branch, "c_bar": c_bar, "epsilon": epsilon, "step": eta}
+        return value
+
+    def state(self) -> dict[str, float | str]:
+        return self.last | {"objective_steps": float(self.objective_steps)}
 
     def _objective_step(self) -> tuple[float, float]:
         """x ← x − η^f_k ∇f(x, ξ); x_k joins the output's candidates when k ≥ k0.
         Returns the batch loss and η^f_k."""
-        eta = decayed(self.config.objective_step, self.config.objective_rule, self.k)
-        if self.k >= self.config.start_index:
-            self.output.offer(eta, self._current)
+        eta = decayed(self.config.objective_step, self.config.objective_rule, self.t)
+        if self.t >= self.config.start_index:
+            self.output.offer(eta, self.current)
         xi = self.sampler.objective(self.config.batch_size)
-        value = self.problem.batch_objective(self.params, xi.rows)
-        grads = torch.autograd.grad(value, list(self.params.values()))
-        self._move(eta, dict(zip(self.params, grads, strict=True)))
+        value, grad = self.oracles.objective(self.x, xi.rows)
+        self.move(eta, grad)
         self.objective_steps += 1
-        return float(value.detach()), eta
+        return value, eta
 
     def _constraint_step(self) -> tuple[float, float]:
         """x ← x − η^c_k ∇c_i(x, ζ') with i the most violated row of an independent batch ζ'.
         Returns the loss on ζ' (the iterate's objective as far as this step saw it) and η^c_k."""
         zeta = self.sampler.per_group(self.config.per_group)
-        rows = self.problem.batch_constraint(self.params, zeta.rows, self.aux)
-        worst, violation = worst_row(rows.detach().numpy())
-        variables = {**self.params, **{f"aux.{k}": v for k, v in self.aux.items()}}
-        grads = torch.autograd.grad(rows[worst], list(variables.values()), allow_unused=True)
-        direction = {name: g for name, g in zip(variables, grads, strict=True) if g is not None}
+        rows, gradient = self.oracles.constraint_linearised(self.x, zeta.rows)
+        worst, violation = worst_row(rows)
+        direction = gradient(np.eye(len(rows))[worst])
         if self.config.constraint_rule == "adaptive":
             # Polyak c/‖S^c‖² (B.1.1); a row that is feasible on ζ' gives no move, not a step uphill
-            norm_squared = float(sum(torch.sum(g * g) for g in direction.values()))
+            norm_squared = float(direction @ direction)
             eta = polyak_move(max(violation, 0.0), norm_squared, self.config.max_step).scale
         else:
-            eta = decayed(self.config.constraint_step, self.config.constraint_rule, self.k)
-        with torch.no_grad():
-            value = self.problem.batch_objective(self.params, zeta.rows)
-        self._move(eta, direction)
-        return float(value), float(eta)
-
-    def _move(self, eta: float, direction: dict[str, torch.Tensor]) -> None:
-        with torch.no_grad():
-            for name, grad in direction.items():
-                target = self.aux[name[4:]] if name.startswith("aux.") else self.params[name]
-                target -= eta * grad
-
-    def _current(self) -> Params:
-        params = {k: v.detach().numpy().copy() for k, v in self.params.items()}
-        return params | {f"aux.{k}": v.detach().numpy().copy() for k, v in self.aux.items()}
+            eta = decayed(self.config.constraint_step, self.config.constraint_rule, self.t)
+        value = self.oracles.objective_value(self.x, zeta.rows)
+        self.move(eta, direction)
+        return value, float(eta)
 
     def candidate(self) -> Params:
         """Alg. 3's output: the reservoir's x_τ, P(τ = k) ∝ η^f_k over the objective steps
         k ≥ k0 so far; the current iterate while there is none."""
         kept = self.output.item
-        return self._current() if kept is None else {k: v.copy() for k, v in kept.items()}
+        return self.current() if kept is None else {k: v.copy() for k, v in kept.items()}

@@ -26,10 +26,8 @@ class Unconstrained(Solver):
 
     def __init__(self, problem, config: UnconstrainedConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
-        params = problem.init_params(int(rng.integers(2**31)))
-        self.names = list(params)
-        self.shapes = [params[k].shape for k in self.names]
-        start = np.concatenate([params[k].ravel() for k in self.names])
+        self.network = problem.network
+        start = self.network.flatten(problem.init_params(int(rng.integers(2**31))))
         self.x = torch.from_numpy(start).requires_grad_()
         self.optimizer = torch.optim.LBFGS(
             [self.x], lr=1.0, max_iter=config.chunk, tolerance_grad=1e-10,
@@ -38,28 +36,16 @@ class Unconstrained(Solver):
         self.done_iterations = 0
         self.value = math.inf
 
-    def _unflatten(self, x: np.ndarray) -> Params:
-        out, start = {}, 0
-        for name, shape in zip(self.names, self.shapes, strict=True):
-            size = int(np.prod(shape))
-            out[name] = x[start : start + size].reshape(shape)
-            start += size
-        return out
-
     def _value_and_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         problem, l2 = self.problem, self.config.l2
-        if problem.model.affine:
+        if problem.model.affine:  # the design's sparse products beat a dense network pass
             loss, grad_h = problem.loss_and_grad_scores(problem.design().matvec(x))
             grad = problem.design().rmatvec(grad_h)
-            return loss + 0.5 * l2 * x @ x, grad + l2 * x
-        params = {
-            k: torch.from_numpy(v.copy()).requires_grad_() for k, v in self._unflatten(x).items()
-        }
-        h = problem.torch_scores(params)
-        value = problem.objective.torch_value(h, torch.from_numpy(problem.data.train.y))
-        value.backward()
-        grad = np.concatenate([params[k].grad.numpy().ravel() for k in self.names])
-        return float(value.detach()) + 0.5 * l2 * x @ x, grad + l2 * x
+        else:
+            h, tape = self.network.forward(x, problem.features("train"))
+            loss, grad_h = problem.loss_and_grad_scores(h)
+            grad = self.network.backward(x, tape, grad_h)
+        return loss + 0.5 * l2 * x @ x, grad + l2 * x
 
     def _closure(self) -> torch.Tensor:
         value, grad = self._value_and_grad(self.x.detach().numpy())
@@ -96,4 +82,4 @@ class Unconstrained(Solver):
         )
 
     def candidate(self) -> Params:
-        return self._unflatten(self.x.detach().numpy().copy())
+        return self.network.unflatten(self.x.detach().numpy())

@@ -14,7 +14,7 @@ from engine.data.sources import DataSpec
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_entry, family_names
-from engine.models import ModelSpec
+from engine.models import ACTIVATIONS, ModelSpec
 from engine.runs import RunSpec, sweep_specs
 from engine.solvers.catalogue import solver_card, solver_names
 from engine.solvers.options import Budget, OptionField, config_fields, config_from_dict
@@ -22,7 +22,18 @@ from pages.shared.state import initial, remember
 
 DEFAULT_FAMILY = "pSP"
 DEFAULT_SOLVERS = ["idca", "unconstrained"]
-KEYS = ("interval", "kappa", "family", "solvers", "cross_terms", "model", "seconds")
+KEYS = (
+    "interval",
+    "kappa",
+    "family",
+    "solvers",
+    "cross_terms",
+    "model",
+    "hidden",
+    "activation",
+    "seconds",
+)
+DEFAULT_HIDDEN = (64,)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,17 +90,42 @@ def problem_controls(solver_choice: bool = True) -> Problem:
                                           help=f"{entry.quantity} ≤ κ: the largest allowed gap "
                                           "between groups"
                                           + (" within I" if entry.uses_interval else "")))  # fmt: skip
-    initial("model", "linear")
-    initial("cross_terms", True)
-    with st.sidebar.expander("Model"):
-        kind = st.selectbox("Model", ["linear", "mlp"], key="model")
-        cross = st.checkbox("Group cross-terms (1, x, γ, γ·x)", key="cross_terms")
-    model = ModelSpec(kind=kind, cross_terms=cross)
+    model = _model_controls()
     solvers, configs, budget = (
         _solver_controls(family, model) if solver_choice else ((), {}, Budget())
     )
     remember(*KEYS)
     return Problem(interval, kappa, family, tuple(solvers), configs, model, budget)
+
+
+def _model_controls() -> ModelSpec:
+    """The model: linear (with or without group cross-terms) or an MLP of chosen widths and
+    activation; widths that cannot be read are said, and the default widths used."""
+    initial("model", "linear")
+    initial("cross_terms", True)
+    initial("hidden", " ".join(map(str, DEFAULT_HIDDEN)))
+    initial("activation", "relu")
+    with st.sidebar.expander("Model"):
+        kind = st.selectbox("Model", ["linear", "mlp"], key="model")
+        if kind == "linear":
+            cross = st.checkbox("Group cross-terms (1, x, γ, γ·x)", key="cross_terms")
+            return ModelSpec(kind=kind, cross_terms=cross)
+        text = st.text_input("Hidden layer widths", key="hidden",
+                             help="widths of the hidden layers, first to last, e.g. 64 32")  # fmt: skip
+        activation = st.selectbox("Activation", list(ACTIVATIONS), key="activation")
+        try:
+            return ModelSpec(kind=kind, hidden=hidden_widths(text), activation=activation)
+        except UserError as error:
+            st.error(f"{error}; using {' '.join(map(str, DEFAULT_HIDDEN))}")
+            return ModelSpec(kind=kind, hidden=DEFAULT_HIDDEN, activation=activation)
+
+
+def hidden_widths(text: str) -> tuple[int, ...]:
+    """Layer widths from text such as "64 32" or "64, 32"."""
+    parts = text.replace(",", " ").split()
+    if not parts or not all(p.isdigit() for p in parts):
+        raise UserError(f"hidden layer widths are whole numbers such as 64 32, not {text!r}")
+    return tuple(int(p) for p in parts)
 
 
 def solver_refusals(family: str, model: ModelSpec) -> dict[str, str | None]:

@@ -146,3 +146,17 @@ def test_runs_page_lists_the_store_and_about_page_explains():
         app.get("latex")
         and "ranks counted from the top" in " ".join(m.value for m in app.markdown).lower()
     )
+
+
+def test_an_mlp_takes_its_widths_and_activation_and_greys_out_linear_only_solvers():
+    app = start()
+    app.sidebar.selectbox(key="model").set_value("mlp").run()
+    app.sidebar.text_input(key="hidden").set_value("64 x").run()
+    assert not app.exception
+    assert any("whole numbers such as 64 32, not '64 x'" in e.value for e in app.error)
+    app.sidebar.text_input(key="hidden").set_value("16, 8").run()
+    app.sidebar.selectbox(key="activation").set_value("sigmoid").run()
+    assert not app.exception and not app.error
+    assert app.sidebar.checkbox(key="solver:idca").disabled
+    assert not app.sidebar.checkbox(key="solver:ssl_alm").disabled
+    assert app.query_params["hidden"] == "16, 8" and app.query_params["activation"] == "sigmoid"

@@ -106,6 +106,7 @@ def problem_flags() -> st.SearchStrategy:
         flag("--temperature", numbers),
         flag("--model", st.sampled_from(["linear", "mlp", "tree"])),
         flag("--hidden", st.sampled_from(["4", "0", "-2", "300", "x"])),
+        flag("--activation", st.sampled_from(["relu", "sigmoid", "tanh"])),
         flag("--seconds", numbers),
         option_pair(),
     ), max_size=5))  # fmt: skip
@@ -122,7 +123,8 @@ def near_valid_run(table: str) -> st.SearchStrategy:
         st.just(["run", *TABLE_FLAGS, "--csv", table]),
         flag("--constraint", st.sampled_from(CONSTRAINTS)),
         flag("--solver", st.sampled_from(solver_names())),
-        st.sampled_from([[], ["--cross-terms"], ["--model", "mlp", "--hidden", "4"]]),
+        st.sampled_from([[], ["--cross-terms"], ["--model", "mlp", "--hidden", "4"],
+                         ["--model", "mlp", "--hidden", "3", "2", "--activation", "sigmoid"]]),
         st.sampled_from([["0.05", "0.3"], ["0", "1"], ["0.5", "0.9"], ["0", "0.2"]]).map(
             lambda interval: ["--interval", *interval]),
         flag("--kappa", st.sampled_from(["0.05", "0.2", "0.5", "1"])),

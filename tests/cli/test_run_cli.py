@@ -131,3 +131,22 @@ def test_an_internal_error_is_one_line_with_its_traceback_in_a_file(capsys, tmp_
     monkeypatch.setenv("FAIRFRONT_DEBUG", "1")
     with pytest.raises(RuntimeError, match="boom"):
         main(["solvers"])
+
+
+def test_a_sigmoid_mlp_run_records_its_network_and_the_oracle_counts(tmp_path, capsys):
+    out = tmp_path / "run.json"
+    code = main(["run", "--data", "adult", "--attribute", "sex", "--constraint", "group_loss_gap",
+                 "--kappa", "0.02", "--model", "mlp", "--hidden", "8", "4", "--activation",
+                 "sigmoid", "--solver", "ssl_alm", "--iterations", "300", "--seed", "0",
+                 "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    document = json.loads(out.read_text())
+    assert document["spec"]["model"] == {"kind": "mlp", "cross_terms": False, "hidden": [8, 4],
+                                         "activation": "sigmoid"}  # fmt: skip
+    last = [r for r in document["result"]["trajectory"] if r["kind"] == "surrogate"][-1]
+    assert last["iteration"] == 300
+    # SSL-ALM: per step one objective gradient, two constraint evaluations, one constraint vjp
+    assert last["state"]["oracle.objective_gradients"] == 300
+    assert last["state"]["oracle.constraint_values"] == 600
+    assert last["state"]["oracle.constraint_gradients"] == 300
+    assert 0 < last["state"]["oracle.data_passes"] < 1

@@ -58,6 +58,8 @@ def test_a_linear_model_shows_no_hidden_layers_and_its_cross_terms_once():
 def test_an_mlp_shows_its_layers():
     run = spec(model=ModelSpec(kind="mlp", hidden=(64, 32)))
     assert described(run)["model"] == "MLP 64-32, ReLU"
+    sigmoid = spec(model=ModelSpec(kind="mlp", hidden=(8,), activation="sigmoid"))
+    assert described(sigmoid)["model"] == "MLP 8, sigmoid"
 
 
 def test_the_constraint_names_the_familys_quantity_and_kappa():

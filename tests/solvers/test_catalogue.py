@@ -1,5 +1,5 @@
-"""The solver catalogue: every card names a loadable solver and constraint families that exist,
-and checks model/family combinations the way its algorithm needs."""
+"""The solver catalogue: every card names a loadable solver and says why it requires each
+capability, and checks model/family combinations the way its algorithm needs."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import dataclasses
 
 import pytest
 
+from engine.capabilities import Side
+from engine.cli import main
 from engine.errors import UserError
-from engine.fairness.families import FAMILIES
 from engine.models import ModelSpec
 from engine.solvers import Solver, config_fields, solver_card, solver_names
 from engine.solvers.catalogue import CARDS
@@ -20,8 +21,9 @@ def test_each_card_loads_its_solver_and_builds_its_default_options(name):
     assert card.name == name
     assert issubclass(card.load(), Solver)
     assert dataclasses.is_dataclass(card.Config) and card.Config() == card.Config()
-    assert card.families is None or card.families <= set(FAMILIES)
-    assert (card.families is None) == (card.families_why == "")
+    assert card.needs and all(why.strip() for why in card.needs.values())
+    assert card.model_kinds() and card.families()  # it can train some combination
+    assert card.constrained == bool(card.requires_of(Side.FAMILY))
 
 
 def test_every_option_has_a_kind_a_default_of_that_kind_and_help():
@@ -41,18 +43,40 @@ def test_combinations_are_checked_as_the_cards_say():
     idca = solver_card("idca")
     idca.check_combination(ModelSpec(), "pSP")
     idca.check_combination(ModelSpec(cross_terms=True), "EO")
-    with pytest.raises(UserError, match="linear models only: its difference-of-convex parts"):
+    with pytest.raises(UserError, match="idca trains linear models only: it needs scores affine "
+                       "in the model's parameters .*choose the linear model"):  # fmt: skip
         idca.check_combination(ModelSpec("mlp"), "pSP")
-    with pytest.raises(UserError, match="difference-of-convex parts .*, not quad_inter"):
+    with pytest.raises(UserError, match="idca solves the constraint families DP, .* only: it "
+                       "needs difference-of-convex parts .*, not quad_inter$"):  # fmt: skip
         idca.check_combination(ModelSpec(), "quad_inter")
-    with pytest.raises(UserError, match="penalty solves the constraint families pDP, pSP only"):
+    with pytest.raises(UserError, match="penalty solves the constraint families pDP, pSP only: "
+                       "it needs a penalty term .*, not DP$"):  # fmt: skip
         solver_card("penalty").check_combination(ModelSpec(), "DP")
     with pytest.raises(UserError, match="ssg trains under a constraint"):
         solver_card("ssg").check_combination(ModelSpec(), None)
-    with pytest.raises(UserError, match="ssg trains linear models only: paper 003 states it"):
+    with pytest.raises(UserError, match="ssg trains linear models only: .*paper 003 states it"):
         solver_card("ssg").check_combination(ModelSpec("mlp"), "EO")
+    with pytest.raises(UserError, match="sgd_penalty .* it needs constraint rows whose value "
+                       "on a minibatch .* is an unbiased estimate .*, not pDP$"):  # fmt: skip
+        solver_card("sgd_penalty").check_combination(ModelSpec("mlp"), "pDP")
+    with pytest.raises(UserError, match="unknown objective"):
+        solver_card("ssw").check_combination(ModelSpec("mlp"), "pSP", objective="hinge")
+    solver_card("ssw").check_combination(ModelSpec("mlp"), "pSP")
     solver_card("unconstrained").check_combination(ModelSpec("mlp"), None)  # any model, no family
     solver_card("unconstrained").check_combination(ModelSpec("mlp"), "EO")
+
+
+def test_the_solver_listing_says_what_each_solver_needs_in_words(capsys):
+    assert main(["solvers"]) == 0
+    printed = capsys.readouterr().out
+    assert ("idca  (paper 003; constraints: DP, EO, EOpp, auc_gap, group_loss_gap, "
+            "intersectional_hinge, pDP, pSP; linear models)") in printed  # fmt: skip
+    assert ("    needs of the constraint family: difference-of-convex parts f⁺ − f⁻ of the "
+            "constraint rows (paper 003, eq. 27)") in printed  # fmt: skip
+    assert (
+        "unconstrained  (paper reference; constraints: any (only reported); linear and mlp"
+        in printed
+    )
 
 
 def test_unknown_solver_names_the_known_ones():

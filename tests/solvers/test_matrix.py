@@ -11,23 +11,20 @@ import json
 import math
 from pathlib import Path
 
-import numpy as np
 import pytest
-from solver_data import two_groups, two_groups_frame
+from solver_data import two_groups_frame
 
 from engine.cli import main
 from engine.data.csv_source import CSVSpec
 from engine.data.grouping import GroupingSpec
 from engine.data.prepare import PrepareOptions
 from engine.errors import UserError
-from engine.fairness.constraints import ConstraintSpec, bind
 from engine.fairness.families import family_names, quantity_name
 from engine.models import ModelSpec
 from engine.runs import Store
 from engine.runs.results import run_verdict
 from engine.runs.worker import execute_run
 from engine.solvers import Budget, solver_card, solver_names
-from engine.solvers.catalogue.paper003 import DC_FAMILIES
 from engine.status import WITH_MODEL
 from pages.shared import problem_controls as page
 
@@ -122,19 +119,6 @@ def test_the_walk_covers_runs_and_refusals_of_every_kind():
     texts = [r for r in refusals.values() if r is not None]
     assert any("linear models only" in r for r in texts)
     assert any("solves the constraint families" in r for r in texts)
-
-
-def test_idca_is_offered_for_exactly_the_families_with_dc_parts():
-    data = two_groups()
-    groups = np.asarray(data.group_names, dtype=object)[data.train.groups]
-    with_dc = {
-        family
-        for family in family_names()
-        if bind(ConstraintSpec(family, KAPPA, INTERVAL), groups=groups, y=data.train.y).dc
-        is not None
-    }
-    assert with_dc == DC_FAMILIES
-    assert solver_card("idca").families == DC_FAMILIES
 
 
 @pytest.mark.parametrize("solver", solver_names())

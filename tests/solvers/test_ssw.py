@@ -62,7 +62,7 @@ def test_the_first_iterates_switch_between_objective_and_constraint_steps_as_by_
         assert info.state["branch"] == branches[-1]
         assert info.state["c_bar"] == pytest.approx(c_bar, abs=1e-12)
         assert info.state["step"] == (0.5 if branches[-1] == "objective" else 0.3)
-        np.testing.assert_allclose(solver.params["w"].detach().numpy(), w, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(solver.current()["w"], w, rtol=0, atol=1e-10)
     assert branches == ["objective", "constraint", "objective"]  # ε = 0.02 picked for this
     np.testing.assert_allclose(solver.candidate()["w"], kept, rtol=0, atol=1e-10)
 
@@ -89,7 +89,7 @@ def test_without_objective_steps_the_output_is_the_last_iterate_and_k0_is_respec
     solver = StochasticSwitching(problem, SSwConfig(start_index=10**6), np.random.default_rng(0))
     for _ in range(5):
         solver.step()
-        np.testing.assert_array_equal(solver.candidate()["w"], solver.params["w"].detach().numpy())
+        np.testing.assert_array_equal(solver.candidate()["w"], solver.current()["w"])
 
 
 def test_options_are_checked():

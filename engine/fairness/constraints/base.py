@@ -21,7 +21,9 @@ from torch import Tensor
 from engine.data.group_checks import rank_band_problem
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.constraints.batch_rows import AutogradRows, BatchRows
 from engine.fairness.families import check_constraint
+from engine.variables import Box, Kind
 
 Aux = Mapping[str, Tensor]
 
@@ -266,6 +268,8 @@ class BoundConstraint(ABC):
     # rows of every cell, not only of every group (paper 000, Table 1's D[A, Y = v])
     label_cells: ClassVar[bool] = False
     min_groups: ClassVar[int] = 2
+    # the kind and box of each auxiliary variable `aux_init` returns (engine.variables)
+    aux_kinds: ClassVar[Mapping[str, tuple[Kind, Box]]] = {}
 
     spec: ConstraintSpec
     data: GroupData
@@ -345,6 +349,11 @@ class BoundConstraint(ABC):
         if self.needs_labels and y is None:
             raise UserError(f"The {self.family} constraint needs the labels y.")
         return self._on(GroupData.from_ids(ids, self.data.keys, y))
+
+    def batch_rows(self, ids: np.ndarray, y: np.ndarray | None = None) -> BatchRows:
+        """The rows on a minibatch (group ids and labels of its samples, as `with_ids` takes
+        them) as numpy functions of the scores, with vector–Jacobian products."""
+        return AutogradRows(self.with_ids(ids, y))
 
     def _on(self, data: GroupData) -> Self:
         self._check_batch(data)

@@ -8,12 +8,15 @@ The loss is convex in the scores, so both forms split into convex parts without 
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
 from .base import Aux, BoundConstraint, DCParts, pair_rows, pairs_of
+from .batch_rows import GroupLossRows
 from .exact import exact_metric
 
 
@@ -46,6 +49,22 @@ class GroupLossGap(BoundConstraint):
 
     def surrogate(self, scores: Tensor, aux: Aux | None = None) -> Tensor:
         return self._from_losses(self.group_losses(scores))
+
+    def batch_rows(self, ids: np.ndarray, y: np.ndarray | None = None) -> GroupLossRows:
+        """The rows in closed form: affine in the group losses (`_loss_weights`)."""
+        counts = np.bincount(ids, minlength=len(self.data.keys))
+        if y is None or counts.min() == 0:
+            return super().batch_rows(ids, y)  # raises the family's own message
+        return GroupLossRows(self._loss_weights, float(self.spec.kappa), ids,
+                             np.asarray(y) == 1, 1.0 / counts[ids])  # fmt: skip
+
+    @cached_property
+    def _loss_weights(self) -> np.ndarray:
+        """A with rows = A ℓ − δ: the columns are the rows' responses to each unit ℓ_k."""
+        count = len(self.data.keys)
+        base = self._from_losses(torch.zeros(count, dtype=torch.float64))
+        unit = torch.eye(count, dtype=torch.float64)
+        return torch.stack([self._from_losses(e) - base for e in unit], dim=1).numpy()
 
     def _from_losses(self, losses: Tensor) -> Tensor:
         delta = self.spec.kappa

@@ -16,6 +16,7 @@ from torch import Tensor
 
 from engine.errors import UserError
 from engine.fairness.constraint_spec import GridMode
+from engine.variables import Box, Kind
 
 from .base import (
     Aux,
@@ -57,7 +58,8 @@ class PSPConstraint(BoundConstraint):
     """pSP ≤ κ on I through model (15) of paper 003; aux variable "theta" of shape (|Î|,)."""
 
     family = "pSP"
-
+    # the shared thresholds θ_p, minimised with the weights, unbounded (paper 003, eq. 15)
+    aux_kinds = {"theta": (Kind.MINIMISED, Box())}
 
     def _setup(self) -> None:
         alpha, beta = interval_of(self.spec)

@@ -1,13 +1,24 @@
 """A solver's card: what a run specification, the app and the command line need to know about a
-solver without loading it (torch): its name, options, paper, what it solves, and where its
-implementation lives."""
+solver without loading it (torch): its name, options, paper, what it requires of the model, the
+objective and the constraint family, and where its implementation lives."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from engine.capabilities import (
+    Capability,
+    Side,
+    family_offers,
+    model_kinds_offering,
+    model_offers,
+    objective_offers,
+)
 from engine.errors import UserError
+from engine.fairness.families import family_names
 from engine.lazy import load_object
 from engine.models import ModelSpec
 
@@ -15,47 +26,88 @@ if TYPE_CHECKING:
     from engine.problem import Problem
     from engine.solvers.base import Solver
 
+DEFAULT_OBJECTIVE = "logistic"  # engine.problem.Problem's objective
+
 
 @dataclass(frozen=True)
 class SolverCard:
-    """`linear_only` says why the algorithm trains linear models only (empty: any model);
-    `families` lists the constraint families it solves (None: any), with `families_why` saying
-    why those; `constrained` is False for a solver that ignores the constraint (and also runs
-    without one)."""
+    """`needs` maps each capability the algorithm requires (`engine.capabilities`) to why,
+    citing the paper, in the order of `Capability`: model, objective, then family. `constrained`
+    is False for a reference solver, which ignores the constraint (and also runs without one)
+    and so needs nothing of a constraint family."""
 
     name: str
     Config: type  # a frozen dataclass of options whose defaults cite the paper
     paper: str
     summary: str
     implementation: str  # "module:Class" of the Solver subclass
-    linear_only: str = ""
-    families: frozenset[str] | None = None
-    families_why: str = ""
+    # left out of the card's hash: a mapping has none
+    needs: Mapping[Capability, str] = field(default_factory=dict, hash=False)
     constrained: bool = True
 
-    def refusal(self, model: ModelSpec, family: str | None) -> str | None:
-        """Why this algorithm cannot solve `model` under `family`, in words; None if it can."""
-        if self.linear_only and not model.affine:
-            return (f"{self.name} trains linear models only: {self.linear_only}; choose the "
-                    "linear model (with or without group cross-terms)")  # fmt: skip
-        if family is None and self.constrained:
+    def __post_init__(self) -> None:
+        ordered = {c: self.needs[c] for c in Capability if c in self.needs}
+        object.__setattr__(self, "needs", MappingProxyType(ordered))
+
+    @property
+    def requires(self) -> frozenset[Capability]:
+        """The capabilities the algorithm requires, without the reasons."""
+        return frozenset(self.needs)
+
+    def requires_of(self, side: Side) -> frozenset[Capability]:
+        return frozenset(c for c in self.needs if c.side is side)
+
+    def families(self) -> list[str]:
+        """The constraint families that offer what this algorithm needs of a family."""
+        wanted = self.requires_of(Side.FAMILY)
+        return [name for name in family_names() if wanted <= family_offers(name)]
+
+    def model_kinds(self) -> list[str]:
+        """The kinds of model that offer what this algorithm needs of a model."""
+        return model_kinds_offering(self.requires_of(Side.MODEL))
+
+    def missing(
+        self, model: ModelSpec, family: str | None, objective: str = DEFAULT_OBJECTIVE
+    ) -> list[Capability]:
+        """The required capabilities that the model, the objective and the family do not
+        offer."""
+        offers = model_offers(model) | objective_offers(objective) | family_offers(family)
+        return [c for c in self.needs if c not in offers]
+
+    def refusal(
+        self, model: ModelSpec, family: str | None, objective: str = DEFAULT_OBJECTIVE
+    ) -> str | None:
+        """Why this algorithm cannot solve `model` under `family`, in words: the first
+        capability it misses (of the model, the objective, then the family); None if it can."""
+        missing = self.missing(model, family, objective)
+        if not missing:
+            return None
+        first = missing[0]
+        needed = f"{first.words} ({self.needs[first]})"
+        if first.side is Side.MODEL:
+            kinds = self.model_kinds()
+            return (f"{self.name} trains {' and '.join(kinds)} models only: it needs {needed}; "
+                    f"choose the {' or '.join(kinds)} model (with or without group cross-terms)")  # fmt: skip
+        if first.side is Side.OBJECTIVE:
+            return f"{self.name} needs {needed}, which the {objective} objective does not offer"
+        if family is None:
             return (f"{self.name} trains under a constraint; choose a constraint family, or the "
                     "unconstrained solver")  # fmt: skip
-        if self.families is not None and family not in self.families:
-            allowed = ", ".join(sorted(self.families))
-            return (f"{self.name} solves the constraint families {allowed} only "
-                    f"({self.families_why}), not {family}")  # fmt: skip
-        return None
+        return (f"{self.name} solves the constraint families {', '.join(self.families())} only: "
+                f"it needs {needed}, which those families offer, not {family}")  # fmt: skip
 
-    def check_combination(self, model: ModelSpec, family: str | None) -> None:
-        """Refuse a model or constraint family this algorithm cannot solve, saying why."""
-        reason = self.refusal(model, family)
+    def check_combination(
+        self, model: ModelSpec, family: str | None, objective: str = DEFAULT_OBJECTIVE
+    ) -> None:
+        """Refuse a model, objective or constraint family this algorithm cannot solve, saying
+        why."""
+        reason = self.refusal(model, family, objective)
         if reason is not None:
             raise UserError(reason)
 
     def check_problem(self, problem: Problem) -> None:
         family = problem.constraint.family if problem.constraint is not None else None
-        self.check_combination(problem.model, family)
+        self.check_combination(problem.model, family, problem.objective.name)
 
     def load(self) -> type[Solver]:
         return load_object(self.implementation)

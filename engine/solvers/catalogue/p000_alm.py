@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option, require_positive
@@ -59,6 +60,11 @@ class ALMConfig(SSLALMConfig):
 
 
 _IMPLEMENTATION = "engine.solvers.alm:SSLALM"
+_NEEDS = {
+    C.GRADIENTS: "it steps along backpropagated gradients",
+    C.MINIBATCH_LOSS: "paper 000, Alg. 2: its primal step uses a batch ξ",
+    C.SURROGATE: "paper 000, Alg. 2: its steps linearise the rows",
+}
 _SUMMARY = (
     "slack variables s ≥ 0 turn c ≤ 0 into c + s = 0; dual step y ← y + η(c(x,ζ1) + s), "
     "reset to 0 when ‖y‖ ≥ M_y, then a projected step on the augmented Lagrangian with "
@@ -68,8 +74,8 @@ CARDS = (
     SolverCard("ssl_alm", SSLALMConfig, "000",
                "stochastic smoothed linearized augmented Lagrangian (paper 000, Alg. 2): "
                + _SUMMARY + "; proximal term (μ/2)‖x − z‖² with z ← z + β(x − z)",
-               _IMPLEMENTATION),
+               _IMPLEMENTATION, needs=_NEEDS),
     SolverCard("alm", ALMConfig, "000",
                "stochastic linearized augmented Lagrangian (paper 000's ALM: Alg. 2 with μ = 0): "
-               + _SUMMARY, _IMPLEMENTATION),
+               + _SUMMARY, _IMPLEMENTATION, needs=_NEEDS),
 )  # fmt: skip

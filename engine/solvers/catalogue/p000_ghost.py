@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option, require_positive
@@ -71,5 +72,9 @@ CARDS = (
                "estimated without bias by a randomized multilevel batch of J = 2^(N+1) rows "
                "(eq. 9), with diminishing steps; one backward per constraint row, 4 LPs and 4 "
                "QPs in n variables per step, so slow for large models; any model",
-               "engine.solvers.ghost:StochasticGhost"),
+               "engine.solvers.ghost:StochasticGhost", needs={
+                   C.GRADIENTS: "one backward per constraint row",
+                   C.MINIBATCH_LOSS: "paper 000, Alg. 1, eq. 9: g is estimated on i.i.d. rows",
+                   C.SURROGATE: "paper 000, eq. 8: its QP linearises the rows",
+               }),
 )  # fmt: skip

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option, require_positive
@@ -72,5 +73,10 @@ CARDS = (
                "stochastic switching subgradient (paper 000, Alg. 3): an objective step when the "
                "sampled worst constraint is within ε_k, else a step on an independent sample's "
                "most violated row; reports a random objective-step iterate; any model",
-               "engine.solvers.ssw:StochasticSwitching"),
+               "engine.solvers.ssw:StochasticSwitching", needs={
+                   C.GRADIENTS: "it steps along backpropagated subgradients",
+                   C.MINIBATCH_LOSS: "paper 000, Alg. 3: objective steps use a batch ξ",
+                   C.SURROGATE: "paper 000, Alg. 3: constraint steps follow the most violated "
+                                "row",
+               }),
 )  # fmt: skip

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option
@@ -31,5 +32,8 @@ class SGDConfig:
 CARDS = (
     SolverCard("sgd", SGDConfig, "000",
                "minibatch SGD on the objective, no constraint (paper 000, Sec. 2.4 baseline); "
-               "any model", "engine.solvers.sgd:SGD", constrained=False),
+               "any model", "engine.solvers.sgd:SGD", constrained=False, needs={
+                   C.GRADIENTS: "it steps along backpropagated gradients",
+                   C.MINIBATCH_LOSS: "paper 000, Sec. 2.4: it steps on minibatches",
+               }),
 )  # fmt: skip

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option
@@ -137,48 +138,54 @@ class QuadraticConfig:
 
 
 _S = "engine.solvers."
-# the families whose bound constraint has difference-of-convex parts f⁺ − f⁻ (paper 003, eq. 27;
-# `BoundConstraint.dc`); tests/solvers/test_matrix.py checks this list against the families
-DC_FAMILIES = frozenset({"pSP", "pDP", "DP", "EO", "EOpp", "group_loss_gap",
-                         "intersectional_hinge", "auc_gap"})  # fmt: skip
-_LINEAR_DC = ("its difference-of-convex parts are convex in the weights only when the scores "
-              "are linear in them (paper 003, Sec. 5)")  # fmt: skip
 _LINEAR_STEPS = "paper 003 states it, and FairFront implements it, for linear scores h = X̃w"
-_LINEAR_QUADRATIC = ("its constraint rows are quadratics in the weights only for linear scores "
-                     "(paper 003, App. G.3)")  # fmt: skip
 
 
-def _quadratic(name: str, family: str, summary: str) -> SolverCard:
+def _quadratic(name: str, rows: C, equations: str, summary: str) -> SolverCard:
     return SolverCard(name, QuadraticConfig, "003", summary,
-                      _S + "quadratic_baselines:QuadraticBaseline", linear_only=_LINEAR_QUADRATIC,
-                      families=frozenset({family}),
-                      families_why="it projects onto that family's quadratic rows")  # fmt: skip
+                      _S + "quadratic_baselines:QuadraticBaseline", needs={
+                          C.AFFINE_SCORES: "paper 003, App. G.3: its constraint rows are "
+                                           "quadratics in the weights only then",
+                          C.SMOOTH: "its default step η = 1/L, L the Lipschitz constant of ∇f0",
+                          rows: f"paper 003, {equations}: it projects onto them",
+                      })  # fmt: skip
 
 
 CARDS = (
     SolverCard("unconstrained", UnconstrainedConfig, "reference",
                "unconstrained logistic loss minimisation by L-BFGS (the frontier's start)",
-               _S + "unconstrained:Unconstrained", constrained=False),
+               _S + "unconstrained:Unconstrained", constrained=False, needs={
+                   C.GRADIENTS: "L-BFGS on the parameters of any model",
+                   C.SMOOTH: "L-BFGS with a strong-Wolfe line search",
+               }),
     SolverCard("idca", IDCAConfig, "003",
                "IDCA with switching-subgradient inner solver (paper 003, Alg. 1–2): feasible "
-               "iterates", _S + "idca:IDCA", linear_only=_LINEAR_DC,
-               families=DC_FAMILIES,
-               families_why="it needs a family's difference-of-convex parts (paper 003, eq. 27)"),
+               "iterates", _S + "idca:IDCA", needs={
+                   C.AFFINE_SCORES: "paper 003, Sec. 5: its difference-of-convex parts are "
+                                    "convex in the weights only then",
+                   C.CONVEX: "paper 003, eq. 31: its subproblems are convex",
+                   C.DC_PARTS: "paper 003, eq. 27",
+               }),
     SolverCard("ssg", SSGConfig, "003",
                "switching subgradient directly on the non-convex surrogate problem (paper 003, "
-               "Alg. 3)", _S + "ssg:SwitchingSubgradient", linear_only=_LINEAR_STEPS),
+               "Alg. 3)", _S + "ssg:SwitchingSubgradient", needs={
+                   C.AFFINE_SCORES: _LINEAR_STEPS,
+                   C.SURROGATE: "paper 003, Alg. 3: it steps along the most violated row",
+               }),
     SolverCard("penalty", PenaltyConfig, "003",
                "regularisation baseline: subgradient descent on f0 + λ·(surrogate pSP or pDP) "
-               "(paper 003, App. G.4)", _S + "penalty:Penalty", linear_only=_LINEAR_STEPS,
-               families=frozenset({"pSP", "pDP"}),
-               families_why="paper 003 defines its penalty for them, (114) and (119)"),
-    _quadratic("group_auc", "quad_group_auc",
+               "(paper 003, App. G.4)", _S + "penalty:Penalty", needs={
+                   C.AFFINE_SCORES: _LINEAR_STEPS,
+                   C.PENALTY_TERM: "paper 003, App. G.4, defines it for pSP, eq. 114, and "
+                                   "pDP, eq. 119",
+               }),
+    _quadratic("group_auc", C.QUADRATIC_GROUP_AUC, "eq. 108",
                "group-AUC fairness, quadratic surrogate, projected gradient (paper 003, eqs. "
                "102, 108)"),
-    _quadratic("inter_pairwise", "quad_inter",
+    _quadratic("inter_pairwise", C.QUADRATIC_INTER, "eq. 109",
                "inter-group pairwise fairness, quadratic surrogate, projected gradient (paper "
                "003, eqs. 105, 109)"),
-    _quadratic("intra_pairwise", "quad_intra",
+    _quadratic("intra_pairwise", C.QUADRATIC_INTRA, "eq. 110",
                "intra-group pairwise fairness, quadratic surrogate, projected gradient (paper "
                "003, eqs. 107, 110)"),
 )  # fmt: skip

@@ -1,0 +1,160 @@
+"""A Problem's minibatch oracles, for stochastic solvers: the objective and the constraint rows,
+with their gradients in all primal variables, on any batch of training rows; every call counted.
+
+The primal variables are one flat vector x laid out by `engine.variables.Layout`: the model's
+weights, then the auxiliary variables the constraint family declares (pSP's θ), then whatever a
+solver adds (SSL-ALM's slacks). Scores and their backward pass come from the model's numpy
+network (`engine.networks`), so a step costs a few array operations on the batch alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from engine.models import Params
+from engine.problem import Problem
+from engine.variables import UNBOUNDED, Box, Kind, Layout
+
+WEIGHTS = "weights"
+
+
+@dataclass
+class OracleCounts:
+    """Gradient evaluations of the objective, constraint evaluations and gradients (a
+    vector–Jacobian product counts one; a Jacobian of m rows counts m), and the samples whose
+    scores were computed."""
+
+    objective_gradients: int = 0
+    constraint_values: int = 0
+    constraint_gradients: int = 0
+    samples: int = 0
+
+    def state(self, n_train: int) -> dict[str, float]:
+        """The counts as a run's state entries ("oracle.…"), with the data passes they made."""
+        return {
+            "oracle.objective_gradients": float(self.objective_gradients),
+            "oracle.constraint_values": float(self.constraint_values),
+            "oracle.constraint_gradients": float(self.constraint_gradients),
+            "oracle.data_passes": self.samples / n_train,
+        }
+
+
+class MinibatchOracles:
+    """Objective and constraint oracles of `problem` on batches of its training rows."""
+
+    def __init__(self, problem: Problem, seed: int, with_aux: bool = True) -> None:
+        """The weights start from `problem.init_params(seed)`; the family's auxiliary variables
+        join x unless `with_aux` is False (a solver that ignores the constraint)."""
+        self.problem = problem
+        self.network = problem.network
+        train = problem.data.train
+        self.X, self.y, self.groups = problem.features("train"), train.y, train.groups
+        self.counts = OracleCounts()
+        self.layout = Layout()
+        self.layout.add(WEIGHTS, Kind.WEIGHTS, (self.network.size,))
+        start = problem.init_params(seed)
+        parts = [self.network.flatten(start)]
+        self.aux_names: tuple[str, ...] = ()
+        if with_aux and problem.constraint is not None:
+            bound = problem.bound
+            aux = bound.aux_init(torch.from_numpy(problem.scores(start)))
+            for name, value in aux.items():
+                kind, box = bound.aux_kinds[name]
+                self.layout.add(f"aux.{name}", kind, tuple(value.shape), box)
+                parts.append(value.detach().numpy().ravel())
+            self.aux_names = tuple(aux)
+        self._start = np.concatenate(parts)
+        self._weights = self.layout[WEIGHTS]
+
+    def add(self, name: str, kind: Kind, size: int, box: Box = UNBOUNDED) -> slice:
+        """A solver's own block of variables (e.g. slacks), started at 0."""
+        self.layout.add(name, kind, (size,), box)
+        return self.layout[name]
+
+    def start(self) -> np.ndarray:
+        """x_0: the model's initial weights, the family's starting auxiliary values, zeros for
+        the solver's own blocks."""
+        x = np.zeros(self.layout.size)
+        x[: len(self._start)] = self._start
+        return x
+
+    def params(self, x: np.ndarray) -> Params:
+        """The weights and auxiliary variables of x as a run's parameters ("aux.<name>")."""
+        params = self.network.unflatten(x[self._weights])
+        for name in self.aux_names:
+            block = self.layout.blocks[f"aux.{name}"]
+            params[block.name] = x[block.start : block.stop].reshape(block.shape).copy()
+        return params
+
+    def aux(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        return {name: x[self.layout[f"aux.{name}"]].reshape(self.layout.blocks[f"aux.{name}"].shape)
+                for name in self.aux_names}  # fmt: skip
+
+    def _forward(self, x: np.ndarray, rows: np.ndarray):
+        self.counts.samples += len(rows)
+        return self.network.forward(x[self._weights], self.X[rows])
+
+    def _full(self, x: np.ndarray, tape, d_h: np.ndarray, d_aux: dict[str, np.ndarray]):
+        """A gradient in x from one in the scores (pulled back through the network) and one in
+        the auxiliary variables."""
+        grad = np.zeros(self.layout.size)
+        grad[self._weights] = self.network.backward(x[self._weights], tape, d_h)
+        for name, value in d_aux.items():
+            grad[self.layout[f"aux.{name}"]] = np.ravel(value)
+        return grad
+
+    def scores_linearised(
+        self, x: np.ndarray, rows: np.ndarray
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """The scores h of the rows and d ↦ Σ_i d_i ∇h_i, a gradient in x: for a solver that
+        combines terms in score space (one forward and one backward pass for all of them)."""
+        h, tape = self._forward(x, rows)
+        return h, lambda d_h: self._full(x, tape, d_h, {})
+
+    # ---- the objective ----------------------------------------------------------------
+    def objective_value(self, x: np.ndarray, rows: np.ndarray) -> float:
+        h, _ = self._forward(x, rows)
+        return self.problem.objective.value(h, self.y[rows])
+
+    def objective(self, x: np.ndarray, rows: np.ndarray) -> tuple[float, np.ndarray]:
+        """f(x, ξ) and ∇f(x, ξ) on the rows ξ (an unbiased estimate when ξ is uniform)."""
+        h, tape = self._forward(x, rows)
+        value, d_h = self.problem.objective.value_and_grad(h, self.y[rows])
+        self.counts.objective_gradients += 1
+        return value, self._full(x, tape, d_h, {})
+
+    # ---- the constraint rows ----------------------------------------------------------
+    def _rows(self, rows: np.ndarray):
+        return self.problem.bound.batch_rows(self.groups[rows], self.y[rows])
+
+    def constraint(self, x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """c(x, ζ): the family's surrogate rows on the rows ζ."""
+        h, _ = self._forward(x, rows)
+        self.counts.constraint_values += 1
+        return self._rows(rows).values(h, self.aux(x))
+
+    def constraint_linearised(
+        self, x: np.ndarray, rows: np.ndarray
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """c(x, ζ) and v ↦ ∇c(x, ζ)ᵀ v, a gradient in x (each call counts one constraint
+        gradient)."""
+        h, tape = self._forward(x, rows)
+        values, pullback = self._rows(rows).linearise(h, self.aux(x))
+        self.counts.constraint_values += 1
+
+        def gradient(v: np.ndarray) -> np.ndarray:
+            self.counts.constraint_gradients += 1
+            return self._full(x, tape, *pullback(v))
+
+        return values, gradient
+
+    def constraint_jacobian(self, x: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """c(x, ζ) and ∇c(x, ζ), shape (m, size of x): one pullback per row."""
+        values, gradient = self.constraint_linearised(x, rows)
+        unit = np.eye(len(values))
+        jacobian = np.array([gradient(e) for e in unit]).reshape(len(values), self.layout.size)
+        return values, jacobian
