@@ -18,4 +18,5 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     return serve_and_say(args.home, args.workers, args.idle_exit)
 
+
 raise SystemExit(main())

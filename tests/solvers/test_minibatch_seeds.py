@@ -11,7 +11,15 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, solve
 
-MINIBATCH_SOLVERS = ("sgd", "sgd_penalty", "sgd_fairret", "ssw", "ssl_alm", "alm", "stochastic_ghost")
+MINIBATCH_SOLVERS = (
+    "sgd",
+    "sgd_penalty",
+    "sgd_fairret",
+    "ssw",
+    "ssl_alm",
+    "alm",
+    "stochastic_ghost",
+)
 
 
 @pytest.mark.parametrize("solver", MINIBATCH_SOLVERS)

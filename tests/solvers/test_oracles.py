@@ -123,7 +123,9 @@ def test_a_batch_missing_a_group_is_refused_in_words():
 
 
 def test_the_oracles_count_gradients_and_data_passes(toy):
-    problem = Problem(toy, ModelSpec(kind="mlp", hidden=(4,)), ConstraintSpec("group_loss_gap", 0.02))
+    problem = Problem(
+        toy, ModelSpec(kind="mlp", hidden=(4,)), ConstraintSpec("group_loss_gap", 0.02)
+    )
     oracles = MinibatchOracles(problem, seed=0)
     x = oracles.start()
     oracles.objective(x, np.arange(10))

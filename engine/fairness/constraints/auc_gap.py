@@ -83,7 +83,6 @@ class AUCGap(BoundConstraint):
     needs_labels = True
     label_cells = True
 
-
     def _setup(self) -> None:
         self._set("variant", str(self.spec.option("variant", "group")))
         self._set("c1", float(self.spec.option("c1", 1.0)))

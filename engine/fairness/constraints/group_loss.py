@@ -26,7 +26,6 @@ class GroupLossGap(BoundConstraint):
     family = "group_loss_gap"
     needs_labels = True
 
-
     def _setup(self) -> None:
         self._set("pairs", pairs_of(len(self.data.keys)))
         self._set("_y", torch.as_tensor(self.data.positive, dtype=torch.float64))

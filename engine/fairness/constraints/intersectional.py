@@ -21,7 +21,6 @@ class IntersectionalHinge(BoundConstraint):
     family = "intersectional_hinge"
     needs_labels = True
 
-
     def _setup(self) -> None:
         self._set("_ypm", torch.as_tensor(np.where(self.data.positive, 1.0, -1.0)))
 

@@ -30,7 +30,6 @@ class PDPConstraint(BoundConstraint):
 
     family = "pDP"
 
-
     def _setup(self) -> None:
         alpha, beta = interval_of(self.spec)
         self._set("alpha", alpha)

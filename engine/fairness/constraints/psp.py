@@ -223,7 +223,9 @@ class PSPConstraint(BoundConstraint):
         eye = torch.eye(n_grid, dtype=h.dtype)
         d_aux = {"theta": (d_theta[..., None] * eye[:, None, None, :]).reshape(self.m, n_grid)}
         value = self._dc_minus(h, aux) if minus else self._dc_plus(h, aux)
-        return Linearization(value=value, d_scores=d_scores.reshape(self.m, h.shape[0]), d_aux=d_aux)
+        return Linearization(
+            value=value, d_scores=d_scores.reshape(self.m, h.shape[0]), d_aux=d_aux
+        )
 
     def _parts(self, scores: Tensor, aux: Aux) -> tuple[Tensor, Tensor]:
         """(G, |Î|) means of σ⁺ and σ⁻ of (h − θ_p)/τ per group."""

@@ -53,7 +53,6 @@ class QuadraticAUC(BoundConstraint):
     # ½ for (102), where AUC(k, k') = ½ is fair; 1 for (105) and (107), sums of two AUCs
     offset: ClassVar[float]
 
-
     def _setup(self) -> None:
         self._set("pairs", ordered_pairs(len(self.data.keys)))
         self._set("terms", tuple(self._terms(self.data, k, j) for k, j in self.pairs))
@@ -143,4 +142,3 @@ class QuadraticIntraAUC(QuadraticAUC):
             (_cell(data, k, True), _cell(data, k, False)),
             (_cell(data, j, False), _cell(data, j, True)),
         )
-

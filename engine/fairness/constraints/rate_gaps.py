@@ -28,7 +28,6 @@ class RateGap(BoundConstraint):
 
     labels: ClassVar[tuple[int, ...] | None] = None  # None: every sample of the group
 
-
     def _setup(self) -> None:
         self._set("sigma", Surrogate(self.spec.surrogate, self.spec.temperature))
         self._set("pairs", pairs_of(len(self.data.keys)))

@@ -17,9 +17,11 @@ from engine.solvers.catalogue import (
 from engine.solvers.catalogue.card import SolverCard
 
 CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
-    {card.name: card for module in (paper003, paper000, p000_alm, p000_ssw, p000_penalties,
-                                       p000_ghost)
-     for card in module.CARDS}  # fmt: skip
+    {
+        card.name: card
+        for module in (paper003, paper000, p000_alm, p000_ssw, p000_penalties, p000_ghost)
+        for card in module.CARDS
+    }  # fmt: skip
 )
 
 
