@@ -53,12 +53,27 @@ class Batch:
 class BatchSampler:
     """Objective and group-balanced constraint batches over one split's rows."""
 
-    def __init__(self, groups: np.ndarray, n_groups: int, rng: np.random.Generator) -> None:
+    def __init__(
+        self,
+        groups: np.ndarray,
+        n_groups: int,
+        rng: np.random.Generator,
+        labels: np.ndarray | None = None,
+    ) -> None:
+        """With `labels`, constraint batches take J rows of every (group, label) cell instead
+        of every group: what rows that are means within cells (rates given Y, the loss gaps of
+        equal opportunity and equalised odds) need to be estimated from every batch."""
         self.groups = np.asarray(groups, dtype=np.int64)
-        members = [np.flatnonzero(self.groups == g) for g in range(n_groups)]
-        empty = [g for g, m in enumerate(members) if m.size == 0]
+        if labels is None:
+            keys, cells = self.groups, list(range(n_groups))
+        else:
+            keys = 2 * self.groups + (np.asarray(labels) > 0)
+            cells = [(g, y) for g in range(n_groups) for y in (0, 1)]
+        members = [np.flatnonzero(keys == k) for k in range(len(cells))]
+        empty = [cells[k] for k, m in enumerate(members) if m.size == 0]
         if empty:
-            raise UserError(f"group ids {empty} have no rows to sample from")
+            what = "group ids" if labels is None else "(group id, label) cells"
+            raise UserError(f"{what} {empty} have no rows to sample from")
         self._all = _Stream(np.arange(len(self.groups)), rng)
         self._by_group = [_Stream(m, rng) for m in members]
 
@@ -68,7 +83,8 @@ class BatchSampler:
         return Batch(rows, self.groups[rows])
 
     def per_group(self, per_group: int) -> Batch:
-        """J = `per_group` rows of every group (G·J rows, grouped in order of the group ids)."""
+        """J = `per_group` rows of every group, or of every cell when the sampler has labels
+        (grouped in order of the group ids)."""
         count = _positive(per_group)
         rows = np.concatenate([stream.take(count) for stream in self._by_group])
         return Batch(rows, self.groups[rows])

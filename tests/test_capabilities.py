@@ -103,7 +103,7 @@ def test_loss_gap_penalty_rows_are_plus_and_minus_group_loss_gaps(family):
         bound = bind(ConstraintSpec(family, KAPPA, pairs=pairs), groups=GROUPS, y=Y)
         gaps = (bound.surrogate(SCORES).numpy() + KAPPA).reshape(-1, 2)
         np.testing.assert_allclose(gaps[:, 0], -gaps[:, 1], atol=1e-12)
-        losses = bound.group_losses(SCORES).numpy()
+        losses = bound.cell_losses(SCORES).numpy()
         expected = losses - losses.mean() if pairs == "vs_mean" else [losses[0] - losses[1]]
         np.testing.assert_allclose(gaps[:, 0], expected, atol=1e-12)
 

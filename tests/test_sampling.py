@@ -58,3 +58,17 @@ def test_an_empty_or_odd_batch_size_is_refused(size):
 def test_a_group_without_rows_is_refused():
     with pytest.raises(UserError, match=r"\[1\]"):
         BatchSampler(np.array([0, 0, 2]), 3, np.random.default_rng(0))
+
+
+def test_with_labels_every_constraint_batch_has_j_rows_of_every_group_and_label():
+    rng = np.random.default_rng(0)
+    groups = rng.integers(0, 3, 300)
+    labels = (rng.random(300) < 0.2).astype(np.int8)  # few positives: a group batch often has none
+    sampler = BatchSampler(groups, 3, np.random.default_rng(1), labels=labels)
+    for _ in range(20):
+        batch = sampler.per_group(4)
+        cells = 2 * batch.groups + labels[batch.rows]
+        assert np.array_equal(np.bincount(cells, minlength=6), np.full(6, 4))
+        assert np.array_equal(batch.groups, groups[batch.rows])
+    with pytest.raises(UserError, match=r"\(group id, label\) cells \[\(2, 1\)\]"):
+        BatchSampler(groups, 3, rng, labels=np.where(groups == 2, 0, labels))

@@ -50,7 +50,15 @@ def _check_pdp(spec: ConstraintSpec) -> None:
     _require_pairs(spec, ("all",), "compares every pair of groups")
 
 
+LOSS_CONDITIONS = ("none", "positive", "odds")  # paper 000, Table 1
+
+
 def _check_group_loss(spec: ConstraintSpec) -> None:
+    condition = spec.option("condition", "none")
+    if condition not in LOSS_CONDITIONS:
+        raise UserError(f"group_loss_gap condition must be one of {LOSS_CONDITIONS} (accuracy "
+                        "equality, equal opportunity, equalised odds: paper 000, Table 1), "
+                        f"not {condition!r}.")  # fmt: skip
     _require_pairs(spec, ("vs_mean", "all"), "compares each group with the mean "
                    "(paper 000, eq. 4) or every pair")  # fmt: skip
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 
 from engine.problem import Problem
-from engine.sampling import BatchSampler
 from engine.solvers.catalogue.p000_alm import SSLALMConfig
 from engine.solvers.minibatch import MinibatchSolver
 from engine.variables import NONNEGATIVE, Kind
@@ -32,7 +31,7 @@ class SSLALM(MinibatchSolver):
         # paper 000, Alg. 2, input: x_0 = (weights, aux, s_0 = 0), y_0 = 0, z_0 = x_0
         self.z = self.x.copy()
         self.y = np.zeros(problem.bound.m)
-        self.sampler = BatchSampler(problem.data.train.groups, problem.data.n_groups, rng)
+        self.sampler = self.batch_sampler()
         self.last = (np.nan, False)
 
     def add_blocks(self) -> None:

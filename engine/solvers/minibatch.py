@@ -14,6 +14,7 @@ import numpy as np
 from engine.models import Params
 from engine.oracles import MinibatchOracles
 from engine.problem import Problem
+from engine.sampling import BatchSampler
 from engine.solvers.base import Solver, StepInfo
 from engine.status import StopCode
 
@@ -21,16 +22,29 @@ from engine.status import StopCode
 class MinibatchSolver(Solver):
     """Subclasses implement `iterate` (one step) and may extend `state` and `add_blocks`."""
 
-    uses_aux: ClassVar[bool] = True  # False: the family's auxiliary variables are not in x
+    # False for a solver that ignores the constraint: the family's auxiliary variables are not
+    # in x, and its constraint batches are not drawn by the family's cells
+    uses_constraint: ClassVar[bool] = True
     steps_per_call: ClassVar[int] = 25
 
     def __init__(self, problem: Problem, config, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
         seed = int(rng.integers(2**31))  # the run's first draw: the model's initial weights
-        self.oracles = MinibatchOracles(problem, seed, with_aux=self.uses_aux)
+        self.oracles = MinibatchOracles(problem, seed, with_aux=self.uses_constraint)
         self.add_blocks()
         self.x = self.oracles.start()
         self.t = 0
+
+    def batch_sampler(self) -> BatchSampler:
+        """Objective batches over the training rows, and constraint batches of J rows of every
+        group, or of every (group, label) cell when the family's rows are means within cells."""
+        train, bound = (
+            self.problem.data.train,
+            self.problem.bound if self.problem.constraint else None,
+        )
+        by_cell = self.uses_constraint and bound is not None and bound.label_cells
+        return BatchSampler(train.groups, self.problem.data.n_groups, self.rng,
+                            labels=train.y if by_cell else None)  # fmt: skip
 
     def add_blocks(self) -> None:  # noqa: B027
         """Add the solver's own variables to `self.oracles` (before x_0 is laid out)."""

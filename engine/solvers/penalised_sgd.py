@@ -25,7 +25,7 @@ class SGDPenalty(SGD):
     group-balanced batch."""
 
     config: SGDPenaltyConfig
-    uses_aux = True
+    uses_constraint = True
 
     def batch_terms(self) -> tuple[float, float, np.ndarray]:
         value, _, grad = super().batch_terms()

@@ -8,17 +8,16 @@ from __future__ import annotations
 import numpy as np
 
 from engine.problem import Problem
-from engine.sampling import BatchSampler
 from engine.solvers.catalogue.paper000 import SGDConfig
 from engine.solvers.minibatch import MinibatchSolver
 
 
 class SGD(MinibatchSolver):
-    uses_aux = False  # it ignores the constraint
+    uses_constraint = False  # it ignores the constraint
 
     def __init__(self, problem: Problem, config: SGDConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
-        self.sampler = BatchSampler(problem.data.train.groups, problem.data.n_groups, rng)
+        self.sampler = self.batch_sampler()
         self.last: tuple[float, float | None] = (np.nan, None)
 
     def batch_terms(self) -> tuple[float, float | None, np.ndarray]:

@@ -18,7 +18,6 @@ import numpy as np
 
 from engine.models import Params
 from engine.problem import Problem
-from engine.sampling import BatchSampler
 from engine.solvers.catalogue.p000_ssw import SSwConfig
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.switching import polyak_move, worst_row
@@ -56,7 +55,7 @@ class StochasticSwitching(MinibatchSolver):
 
     def __init__(self, problem: Problem, config: SSwConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
-        self.sampler = BatchSampler(problem.data.train.groups, problem.data.n_groups, rng)
+        self.sampler = self.batch_sampler()
         self.output: WeightedReservoir[Params] = WeightedReservoir(rng)
         self.objective_steps = 0
         self.last: dict[str, float | str] = {}

@@ -74,15 +74,15 @@ _LOSS = LogisticLoss()  # BCE-with-logits: paper 000, eq. 12
 
 @dataclass(frozen=True)
 class GroupLossRows:
-    """c = A ℓ − δ with ℓ_k the mean BCE-with-logits loss of group k on the batch (paper 000,
-    eq. 4 and Exp. 1): the rows are affine in the group losses, so ∂c/∂h_i = A[:, k_i] ℓ′(h_i)/n_k
-    for row i of group k_i."""
+    """c = A ℓ − δ with ℓ_c the mean BCE-with-logits loss of cell c on the batch (paper 000,
+    eq. 4, Exp. 1 and Table 1): the rows are affine in the cell losses, so
+    ∂c/∂h_i = A[:, c_i] ℓ′(h_i)/n_{c_i} for sample i of cell c_i."""
 
-    weights: np.ndarray  # A, shape (m, G)
+    weights: np.ndarray  # A, shape (m, cells)
     delta: float
-    groups: np.ndarray
+    cells: np.ndarray  # each sample's cell (its group, or its (group, label) cell)
     y: np.ndarray
-    share: np.ndarray  # 1/n_k of each row's group k
+    share: np.ndarray  # 1/n_c of each sample's cell c (0: in no cell)
 
     @property
     def m(self) -> int:
@@ -90,7 +90,7 @@ class GroupLossRows:
 
     def _rows(self, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         per_sample, slopes = _LOSS.per_sample(h, self.y)
-        means = np.bincount(self.groups, per_sample * self.share, self.weights.shape[1])
+        means = np.bincount(self.cells, per_sample * self.share, self.weights.shape[1])
         return self.weights @ means - self.delta, slopes * self.share
 
     def values(self, h: np.ndarray, aux: NumpyAux) -> np.ndarray:
@@ -98,4 +98,4 @@ class GroupLossRows:
 
     def linearise(self, h: np.ndarray, aux: NumpyAux) -> tuple[np.ndarray, Pullback]:
         rows, slopes = self._rows(h)
-        return rows, lambda v: ((v @ self.weights)[self.groups] * slopes, {})
+        return rows, lambda v: ((v @ self.weights)[self.cells] * slopes, {})
