@@ -1,7 +1,7 @@
 """FairFront — the entry point of `streamlit run app.py`.
 
 The server imports this module once and serves `app`, whose start-up preloads the engine; every
-session then runs this file as its script: page set-up and navigation between the four pages.
+session then runs this file as its script: page set-up and navigation between the five pages.
 """
 
 from contextlib import asynccontextmanager
@@ -18,6 +18,12 @@ if __name__ == "__main__":  # a session's script run
                 title="Frontier",
                 icon=":material/show_chart:",
                 url_path="frontier",
+            ),
+            st.Page(
+                "pages/benchmark.py",
+                title="Benchmark",
+                icon=":material/leaderboard:",
+                url_path="benchmark",
             ),
             st.Page("pages/runs.py", title="Runs", icon=":material/history:", url_path="runs"),
             st.Page("pages/about.py", title="About", icon=":material/menu_book:", url_path="about"),

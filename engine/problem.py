@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from engine import fairness
+from engine.benchmark.criteria import REPORT_NAMES, report_criteria
 from engine.data.encoding import add_group_cross_terms
 from engine.data.prepared import SPLITS, Prepared
 from engine.design import CrossDesign, Design
@@ -26,7 +27,7 @@ from engine.objectives import LogisticLoss, Objective
 
 REPORTED_METRICS = ("loss", "accuracy", "auc", "psp", "pdp", "sp", "dp", "eo", "eopp",
                     "group_auc_gap", "group_loss_gap", "majority", "positive_rate", "score_std",
-                    "constraint")  # fmt: skip
+                    "constraint", *REPORT_NAMES)  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,7 +147,8 @@ class Problem:
         constrained quantity (the one held to κ: pSP, the EO gap, ...); "majority" the accuracy
         of always predicting the split's majority class, "positive_rate" the share predicted
         positive and "score_std" the spread of the scores (0: a constant score), so that a
-        degenerate model can be told (engine.verdict)."""
+        degenerate model can be told (engine.verdict); then paper 000's criteria
+        (engine.benchmark.criteria.REPORT_NAMES)."""
         part = self.data.split(split)
         if len(part) == 0:
             return {}
@@ -170,11 +172,21 @@ class Problem:
         }
         if self.constraint is not None:
             values["constraint"] = lambda: self._constraint_metric(h, split)
-        return {name: _metric_or_none(compute) for name, compute in values.items()}
+        report = {name: _metric_or_none(compute) for name, compute in values.items()}
+        return report | _criteria_or_none(h, y, g)
 
     def _constraint_metric(self, h: np.ndarray, split: str) -> float:
         part = self.data.split(split)
         return self.bound.with_ids(part.groups, part.y).exact(h)
+
+
+def _criteria_or_none(h: np.ndarray, y: np.ndarray, g: np.ndarray) -> dict[str, float | None]:
+    """Paper 000's Table 2 criteria, inaccuracy, accuracy gap and Wasserstein distance; all None
+    on a split that cannot support them (e.g. a group without rows)."""
+    try:
+        return report_criteria(h, y, g)
+    except UserError:
+        return dict.fromkeys(REPORT_NAMES)
 
 
 def _metric_or_none(compute) -> float | None:

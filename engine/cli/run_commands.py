@@ -18,7 +18,12 @@ from engine.cli.data_args import (
 from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
-from engine.fairness.families import family_names, quantity_metric, quantity_name
+from engine.fairness.families import (
+    LOSS_CONDITIONS,
+    family_names,
+    quantity_metric,
+    quantity_name,
+)
 from engine.models import ACTIVATIONS, ModelSpec
 from engine.problem import Problem
 from engine.runs import RunSpec, Store
@@ -78,6 +83,13 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     problem.add_argument("--kappa", type=float, default=0.05, help="tolerance κ")
     problem.add_argument("--grid-size", type=int, default=10, help="|Î| for pSP (paper: 10)")
     problem.add_argument("--surrogate", choices=("ramp", "sigmoid"), default="ramp")
+    problem.add_argument("--pairs", choices=("all", "vs_mean"), default="all",
+                         help="group_loss_gap: every pair of groups (paper 000, Exp. 1) or each "
+                         "group against the mean over groups (eq. 4)")  # fmt: skip
+    problem.add_argument("--condition", choices=LOSS_CONDITIONS, default="none",
+                         help="group_loss_gap: the losses compared (paper 000, Table 1): whole "
+                         "groups (accuracy equality), their positives (equal opportunity) or "
+                         "positives and negatives (equalised odds)")  # fmt: skip
     problem.add_argument("--temperature", type=float, default=1.0)
     problem.add_argument("--model", choices=("linear", "mlp"), default="linear")
     problem.add_argument("--hidden", type=int, nargs="+", default=[64], help="MLP widths")
@@ -94,6 +106,8 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     )
     solver.add_argument("--iterations", type=int, help="stop after this many iterations")
     solver.add_argument("--seconds", type=float, help="stop after this many seconds")
+    solver.add_argument("--save-every", type=positive_int, metavar="N",
+                        help="save and evaluate the iterate every N iterations")  # fmt: skip
 
 
 def add_background_arguments(parser: argparse.ArgumentParser) -> None:
@@ -133,8 +147,12 @@ def constraint_from_args(args: argparse.Namespace) -> ConstraintSpec | None:
     family = CONSTRAINTS[args.constraint]
     if family is None:
         return None
-    return ConstraintSpec(family, args.kappa, tuple(args.interval), surrogate=args.surrogate,
-                          temperature=args.temperature, grid_size=args.grid_size)  # fmt: skip
+    if family != "group_loss_gap" and (args.pairs, args.condition) != ("all", "none"):
+        raise UserError("--pairs and --condition set the group_loss_gap constraint only")
+    options = {"condition": args.condition} if args.condition != "none" else {}
+    return ConstraintSpec(family, args.kappa, tuple(args.interval), pairs=args.pairs,
+                          surrogate=args.surrogate, temperature=args.temperature,
+                          grid_size=args.grid_size, options=options)  # fmt: skip
 
 
 def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
@@ -154,7 +172,9 @@ def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
         interval=tuple(args.interval),
         solver=card.name,
         config=dataclasses.asdict(config),
-        budget=Budget(max_iterations=args.iterations, max_seconds=args.seconds),
+        budget=Budget(
+            max_iterations=args.iterations, max_seconds=args.seconds, save_every=args.save_every
+        ),
         seed=args.seed,
     )
 

@@ -14,18 +14,27 @@ from engine.cli.run_commands import (
     write_output,
 )
 from engine.errors import UserError
-from engine.runs import Store, submit_sweep, sweep_specs, wait
+from engine.runs import RunSpec, Store, submit_sweep, wait
 from engine.runs.frontier import format_frontier, frontier
+from engine.runs.grid import Grid, axes_help, grid_specs, parse_grid, parse_values
 from engine.runs.results import constraint_of, export_run, run_verdict, sweep_results
 from engine.runs.runner import serve_and_say
 
+# the grid axes with flags of their own: axis → the flag's dest (--solvers, ...)
+FLAG_AXES = {"solver": "solvers", "interval": "intervals", "seed": "seeds", "kappa": "kappas"}
+
 
 def register(commands: argparse._SubParsersAction) -> None:
-    sweep = commands.add_parser("sweep", help="queue a grid of runs over κ, I, solver and seed")
+    sweep = commands.add_parser(
+        "sweep",
+        help="queue a grid of runs over any of their settings (κ, I, solver, seed, options…)",
+        epilog=f"grid axes (--grid NAME=V1,V2):\n{axes_help()}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_problem_arguments(sweep)
     add_background_arguments(sweep)
     grid = sweep.add_argument_group("grid")
-    grid.add_argument("--kappas", "--kappa-grid", dest="kappas", type=float, nargs="+",
+    grid.add_argument("--kappas", "--kappa-grid", dest="kappas", nargs="+",
                       help="κ values (default: --kappa)")  # fmt: skip
     grid.add_argument(
         "--intervals",
@@ -34,7 +43,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="intervals such as 0.05:0.3 (default: --interval)",
     )
     grid.add_argument("--solvers", nargs="+", help="solvers (default: --solver)")
-    grid.add_argument("--seeds", type=int, nargs="+", default=[0])
+    grid.add_argument("--seeds", nargs="+", help="seeds (default: --seed)")
+    grid.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2",
+                      help="one more axis of the grid, e.g. option.rho=0.5,1 or "
+                      "model.hidden=64x32,32 (repeatable; the axes are listed below)")  # fmt: skip
     grid.add_argument("--name", default="", help="a name for the sweep")
     grid.add_argument("--scheduler", help="Dask scheduler address (tcp://host:port)")
     grid.add_argument("--wait", action="store_true", help="return when every run has ended")
@@ -77,24 +89,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     runner.set_defaults(handler=runner_command)
 
 
-def parse_interval(text: str) -> tuple[float, float]:
-    try:
-        alpha, beta = (float(x) for x in text.split(":"))
-    except ValueError:
-        raise UserError(f"an interval is written ALPHA:BETA, e.g. 0.05:0.3, not '{text}'") from None
-    return alpha, beta
-
-
 def sweep_command(args: argparse.Namespace) -> int:
     base = run_spec_from_args(args)
-    kappas = args.kappas or [args.kappa]
-    intervals = [parse_interval(t) for t in args.intervals] if args.intervals else [base.interval]
-    solvers = args.solvers or [base.solver]
-    specs = sweep_specs(base, kappas, intervals, solvers, args.seeds)
-    grid = {"kappas": kappas, "intervals": intervals, "solvers": solvers, "seeds": args.seeds}
+    grid = sweep_grid(args, base)
+    specs = grid_specs(base, grid)
     store = Store(args.home)
     sweep_id = submit_sweep(args.name or f"{len(specs)} runs", specs, grid, store,
-                            workers=args.workers, scheduler=args.scheduler)  # fmt: skip
+                            workers=args.workers, scheduler=args.scheduler, force=args.force)  # fmt: skip
     print(sweep_id)
     print(f"{len(specs)} runs in sweep {sweep_id}; see `python -m engine frontier {sweep_id}`",
           file=sys.stderr)  # fmt: skip
@@ -103,6 +104,21 @@ def sweep_command(args: argparse.Namespace) -> int:
         counts = {s: list(statuses.values()).count(s) for s in sorted(set(statuses.values()))}
         print(", ".join(f"{n} {s}" for s, n in counts.items()), file=sys.stderr)
     return 0
+
+
+def sweep_grid(args: argparse.Namespace, base: RunSpec) -> Grid:
+    """The axes of --solvers, --intervals, --seeds and --kappas (each by default the single
+    run's value), then the --grid axes; an axis is given by its flag or by --grid, not both."""
+    extra = parse_grid(args.grid)
+    single = {"solver": base.solver, "interval": base.interval, "seed": base.seed,
+              "kappa": args.kappa}  # fmt: skip
+    grid: Grid = {}
+    for name, dest in FLAG_AXES.items():
+        texts = getattr(args, dest)
+        if texts and name in extra:
+            raise UserError(f"--{dest} and --grid {name}=... both give {name}; give it once")
+        grid[name] = parse_values(name, texts) if texts else [single[name]]
+    return grid | extra
 
 
 def list_runs(args: argparse.Namespace) -> int:

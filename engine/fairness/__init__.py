@@ -27,7 +27,15 @@ from engine.fairness.badr_measures import (
     badr_hsic,
     badr_individual_fairness,
 )
-from engine.fairness.criteria import inaccuracy, independence, separation, sufficiency
+from engine.fairness.criteria import (
+    GroupRates,
+    group_rates,
+    inaccuracy,
+    independence,
+    separation,
+    sufficiency,
+    table2_criterion,
+)
 from engine.fairness.group_loss import (
     group_losses,
     loss_accuracy_equality_gap,
@@ -55,6 +63,7 @@ from engine.fairness.wasserstein import wasserstein_gap, wasserstein_pairs
 
 __all__ = [
     "GapWitness",
+    "GroupRates",
     "GroupTable",
     "accuracy",
     "badr_demographic_parity",
@@ -74,6 +83,7 @@ __all__ = [
     "group_auc_gap",
     "group_auc_pairs",
     "group_losses",
+    "group_rates",
     "group_roc_aucs",
     "inaccuracy",
     "independence",
@@ -96,6 +106,7 @@ __all__ = [
     "roc_auc",
     "separation",
     "sufficiency",
+    "table2_criterion",
     "true_positive_rates",
     "wasserstein_gap",
     "wasserstein_pairs",

@@ -12,6 +12,10 @@ from __future__ import annotations
 from engine.lazy import lazy_exports
 
 _HOMES = {
+    "Grid": "engine.runs.grid",
+    "grid_specs": "engine.runs.grid",
+    "grid_points": "engine.runs.grid",
+    "parse_grid": "engine.runs.grid",
     "RunSpec": "engine.runs.spec",
     "with_seed": "engine.runs.spec",
     "FINAL": "engine.status",

@@ -44,7 +44,7 @@ class RunSpec:
             "interval": list(self.interval),
             "solver": self.solver,
             "config": dict(self.config),
-            "budget": dataclasses.asdict(self.budget),
+            "budget": _budget_dict(self.budget),
             "seed": self.seed,
             "engine_version": __version__,
         }
@@ -96,6 +96,15 @@ class RunSpec:
             check_constraint(self.constraint)
         card.check_combination(self.model, self.constraint.family if self.constraint else None)
         self.data.files()  # a missing file is reported now, not in a worker
+
+
+def _budget_dict(budget: Budget) -> dict[str, Any]:
+    """The budget's fields, leaving out `save_every` when it is off: the canonical JSON, and so
+    the run id, of a spec that saves no iterates is what it was before the field existed."""
+    fields = dataclasses.asdict(budget)
+    if fields["save_every"] is None:
+        del fields["save_every"]
+    return fields
 
 
 def with_seed(spec: RunSpec, seed: int) -> RunSpec:

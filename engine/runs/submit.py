@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import time
-from dataclasses import replace
 
+from engine.runs.grid import grid_specs
 from engine.runs.runner import IDLE_EXIT_SECONDS, ensure_runner
-from engine.runs.spec import RunSpec, with_seed
+from engine.runs.spec import RunSpec
 from engine.runs.store import Store
-from engine.solvers.catalogue import solver_card
 from engine.status import FINAL
 
 
@@ -44,21 +42,12 @@ def sweep_specs(
     seeds: list[int],
     configs: dict[str, dict] | None = None,
 ) -> list[RunSpec]:
-    """The grid κ × I × solver × seed; a reference solver (its card's `constrained` is False)
-    ignores κ (one run per I, seed).
-    `configs` holds each solver's options (default: the base spec's for its own solver)."""
-    configs = configs if configs is not None else {base.solver: base.config}
-    specs: dict[str, RunSpec] = {}
-    for solver, interval, seed in itertools.product(solvers, intervals, seeds):
-        for kappa in kappas if solver_card(solver).constrained else [None]:
-            constraint = None
-            if kappa is not None and base.constraint is not None:
-                constraint = replace(base.constraint, kappa=kappa, interval=tuple(interval))
-            spec = replace(base, solver=solver, constraint=constraint, interval=tuple(interval),
-                           config=configs.get(solver, {}))  # fmt: skip
-            spec = with_seed(spec, seed)
-            specs[spec.run_id] = spec
-    return list(specs.values())
+    """The grid solver × I × seed × κ (`engine.runs.grid.grid_specs`, which says how reference
+    solvers ignore κ); `configs` holds each solver's options (default: the base spec's for its
+    own solver)."""
+    grid = {"solver": list(solvers), "interval": [tuple(i) for i in intervals],
+            "seed": list(seeds), "kappa": list(kappas)}  # fmt: skip
+    return grid_specs(base, grid, configs)
 
 
 def submit_sweep(
@@ -68,9 +57,11 @@ def submit_sweep(
     store: Store,
     workers: int = 2,
     scheduler: str | None = None,
+    force: bool = False,
 ) -> str:
-    """Queue a sweep (or run it on a Dask cluster when `scheduler` is an address); its id."""
-    ids = submit(specs, store, workers=workers, start_runner=scheduler is None)
+    """Queue a sweep (or run it on a Dask cluster when `scheduler` is an address); its id.
+    `grid` is stored with it as it is, so it must be JSON-able (a `Grid` is)."""
+    ids = submit(specs, store, force=force, workers=workers, start_runner=scheduler is None)
     sweep_id = hashlib.sha256(json.dumps(sorted(ids)).encode()).hexdigest()[:12]
     store.add_sweep(sweep_id, name, grid, ids)
     if scheduler is not None:

@@ -1,5 +1,5 @@
 """The one driver loop every solver runs under: budget, throttled logging, exact metrics off the
-hot path, cancellation, and a clean stop on NaN/inf."""
+hot path, saved iterates, cancellation, and a clean stop on NaN/inf."""
 
 from __future__ import annotations
 
@@ -12,15 +12,20 @@ import numpy as np
 import torch
 
 from engine.data.prepared import SPLITS
+from engine.errors import UserError
+from engine.fairness.constraints import BoundConstraint
+from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.base import Snapshot, StepInfo
+from engine.solvers.base import Snapshot, Solver, StepInfo, aux_tensors
 from engine.solvers.catalogue import solver_card
+from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.options import Budget
 from engine.solvers.records import IterationRecord, Solution
 from engine.status import StopCode, StopReason
 
-# the run's clock counts solver work only: surrogate records (a full-data pass) and exact
-# metrics are timed and taken out of it, so minibatch solvers are not charged for logging
+# the run's clock counts solver work only: surrogate records (a full-data pass), exact metrics
+# and saved iterates' evaluations are timed and taken out of it, so minibatch solvers are not
+# charged for logging
 LOG_EVERY_SECONDS = 0.1  # at most ~10 surrogate records per second reach `log`
 EXACT_EVERY_SECONDS = 1.0  # exact train/val metrics of the candidate, about once a second
 BATCH = 25  # most iterations a solver may run in one call (a few ms), so logs and cancel keep up
@@ -39,7 +44,11 @@ def solve(
 ) -> Solution:
     """Run one solver on one problem until it converges, the budget ends, it is cancelled, a step
     fails, or it produces a non-finite value (status "diverged", with the iteration; the
-    trajectory and the best iterate so far are kept). The end is a `StopReason` (engine.status)."""
+    trajectory and the best iterate so far are kept). The end is a `StopReason` (engine.status).
+
+    With `budget.save_every` = N, the iterate after iterations N, 2N, 3N, ... is evaluated on
+    every split at once (an "iterate" record, `_iterate_record`): no driver call runs past the
+    next multiple of N, so the saves land on them exactly."""
     card = solver_card(solver)
     card.check_problem(problem)
     torch.set_num_threads(1)  # solver steps are many small tensor ops: threads only add overhead
@@ -58,6 +67,8 @@ def solve(
     iterations, last_log, last_exact = 0, -math.inf, started
     logged = 0  # the iteration of the last surrogate record
     info = StepInfo(iterations=0, objective=math.nan)
+    next_save = budget.save_every or math.inf
+    constraints = _split_constraints(problem) if budget.save_every else {}
     while True:
         elapsed = time.perf_counter() - started - evaluation
         if budget.max_iterations is not None and iterations >= budget.max_iterations:
@@ -72,7 +83,7 @@ def solve(
             stop = StopReason(StopCode.CANCELLED, "cancelled")
             break
         left = math.inf if budget.max_iterations is None else budget.max_iterations - iterations
-        info = instance.advance(int(min(left, BATCH)))
+        info = instance.advance(int(min(left, BATCH, next_save - iterations)))
         iterations += info.iterations
         now = time.perf_counter()
         solver_seconds = now - started - evaluation
@@ -95,12 +106,18 @@ def solve(
             emit(_exact_record(problem, instance.candidate(), iterations, solver_seconds))
             last_exact = time.perf_counter()
             evaluation += last_exact - paused
+        if iterations >= next_save:
+            paused = time.perf_counter()
+            iterate = _iterate(instance)
+            emit(_iterate_record(problem, constraints, iterate, iterations, solver_seconds))
+            evaluation += time.perf_counter() - paused
+            next_save = (iterations // budget.save_every + 1) * budget.save_every
         if info.done:
             stop = StopReason(info.stop, info.reason)
             break
     seconds = time.perf_counter() - started - evaluation
-    if iterations > logged and stop.code is not StopCode.NON_FINITE:
-        emit(_surrogate_record(iterations, seconds, info, instance))  # the path ends where it stopped
+    if iterations > logged and stop.code is not StopCode.NON_FINITE:  # end where it stopped
+        emit(_surrogate_record(iterations, seconds, info, instance))
     snapshots = instance.snapshots()
     params = instance.select(snapshots)
     metrics = problem.report(params)
@@ -150,6 +167,64 @@ def _exact_record(problem: Problem, params, iteration: int, seconds: float) -> I
     metrics = problem.report(params, splits=("train", "val"))
     return IterationRecord(
         iteration=iteration, seconds=seconds, kind="exact", values=_flatten(metrics)
+    )
+
+
+def _iterate(instance: Solver) -> Params:
+    """The iterate paper 000 saves: a minibatch solver's current x_k (SSw's candidate is its
+    random output x_τ instead), the candidate of any other solver."""
+    return instance.current() if isinstance(instance, MinibatchSolver) else instance.candidate()
+
+
+def _split_constraints(problem: Problem) -> dict[str, BoundConstraint | None]:
+    """The constraint bound to each non-empty split's groups and labels; None for a problem
+    without a constraint or a split that lacks a group."""
+    return {split: _bound_on(problem, split) for split in SPLITS if len(problem.data.split(split))}
+
+
+def _bound_on(problem: Problem, split: str) -> BoundConstraint | None:
+    if problem.constraint is None:
+        return None
+    part = problem.data.split(split)
+    try:
+        return problem.bound.with_ids(part.groups, part.y)
+    except UserError:  # a group without rows in this split
+        return None
+
+
+def _iterate_record(
+    problem: Problem,
+    constraints: dict[str, BoundConstraint | None],
+    params: Params,
+    iteration: int,
+    seconds: float,
+) -> IterationRecord:
+    """A saved iterate evaluated on every split (paper 000 §3: "every saved iterate is
+    re-evaluated on the full train/test sets (loss, C1, C2)"), from one scores pass per split:
+    "split.metric" for the exact metrics of `Problem.report_scores` and "split.row.<row>" for
+    each exact constraint row (g ≤ 0 feasible; paper 000's C1, C2 are the group-loss-gap rows),
+    None where a split lacks a group. The objective is the train loss, the largest violation the
+    largest train row."""
+    aux = aux_tensors(params)
+    values: dict[str, float | None] = {}
+    for split, bound in constraints.items():
+        h = problem.scores(params, split)
+        values |= {f"{split}.{name}": v for name, v in problem.report_scores(h, split).items()}
+        if problem.constraint is None:
+            continue
+        rows = dict.fromkeys(problem.bound.rows)
+        if bound is not None:
+            scores = torch.from_numpy(h)
+            rows = bound.named(bound.exact_rows(scores, aux or bound.aux_init(scores)))
+        values |= {f"{split}.row.{row}": v for row, v in rows.items()}
+    train_rows = [v for k, v in values.items() if k.startswith("train.row.") and v is not None]
+    return IterationRecord(
+        iteration=iteration,
+        seconds=seconds,
+        kind="iterate",
+        objective=values.get("train.loss"),
+        max_violation=max(train_rows) if train_rows else None,
+        values=values,
     )
 
 

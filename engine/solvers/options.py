@@ -23,10 +23,16 @@ _KIND_WORDS = {bool: "true or false", int: "a whole number", float: "a finite nu
 
 @dataclass(frozen=True)
 class Budget:
-    """Stop after this many solver iterations and/or wall seconds (None: no limit)."""
+    """Stop after this many solver iterations and/or wall seconds (None: no limit).
+
+    `save_every` (None: off) saves the iterate after every that many solver iterations and
+    evaluates it on every split off the solver's clock, as paper 000 §3 does for its plots (state
+    saved every 100 iterations, Ghost every 10, each re-evaluated on the full train and test sets).
+    """
 
     max_iterations: int | None = None
     max_seconds: float | None = None
+    save_every: int | None = None
 
     def __post_init__(self) -> None:
         if self.max_iterations is not None and self.max_iterations < 1:
@@ -35,6 +41,8 @@ class Budget:
             math.isfinite(self.max_seconds) and self.max_seconds > 0
         ):
             raise UserError("the time budget must be a finite number of seconds > 0")
+        if self.save_every is not None and self.save_every < 1:
+            raise UserError("iterates are saved every 1 or more iterations")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,11 @@ class IterationRecord:
 
     kind "surrogate": the solver's own view — objective and constraint rows (g ≤ 0 feasible) of
     the surrogate problem. kind "exact": exact metrics of the current candidate on train and
-    validation, keyed "split.metric".
+    validation, keyed "split.metric". kind "iterate": an iterate saved every `Budget.save_every`
+    iterations (paper 000 §3), on every split: the exact metrics keyed "split.metric" and the
+    exact constraint rows keyed "split.row.<row>"; its objective is the train loss and its
+    largest violation the largest train row. kind "final": the exact metrics of the reported
+    iterate on every split. `seconds` is the solver's clock, which evaluations do not advance.
     """
 
     iteration: int

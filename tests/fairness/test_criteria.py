@@ -11,6 +11,7 @@ import pytest
 from engine.errors import UserError
 from engine.fairness import (
     group_losses,
+    group_rates,
     inaccuracy,
     independence,
     loss_accuracy_equality_gap,
@@ -21,6 +22,7 @@ from engine.fairness import (
     loss_equalized_odds_pairs,
     separation,
     sufficiency,
+    table2_criterion,
 )
 
 SEEDS = range(30)
@@ -115,6 +117,29 @@ def test_code_convention_refuses_more_than_two_groups():
 
 def test_sufficiency_is_nan_when_a_group_has_no_predicted_positive():
     assert math.isnan(sufficiency([-1.0, 1.0, -1.0, -2.0], [0, 0, 1, 1], [0, 1, 1, 0]))
+    rates = group_rates([-1.0, 1.0, -1.0, -2.0], [0, 0, 1, 1], [0, 1, 1, 0])
+    assert math.isnan(rates.sufficiency[1, 0]) and not np.isnan(rates.sufficiency[0]).any()
+
+
+def test_separation_refuses_a_group_without_positive_labels():
+    scores, groups, y = [1.0, -1.0, 1.0, -1.0], [0, 0, 1, 1], [1, 0, 0, 0]
+    with pytest.raises(UserError, match=r"group\(s\) \[1\]"):
+        separation(scores, groups, y)
+    rates = group_rates(scores, groups, y)  # the rates themselves mark the empty cell as NaN
+    assert math.isnan(rates.separation[1, 0]) and rates.separation[1, 1] == 0.5
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("convention", ["paper", "code"])
+def test_criteria_are_table2_criterion_of_the_group_rates(make_case, seed, convention):
+    c = defined_case(make_case, seed, 0.0)
+    keep = c.groups < 2 if convention == "code" else np.ones(c.y.size, dtype=bool)
+    scores, groups, y = c.scores[keep], c.groups[keep], c.y[keep]
+    rates = group_rates(scores, groups, y, threshold=0.0)
+    kw = {"convention": convention}
+    assert independence(scores, groups, **kw) == table2_criterion(rates.independence, **kw)
+    assert separation(scores, groups, y, **kw) == table2_criterion(rates.separation, **kw)
+    assert sufficiency(scores, groups, y, **kw) == table2_criterion(rates.sufficiency, **kw)
 
 
 def bce(s, yy):

@@ -1,0 +1,232 @@
+"""A benchmark study read back from the run store: many seeded runs of each variant (a solver, or
+a solver at one point of a hyper-parameter grid), their saved iterates as bands over wall-clock
+time, their final metrics as a table, the criteria as a spider chart (paper 000, §3–4).
+
+Everything here reads the store only; the page and the `benchmark` command draw what it gives.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.benchmark.bands import BIN_SECONDS, Band, band
+from engine.benchmark.summary import Summary, summarise
+from engine.runs.grid import OPTION, Grid, axis
+from engine.runs.spec import RunSpec
+from engine.runs.store import Store
+
+SEED_AXES = ("seed", "solver.seed")
+SPLITS = ("train", "test")  # paper 000 re-evaluates every saved iterate on these
+# the final metrics a study's table shows (paper 000, Table 4), as "split.metric" keys, with the
+# words its columns carry; the five criteria of Table 2 follow the accuracy and the constraint
+TABLE_METRICS = {
+    "test.loss": "test loss",
+    "test.violation": "test violation",
+    "test.constraint": "test constraint",
+    "test.accuracy": "test accuracy",
+    "train.loss": "train loss",
+    "train.violation": "train violation",
+    **{f"test.{key}": f"test {name}" for key, name in (
+        ("independence", "Ind"), ("separation", "Sp"), ("sufficiency", "Sf"),
+        ("inaccuracy", "Ina"), ("accuracy_gap", "DifAcc"), ("probability_wasserstein", "Wd"))},
+}  # fmt: skip
+# paper 000, Fig. 4: the spider chart's axes and the report metrics behind them
+SPIDER = {"Ind": "independence", "Sp": "separation", "Sf": "sufficiency", "Ina": "inaccuracy",
+          "DifAcc": "accuracy_gap"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class StudyRun:
+    """One run of a study: its variant, seed, status, saved iterates and final metrics."""
+
+    run_id: str
+    variant: str
+    seed: int
+    status: str
+    kappa: float | None
+    iterates: list[dict[str, Any]]
+    metrics: dict[str, dict[str, float | None]]
+
+
+def study_grid(solvers: Sequence[str], runs: int, extra: Mapping[str, Sequence[Any]]) -> Grid:
+    """The grid of a study: each solver, at each point of `extra` (hyper-parameters, model,
+    κ ...), `runs` times with solver seeds 0..runs−1 on one split (paper 000: seed = run index)."""
+    return {"solver": list(solvers), **{k: list(v) for k, v in extra.items()},
+            "solver.seed": list(range(runs))}  # fmt: skip
+
+
+def variant_label(
+    point: Mapping[str, Any], spec: RunSpec, grid: Mapping[str, Sequence[Any]]
+) -> str:
+    """The solver, with the settings of the point that vary across the grid and apply to it
+    ("ssl_alm · option.rho=0.5"): what the runs of one variant share."""
+    shown = []
+    for name, values in grid.items():
+        if name in SEED_AXES or name == "solver" or len(values) < 2:
+            continue
+        if name.startswith(OPTION) and name.removeprefix(OPTION) not in spec.config:
+            continue
+        shown.append(f"{name}={axis(name).show(point[name])}")
+    return " · ".join([spec.solver, *shown])
+
+
+def study_variants(
+    points: Sequence[tuple[dict[str, Any], RunSpec]], grid: Mapping[str, Sequence[Any]]
+) -> dict[str, str]:
+    """run id → variant label of a study's points (`engine.runs.grid.grid_points`)."""
+    return {spec.run_id: variant_label(point, spec, grid) for point, spec in points}
+
+
+def load_study(store: Store, variants: Mapping[str, str]) -> list[StudyRun]:
+    """The study's runs that the store holds (`variants`: run id → variant label)."""
+    known = {row.id: row for row in store.runs() if row.id in variants}
+    runs = []
+    for run_id, row in known.items():
+        constraint = row.spec.get("constraint") or {}
+        runs.append(StudyRun(
+            run_id=run_id, variant=variants[run_id], seed=int(row.spec.get("seed", 0)),
+            status=row.status, kappa=constraint.get("kappa"),
+            iterates=[r for r in store.records(run_id) if r["kind"] == "iterate"],
+            metrics=store.metrics(run_id) if row.has_model else {},
+        ))  # fmt: skip
+    return runs
+
+
+def band_rows(runs: Sequence[StudyRun]) -> list[str]:
+    """The constraint rows a band figure shows: each two-sided gap once, by its upper row (its
+    lower row is the same gap negated, which the figure's −δ line covers)."""
+    names = dict.fromkeys(
+        key.split(".row.", 1)[1]
+        for run in runs for record in run.iterates[:1] for key in record["values"]
+        if key.startswith("train.row.")
+    )  # fmt: skip
+    return [
+        n for n in names if not (n.endswith(":lower") and n[: -len("lower")] + "upper" in names)
+    ]
+
+
+def study_bands(
+    runs: Sequence[StudyRun], width: float = BIN_SECONDS
+) -> dict[str, dict[str, dict[str, Band]]]:
+    """bands[quantity][variant][split]: the loss, then each shown constraint row as the gap it
+    bounds (row + κ: the rows are gap − κ ≤ 0), over the runs of each variant (paper 000,
+    Figs. 1–2)."""
+    quantities = {"loss": ("loss", 0.0)}
+    for row in band_rows(runs):
+        quantities[_gap_name(row)] = (f"row.{row}", 1.0)
+    by_variant: dict[str, list[StudyRun]] = defaultdict(list)
+    for run in runs:
+        if run.iterates:
+            by_variant[run.variant].append(run)
+    out: dict[str, dict[str, dict[str, Band]]] = {}
+    for quantity, (key, add_kappa) in quantities.items():
+        out[quantity] = {}
+        for variant, members in by_variant.items():
+            out[quantity][variant] = {}
+            for split in SPLITS:
+                paths = [
+                    _path(run, f"{split}.{key}", add_kappa * (run.kappa or 0.0)) for run in members
+                ]
+                paths = [p for p in paths if len(p)]
+                if paths:
+                    out[quantity][variant][split] = band(paths, width)
+    return out
+
+
+def band_bounds(runs: Sequence[StudyRun]) -> dict[str, float]:
+    """The ±κ lines of each constraint row's gap."""
+    kappas = {run.kappa for run in runs if run.kappa is not None}
+    if len(kappas) != 1:
+        return {}
+    kappa = kappas.pop()
+    return {_gap_name(row): kappa for row in band_rows(runs)}
+
+
+def _gap_name(row: str) -> str:
+    return row.removesuffix(":upper")
+
+
+def _path(run: StudyRun, key: str, shift: float) -> np.ndarray:
+    points = [(r["seconds"], r["values"].get(key)) for r in run.iterates]
+    kept = [(t, v + shift) for t, v in points if v is not None]
+    return np.array(kept, dtype=np.float64).reshape(-1, 2)
+
+
+def final_values(run: StudyRun) -> dict[str, float | None]:
+    """A finished run's final metrics as "split.metric", with each split's violation
+    max(constraint − κ, 0)."""
+    values = {f"{split}.{name}": v for split, metrics in run.metrics.items()
+              for name, v in metrics.items()}  # fmt: skip
+    for split in run.metrics:
+        constraint = values.get(f"{split}.constraint")
+        if constraint is not None and run.kappa is not None:
+            values[f"{split}.violation"] = max(constraint - run.kappa, 0.0)
+    return values
+
+
+def study_table(runs: Sequence[StudyRun]) -> Summary | None:
+    """Mean ± std over each variant's finished runs of `TABLE_METRICS`, best marked (paper 000,
+    Table 4); None before any run has finished."""
+    per_variant: dict[str, list[dict[str, float | None]]] = defaultdict(list)
+    for run in runs:
+        if run.metrics:
+            values = final_values(run)
+            per_variant[run.variant].append({name: values.get(key)
+                                             for key, name in TABLE_METRICS.items()})  # fmt: skip
+    return summarise(per_variant) if per_variant else None
+
+
+def spider_values(runs: Sequence[StudyRun]) -> dict[str, dict[str, dict[str, float | None]]]:
+    """values[split][variant][criterion]: each criterion's mean over the variant's finished
+    runs (paper 000, Fig. 4), None where no run defines it."""
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    for split in SPLITS:
+        out[split] = {}
+        for variant, members in _by_variant(runs).items():
+            out[split][variant] = {
+                axis: _mean([run.metrics.get(split, {}).get(metric) for run in members])
+                for axis, metric in SPIDER.items()
+            }
+    return out
+
+
+def _by_variant(runs: Sequence[StudyRun]) -> Mapping[str, list[StudyRun]]:
+    grouped: dict[str, list[StudyRun]] = defaultdict(list)
+    for run in runs:
+        if run.metrics:
+            grouped[run.variant].append(run)
+    return grouped
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return float(np.mean(present)) if present else None
+
+
+def grid_heatmap(
+    runs: Sequence[StudyRun],
+    points: Sequence[tuple[dict[str, Any], RunSpec]],
+    grid: Mapping[str, Sequence[Any]],
+) -> tuple[str, list[Any], str, list[Any], np.ndarray, np.ndarray] | None:
+    """For a study of one solver over two varying settings: (x axis, its values, y axis, its
+    values, mean final validation loss, mean validation violation), each (len y × len x), NaN
+    where no run finished (paper 000, Tables 5–12); None for any other study."""
+    varying = [n for n, v in grid.items() if len(v) > 1 and n not in SEED_AXES]
+    if len(varying) != 2 or "solver" in varying:
+        return None
+    (x, y), finished = varying, {run.run_id: final_values(run) for run in runs if run.metrics}
+    cells: dict[tuple[int, int], list[dict[str, float | None]]] = defaultdict(list)
+    for point, spec in points:
+        if spec.run_id in finished:
+            cells[(grid[y].index(point[y]), grid[x].index(point[x]))].append(finished[spec.run_id])
+    loss, violation = (np.full((len(grid[y]), len(grid[x])), np.nan) for _ in range(2))
+    for (i, j), values in cells.items():
+        for target, key in ((loss, "val.loss"), (violation, "val.violation")):
+            mean = _mean([v.get(key) for v in values])
+            target[i, j] = np.nan if mean is None else mean
+    return x, list(grid[x]), y, list(grid[y]), loss, violation

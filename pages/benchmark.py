@@ -1,0 +1,186 @@
+"""Benchmark: many seeded runs of each solver under one wall-clock budget, every saved iterate
+re-evaluated on the full train and test sets, shown as mean and Q1–Q3 bands over time, per-group
+predicted probabilities, a spider chart of paper 000's criteria, a table with the best values
+marked and, for a hyper-parameter grid, heat maps (paper 000, §3–4)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import streamlit as st
+
+from engine.benchmark import figures
+from engine.benchmark.study import (
+    band_bounds,
+    grid_heatmap,
+    load_study,
+    spider_values,
+    study_bands,
+    study_grid,
+    study_table,
+    study_variants,
+)
+from engine.errors import UserError
+from engine.runs import Store, grid_points, parse_grid, submit_sweep
+from engine.status import ACTIVE
+from pages.shared.data_controls import data_controls, prepared_data
+from pages.shared.problem_controls import problem_controls, run_specs
+from pages.shared.state import initial, remember
+from pages.shared.views import trajectories
+
+EXPORT_FORMATS = ("png", "svg")
+
+
+def main() -> None:
+    st.title("Benchmark")
+    st.caption("Many seeded runs of each solver under one time budget; every saved iterate is "
+               "re-evaluated on the full train and test sets, off the solver's clock (paper 000).")  # fmt: skip
+    store = Store()
+    try:
+        data_spec, prepare = data_controls()
+        problem = problem_controls()
+        st.sidebar.header("Study")
+        initial("bench_runs", 5, int)
+        initial("bench_save_every", 100, int)
+        initial("bench_grid", "")
+        runs = int(st.sidebar.number_input("Runs per solver (seeds)", 0, 50, key="bench_runs"))
+        if runs < 1:
+            raise UserError("a study needs at least one run per solver")
+        save_every = int(st.sidebar.number_input(
+            "Save the iterate every … iterations", 1, 1_000_000, key="bench_save_every",
+            help="each saved iterate is evaluated on train and test (paper 000: every 100)"))  # fmt: skip
+        grid_text = st.sidebar.text_area(
+            "Hyper-parameter grid (optional)", key="bench_grid",
+            help="one setting per line, e.g. option.rho=0.5,1 or model.hidden=64x32,32; "
+            "`python -m engine sweep --help` lists every setting")  # fmt: skip
+        remember("bench_runs", "bench_save_every", "bench_grid")
+        if not problem.solvers:
+            raise UserError("choose at least one solver that can run this constraint and model")
+        base = run_specs(data_spec, prepare, problem)[0]
+        base = dataclasses.replace(base, budget=dataclasses.replace(base.budget,
+                                                                    save_every=save_every))  # fmt: skip
+        extra = parse_grid([line for line in grid_text.splitlines() if line.strip()])
+        grid = study_grid(problem.solvers, runs, extra)
+        points = grid_points(base, grid, configs=problem.configs)
+        group_names = prepared_data(data_spec, prepare).group_names
+    except UserError as error:
+        st.error(str(error))
+        return
+    specs = [spec for _, spec in points]
+    if st.sidebar.button(f"Run study ({len(specs)} runs)", type="primary", key="bench_run"):
+        submit_sweep(f"benchmark: {len(specs)} runs", specs, grid, store, workers=2)
+    _view(store, points, grid, group_names)
+
+
+def _view(store: Store, points, grid, group_names: tuple[str, ...]) -> None:
+    variants = study_variants(points, grid)
+    known = [r for r in store.runs() if r.id in variants]
+    if not known:
+        st.info("Press **Run study**: the figures fill in as runs finish, and runs computed "
+                "before with the same settings are reused.")  # fmt: skip
+        return
+    active = any(r.status in ACTIVE for r in known)
+    export = st.segmented_control("Figure export", EXPORT_FORMATS, key="bench_export",
+                                  default="png")  # fmt: skip
+
+    @st.fragment(run_every=2.0 if active else None)
+    def live() -> None:
+        runs = load_study(store, variants)
+        done = [r for r in runs if r.metrics]
+        st.progress(len(done) / len(variants), text=f"{len(done)} of {len(variants)} runs finished")
+        failed = [r for r in runs if r.status in ("failed", "diverged", "interrupted")]
+        if failed:
+            st.warning(f"{len(failed)} run(s) ended {', '.join(sorted({r.status for r in failed}))}; "
+                       "they are left out of the table and the charts.")  # fmt: skip
+        _bands(runs, export)
+        _summary(runs)
+        _spider(runs, export)
+        _probabilities(store, runs, group_names, export)
+        _heatmap(runs, points, grid, export)
+        _solver_state(store, runs)
+
+    live()
+
+
+def _config(export: str | None, name: str) -> dict:
+    return {"toImageButtonOptions": {"format": export or "png", "filename": name}}
+
+
+def _bands(runs, export) -> None:
+    st.subheader("Loss and constraints over wall-clock time")
+    bands = study_bands(runs)
+    if not any(per for per in bands.get("loss", {}).values()):
+        st.caption("No saved iterates yet: the bands appear as runs save them.")
+        return
+    st.caption("Mean over runs with the Q1–Q3 band, on 0.5 s bins of the solver's clock; train "
+               "solid, test dashed; the dotted lines are ±δ. A constraint row is drawn as the gap "
+               "it bounds (paper 000, Figs. 1–2).")  # fmt: skip
+    st.plotly_chart(figures.band_figure(bands, band_bounds(runs)), width="stretch",
+                    key="bench_bands", config=_config(export, "bands"))  # fmt: skip
+
+
+def _summary(runs) -> None:
+    summary = study_table(runs)
+    if summary is None:
+        return
+    st.subheader("Final models: mean ± std over runs")
+    table = summary.table()
+    styled = table.style.apply(lambda _: summary.best.replace({True: "font-weight: bold; "
+                               "background-color: #e6f4ea", False: ""}), axis=None)  # fmt: skip
+    st.dataframe(styled, width="stretch", key="bench_table")
+    st.caption("Bold: the best value of each column (smallest, largest for accuracy). Violation "
+               "is max(constraint − κ, 0) on that split (paper 000, Table 4).")  # fmt: skip
+    st.download_button("Download the table (CSV)", summary.plain().to_csv().encode(),
+                       "benchmark.csv", "text/csv", key="bench_csv")  # fmt: skip
+
+
+def _spider(runs, export) -> None:
+    values = spider_values(runs)
+    if not any(values.get("test", {}).values()):
+        return
+    st.subheader("Fairness criteria (smaller is better)")
+    st.plotly_chart(figures.spider_figure(values), width="stretch", key="bench_spider",
+                    config=_config(export, "criteria"))  # fmt: skip
+    st.caption("Independence, separation, sufficiency (paper 000, Table 2), inaccuracy and the "
+               "groups' accuracy difference, means over runs (Fig. 4).")  # fmt: skip
+
+
+def _probabilities(store: Store, runs, group_names: tuple[str, ...], export) -> None:
+    first = {}
+    for run in sorted(runs, key=lambda r: r.seed):
+        if run.metrics and run.variant not in first:
+            first[run.variant] = run
+    if not first:
+        return
+    st.subheader("Predicted probabilities per group (test set)")
+    models = {variant: store.load_scores(run.run_id) for variant, run in first.items()}
+    st.plotly_chart(figures.probability_figure(models, group_names), width="stretch",
+                    key="bench_probabilities", config=_config(export, "probabilities"))  # fmt: skip
+    st.caption("The first seed's model of each solver; Wd: the 1-Wasserstein distance between the "
+               "groups' predicted probabilities, the largest over pairs (paper 000, Fig. 3).")  # fmt: skip
+
+
+def _heatmap(runs, points, grid, export) -> None:
+    heat = grid_heatmap(runs, points, grid)
+    if heat is None:
+        return
+    st.subheader("Hyper-parameter grid: final validation loss and violation")
+    st.plotly_chart(figures.heatmap_figure(*heat), width="stretch", key="bench_heatmap",
+                    config=_config(export, "grid"))  # fmt: skip
+    x, xs, y, ys, loss, violation = heat
+    frame = pd.DataFrame({x: [a for _ in ys for a in xs], y: [b for b in ys for _ in xs],
+                          "val loss": loss.ravel(), "val violation": violation.ravel()})  # fmt: skip
+    st.download_button("Download the grid (CSV)", frame.to_csv(index=False).encode(), "grid.csv",
+                       "text/csv", key="bench_grid_csv")  # fmt: skip
+
+
+def _solver_state(store: Store, runs) -> None:
+    first = {}
+    for run in sorted(runs, key=lambda r: r.seed):
+        first.setdefault(run.variant, run)
+    with st.expander("Solver state of each solver's first run (duals, slacks, branches)"):
+        trajectories(store, [run.run_id for run in first.values()], None, "seconds")
+
+
+main()

@@ -1,0 +1,63 @@
+"""`sweep --grid NAME=V1,V2`: any setting of a run as an axis beside --kappas, --solvers, ..."""
+
+import pytest
+from cli_table import TABLE_FLAGS
+
+from engine.cli import main
+from engine.runs import Store
+from engine.runs.worker import execute_run
+
+
+def test_sweep_grid_queues_the_product_once(tiny_csv, quiet_store, capsys):
+    argv = ["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), "--interval", "0.05", "0.3",
+            "--solvers", "ssl_alm", "unconstrained", "--kappas", "0.1", "0.2",
+            "--grid", "option.rho=0.5,1", "--grid", "seed=0,1", "--iterations", "1"]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr()
+    sweep_id = printed.out.strip()
+    # ssl_alm: 2 κ × 2 ρ × 2 seeds; unconstrained (no κ, no ρ): 2 seeds
+    assert f"10 runs in sweep {sweep_id}" in printed.err
+    store = Store(quiet_store)
+    rows = store.runs(sweep_id=sweep_id)
+    assert len(rows) == 10 and {r.status for r in rows} == {"queued"}
+    alm = [r.spec for r in rows if r.spec["solver"] == "ssl_alm"]
+    assert sorted({(s["config"]["rho"], s["constraint"]["kappa"], s["seed"]) for s in alm}) == [
+        (rho, kappa, seed) for rho in (0.5, 1.0) for kappa in (0.1, 0.2) for seed in (0, 1)
+    ]  # fmt: skip
+    (record,) = store.sweeps()
+    assert record["grid"] == {"solver": ["ssl_alm", "unconstrained"],
+                              "interval": [[0.05, 0.3]], "seed": [0, 1], "kappa": [0.1, 0.2],
+                              "option.rho": ["0.5", "1"]}  # fmt: skip
+    assert execute_run(str(quiet_store), rows[0].id) == "budget"
+
+    assert main(argv) == 0  # the same sweep again: nothing new is queued
+    assert capsys.readouterr().out.strip() == sweep_id
+    assert len(store.runs()) == 10 and store.run(rows[0].id).status == "budget"
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        (["--grid", "colour=red"], "error: unknown grid axis 'colour'"),
+        (["--grid", "model.hidden=64,x"], "error: bad model.hidden value 'x'"),
+        (["--grid", "option.rho=1"], "error: no solver of this grid (idca) has the option rho"),
+        (["--kappas", "0.1", "--grid", "kappa=0.2"], "error: --kappas and --grid kappa=..."),
+        (["--grid", "model.kind=linear,mlp"], "error: the grid point model.kind=mlp: idca"),
+    ],
+)
+def test_a_bad_grid_is_one_line_and_queues_nothing(tiny_csv, quiet_store, capsys, flags, words):
+    assert main(["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(words) and len(err.splitlines()) == 1
+    assert Store(quiet_store).runs() == []
+
+
+def test_sweep_help_lists_the_axes(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["sweep", "--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    for name in ("kappa", "interval", "solver", "seed", "grouping", "model.hidden",
+                 "model.activation", "model.kind", "model.cross_terms", "constraint.pairs",
+                 "option.NAME"):  # fmt: skip
+        assert f"\n  {name} " in out

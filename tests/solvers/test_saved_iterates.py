@@ -1,0 +1,154 @@
+"""Saved iterates (paper 000 §3): every N iterations the iterate is evaluated on every split, off
+the solver's clock, and the store keeps those records."""
+
+import hashlib
+import json
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from solver_data import toy_prepared
+
+from engine.cli import build_parser
+from engine.cli.run_commands import run_spec_from_args
+from engine.data.csv_source import CSVSpec
+from engine.data.grouping import GroupingSpec
+from engine.data.prepare import PrepareOptions
+from engine.errors import UserError
+from engine.fairness.constraints import ConstraintSpec
+from engine.models import ModelSpec
+from engine.problem import Problem
+from engine.runs import RunSpec, Store
+from engine.runs.submit import submit
+from engine.runs.worker import execute_run
+from engine.solvers import Budget, solve
+from engine.solvers import driver as driver_module
+from engine.solvers.sgd import SGD
+from engine.status import StopCode
+
+MODEL = ModelSpec(kind="mlp", hidden=(4,))
+CONSTRAINT = ConstraintSpec("group_loss_gap", 0.02)
+
+
+@pytest.fixture(scope="module")
+def problem() -> Problem:
+    return Problem(toy_prepared(), MODEL, CONSTRAINT)
+
+
+def iterates(solution) -> list:
+    return [r for r in solution.trajectory if r.kind == "iterate"]
+
+
+def test_a_run_saves_its_iterate_every_n_iterations(problem):
+    """Driver calls of up to 25 iterations stop at each multiple of 50: the saves land on them."""
+    seen = []
+    budget = Budget(max_iterations=400, save_every=50)
+    solution = solve(problem, "ssl_alm", budget=budget, log=seen.append)
+    assert seen == solution.trajectory
+    saved = iterates(solution)
+    assert [r.iteration for r in saved] == list(range(50, 401, 50))
+    seconds = [r.seconds for r in saved]
+    assert seconds == sorted(seconds) and seconds[-1] <= solution.seconds
+    rows = problem.bound.rows
+    names = ("loss", "accuracy", "constraint", *(f"row.{r}" for r in rows))
+    expected = {f"{split}.{name}" for split in ("train", "val", "test") for name in names}
+    assert expected <= set(saved[0].values)
+    assert saved[0].objective == saved[0].values["train.loss"]
+    assert saved[0].max_violation == max(saved[0].values[f"train.row.{r}"] for r in rows)
+
+
+@pytest.mark.parametrize("solver", ["sgd", "ssl_alm"])
+def test_a_saved_iterate_is_the_iterate_of_that_iteration(problem, solver):
+    """The same seed stopped by an iteration budget k reports the iterate saved at k."""
+    solution = solve(problem, solver, budget=Budget(max_iterations=200, save_every=50))
+    saved = {r.iteration: r.values for r in iterates(solution)}
+    for k in (50, 200):
+        params = solve(problem, solver, budget=Budget(max_iterations=k)).params
+        report = problem.report(params)
+        for split in ("train", "test"):
+            assert saved[k][f"{split}.loss"] == pytest.approx(report[split]["loss"], rel=1e-12)
+        test = problem.data.test
+        h = problem.scores(params, "test")
+        exact = problem.bound.with_ids(test.groups, test.y).exact_rows(h)
+        found = [saved[k][f"test.row.{r}"] for r in problem.bound.rows]
+        np.testing.assert_allclose(found, exact, rtol=1e-12)
+
+
+def test_no_iterates_unless_asked(problem):
+    solution = solve(problem, "sgd", budget=Budget(max_iterations=100))
+    assert not iterates(solution)
+
+
+def test_the_evaluation_of_saved_iterates_is_not_charged_to_the_solver(problem, monkeypatch):
+    """Steps of 1 ms and an evaluation of 40 ms after every 5 of them: charged, a 0.3 s budget
+    would end after about 35 iterations; off the clock, the solver gets its 0.3 s."""
+    iterate, record = SGD.iterate, driver_module._iterate_record
+    monkeypatch.setattr(SGD, "iterate", lambda self: (time.sleep(0.001), iterate(self))[1])
+    monkeypatch.setattr(driver_module, "_iterate_record",
+                        lambda *args: (time.sleep(0.04), record(*args))[1])  # fmt: skip
+    solution = solve(problem, "sgd", budget=Budget(max_seconds=0.3, save_every=5))
+    assert solution.stop.code is StopCode.TIME_BUDGET
+    assert 0.3 <= solution.seconds < 0.4
+    assert solution.iterations >= 150
+    assert len(iterates(solution)) == solution.iterations // 5
+
+
+def test_the_save_interval_is_checked():
+    with pytest.raises(UserError, match="every 1 or more iterations"):
+        Budget(save_every=0)
+
+
+@pytest.fixture
+def csv_spec(tmp_path) -> CSVSpec:
+    """Two groups a and b in a CSV file (tests/runs uses the same set-up)."""
+    rng = np.random.default_rng(0)
+    n = 600
+    group = rng.integers(0, 2, n)
+    x1 = rng.normal(size=n) + 0.8 * group
+    x2 = rng.normal(size=n)
+    y = (x1 + 0.5 * x2 + rng.normal(scale=0.8, size=n) > 0.4).astype(int)
+    path = tmp_path / "toy.csv"
+    frame = pd.DataFrame({"x1": x1, "x2": x2, "g": np.where(group, "b", "a"), "y": y})
+    frame.to_csv(path, index=False)
+    return CSVSpec(path=str(path), label="y", protected=("g",))
+
+
+def spec_of(data: CSVSpec, budget: Budget) -> RunSpec:
+    prepare = PrepareOptions(grouping=(GroupingSpec("g"),))
+    return RunSpec(data=data, prepare=prepare, model=MODEL, constraint=CONSTRAINT,
+                   interval=(0.0, 1.0), solver="sgd", budget=budget)  # fmt: skip
+
+
+def test_a_spec_keeps_its_run_id_unless_it_saves_iterates(csv_spec):
+    plain = spec_of(csv_spec, Budget(max_iterations=100))
+    document = plain.to_dict()
+    assert document["budget"] == {"max_iterations": 100, "max_seconds": None}  # as before
+    again = RunSpec.from_dict(document)
+    assert again == plain and again.run_id == plain.run_id
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), default=str)
+    assert plain.run_id == hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    saving = spec_of(csv_spec, Budget(max_iterations=100, save_every=10))
+    assert RunSpec.from_dict(saving.to_dict()) == saving
+    assert saving.run_id != plain.run_id
+
+
+def test_the_store_returns_the_saved_iterates(tmp_path, csv_spec):
+    store = Store(tmp_path / "home")
+    spec = spec_of(csv_spec, Budget(max_iterations=120, save_every=40))
+    (run_id,) = submit([spec], store, start_runner=False)
+    assert execute_run(str(store.home), run_id) == "budget"
+    saved = [r for r in store.records(run_id) if r["kind"] == "iterate"]
+    assert [r["iteration"] for r in saved] == [40, 80, 120]
+    assert {"train.loss", "test.loss"} <= set(saved[-1]["values"])
+    assert any(k.startswith("test.row.loss[") for k in saved[-1]["values"])
+    assert saved[-1]["objective"] == saved[-1]["values"]["train.loss"]
+
+
+@pytest.mark.parametrize("command", ["run", "sweep"])
+def test_the_command_line_sets_the_save_interval(command):
+    flags = ["--solver", "sgd", "--constraint", "none", "--seconds", "30"]
+    args = build_parser().parse_args([command, *flags, "--save-every", "100"])
+    assert run_spec_from_args(args).budget == Budget(max_seconds=30.0, save_every=100)
+    args = build_parser().parse_args([command, *flags])
+    assert run_spec_from_args(args).budget == Budget(max_seconds=30.0)
