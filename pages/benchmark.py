@@ -25,7 +25,7 @@ from engine.errors import UserError
 from engine.runs import Store, grid_points, parse_grid, submit_sweep
 from engine.status import ACTIVE
 from pages.shared.data_controls import data_controls, prepared_data
-from pages.shared.problem_controls import problem_controls, run_specs
+from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
 from pages.shared.views import trajectories
 
@@ -57,7 +57,7 @@ def main() -> None:
         remember("bench_runs", "bench_save_every", "bench_grid")
         if not problem.solvers:
             raise UserError("choose at least one solver that can run this constraint and model")
-        base = run_specs(data_spec, prepare, problem)[0]
+        base = base_spec(data_spec, prepare, problem)
         base = dataclasses.replace(base, budget=dataclasses.replace(base.budget,
                                                                     save_every=save_every))  # fmt: skip
         extra = parse_grid([line for line in grid_text.splitlines() if line.strip()])

@@ -14,7 +14,7 @@ from engine.runs.frontier import frontier, frontier_table
 from engine.runs.results import run_result
 from engine.status import ACTIVE
 from pages.shared.data_controls import data_controls, prepared_data
-from pages.shared.problem_controls import problem_controls, run_specs
+from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
 from pages.shared.views import score_figures, show_group_problems
 
@@ -61,7 +61,7 @@ def main() -> None:
                                                       key="extra_intervals"))  # fmt: skip
         seeds = list(range(int(st.sidebar.number_input("Seeds (splits)", 1, 10, key="n_seeds"))))
         remember("kappas", "extra_intervals", "n_seeds")
-        base = run_specs(data_spec, prepare, problem)[0]
+        base = base_spec(data_spec, prepare, problem)
         intervals = [problem.interval, *[i for i in extra if i != problem.interval]]
         specs = sweep_specs(base, kappas, intervals, list(problem.solvers), seeds,
                             configs=problem.configs)  # fmt: skip

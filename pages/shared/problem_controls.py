@@ -217,12 +217,18 @@ def _float_step(value: float) -> float | None:
     return 10.0 ** math.floor(math.log10(abs(value))) if value else None
 
 
-def run_specs(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> list[RunSpec]:
-    """One RunSpec per chosen solver (the unconstrained one without a constraint)."""
+def base_spec(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> RunSpec:
+    """The run the controls describe, with its constraint, for the first chosen solver: what a
+    sweep's grid varies (a reference solver's points drop the constraint there)."""
     constraint = ConstraintSpec(problem.family, problem.kappa, problem.interval)
-    base = RunSpec(data=data, prepare=prepare, model=problem.model, constraint=constraint,
+    return RunSpec(data=data, prepare=prepare, model=problem.model, constraint=constraint,
                    interval=problem.interval, solver=problem.solvers[0],
                    budget=problem.budget, seed=prepare.seed)  # fmt: skip
+
+
+def run_specs(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> list[RunSpec]:
+    """One RunSpec per chosen solver (the unconstrained one without a constraint)."""
+    base = base_spec(data, prepare, problem)
     specs = sweep_specs(base, [problem.kappa], [problem.interval], list(problem.solvers),
                         [prepare.seed], configs=problem.configs)  # fmt: skip
     for spec in specs:

@@ -60,3 +60,13 @@ def test_a_small_study_fills_in_bands_table_and_criteria(app_home):
     assert len(charts) >= 3
     table = app.dataframe[0].value
     assert len(table) == 2 and "test loss" in table.columns
+
+
+def test_a_reference_solver_listed_first_leaves_the_others_their_constraint():
+    app = AppTest.from_file(APP, default_timeout=120)
+    app.query_params["family"] = "group_loss_gap"
+    app.query_params["solvers"] = ["sgd", "ssl_alm"]
+    app.run()
+    app.switch_page("pages/benchmark.py").run()
+    assert not app.exception and not app.error, errors(app)
+    assert app.sidebar.button(key="bench_run").label == "Run study (10 runs)"
