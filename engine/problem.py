@@ -8,6 +8,7 @@ score space, the bound constraint, and the exact metrics that are reported.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -142,13 +143,16 @@ class Problem:
         """Exact metrics (no surrogate) of the model on each split."""
         return {s: self.report_scores(self.scores(params, s), s) for s in splits}
 
-    def report_scores(self, h: np.ndarray, split: str) -> dict[str, float | None]:
+    def report_scores(
+        self, h: np.ndarray, split: str, only: Collection[str] | None = None
+    ) -> dict[str, float | None]:
         """Exact metrics of scores `h` on `split`; "constraint" is the exact value of the
         constrained quantity (the one held to κ: pSP, the EO gap, ...); "majority" the accuracy
         of always predicting the split's majority class, "positive_rate" the share predicted
         positive and "score_std" the spread of the scores (0: a constant score), so that a
         degenerate model can be told (engine.verdict); then paper 000's criteria
-        (engine.benchmark.criteria.REPORT_NAMES)."""
+        (engine.benchmark.criteria.REPORT_NAMES). `only` names the metrics wanted (default:
+        all)."""
         part = self.data.split(split)
         if len(part) == 0:
             return {}
@@ -172,8 +176,13 @@ class Problem:
         }
         if self.constraint is not None:
             values["constraint"] = lambda: self._constraint_metric(h, split)
+        if only is not None:
+            values = {name: values[name] for name in only if name in values}
         report = {name: _metric_or_none(compute) for name, compute in values.items()}
-        return report | _criteria_or_none(h, y, g)
+        if only is None or set(only) & set(REPORT_NAMES):
+            criteria = _criteria_or_none(h, y, g)
+            report |= {k: v for k, v in criteria.items() if only is None or k in only}
+        return report
 
     def _constraint_metric(self, h: np.ndarray, split: str) -> float:
         part = self.data.split(split)

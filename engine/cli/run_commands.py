@@ -108,6 +108,8 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     solver.add_argument("--seconds", type=float, help="stop after this many seconds")
     solver.add_argument("--save-every", type=positive_int, metavar="N",
                         help="save and evaluate the iterate every N iterations")  # fmt: skip
+    solver.add_argument("--save-seconds", type=float, metavar="T",
+                        help="save and evaluate the iterate every T seconds of solver time")  # fmt: skip
 
 
 def add_background_arguments(parser: argparse.ArgumentParser) -> None:
@@ -173,7 +175,10 @@ def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
         solver=card.name,
         config=dataclasses.asdict(config),
         budget=Budget(
-            max_iterations=args.iterations, max_seconds=args.seconds, save_every=args.save_every
+            max_iterations=args.iterations,
+            max_seconds=args.seconds,
+            save_every=args.save_every,
+            save_seconds=args.save_seconds,
         ),
         seed=args.seed,
     )

@@ -99,11 +99,12 @@ class RunSpec:
 
 
 def _budget_dict(budget: Budget) -> dict[str, Any]:
-    """The budget's fields, leaving out `save_every` when it is off: the canonical JSON, and so
-    the run id, of a spec that saves no iterates is what it was before the field existed."""
+    """The budget's fields, leaving out the saving ones when they are off: the canonical JSON, and
+    so the run id, of a spec that saves no iterates is what it was before the fields existed."""
     fields = dataclasses.asdict(budget)
-    if fields["save_every"] is None:
-        del fields["save_every"]
+    for name in ("save_every", "save_seconds"):
+        if fields[name] is None:
+            del fields[name]
     return fields
 
 

@@ -28,6 +28,9 @@ from engine.status import StopCode, StopReason
 # charged for logging
 LOG_EVERY_SECONDS = 0.1  # at most ~10 surrogate records per second reach `log`
 EXACT_EVERY_SECONDS = 1.0  # exact train/val metrics of the candidate, about once a second
+# a saved iterate's evaluation (paper 000 §3: loss and the constraint rows on train and test)
+ITERATE_SPLITS = ("train", "test")
+ITERATE_METRICS = ("loss", "accuracy", "constraint")
 BATCH = 25  # most iterations a solver may run in one call (a few ms), so logs and cancel keep up
 
 Log = Callable[[IterationRecord], None]
@@ -68,7 +71,9 @@ def solve(
     logged = 0  # the iteration of the last surrogate record
     info = StepInfo(iterations=0, objective=math.nan)
     next_save = budget.save_every or math.inf
-    constraints = _split_constraints(problem) if budget.save_every else {}
+    next_save_time = budget.save_seconds or math.inf
+    saving = budget.save_every is not None or budget.save_seconds is not None
+    constraints = _split_constraints(problem) if saving else {}
     while True:
         elapsed = time.perf_counter() - started - evaluation
         if budget.max_iterations is not None and iterations >= budget.max_iterations:
@@ -106,12 +111,15 @@ def solve(
             emit(_exact_record(problem, instance.candidate(), iterations, solver_seconds))
             last_exact = time.perf_counter()
             evaluation += last_exact - paused
-        if iterations >= next_save:
+        if iterations >= next_save or solver_seconds >= next_save_time:
             paused = time.perf_counter()
             iterate = _iterate(instance)
             emit(_iterate_record(problem, constraints, iterate, iterations, solver_seconds))
             evaluation += time.perf_counter() - paused
-            next_save = (iterations // budget.save_every + 1) * budget.save_every
+            if budget.save_every:
+                next_save = (iterations // budget.save_every + 1) * budget.save_every
+            if budget.save_seconds:
+                next_save_time = (solver_seconds // budget.save_seconds + 1) * budget.save_seconds
         if info.done:
             stop = StopReason(info.stop, info.reason)
             break
@@ -179,7 +187,8 @@ def _iterate(instance: Solver) -> Params:
 def _split_constraints(problem: Problem) -> dict[str, BoundConstraint | None]:
     """The constraint bound to each non-empty split's groups and labels; None for a problem
     without a constraint or a split that lacks a group."""
-    return {split: _bound_on(problem, split) for split in SPLITS if len(problem.data.split(split))}
+    return {split: _bound_on(problem, split) for split in ITERATE_SPLITS
+            if len(problem.data.split(split))}  # fmt: skip
 
 
 def _bound_on(problem: Problem, split: str) -> BoundConstraint | None:
@@ -199,9 +208,9 @@ def _iterate_record(
     iteration: int,
     seconds: float,
 ) -> IterationRecord:
-    """A saved iterate evaluated on every split (paper 000 §3: "every saved iterate is
-    re-evaluated on the full train/test sets (loss, C1, C2)"), from one scores pass per split:
-    "split.metric" for the exact metrics of `Problem.report_scores` and "split.row.<row>" for
+    """A saved iterate evaluated on the train and test sets (paper 000 §3: "every saved iterate
+    is re-evaluated on the full train/test sets (loss, C1, C2)"), from one scores pass per split:
+    "split.metric" for `ITERATE_METRICS` of `Problem.report_scores` and "split.row.<row>" for
     each exact constraint row (g ≤ 0 feasible; paper 000's C1, C2 are the group-loss-gap rows),
     None where a split lacks a group. The objective is the train loss, the largest violation the
     largest train row."""
@@ -209,7 +218,8 @@ def _iterate_record(
     values: dict[str, float | None] = {}
     for split, bound in constraints.items():
         h = problem.scores(params, split)
-        values |= {f"{split}.{name}": v for name, v in problem.report_scores(h, split).items()}
+        report = problem.report_scores(h, split, only=ITERATE_METRICS)
+        values |= {f"{split}.{name}": v for name, v in report.items()}
         if problem.constraint is None:
             continue
         rows = dict.fromkeys(problem.bound.rows)

@@ -43,7 +43,7 @@ def test_a_small_study_fills_in_bands_table_and_criteria(app_home):
     app = open_benchmark()
     app.sidebar.number_input(key="seconds").set_value(2.0).run()
     app.sidebar.number_input(key="bench_runs").set_value(2).run()
-    app.sidebar.number_input(key="bench_save_every").set_value(20).run()
+    app.sidebar.number_input(key="bench_save_seconds").set_value(0.2).run()
     app.sidebar.button(key="bench_run").click().run()
     assert not app.exception
     store = Store(app_home)

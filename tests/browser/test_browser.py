@@ -130,3 +130,30 @@ def test_verdicts_and_constrained_values_in_a_browser(server, browser):
     page.get_by_text("Verdicts").first.wait_for(timeout=30_000)
     assert page.locator(".js-plotly-plot").count() >= 4  # trajectories and the score views
     page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+
+
+# (solver, split, number of time bins) of each mean line of the benchmark's band figure
+BAND_MEANS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .flatMap(plot => (plot._fullData || []).filter(t => t.meta && t.meta.kind === 'mean')
+    .map(t => [t.meta.solver, t.meta.split, t.meta.quantity, t.x.length]))"""
+
+
+def test_a_small_benchmark_study_draws_its_bands(server, browser):
+    url, home = server
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 3600})
+    query = ("family=group_loss_gap&kappa=0.02&model=mlp&hidden=16&solvers=sgd&solvers=ssl_alm"
+             "&seconds=5&bench_runs=3&bench_save_seconds=0.1")  # fmt: skip
+    page.goto(f"{url}/benchmark?{query}")
+    page.get_by_role("button", name="Run study (6 runs)").click()
+    page.get_by_text("6 of 6 runs finished").wait_for(timeout=180_000)
+    page.wait_for_function(f"() => ({BAND_MEANS})().length >= 8", timeout=30_000)
+    means = page.evaluate(BAND_MEANS)
+    page.screenshot(path=str(ARTIFACTS / "benchmark.png"), full_page=True)
+    # loss and the one gap row, train and test, for both solvers: a 5 s run spans ~10 bins
+    shown = {(solver, split, quantity) for solver, split, quantity, _ in means}
+    assert {(s, split, "loss") for s in ("sgd", "ssl_alm") for split in ("train", "test")} <= shown
+    assert all(bins >= 5 for *_, bins in means), means
+    runs = Store(home).runs()
+    assert len(runs) == 6 and all(r.has_model for r in runs)
+    assert "Fairness criteria" in page.inner_text("main")
