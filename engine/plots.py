@@ -207,8 +207,8 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
     is not a stub beside a long one; rows: the surrogate objective f0, the largest surrogate
     constraint row against the solver's ε, the exact constrained quantity on train and
     validation against κ, then one row per kind of row-named solver state the runs record
-    (`STATE_VECTORS`: duals, slacks), a line per constraint row. The y axes are shared along
-    each row, so runs compare at a glance."""
+    (`STATE_VECTORS`: duals and slacks, a line per constraint row; steps per branch). The y
+    axes are shared along each row, so runs compare at a glance."""
     if x not in ("iteration", "seconds"):
         raise UserError(f"trajectories run over 'iteration' or 'seconds', not {x!r}.")
     columns = max(len(runs), 1)
@@ -241,7 +241,7 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
     quantities = " / ".join(dict.fromkeys(run.quantity for run in runs)) or "constrained value"
     titles = ["objective f0<br>(surrogate)", "max surrogate row<br>(surrogate)",
               f"{quantities}<br>(exact)",
-              *(f"{STATE_VECTORS[kind]}<br>(per constraint row)" for kind in vectors)]  # fmt: skip
+              *(STATE_VECTORS[kind] for kind in vectors)]  # fmt: skip
     for row, title in enumerate(titles, start=1):
         fig.update_yaxes(title_text=title, row=row, col=titled.get(row, 1))
     fig.update_xaxes(title_text=x, row=3 + len(vectors))
@@ -251,7 +251,9 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
 
 
 # row-named solver state ("dual.<row>", "slack.<row>" in a record's state) drawn as extra panels
-STATE_VECTORS = {"dual": "dual variables", "slack": "slack variables"}
+STATE_VECTORS = {"dual": "dual variables<br>(per constraint row)",
+                 "slack": "slack variables<br>(per constraint row)",
+                 "branch": "steps per branch<br>(switching)"}  # fmt: skip
 
 
 def _surrogate_records(run: TrajectoryRun) -> list[dict[str, Any]]:

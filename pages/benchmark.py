@@ -14,6 +14,7 @@ from engine.benchmark import figures
 from engine.benchmark.study import (
     band_bounds,
     grid_heatmap,
+    group_bands,
     load_study,
     spider_values,
     study_bands,
@@ -120,6 +121,9 @@ def _bands(runs, export) -> None:
                "it bounds (paper 000, Figs. 1–2).")  # fmt: skip
     st.plotly_chart(figures.band_figure(bands, band_bounds(runs)), width="stretch",
                     key="bench_bands", config=_config(export, "bands"))  # fmt: skip
+    with st.expander("Each group's loss and positive rate over time (test set)"):
+        st.plotly_chart(figures.band_figure(group_bands(runs), dashed=()), width="stretch",
+                        key="bench_group_bands", config=_config(export, "groups"))  # fmt: skip
 
 
 def _summary(runs) -> None:

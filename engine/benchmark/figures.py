@@ -11,7 +11,7 @@ Every trace carries its solver, split and quantity in `meta`, so its data can be
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -82,9 +82,11 @@ def _band_traces(band: Band, colour: str, dash: str, meta: dict[str, str]) -> li
 def band_figure(
     bands: Mapping[str, Mapping[str, Mapping[str, Band]]],
     bounds: Mapping[str, float] | None = None,
+    dashed: Collection[str] = ("test", "val"),
 ) -> go.Figure:
-    """`bands[quantity][solver][split]` drawn one row per quantity and one column per solver
-    (paper 000, Figs. 1-2): per split the mean line (train solid, other splits dashed) over its
+    """`bands[quantity][solver][series]` drawn one row per quantity and one column per solver
+    (paper 000, Figs. 1-2): per series (a split, or a group) the mean line (the `dashed` ones
+    dashed: held-out splits) over its
     Q1–Q3 band; dotted lines at ±δ in the rows of `bounds[quantity] = δ`; y shared along a row."""
     quantities = list(bands)
     solvers = _first_seen(s for per_solver in bands.values() for s in per_solver)
@@ -108,7 +110,7 @@ def band_figure(
             for split, band in bands[quantity].get(solver, {}).items():
                 meta = {"quantity": quantity, "solver": solver, "split": split}
                 colour = series_colour(splits.index(split))
-                dash = "solid" if split == "train" else "dash"
+                dash = "dash" if split in dashed else "solid"
                 polygon, mean = _band_traces(band, colour, dash, meta)
                 mean.showlegend = split not in legend_shown
                 legend_shown.add(split)

@@ -119,10 +119,7 @@ def study_bands(
     quantities = {"loss": ("loss", 0.0)}
     for row in band_rows(runs):
         quantities[_gap_name(row)] = (f"row.{row}", 1.0)
-    by_variant: dict[str, list[StudyRun]] = defaultdict(list)
-    for run in runs:
-        if run.iterates:
-            by_variant[run.variant].append(run)
+    by_variant = _with_iterates(runs)
     out: dict[str, dict[str, dict[str, Band]]] = {}
     for quantity, (key, add_kappa) in quantities.items():
         out[quantity] = {}
@@ -136,6 +133,34 @@ def study_bands(
                 if paths:
                     out[quantity][variant][split] = band(paths, width)
     return out
+
+
+def group_bands(
+    runs: Sequence[StudyRun], split: str = "test", width: float = BIN_SECONDS
+) -> dict[str, dict[str, dict[str, Band]]]:
+    """bands[quantity][variant][group]: each group's loss and positive rate on `split` over
+    wall-clock time (paper 000 §6: per-group loss curves and positive rates)."""
+    prefix = f"{split}.group."
+    groups = dict.fromkeys(key.removeprefix(prefix).rsplit(".", 1)[0]
+                           for run in runs for record in run.iterates[:1]
+                           for key in record["values"] if key.startswith(prefix))  # fmt: skip
+    out: dict[str, dict[str, dict[str, Band]]] = {}
+    for quantity, name in (("loss", "loss"), ("positive_rate", "positive rate")):
+        title = f"{name} by group ({split})"
+        out[title] = {}
+        for variant, members in _with_iterates(runs).items():
+            paths = {g: [_path(r, f"{prefix}{g}.{quantity}", 0.0) for r in members] for g in groups}
+            out[title][variant] = {g: band([p for p in ps if len(p)], width)
+                                   for g, ps in paths.items() if any(len(p) for p in ps)}  # fmt: skip
+    return out
+
+
+def _with_iterates(runs: Sequence[StudyRun]) -> dict[str, list[StudyRun]]:
+    grouped: dict[str, list[StudyRun]] = defaultdict(list)
+    for run in runs:
+        if run.iterates:
+            grouped[run.variant].append(run)
+    return grouped
 
 
 def band_bounds(runs: Sequence[StudyRun]) -> dict[str, float]:

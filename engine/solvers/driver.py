@@ -28,6 +28,11 @@ from engine.status import StopCode, StopReason
 # charged for logging
 LOG_EVERY_SECONDS = 0.1  # at most ~10 surrogate records per second reach `log`
 EXACT_EVERY_SECONDS = 1.0  # exact train/val metrics of the candidate, about once a second
+# on large data a record's full-data pass can take longer than those gaps: the gap after a record
+# is then this many times the record's own time, so records take at most 1/(1 + this) of the run,
+# up to a longest gap (a first record may pay one-off costs such as compiling a kernel)
+RECORD_SHARE = {"surrogate": 4.0, "exact": 9.0}
+LONGEST_GAP = {"surrogate": 1.0, "exact": 10.0}
 # a saved iterate's evaluation (paper 000 §3: loss and the constraint rows on train and test)
 ITERATE_SPLITS = ("train", "test")
 ITERATE_METRICS = ("loss", "accuracy", "constraint")
@@ -68,6 +73,7 @@ def solve(
     evaluation = 0.0  # seconds spent on exact metrics, not charged to the solver
     instance = card.load()(problem, config, np.random.default_rng(seed))
     iterations, last_log, last_exact = 0, -math.inf, started
+    log_gap, exact_gap = LOG_EVERY_SECONDS, EXACT_EVERY_SECONDS
     logged = 0  # the iteration of the last surrogate record
     info = StepInfo(iterations=0, objective=math.nan)
     next_save = budget.save_every or math.inf
@@ -97,19 +103,22 @@ def solve(
                 StopCode.NON_FINITE, f"non-finite objective at iteration {iterations}"
             )
             break
-        if info.done or now - last_log >= LOG_EVERY_SECONDS:
+        if info.done or now - last_log >= log_gap:
             record = _surrogate_record(iterations, solver_seconds, info, instance)
             emit(record)
-            last_log, logged = now, iterations
-            evaluation += time.perf_counter() - now  # the full-data view is logging, not solving
+            spent = time.perf_counter() - now
+            last_log, logged = now + spent, iterations
+            log_gap = _gap("surrogate", LOG_EVERY_SECONDS, spent)
+            evaluation += spent  # the full-data view is logging, not solving
             if not _finite(record):
                 stop = StopReason(StopCode.NON_FINITE,
                                   f"non-finite constraint value at iteration {iterations}")  # fmt: skip
                 break
-        if now - last_exact >= EXACT_EVERY_SECONDS:
+        if now - last_exact >= exact_gap:
             paused = time.perf_counter()
             emit(_exact_record(problem, instance.candidate(), iterations, solver_seconds))
             last_exact = time.perf_counter()
+            exact_gap = _gap("exact", EXACT_EVERY_SECONDS, last_exact - paused)
             evaluation += last_exact - paused
         if iterations >= next_save or solver_seconds >= next_save_time:
             paused = time.perf_counter()
@@ -145,6 +154,11 @@ def solve(
         test_scores=test_scores,
         test_groups=problem.data.test.groups,
     )
+
+
+def _gap(kind: str, shortest: float, spent: float) -> float:
+    """The wait after a record of `kind` that took `spent` seconds (`RECORD_SHARE`)."""
+    return min(max(shortest, RECORD_SHARE[kind] * spent), LONGEST_GAP[kind])
 
 
 def _finite(record: IterationRecord) -> bool:
@@ -201,6 +215,21 @@ def _bound_on(problem: Problem, split: str) -> BoundConstraint | None:
         return None
 
 
+def _per_group(problem: Problem, h: np.ndarray, split: str) -> dict[str, float]:
+    """Each group's mean loss and positive rate, "group.<name>.loss" and
+    "group.<name>.positive_rate" (paper 000 §6: per-group loss curves and positive rates)."""
+    part = problem.data.split(split)
+    losses, _ = problem.objective.per_sample(h, part.y)
+    count = problem.data.n_groups
+    sizes = np.maximum(np.bincount(part.groups, minlength=count), 1)
+    mean_loss = np.bincount(part.groups, losses, count) / sizes
+    positive = np.bincount(part.groups, h > problem.threshold, count) / sizes
+    out = {}
+    for name, loss, rate in zip(problem.data.group_names, mean_loss, positive, strict=True):
+        out |= {f"group.{name}.loss": float(loss), f"group.{name}.positive_rate": float(rate)}
+    return out
+
+
 def _iterate_record(
     problem: Problem,
     constraints: dict[str, BoundConstraint | None],
@@ -210,7 +239,8 @@ def _iterate_record(
 ) -> IterationRecord:
     """A saved iterate evaluated on the train and test sets (paper 000 §3: "every saved iterate
     is re-evaluated on the full train/test sets (loss, C1, C2)"), from one scores pass per split:
-    "split.metric" for `ITERATE_METRICS` of `Problem.report_scores` and "split.row.<row>" for
+    "split.metric" for `ITERATE_METRICS` of `Problem.report_scores`, each group's loss and
+    positive rate ("split.group.<name>.loss", `_per_group`) and "split.row.<row>" for
     each exact constraint row (g ≤ 0 feasible; paper 000's C1, C2 are the group-loss-gap rows),
     None where a split lacks a group. The objective is the train loss, the largest violation the
     largest train row."""
@@ -220,6 +250,7 @@ def _iterate_record(
         h = problem.scores(params, split)
         report = problem.report_scores(h, split, only=ITERATE_METRICS)
         values |= {f"{split}.{name}": v for name, v in report.items()}
+        values |= {f"{split}.{key}": v for key, v in _per_group(problem, h, split).items()}
         if problem.constraint is None:
             continue
         rows = dict.fromkeys(problem.bound.rows)

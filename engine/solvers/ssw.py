@@ -51,7 +51,8 @@ def decayed(base: float, rule: str, k: int) -> float:
 
 
 class StochasticSwitching(MinibatchSolver):
-    """SSw (paper 000, Alg. 3); the state has the branch, c̄, ε_k and the step taken."""
+    """SSw (paper 000, Alg. 3); the state has the branch, c̄, ε_k, the step taken and how many
+    steps each branch has taken ("branch.objective", "branch.constraint")."""
 
     def __init__(self, problem: Problem, config: SSwConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
@@ -73,7 +74,8 @@ class StochasticSwitching(MinibatchSolver):
         return value
 
     def state(self) -> dict[str, float | str]:
-        return self.last | {"objective_steps": float(self.objective_steps)}
+        steps = {"objective": self.objective_steps, "constraint": self.t - self.objective_steps}
+        return self.last | {f"branch.{name}": float(count) for name, count in steps.items()}
 
     def _objective_step(self) -> tuple[float, float]:
         """x ← x − η^f_k ∇f(x, ξ); x_k joins the output's candidates when k ≥ k0.

@@ -42,6 +42,7 @@ def test_non_finite_values_stop_the_run_and_keep_what_was_done(toy, monkeypatch)
 
     monkeypatch.setattr(IDCA, "step", failing_step)
     monkeypatch.setattr(driver_module, "LOG_EVERY_SECONDS", 0.0)
+    monkeypatch.setitem(driver_module.RECORD_SHARE, "surrogate", 0.0)  # a record every step
     generic = IDCAConfig(inner_iterations=10, compiled=False)  # the patched step runs
     solution = solve(problem_of(toy), "idca", generic)
     assert solution.status == "diverged"
@@ -69,6 +70,7 @@ def test_cancellation_is_honoured(toy):
 
 def test_logging_is_throttled_and_exact_metrics_come_along(toy, monkeypatch):
     monkeypatch.setattr(driver_module, "EXACT_EVERY_SECONDS", 0.0)
+    monkeypatch.setitem(driver_module.RECORD_SHARE, "exact", 0.0)
     seen = []
     config = IDCAConfig(outer_iterations=5, inner_iterations=20, compiled=False)  # a call a step
     solution = solve(problem_of(toy), "idca", config, log=seen.append)
@@ -179,3 +181,25 @@ def test_a_solvers_own_iteration_cap_ends_the_run_as_budget(toy, solver, family,
     assert capped.iterations == cap
     budgeted = solve(problem, solver, config, Budget(max_iterations=cap - 1))
     assert budgeted.stop.code is StopCode.ITERATION_BUDGET and budgeted.iterations == cap - 1
+
+
+def test_slow_records_take_a_bounded_share_of_the_run(toy, monkeypatch):
+    """When a surrogate record costs 30 ms, records come at most every 4 × 30 ms: they take at
+    most a fifth of the run's wall time, however slow the full-data pass."""
+    import time
+
+    from engine.solvers.base import Solver
+
+    view = Solver.surrogate_view
+
+    def slow_view(self):
+        time.sleep(0.03)
+        return view(self)
+
+    monkeypatch.setattr(Solver, "surrogate_view", slow_view)
+    started = time.perf_counter()
+    solution = solve(problem_of(toy), "sgd", budget=Budget(max_seconds=0.6))
+    wall = time.perf_counter() - started
+    surrogate = [r for r in solution.trajectory if r.kind == "surrogate"]
+    assert len(surrogate) * 0.03 <= 0.3 * wall
+    assert len(surrogate) >= 3

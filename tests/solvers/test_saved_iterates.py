@@ -52,8 +52,14 @@ def test_a_run_saves_its_iterate_every_n_iterations(problem):
     assert seconds == sorted(seconds) and seconds[-1] <= solution.seconds
     rows = problem.bound.rows
     names = ("loss", "accuracy", "constraint", *(f"row.{r}" for r in rows))
+    groups = problem.data.group_names
+    names += tuple(f"group.{g}.{q}" for g in groups for q in ("loss", "positive_rate"))
     expected = {f"{split}.{name}" for split in ("train", "test") for name in names}
     assert set(saved[0].values) == expected
+    # the group losses average, weighted by group size, to the loss
+    sizes = np.bincount(problem.data.train.groups)
+    group_losses = [saved[0].values[f"train.group.{g}.loss"] for g in groups]
+    assert np.dot(sizes, group_losses) / sizes.sum() == pytest.approx(saved[0].values["train.loss"])
     assert saved[0].objective == saved[0].values["train.loss"]
     assert saved[0].max_violation == max(saved[0].values[f"train.row.{r}"] for r in rows)
 
