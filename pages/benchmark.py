@@ -12,6 +12,7 @@ import streamlit as st
 
 from engine.benchmark import figures
 from engine.benchmark.study import (
+    USABLE,
     band_bounds,
     grid_heatmap,
     group_bands,
@@ -24,7 +25,7 @@ from engine.benchmark.study import (
 )
 from engine.errors import UserError
 from engine.runs import Store, grid_points, parse_grid, submit_sweep
-from engine.status import ACTIVE
+from engine.status import ACTIVE, FINAL
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
@@ -92,14 +93,15 @@ def _view(store: Store, points, grid, group_names: tuple[str, ...]) -> None:
         runs = load_study(store, variants)
         done = [r for r in runs if r.metrics]
         st.progress(len(done) / len(variants), text=f"{len(done)} of {len(variants)} runs finished")
-        failed = [r for r in runs if r.status in ("failed", "diverged", "interrupted")]
+        failed = [r for r in runs if r.status in FINAL and r.status not in USABLE]
         if failed:
             st.warning(f"{len(failed)} run(s) ended {', '.join(sorted({r.status for r in failed}))}; "
                        "they are left out of the table and the charts.")  # fmt: skip
         _bands(runs, export)
         _summary(runs)
         _spider(runs, export)
-        _probabilities(store, runs, group_names, export)
+        if "grouping" not in grid:  # the groups would differ between variants
+            _probabilities(store, runs, group_names, export)
         _heatmap(runs, points, grid, export)
         _solver_state(store, runs)
 

@@ -16,11 +16,15 @@ import numpy as np
 
 from engine.benchmark.bands import BIN_SECONDS, Band, band
 from engine.benchmark.summary import Summary, summarise
+from engine.errors import UserError
 from engine.runs.grid import OPTION, Grid, axis
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 
 SEED_AXES = ("seed", "solver.seed")
+# the runs a study shows: those that ran to their end; a failed, cancelled, interrupted or
+# diverged run is left out of every figure and table (the page says how many)
+USABLE = ("converged", "budget")
 SPLITS = ("train", "test")  # paper 000 re-evaluates every saved iterate on these
 # the final metrics a study's table shows (paper 000, Table 4), as "split.metric" keys, with the
 # words its columns carry; the five criteria of Table 2 follow the accuracy and the constraint
@@ -56,6 +60,10 @@ class StudyRun:
 def study_grid(solvers: Sequence[str], runs: int, extra: Mapping[str, Sequence[Any]]) -> Grid:
     """The grid of a study: each solver, at each point of `extra` (hyper-parameters, model,
     κ ...), `runs` times with solver seeds 0..runs−1 on one split (paper 000: seed = run index)."""
+    own = [name for name in extra if name in ("solver", *SEED_AXES)]
+    if own:
+        raise UserError(f"the study sets {', '.join(own)} itself (the solvers and the runs per "
+                        "solver); the grid varies the other settings")  # fmt: skip
     return {"solver": list(solvers), **{k: list(v) for k, v in extra.items()},
             "solver.seed": list(range(runs))}  # fmt: skip
 
@@ -83,16 +91,18 @@ def study_variants(
 
 
 def load_study(store: Store, variants: Mapping[str, str]) -> list[StudyRun]:
-    """The study's runs that the store holds (`variants`: run id → variant label)."""
+    """The study's runs that the store holds (`variants`: run id → variant label); only the
+    `USABLE` ones carry their saved iterates and final metrics."""
     known = {row.id: row for row in store.runs() if row.id in variants}
     runs = []
     for run_id, row in known.items():
         constraint = row.spec.get("constraint") or {}
+        usable = row.status in USABLE
         runs.append(StudyRun(
             run_id=run_id, variant=variants[run_id], seed=int(row.spec.get("seed", 0)),
             status=row.status, kappa=constraint.get("kappa"),
-            iterates=[r for r in store.records(run_id) if r["kind"] == "iterate"],
-            metrics=store.metrics(run_id) if row.has_model else {},
+            iterates=[r for r in store.records(run_id) if r["kind"] == "iterate"] if usable else [],
+            metrics=store.metrics(run_id) if usable else {},
         ))  # fmt: skip
     return runs
 
