@@ -306,7 +306,7 @@ def test_group_bands_are_each_groups_loss_and_positive_rate_over_time(study, run
             assert band.mean[-1] == pytest.approx(np.mean(values), abs=1e-12)
     rates = bands["positive rate by group (test)"]
     assert all(
-        0 <= b.mean.min() and b.mean.max() <= 1 for per in rates.values() for b in per.values()
+        b.mean.min() >= 0 and b.mean.max() <= 1 for per in rates.values() for b in per.values()
     )
 
 
