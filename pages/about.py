@@ -78,7 +78,18 @@ surrogate, and the exact pSP is checked separately (see the verdict). The switch
 solver and the penalty and quadratic-AUC baselines of the same paper run on the same problem, and
 so do the stochastic solvers of paper 000 (SSL-ALM, ALM, Stochastic Ghost, stochastic switching
 subgradient and the SGD baselines), which train networks from minibatches with the same number of
-samples from every group. The algorithms of papers 001, 002 and 004 are being added on that same interface.
+samples from every group (of every group and label, when the constraint conditions on the label).
+The algorithms of papers 001, 002 and 004 are not in FairFront yet.
+
+### The Benchmark page
+Paper 000 compares stochastic solvers by running each many times, with different seeds, under
+one time budget. The Benchmark page does the same for any data, constraint and solvers: every run
+saves its iterate a few times per second of solver time, each saved iterate is evaluated on the
+whole train and test sets off the solver's clock, and the page draws the mean and the Q1–Q3 band
+over runs against time, each group's loss and positive rate, paper 000's fairness criteria
+(independence, separation, sufficiency, inaccuracy and the groups' accuracy difference), the
+groups' predicted probabilities, a table of means ± std with the best value of each column marked
+and, for a hyper-parameter grid, heat maps of the final validation loss and violation.
 
 ### Every number is exact
 Metrics in tables and frontiers are computed exactly on held-out data (no surrogate); surrogate
