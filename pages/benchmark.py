@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 
-import pandas as pd
 import streamlit as st
 
 from engine.benchmark import figures
 from engine.benchmark.study import (
     USABLE,
     band_bounds,
+    bands_frame,
+    criteria_frame,
+    grid_frame,
     grid_heatmap,
     group_bands,
     load_study,
@@ -123,6 +125,8 @@ def _bands(runs, export) -> None:
                "it bounds (paper 000, Figs. 1–2).")  # fmt: skip
     st.plotly_chart(figures.band_figure(bands, band_bounds(runs)), width="stretch",
                     key="bench_bands", config=_config(export, "bands"))  # fmt: skip
+    st.download_button("Download the bands (CSV)", bands_frame(bands).to_csv(index=False).encode(),
+                       "bands.csv", "text/csv", key="bench_bands_csv")  # fmt: skip
     with st.expander("Each group's loss and positive rate over time (test set)"):
         st.plotly_chart(figures.band_figure(group_bands(runs), dashed=()), width="stretch",
                         key="bench_group_bands", config=_config(export, "groups"))  # fmt: skip
@@ -150,6 +154,9 @@ def _spider(runs, export) -> None:
     st.subheader("Fairness criteria (smaller is better)")
     st.plotly_chart(figures.spider_figure(values), width="stretch", key="bench_spider",
                     config=_config(export, "criteria"))  # fmt: skip
+    st.download_button("Download the criteria (CSV)",
+                       criteria_frame(values).to_csv(index=False).encode(), "criteria.csv",
+                       "text/csv", key="bench_criteria_csv")  # fmt: skip
     st.caption("Independence, separation, sufficiency (paper 000, Table 2), inaccuracy and the "
                "groups' accuracy difference, means over runs (Fig. 4).")  # fmt: skip
 
@@ -176,11 +183,8 @@ def _heatmap(runs, points, grid, export) -> None:
     st.subheader("Hyper-parameter grid: final validation loss and violation")
     st.plotly_chart(figures.heatmap_figure(*heat), width="stretch", key="bench_heatmap",
                     config=_config(export, "grid"))  # fmt: skip
-    x, xs, y, ys, loss, violation = heat
-    frame = pd.DataFrame({x: [a for _ in ys for a in xs], y: [b for b in ys for _ in xs],
-                          "val loss": loss.ravel(), "val violation": violation.ravel()})  # fmt: skip
-    st.download_button("Download the grid (CSV)", frame.to_csv(index=False).encode(), "grid.csv",
-                       "text/csv", key="bench_grid_csv")  # fmt: skip
+    st.download_button("Download the grid (CSV)", grid_frame(*heat).to_csv(index=False).encode(),
+                       "grid.csv", "text/csv", key="bench_grid_csv")  # fmt: skip
 
 
 def _solver_state(store: Store, runs) -> None:

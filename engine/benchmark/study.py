@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from engine.benchmark.bands import BIN_SECONDS, Band, band
 from engine.benchmark.summary import Summary, summarise
@@ -25,7 +26,18 @@ SEED_AXES = ("seed", "solver.seed")
 # the runs a study shows: those that ran to their end; a failed, cancelled, interrupted or
 # diverged run is left out of every figure and table (the page says how many)
 USABLE = ("converged", "budget")
-SPLITS = ("train", "test")  # paper 000 re-evaluates every saved iterate on these
+SPLITS = ("train", "test")
+BAND_COLUMNS = (
+    "quantity",
+    "variant",
+    "split",
+    "seconds",
+    "mean",
+    "q1",
+    "median",
+    "q3",
+    "runs",
+)  # paper 000 re-evaluates every saved iterate on these
 # the final metrics a study's table shows (paper 000, Table 4), as "split.metric" keys, with the
 # words its columns carry; the five criteria of Table 2 follow the accuracy and the constraint
 TABLE_METRICS = {
@@ -265,3 +277,37 @@ def grid_heatmap(
             mean = _mean([v.get(key) for v in values])
             target[i, j] = np.nan if mean is None else mean
     return x, list(grid[x]), y, list(grid[y]), loss, violation
+
+
+# ---- the study's tables as frames (the page's downloads, the command's files) --------------
+
+
+def criteria_frame(spider: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> pd.DataFrame:
+    """One row per split × variant: the spider chart's criteria (means over the variant's runs),
+    empty where no run defines one."""
+    rows = [{"split": split, "variant": variant, **{name: values.get(name) for name in SPIDER}}
+            for split, per_variant in spider.items()
+            for variant, values in per_variant.items()]  # fmt: skip
+    return pd.DataFrame(rows, columns=["split", "variant", *SPIDER])
+
+
+def bands_frame(bands: Mapping[str, Mapping[str, Mapping[str, Band]]]) -> pd.DataFrame:
+    """The bands in long form: one row per quantity × variant × split × time bin."""
+    rows = [
+        (quantity, variant, split, *values)
+        for quantity, per_variant in bands.items()
+        for variant, per_split in per_variant.items()
+        for split, band in per_split.items()
+        for values in zip(band.seconds, band.mean, band.q1, band.median, band.q3, band.runs,
+                          strict=True)
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=list(BAND_COLUMNS))
+
+
+def grid_frame(
+    x: str, xs: list, y: str, ys: list, loss: np.ndarray, violation: np.ndarray
+) -> pd.DataFrame:
+    """The hyper-parameter grid as the page's download: one row per cell, empty where no run
+    finished."""
+    return pd.DataFrame({x: [a for _ in ys for a in xs], y: [b for b in ys for _ in xs],
+                         "val loss": loss.ravel(), "val violation": violation.ravel()})  # fmt: skip

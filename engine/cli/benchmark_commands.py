@@ -18,13 +18,13 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import pandas as pd
-
 from engine.benchmark import figures
 from engine.benchmark.study import (
-    SPIDER,
     StudyRun,
     band_bounds,
+    bands_frame,
+    criteria_frame,
+    grid_frame,
     grid_heatmap,
     load_study,
     spider_values,
@@ -46,14 +46,13 @@ from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.runs import Grid, RunSpec, Store, grid_points, parse_grid, submit_sweep, wait
 from engine.runs.grid import OPTION, axes_help, parse_values
-from engine.status import ACTIVE, WITH_MODEL
+from engine.status import ACTIVE
 
 DEFAULT_SECONDS = 30.0  # paper 000, Exp. 1: 30 s of wall-clock time per run
 # paper 000 §3 saves the state every 100 iterations of solvers that take ~1,000 a second; by the
 # solver's clock, as the Benchmark page does, every solver gives a few points per 0.5 s bin
 DEFAULT_SAVE_SECONDS = 0.1
 POLL_SECONDS = 1.0
-BAND_COLUMNS = ("quantity", "variant", "split", "seconds", "mean", "q1", "median", "q3", "runs")
 # axes the study sets itself: the solvers (--solvers) and the solver seeds (--runs)
 OWN_AXES = {"solver": "--solvers", "solver.seed": "--runs"}
 
@@ -170,16 +169,12 @@ def finished_runs(store: Store, variants: Mapping[str, str]) -> list[StudyRun]:
     """The study's runs that ended with a model; each other run is reported on stderr and left
     out of every table and figure (its saved iterates too)."""
     runs = load_study(store, variants)
-    kept = [run for run in runs if run.status in WITH_MODEL and run.metrics]
-    kept_ids = {run.run_id for run in kept}
+    kept = [run for run in runs if run.metrics]  # the runs that ran to their end
     for run in sorted(runs, key=lambda r: (r.variant, r.seed)):
-        if run.run_id not in kept_ids:
+        if not run.metrics:
             reason = store.run(run.run_id).reason
             print(f"run {run.run_id} ({run.variant}, seed {run.seed}) ended {run.status}"
                   f"{f': {reason}' if reason else ''}; left out", file=sys.stderr)  # fmt: skip
-        elif run.status == "diverged":
-            print(f"run {run.run_id} ({run.variant}, seed {run.seed}) diverged; its last finite "
-                  "iterate is kept", file=sys.stderr)  # fmt: skip
     if not kept:
         raise UserError(f"none of the study's {len(runs)} runs ended with a model; "
                         "see the lines above")  # fmt: skip
@@ -230,35 +225,6 @@ def write_study(
     if heat is not None:
         draw("grid.html", figures.heatmap_figure(*heat))
     return written
-
-
-def criteria_frame(spider: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> pd.DataFrame:
-    """One row per split × variant: the spider chart's criteria (means over the variant's runs),
-    empty where no run defines one."""
-    rows = [{"split": split, "variant": variant, **{name: values.get(name) for name in SPIDER}}
-            for split, per_variant in spider.items()
-            for variant, values in per_variant.items()]  # fmt: skip
-    return pd.DataFrame(rows, columns=["split", "variant", *SPIDER])
-
-
-def bands_frame(bands) -> pd.DataFrame:
-    """The bands in long form: one row per quantity × variant × split × time bin."""
-    rows = [
-        (quantity, variant, split, *values)
-        for quantity, per_variant in bands.items()
-        for variant, per_split in per_variant.items()
-        for split, band in per_split.items()
-        for values in zip(band.seconds, band.mean, band.q1, band.median, band.q3, band.runs,
-                          strict=True)
-    ]  # fmt: skip
-    return pd.DataFrame(rows, columns=list(BAND_COLUMNS))
-
-
-def grid_frame(x: str, xs: list, y: str, ys: list, loss, violation) -> pd.DataFrame:
-    """The hyper-parameter grid as the page's download: one row per cell, empty where no run
-    finished."""
-    return pd.DataFrame({x: [a for _ in ys for a in xs], y: [b for b in ys for _ in xs],
-                         "val loss": loss.ravel(), "val violation": violation.ravel()})  # fmt: skip
 
 
 def probability_models(store: Store, runs: Sequence[StudyRun]):
