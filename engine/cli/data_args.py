@@ -8,6 +8,7 @@ from pathlib import Path
 
 from engine.data.acs import ACSSpec, SyntheticACSSpec
 from engine.data.adult import AdultSpec
+from engine.data.classic import CLASSIC, ClassicSpec
 from engine.data.csv_source import CSVSpec
 from engine.data.grouping import MODES
 from engine.data.paths import acs_root
@@ -15,7 +16,10 @@ from engine.data.prepare import PrepareOptions
 from engine.data.sources import DataSpec, grouping_from_args
 from engine.errors import UserError
 
-DEFAULT_ATTRIBUTE = {"adult": "sex", "acs": "SEX", "synthetic": "SEX"}
+DEFAULT_ATTRIBUTE = {
+    "adult": "sex", "acs": "SEX", "synthetic": "SEX",
+    **{kind: data.protected[0] for kind, data in CLASSIC.items()},
+}  # fmt: skip
 
 
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,10 +28,12 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
         "--source",
         "--data",
         dest="source",
-        choices=("adult", "acs", "synthetic", "csv"),
+        choices=("adult", *CLASSIC, "acs", "synthetic", "csv"),
         default="adult",
-        help="adult (bundled, default), acs (census files via folktables), "
-        "synthetic (seeded census-layout records), csv (your table)",
+        help="adult (bundled, default); compas, german, crime, law (classic data sets: German "
+        "credit and Communities and Crime bundled, COMPAS and Law school by `make classic-data`); "
+        "acs (census files via folktables); synthetic (seeded census-layout records); "
+        "csv (your table)",
     )
     source.add_argument(
         "--state",
@@ -60,7 +66,11 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     )
     source.add_argument("--synthetic-seed", type=int, default=0, help="synthetic: generator seed")
     source.add_argument("--csv", type=Path, help="csv: the file")
-    source.add_argument("--label", help="csv: the label column")
+    source.add_argument(
+        "--label",
+        help="csv: the label column; law: bar (passed the bar, default) or zfya (first-year "
+        "grade above the median)",
+    )
     source.add_argument("--positive", help="csv: the label value that counts as positive")
     source.add_argument(
         "--features",
@@ -73,8 +83,10 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     prep.add_argument(
         "--attribute",
         nargs="+",
-        help="protected attribute; two or more give their intersection "
-        "(default: sex for Adult, SEX for ACS)",
+        help="protected attribute; two or more give their intersection (default: sex for Adult, "
+        "SEX for ACS; for the classic data sets the first of "
+        + "; ".join(f"{kind}: {', '.join(data.protected)}" for kind, data in CLASSIC.items())
+        + ")",
     )
     prep.add_argument(
         "--grouping",
@@ -108,6 +120,8 @@ def data_spec_from_args(args: argparse.Namespace) -> DataSpec:
     root = str(args.acs_root) if args.acs_root is not None else str(acs_root())
     if args.source == "adult":
         return AdultSpec()
+    if args.source in CLASSIC:
+        return ClassicSpec(args.source, label=args.label or "")
     if args.source == "acs":
         return ACSSpec(
             states=tuple(args.state),

@@ -15,6 +15,7 @@ from engine.cli.data_args import (
 from engine.data.acs_files import offline_files
 from engine.data.acs_tasks import TASKS
 from engine.data.adult import ADULT_DIR
+from engine.data.classic import CLASSIC
 from engine.data.paths import acs_root
 from engine.data.sources import load_prepared
 from engine.data.synthetic_pums import is_synthetic
@@ -24,6 +25,11 @@ SOURCES = {
     "acs": "ACS census person files through folktables, by state(s), year and task",
     "synthetic": "seeded synthetic records in the census layout (labelled synthetic)",
     "csv": "your own table: a binary label column and protected column(s)",
+    **{
+        kind: f"{entry.title}: {entry.label()[1].description}; protected "
+        f"{', '.join(entry.protected)}"
+        for kind, entry in CLASSIC.items()
+    },
 }
 
 

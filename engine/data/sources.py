@@ -11,6 +11,7 @@ from engine.data.acs import ACSSpec, SyntheticACSSpec
 from engine.data.acs_files import Progress
 from engine.data.adult import AdultSpec
 from engine.data.cache import FORMAT_VERSION, load_cached, store
+from engine.data.classic import CLASSIC, ClassicSpec
 from engine.data.csv_source import CSVSpec, file_digest
 from engine.data.grouping import GroupingSpec
 from engine.data.paths import cache_root
@@ -18,9 +19,10 @@ from engine.data.prepare import PrepareOptions, prepare
 from engine.data.prepared import Prepared
 from engine.errors import UserError
 
-DataSpec = AdultSpec | ACSSpec | SyntheticACSSpec | CSVSpec
+DataSpec = AdultSpec | ACSSpec | SyntheticACSSpec | CSVSpec | ClassicSpec
 SPEC_TYPES: dict[str, type] = {
     "adult": AdultSpec, "acs": ACSSpec, "synthetic": SyntheticACSSpec, "csv": CSVSpec,
+    **dict.fromkeys(CLASSIC, ClassicSpec),  # compas, german, crime, law: kind names the data set
 }  # fmt: skip
 
 
@@ -41,7 +43,7 @@ def spec_from_dict(data: dict) -> DataSpec:
 def cache_key(spec: DataSpec, options: PrepareOptions, files: tuple[Path, ...]) -> str:
     """A hash of the source (its settings and its files' contents or size and time) and options.
 
-    Bundled and CSV files are identified by content; large ACS state files by size and
+    CSV files are identified by content; bundled, classic and large ACS state files by size and
     modification time, so that a cache hit needs no pass over them. A CSV file's name stays in
     the key: the prepared data is shown by it.
     """

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
 
+from engine.data.classic import CLASSIC
 from engine.errors import UserError
 from engine.fairness.families import family_entry, quantity_name
 from engine.runs.results import constraint_of
@@ -97,6 +98,10 @@ def _data_words(data: dict[str, Any]) -> str:
                 f"the layout of {data['state']} {data['year']}, task “{data['task']}”")  # fmt: skip
     if kind == "csv":
         return f"CSV file {PurePath(data['path']).name}, label column “{data['label']}”"
+    if kind in CLASSIC:
+        entry = CLASSIC[kind]
+        name, label = entry.label(data.get("label", ""))
+        return f"{entry.title}, label “{name}”"
     raise UserError(f"unknown data source '{kind}'")
 
 

@@ -8,6 +8,7 @@ from engine.data.acs import ACSSpec, SyntheticACSSpec
 from engine.data.acs_tasks import TASKS
 from engine.data.adult import PROTECTED as ADULT_PROTECTED
 from engine.data.adult import AdultSpec
+from engine.data.classic import CLASSIC, ClassicSpec
 from engine.data.csv_source import CSVSpec, survey_csv
 from engine.data.grouping import MODES, GroupingSpec
 from engine.data.paths import acs_root
@@ -21,6 +22,10 @@ from pages.shared.state import initial, remember
 ACS_PROTECTED = ("SEX", "RAC1P", "MAR", "AGEP")
 SOURCES = {
     "Adult (bundled)": "adult",
+    "COMPAS (recidivism)": "compas",
+    "German credit (bundled)": "german",
+    "Communities and Crime (bundled)": "crime",
+    "Law school (bar passage)": "law",
     "ACS census files": "acs",
     "Synthetic ACS records": "synthetic",
     "Upload a CSV": "csv",
@@ -44,6 +49,8 @@ def data_controls() -> tuple[DataSpec, PrepareOptions]:
 def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
     if kind == "adult":
         return AdultSpec(), ADULT_PROTECTED
+    if kind in CLASSIC:  # its default label; a missing file is explained when it is prepared
+        return ClassicSpec(kind), CLASSIC[kind].protected
     if kind in ("acs", "synthetic"):
         initial("task", "income")
         initial("year", 2018, int)

@@ -146,3 +146,11 @@ def test_run_label_and_surrogate_epsilon():
     assert surrogate_epsilon(spec()) == 0.001  # the card's default
     assert surrogate_epsilon(spec(config={"epsilon": 0.004})) == 0.004
     assert surrogate_epsilon(spec(constraint=None, solver="unconstrained")) is None
+
+
+def test_a_classic_data_set_is_named_with_its_label():
+    from engine.data.classic import ClassicSpec
+
+    assert described(spec(data=ClassicSpec("law", "zfya")))["data"].startswith(
+        "Law school (LSAC), label “zfya”")  # fmt: skip
+    assert "COMPAS (ProPublica)" in described(spec(data=ClassicSpec("compas")))["data"]
