@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import torch
@@ -18,6 +18,7 @@ from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Snapshot, Solver, StepInfo, aux_tensors
 from engine.solvers.catalogue import solver_card
+from engine.solvers.kkt import kkt_terms, multipliers_from_state
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.options import Budget
 from engine.solvers.records import IterationRecord, Solution
@@ -116,7 +117,8 @@ def solve(
                 break
         if now - last_exact >= exact_gap:
             paused = time.perf_counter()
-            emit(_exact_record(problem, instance.candidate(), iterations, solver_seconds))
+            candidate = instance.candidate()
+            emit(_exact_record(problem, candidate, iterations, solver_seconds, info.state))
             last_exact = time.perf_counter()
             exact_gap = _gap("exact", EXACT_EVERY_SECONDS, last_exact - paused)
             evaluation += last_exact - paused
@@ -185,11 +187,17 @@ def _surrogate_record(iteration: int, seconds: float, info: StepInfo, instance) 
     )
 
 
-def _exact_record(problem: Problem, params, iteration: int, seconds: float) -> IterationRecord:
-    metrics = problem.report(params, splits=("train", "val"))
-    return IterationRecord(
-        iteration=iteration, seconds=seconds, kind="exact", values=_flatten(metrics)
-    )
+def _exact_record(
+    problem: Problem, params, iteration: int, seconds: float, state: Mapping[str, float | str]
+) -> IterationRecord:
+    """Exact metrics on train and validation and, under a constraint, the KKT measure on the
+    training data (paper 001's common stationarity measure, `engine.solvers.kkt`) with the
+    solver's duals when it has them, the least-squares multipliers otherwise."""
+    values = _flatten(problem.report(params, splits=("train", "val")))
+    if problem.constraint is not None:
+        terms = kkt_terms(problem, params, multipliers_from_state(problem, state))
+        values |= {f"train.{name}": value for name, value in terms.state().items()}
+    return IterationRecord(iteration=iteration, seconds=seconds, kind="exact", values=values)
 
 
 def _iterate(instance: Solver) -> Params:

@@ -203,3 +203,19 @@ def test_slow_records_take_a_bounded_share_of_the_run(toy, monkeypatch):
     surrogate = [r for r in solution.trajectory if r.kind == "surrogate"]
     assert len(surrogate) * 0.03 <= 0.3 * wall
     assert len(surrogate) >= 3
+
+
+def test_exact_records_carry_the_kkt_measure_with_the_solvers_duals(toy, monkeypatch):
+    from engine.solvers.kkt import kkt_terms, multipliers_from_state
+
+    monkeypatch.setattr(driver_module, "EXACT_EVERY_SECONDS", 0.0)
+    monkeypatch.setitem(driver_module.RECORD_SHARE, "exact", 0.0)
+    problem = Problem(toy, ModelSpec(), ConstraintSpec("group_loss_gap", 0.02))
+    solution = solve(problem, "ssl_alm", budget=Budget(max_iterations=50))
+    exact = [r for r in solution.trajectory if r.kind == "exact"]
+    assert exact and all(r.values["train.kkt"] >= 0 for r in exact)
+    # the last exact record is of the final iterate, with the duals of the last step's state
+    state = [r for r in solution.trajectory if r.kind == "surrogate"][-1].state
+    expected = kkt_terms(problem, solution.params, multipliers_from_state(problem, state))
+    assert exact[-1].iteration == solution.iterations
+    assert exact[-1].values["train.kkt"] == pytest.approx(expected.total)

@@ -11,6 +11,7 @@ from engine.solvers.catalogue import (
     p000_ghost,
     p000_penalties,
     p000_ssw,
+    p001_plada,
     paper000,
     paper003,
 )
@@ -19,7 +20,15 @@ from engine.solvers.catalogue.card import SolverCard
 CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
     {
         card.name: card
-        for module in (paper003, paper000, p000_alm, p000_ssw, p000_penalties, p000_ghost)
+        for module in (
+            paper003,
+            paper000,
+            p000_alm,
+            p000_ssw,
+            p000_penalties,
+            p000_ghost,
+            p001_plada,
+        )
         for card in module.CARDS
     }  # fmt: skip
 )

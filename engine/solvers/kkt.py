@@ -1,0 +1,177 @@
+"""The stationarity measure common to every solver (spec 001 §5, *[ours]*), on the full training
+data:
+
+    KKT(θ) = ‖∇F(θ) + J_G(θ)ᵀλ̂‖ + Σ_j |λ̂_j G_j(θ)| + ‖max(G(θ), 0)‖,
+
+the three parts of the KKT conditions of paper 001, eq. (4): stationarity, complementarity and
+feasibility. G are the family's surrogate rows with κ subtracted (g̃ = g − κ of the spec; the
+rows ≤ 0 are feasible), F the training objective, θ the model's weights and the family's
+auxiliary variables (pSP's θ_p), never a solver's own variables (slacks, PLADA's u). It is 0
+exactly at a KKT point of the surrogate problem with multipliers λ̂.
+
+λ̂ is either a solver's multipliers projected on λ ≥ 0 (λ̂ = max(λ, 0): PLADA's λ may be
+negative, paper 001 Alg. 1), or, for a solver that keeps none (or when none are given), the
+least-squares multipliers λ̂ = argmin_{λ ≥ 0} ‖∇F + J_Gᵀλ‖ over all m rows (the spec's
+definition; `scipy.optimize.nnls`). A row that is not active but gets λ̂_j > 0 pays in the
+complementarity term.
+
+Θ is the whole space for the weights. Should a variable have a box (no family declares one
+today), the stationarity part is the least-norm element of ∇L + N_Θ(θ) (a component at a bound
+counts only when it points into the box) and the least-squares multipliers use the free
+coordinates.
+
+Cost of one evaluation, n training rows, P variables, m rows: one forward and backward pass of
+the model for ∇F, one forward pass for G with its autograd graph, m backward passes for J_G
+(`MinibatchOracles.constraint_jacobian`), so about m + 2 passes over the data; without
+multipliers also an NNLS on a P × m matrix (a few active-set steps, O(P m²) each). DP on two
+groups has m = 2, EO m = 4. Evaluate it with the solver's clock paused. The oracles are built
+once for the problem measured last (their counts are the measure's own, never a solver's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from scipy.optimize import nnls
+
+from engine.models import Params
+from engine.oracles import WEIGHTS, MinibatchOracles
+from engine.problem import Problem
+from engine.solvers.base import aux_tensors
+
+
+@dataclass(frozen=True)
+class KKTTerms:
+    """The parts of the measure and the multipliers λ̂ ≥ 0 they used (one per row)."""
+
+    stationarity: float  # ‖∇F + J_Gᵀλ̂‖ (least-norm element with N_Θ, see the module)
+    complementarity: float  # Σ_j |λ̂_j G_j|
+    feasibility: float  # ‖max(G, 0)‖
+    multipliers: np.ndarray
+
+    @property
+    def total(self) -> float:
+        return self.stationarity + self.complementarity + self.feasibility
+
+    def state(self) -> dict[str, float]:
+        """The measure and its parts as a record's entries ("kkt", "kkt.stationarity", ...)."""
+        return {
+            "kkt": self.total,
+            "kkt.stationarity": self.stationarity,
+            "kkt.complementarity": self.complementarity,
+            "kkt.feasibility": self.feasibility,
+        }
+
+
+def kkt_measure(problem: Problem, params: Params, multipliers: np.ndarray | None = None) -> float:
+    """KKT(θ) of the module's definition at the model `params` (with "aux.<name>" entries when
+    the family has auxiliary variables; otherwise the family's starting values for them), with
+    the solver's `multipliers` (one per row of `problem.bound.rows`, any sign: projected on
+    λ ≥ 0) or, when None, the least-squares multipliers."""
+    return kkt_terms(problem, params, multipliers).total
+
+
+def kkt_terms(problem: Problem, params: Params, multipliers: np.ndarray | None = None) -> KKTTerms:
+    """The measure's parts and multipliers; `kkt_measure` is their sum."""
+    return _evaluator(problem).terms(params, multipliers)
+
+
+def least_squares_multipliers(problem: Problem, params: Params) -> np.ndarray:
+    """λ̂ = argmin_{λ ≥ 0} ‖∇F + J_Gᵀλ‖ on the training data: multipliers for a solver that keeps
+    none."""
+    return kkt_terms(problem, params).multipliers
+
+
+def multipliers_from_state(problem: Problem, state: Mapping[str, float | str]) -> np.ndarray | None:
+    """A solver's duals from its state ("dual.<row>" for every row, as SSL-ALM and PLADA report
+    them), or None when it reports none (then use the least-squares multipliers)."""
+    if problem.constraint is None:
+        return None
+    keys = [f"dual.{row}" for row in problem.bound.rows]
+    if not all(key in state for key in keys):
+        return None
+    return np.array([float(state[key]) for key in keys])
+
+
+def kkt_of(
+    gradient: np.ndarray,
+    jacobian: np.ndarray,
+    rows: np.ndarray,
+    multipliers: np.ndarray | None = None,
+    at_lower: np.ndarray | None = None,
+    at_upper: np.ndarray | None = None,
+) -> KKTTerms:
+    """The measure from ∇F (P,), J_G (m, P) and G (m,) at a point: the multipliers projected on
+    λ ≥ 0, or the least-squares ones when None. `at_lower`/`at_upper` (P booleans) mark
+    variables at the lower/upper end of their box."""
+    gradient = np.asarray(gradient, dtype=np.float64)
+    rows = np.asarray(rows, dtype=np.float64).reshape(-1)
+    jacobian = np.asarray(jacobian, dtype=np.float64).reshape(len(rows), len(gradient))
+    lower = np.zeros(len(gradient), bool) if at_lower is None else np.asarray(at_lower, bool)
+    upper = np.zeros(len(gradient), bool) if at_upper is None else np.asarray(at_upper, bool)
+    if multipliers is not None:
+        lam = np.maximum(np.asarray(multipliers, dtype=np.float64).reshape(len(rows)), 0.0)
+    elif len(rows) == 0:
+        lam = np.zeros(0)  # (scipy's nnls must not be given a matrix without columns)
+    else:
+        free = ~(lower | upper)
+        lam, _ = nnls(jacobian[:, free].T, -gradient[free])
+    residual = gradient + jacobian.T @ lam
+    # least-norm element of ∇L + N_Θ: at a lower end the normal cone absorbs a positive part
+    residual = np.where(lower, np.minimum(residual, 0.0), residual)
+    residual = np.where(upper, np.maximum(residual, 0.0), residual)
+    return KKTTerms(
+        stationarity=float(np.linalg.norm(residual)),
+        complementarity=float(np.sum(np.abs(lam * rows))),
+        feasibility=float(np.linalg.norm(np.maximum(rows, 0.0))),
+        multipliers=lam,
+    )
+
+
+class _Evaluator:
+    """Full-data oracles of one problem over (weights, the family's aux)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.oracles = MinibatchOracles(problem, seed=0, with_aux=True)
+        self.rows = np.arange(len(problem.data.train))
+        layout = self.oracles.layout
+        self.lower = np.concatenate([np.full(b.stop - b.start, b.box.lower)
+                                     for b in layout.blocks.values()])  # fmt: skip
+        self.upper = np.concatenate([np.full(b.stop - b.start, b.box.upper)
+                                     for b in layout.blocks.values()])  # fmt: skip
+
+    def point(self, params: Params) -> np.ndarray:
+        """x of the oracles' layout for `params`."""
+        oracles = self.oracles
+        x = np.zeros(oracles.layout.size)
+        x[oracles.layout[WEIGHTS]] = oracles.network.flatten(params)
+        if oracles.aux_names:
+            aux = aux_tensors(params)
+            if not aux:  # a solver without the family's variables: their starting values
+                aux = self.problem.bound.aux_init(torch.from_numpy(self.problem.scores(params)))
+            for name in oracles.aux_names:
+                x[oracles.layout[f"aux.{name}"]] = np.ravel(np.asarray(aux[name].detach()))
+        return x
+
+    def terms(self, params: Params, multipliers: np.ndarray | None) -> KKTTerms:
+        x = self.point(params)
+        _, gradient = self.oracles.objective(x, self.rows)
+        if self.problem.constraint is None:
+            rows, jacobian = np.zeros(0), np.zeros((0, len(x)))
+        else:
+            rows, jacobian = self.oracles.constraint_jacobian(x, self.rows)
+        return kkt_of(gradient, jacobian, rows, multipliers,
+                      at_lower=x <= self.lower, at_upper=x >= self.upper)  # fmt: skip
+
+
+_last: list[_Evaluator] = []  # the evaluator of the problem measured last (a run measures one)
+
+
+def _evaluator(problem: Problem) -> _Evaluator:
+    if not _last or _last[0].problem is not problem:
+        _last[:] = [_Evaluator(problem)]
+    return _last[0]

@@ -1,0 +1,217 @@
+"""Paper 001's PLADA (Alg. 1) on the minibatch interface: the first iterates by hand in both modes,
+λ never clipped, u in its box, ‖λ − μ‖ → 0 on a feasible problem, Table 2's defaults per model,
+the full-batch pass equal to the oracles, and runs on DP and EO with linear and MLP models."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from engine.errors import UserError
+from engine.fairness.constraints import ConstraintSpec
+from engine.models import ModelSpec
+from engine.problem import Problem
+from engine.sampling import BatchSampler
+from engine.solvers import Budget, solve
+from engine.solvers.catalogue.p001_plada import PLADAConfig
+from engine.solvers.plada import PLADA, FullData
+from engine.status import StopCode
+
+KAPPA = 0.02
+
+
+def dp(kappa: float = KAPPA) -> ConstraintSpec:
+    """Paper 001's DP rows (eq. 15) with its sigmoid surrogate, as s_a − s_b − κ ≤ 0 and
+    s_b − s_a − κ ≤ 0."""
+    return ConstraintSpec("DP", kappa, surrogate="sigmoid")
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def iterates_by_hand(problem: Problem, config: PLADAConfig, seed: int, steps: int) -> list:
+    """(w, u, μ, λ, γ) at the start and after each of the first `steps` steps of paper 001's
+    Alg. 1 with the linearised θ-step, on a linear model with the two-group DP rows, in numpy,
+    with the solver's draws (the model seed; in minibatch mode the sampler, ζ_0, then ξ_k and
+    ζ_{k+1} per step)."""
+    rng = np.random.default_rng(seed)
+    rng.integers(2**31)
+    X, y, g = problem.design().dense(), problem.data.train.y, problem.data.train.groups
+    everything = np.arange(len(y))
+    batches = None
+    if not config.full_batch:
+        batches = BatchSampler(g, problem.data.n_groups, rng)
+
+    def xi() -> np.ndarray:
+        return everything if batches is None else batches.objective(config.batch_size).rows
+
+    def zeta() -> np.ndarray:
+        return everything if batches is None else batches.per_group(config.per_group).rows
+
+    def loss_gradient(w: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return X[rows].T @ (sigmoid(X[rows] @ w) - y[rows]) / len(rows)
+
+    def rows_and_jacobian(w: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rates, slopes = [], []
+        for k in (0, 1):
+            part = rows[g[rows] == k]
+            s = sigmoid(X[part] @ w)
+            rates.append(s.mean())
+            slopes.append(X[part].T @ (s * (1 - s)) / len(part))
+        gap, d_gap = rates[0] - rates[1], slopes[0] - slopes[1]
+        return np.array([gap, -gap]) - problem.constraint.kappa, np.stack([d_gap, -d_gap])
+
+    rho = config.alpha / (1 + config.alpha * config.beta)
+    w, u, mu = np.zeros(X.shape[1]), np.zeros(2), np.zeros(2)
+    G, J = rows_and_jacobian(w, zeta())
+    lam = mu + rho * (G + u)
+    out = [(w, u, mu, lam, math.nan)]
+    for k in range(steps):
+        gamma = min(
+            config.gamma0, rho * config.delta_scale / (k + 1) / (np.sum((lam - mu) ** 2) + 1)
+        )
+        w = w - config.eta_w * (loss_gradient(w, xi()) + J.T @ lam)  # θ-step with λ_k
+        u = np.clip(u - config.eta_u * lam, 0.0, config.u_max)  # u-step with λ_k
+        mu = mu + gamma / rho * (lam - mu)  # μ-step with λ_k
+        G, J = rows_and_jacobian(w, zeta())
+        lam = mu + rho * (G + u)  # λ_{k+1} at the new θ, u and μ; no clipping
+        out.append((w, u, mu, lam, gamma))
+    return out
+
+
+def rows_of(state: dict, name: str, problem: Problem) -> np.ndarray:
+    return np.array([state[f"{name}.{row}"] for row in problem.bound.rows])
+
+
+@pytest.mark.parametrize("full_batch", [True, False])
+def test_the_first_iterates_are_algorithm_1_by_hand(toy, full_batch):
+    problem = Problem(toy, ModelSpec(), dp())
+    config = PLADAConfig(eta_w=0.5, eta_u=0.3, alpha=2.0, beta=0.25, gamma0=1.0, delta_scale=2.0,
+                         u_max=0.03, full_batch=full_batch, batch_size=7, per_group=5)  # fmt: skip
+    solver = PLADA(problem, config, np.random.default_rng(3))
+    assert solver.rho == pytest.approx(2.0 / 1.5)
+    expected = iterates_by_hand(problem, config, seed=3, steps=6)
+    state = solver.state()
+    for k, (w, u, mu, lam, gamma) in enumerate(expected):
+        if k:
+            state = solver.step().state
+            assert state["gamma"] == pytest.approx(gamma, rel=1e-12)
+        np.testing.assert_allclose(solver.candidate()["w"], w, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(rows_of(state, "u", problem), u, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(rows_of(state, "mu", problem), mu, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(rows_of(state, "dual", problem), lam, rtol=0, atol=1e-10)
+        assert state["dual_gap"] == pytest.approx(np.linalg.norm(lam - mu), abs=1e-10)
+    # λ_0 = ρ(G(0) + 0) = −ρκ on both rows: negative duals are kept, not clipped
+    np.testing.assert_allclose(expected[0][3], -solver.rho * KAPPA)
+    assert min(lam.min() for *_, lam, _ in expected[1:]) < 0
+
+
+def test_the_full_batch_pass_equals_the_oracles(toy):
+    """`FullData` (one pass for F and G) gives the values and gradients of the oracles' calls,
+    also with an auxiliary variable (pSP's θ), an MLP and EO's cells."""
+    cases = [
+        (ModelSpec(), ConstraintSpec("pSP", 0.3, (0.05, 0.3)), (0.05, 0.3)),
+        (ModelSpec(cross_terms=True), ConstraintSpec("EO", 0.02), (0.0, 1.0)),
+        (ModelSpec("mlp", hidden=(5,)), dp(), (0.0, 1.0)),
+    ]
+    for model, constraint, interval in cases:
+        problem = Problem(toy, model, constraint, interval=interval)
+        solver = PLADA(problem, PLADAConfig(), np.random.default_rng(0))
+        x = solver.x + 0.1 * np.random.default_rng(1).normal(size=solver.x.shape)
+        lam = np.linspace(-1.0, 2.0, problem.bound.m)
+        loss, values, direction = FullData(solver.oracles, problem).linearise(x)
+        rows = np.arange(len(toy.train))
+        expected_loss, grad = solver.oracles.objective(x, rows)
+        expected_values, pullback = solver.oracles.constraint_linearised(x, rows)
+        assert loss == pytest.approx(expected_loss, rel=1e-12)
+        np.testing.assert_allclose(values, expected_values, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(direction(lam), grad + pullback(lam), rtol=1e-10, atol=1e-12)
+
+
+def test_u_stays_in_its_box_and_lambda_takes_either_sign(toy):
+    problem = Problem(toy, ModelSpec(), dp())
+    u_max = 0.01
+    solver = PLADA(problem, PLADAConfig(u_max=u_max, eta_w=0.5), np.random.default_rng(0))
+    states = [solver.step().state for _ in range(300)]
+    u = np.array([rows_of(s, "u", problem) for s in states])
+    lam = np.array([rows_of(s, "dual", problem) for s in states])
+    assert u.min() == 0.0 and u.max() == u_max  # both ends are reached, never passed
+    assert lam.min() < -0.1 and lam.max() > 0.1
+
+
+def test_the_duals_meet_on_a_feasible_problem(toy):
+    """A linear model under a loose DP constraint (paper 001, Thm 2 and App. D.2): ‖λ − μ‖ → 0,
+    u absorbs the slack (u → −G) and the rows end feasible; Table 2's defaults."""
+    problem = Problem(toy, ModelSpec(), dp(0.3))
+    solver = PLADA(problem, PLADAConfig(), np.random.default_rng(0))
+    gaps = [solver.state()["dual_gap"]]
+    for _ in range(3000):
+        gaps.append(solver.step().state["dual_gap"])
+    assert gaps[0] == pytest.approx(solver.rho * 0.3 * math.sqrt(2))  # λ_0 = −ρκ, μ_0 = 0
+    assert gaps[3000] < gaps[1000] < gaps[100] < gaps[10] < gaps[0]
+    assert gaps[3000] < 1e-3
+    _, rows = solver.surrogate_view()
+    assert rows.max() < 0
+    np.testing.assert_allclose(solver.x[solver.u], -rows, atol=1e-3)
+
+
+def test_the_table2_defaults_follow_the_model(toy):
+    linear = PLADA(Problem(toy, ModelSpec(), dp()), PLADAConfig(), np.random.default_rng(0))
+    assert (linear.eta, linear.tau, linear.gamma0, linear.rho) == (0.001, 0.1, 0.1, 5.0)
+    mlp = Problem(toy, ModelSpec("mlp", hidden=(4,)), dp())
+    network = PLADA(mlp, PLADAConfig(), np.random.default_rng(0))
+    assert (network.eta, network.tau) == (0.1, 0.01)
+    assert network.rho == pytest.approx(10 / 6)
+    chosen = PLADA(mlp, PLADAConfig(eta_w=0.2, beta=0.1), np.random.default_rng(0))
+    assert (chosen.eta, chosen.tau, chosen.rho) == (0.2, 0.01, 5.0)
+    with pytest.raises(UserError, match="gamma0"):
+        PLADAConfig(gamma0=1.5)
+    with pytest.raises(UserError, match="eta_u"):
+        PLADAConfig(eta_u=0.0)
+
+
+@pytest.mark.parametrize("family", ["DP", "EO"])
+@pytest.mark.parametrize("model", [ModelSpec(), ModelSpec("mlp", hidden=(6,))])
+def test_plada_runs_on_dp_and_eo_with_linear_and_mlp_models(toy, family, model):
+    problem = Problem(toy, model, ConstraintSpec(family, KAPPA, surrogate="sigmoid"))
+    solution = solve(problem, "plada", budget=Budget(max_iterations=40), seed=1)
+    assert solution.stop.code is StopCode.ITERATION_BUDGET and solution.iterations == 40
+    state = solution.trajectory[-2].state  # the last surrogate record
+    rows = problem.bound.rows
+    assert len(rows) == (2 if family == "DP" else 4)  # EO: the TPR and FPR gaps, two rows each
+    for name in ("dual", "mu", "u"):
+        assert all(math.isfinite(state[f"{name}.{row}"]) for row in rows)
+    assert {"dual_gap", "gamma", "batch_loss"} <= set(state)
+    # full batch: one pass over the data at the start and one per step
+    assert state["oracle.data_passes"] == 41 and state["oracle.objective_gradients"] == 41
+    assert state["oracle.constraint_gradients"] == 40
+    for split in ("train", "val", "test"):
+        assert math.isfinite(solution.metrics[split]["constraint"])
+
+
+def test_the_minibatch_mode_draws_batches(toy):
+    problem = Problem(toy, ModelSpec(), ConstraintSpec("EO", KAPPA, surrogate="sigmoid"))
+    config = PLADAConfig(full_batch=False, batch_size=16, per_group=4)
+    solution = solve(problem, "plada", config, Budget(max_iterations=30), seed=0)
+    state = solution.trajectory[-2].state
+    assert state["oracle.objective_gradients"] == 30 and state["oracle.constraint_values"] == 31
+    cells = 4  # EO's constraint batches take J rows of every (group, label) cell
+    samples = 30 * 16 + 31 * cells * 4
+    assert state["oracle.data_passes"] == pytest.approx(samples / len(toy.train))
+
+
+def test_plada_pulls_the_surrogate_gap_to_kappa(toy):
+    """With a larger θ-step than Table 2's, the violated DP row is ten times smaller after 1000
+    steps than the unconstrained model's (it keeps shrinking, slowly: μ moves by γ_k ~ 1/k)."""
+    problem = Problem(toy, ModelSpec(), dp())
+    solver = PLADA(problem, PLADAConfig(eta_w=0.5), np.random.default_rng(0))
+    for _ in range(1000):
+        solver.step()
+    _, rows = solver.surrogate_view()
+    free = solve(problem, "unconstrained").params
+    unconstrained = problem.bound.surrogate(torch.from_numpy(problem.scores(free))).numpy()
+    assert rows.max() < 0.025 and unconstrained.max() > 0.2
