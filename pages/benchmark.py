@@ -22,11 +22,13 @@ from engine.benchmark.study import (
     spider_values,
     study_bands,
     study_grid,
+    study_points,
     study_table,
     study_variants,
+    verdict_words,
 )
 from engine.errors import UserError
-from engine.runs import Store, grid_points, parse_grid, submit_sweep
+from engine.runs import Store, parse_grid, submit_sweep
 from engine.status import ACTIVE, FINAL
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.problem_controls import base_spec, problem_controls
@@ -68,7 +70,7 @@ def main() -> None:
                                                                     save_seconds=save_seconds))  # fmt: skip
         extra = parse_grid([line for line in grid_text.splitlines() if line.strip()])
         grid = study_grid(problem.solvers, runs, extra)
-        points = grid_points(base, grid, configs=problem.configs)
+        points = study_points(base, grid, configs=problem.configs)
         group_names = prepared_data(data_spec, prepare).group_names
     except UserError as error:
         st.error(str(error))
@@ -143,6 +145,8 @@ def _summary(runs) -> None:
     st.dataframe(styled, width="stretch", key="bench_table")
     st.caption("Bold: the best value of each column (smallest, largest for accuracy). Violation "
                "is max(constraint − κ, 0) on that split (paper 000, Table 4).")  # fmt: skip
+    st.markdown("**Verdicts on the test set** (every solver against the same κ):\n"
+                + "\n".join(f"- {line}" for line in verdict_words(runs)))  # fmt: skip
     st.download_button("Download the table (CSV)", summary.plain().to_csv().encode(),
                        "benchmark.csv", "text/csv", key="bench_csv")  # fmt: skip
 

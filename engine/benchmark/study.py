@@ -18,7 +18,8 @@ import pandas as pd
 from engine.benchmark.bands import BIN_SECONDS, Band, band
 from engine.benchmark.summary import Summary, summarise
 from engine.errors import UserError
-from engine.runs.grid import OPTION, Grid, axis
+from engine.runs.grid import OPTION, Grid, axis, grid_points
+from engine.runs.results import run_verdict
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 
@@ -64,6 +65,7 @@ class StudyRun:
     variant: str
     seed: int
     status: str
+    verdict: str  # engine.verdict's label ("meets κ", "misses κ", "degenerate", ...)
     kappa: float | None
     iterates: list[dict[str, Any]]
     metrics: dict[str, dict[str, float | None]]
@@ -78,6 +80,15 @@ def study_grid(solvers: Sequence[str], runs: int, extra: Mapping[str, Sequence[A
                         "solver); the grid varies the other settings")  # fmt: skip
     return {"solver": list(solvers), **{k: list(v) for k, v in extra.items()},
             "solver.seed": list(range(runs))}  # fmt: skip
+
+
+def study_points(
+    base: RunSpec, grid: Mapping[str, Sequence[Any]], configs: dict[str, dict] | None = None
+) -> list[tuple[dict[str, Any], RunSpec]]:
+    """The study's runs (`engine.runs.grid.grid_points`), every solver under the base's
+    constraint: a reference solver such as SGD ignores it while training, and its runs are then
+    judged against the same κ as the others (paper 000, Table 4)."""
+    return grid_points(base, grid, configs, keep_constraint=True)
 
 
 def variant_label(
@@ -110,13 +121,39 @@ def load_study(store: Store, variants: Mapping[str, str]) -> list[StudyRun]:
     for run_id, row in known.items():
         constraint = row.spec.get("constraint") or {}
         usable = row.status in USABLE
+        metrics = store.metrics(run_id) if usable else {}
         runs.append(StudyRun(
             run_id=run_id, variant=variants[run_id], seed=int(row.spec.get("seed", 0)),
-            status=row.status, kappa=constraint.get("kappa"),
+            status=row.status, verdict=run_verdict(store, row, metrics=metrics).label,
+            kappa=constraint.get("kappa"),
             iterates=[r for r in store.records(run_id) if r["kind"] == "iterate"] if usable else [],
-            metrics=store.metrics(run_id) if usable else {},
+            metrics=metrics,
         ))  # fmt: skip
     return runs
+
+
+def verdict_counts(runs: Sequence[StudyRun]) -> dict[str, dict[str, int]]:
+    """counts[variant][verdict label]: how many of each variant's finished runs meet κ, miss
+    it, or are degenerate (engine.verdict), so a table of means never hides them."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for run in runs:
+        if run.metrics:
+            counts[run.variant][run.verdict] += 1
+    return {variant: dict(per) for variant, per in counts.items()}
+
+
+def verdict_words(runs: Sequence[StudyRun]) -> list[str]:
+    """One sentence per variant: "ssl_alm: meets κ in 3 of 5 runs, misses κ in 2"."""
+    lines = []
+    for variant, per in verdict_counts(runs).items():
+        total = sum(per.values())
+        parts = [
+            f"{label} in {count}" for label, count in sorted(per.items(), key=lambda kv: -kv[1])
+        ]
+        lines.append(
+            f"{variant}: {parts[0]} of {total} runs" + "".join(f", {p}" for p in parts[1:])
+        )
+    return lines
 
 
 def band_rows(runs: Sequence[StudyRun]) -> list[str]:

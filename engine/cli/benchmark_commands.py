@@ -30,8 +30,10 @@ from engine.benchmark.study import (
     spider_values,
     study_bands,
     study_grid,
+    study_points,
     study_table,
     study_variants,
+    verdict_words,
 )
 from engine.benchmark.summary import Summary
 from engine.cli.data_args import print_download_progress
@@ -44,7 +46,7 @@ from engine.cli.run_commands import (
 )
 from engine.data.sources import load_prepared
 from engine.errors import UserError
-from engine.runs import Grid, RunSpec, Store, grid_points, parse_grid, submit_sweep, wait
+from engine.runs import Grid, RunSpec, Store, parse_grid, submit_sweep, wait
 from engine.runs.grid import OPTION, axes_help, parse_values
 from engine.status import ACTIVE
 
@@ -90,7 +92,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def benchmark_command(args: argparse.Namespace) -> int:
     base, grid = study_setup(args)
-    points = grid_points(base, grid)
+    points = study_points(base, grid)
     out = make_folder(args.out)
     base.data.files(print_download_progress)  # what --download allows, with its progress
     load_prepared(base.data, base.prepare, use_cache=not args.no_cache)  # bad data fails here
@@ -258,4 +260,7 @@ def format_table(summary: Summary, runs: Sequence[StudyRun]) -> str:
                else "the runs of each variant (" + ", ".join(f"{v}: {n}" for v, n in
                                                            counts.items()) + ")")  # fmt: skip
     heading = f"mean ± std over {counted}; * the best of each row (smallest; largest for accuracy)"
-    return heading + "\n" + marked.rename_axis(None, axis=1).to_string()
+    verdicts = "verdicts on the test set:\n" + "\n".join(
+        f"  {line}" for line in verdict_words(runs)
+    )
+    return heading + "\n" + marked.rename_axis(None, axis=1).to_string() + "\n" + verdicts

@@ -44,15 +44,21 @@ class Axis:
 
 
 def grid_specs(
-    base: RunSpec, grid: Mapping[str, Sequence[Any]], configs: dict[str, dict] | None = None
+    base: RunSpec,
+    grid: Mapping[str, Sequence[Any]],
+    configs: dict[str, dict] | None = None,
+    keep_constraint: bool = False,
 ) -> list[RunSpec]:
     """Every point of `grid` applied to `base`, validated, in product order, one per run id
     (`grid_points` without the points)."""
-    return [spec for _, spec in grid_points(base, grid, configs)]
+    return [spec for _, spec in grid_points(base, grid, configs, keep_constraint)]
 
 
 def grid_points(
-    base: RunSpec, grid: Mapping[str, Sequence[Any]], configs: dict[str, dict] | None = None
+    base: RunSpec,
+    grid: Mapping[str, Sequence[Any]],
+    configs: dict[str, dict] | None = None,
+    keep_constraint: bool = False,
 ) -> list[tuple[dict[str, Any], RunSpec]]:
     """Every point of `grid` (axis → value) with its RunSpec applied to `base`, validated, in
     product order, one per run id (the first point that gives it).
@@ -60,7 +66,8 @@ def grid_points(
     A point's solver is set first, with its options from `configs` (default: the base spec's
     for its own solver, the defaults for another), so option axes apply to the point's solver.
     Then, as sweeps always have: a reference solver (its card's `constrained` is False) runs
-    without the constraint, so its κ and pairs collapse into one run; a linear model keeps the
+    without the constraint, so its κ and pairs collapse into one run (unless `keep_constraint`:
+    a benchmark judges every solver against the same constraint); a linear model keeps the
     base's hidden widths and activation, which it does not use; and options are written in full,
     as a single run's are, so equal settings give equal run ids."""
     axes = {name: axis(name) for name in grid}
@@ -74,7 +81,7 @@ def grid_points(
     for values in itertools.product(*grid.values()):
         point = dict(zip(grid, values, strict=True))
         try:
-            spec = _point_spec(base, point, axes, configs)
+            spec = _point_spec(base, point, axes, configs, keep_constraint)
             run_id = spec.run_id
             if run_id not in specs:
                 spec.validate()
@@ -140,7 +147,11 @@ def axes_help(width: int = 100) -> str:
 
 
 def _point_spec(
-    base: RunSpec, point: dict[str, Any], axes: dict[str, Axis], configs: dict[str, dict]
+    base: RunSpec,
+    point: dict[str, Any],
+    axes: dict[str, Axis],
+    configs: dict[str, dict],
+    keep_constraint: bool,
 ) -> RunSpec:
     solver = point.get("solver", base.solver)
     spec = replace(base, solver=solver, config=configs.get(solver, {}))
@@ -150,7 +161,8 @@ def _point_spec(
     model = spec.model
     if model.kind == "linear":
         model = replace(model, hidden=base.model.hidden, activation=base.model.activation)
-    return replace(spec, model=model, constraint=spec.constraint if card.constrained else None,
+    constraint = spec.constraint if card.constrained or keep_constraint else None
+    return replace(spec, model=model, constraint=constraint,
                    config=dataclasses.asdict(config_from_dict(card.Config, spec.config)))  # fmt: skip
 
 

@@ -3,6 +3,7 @@ executed in this process: sgd and ssl_alm, an MLP under the group-loss gap, 2 se
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from engine.benchmark.study import (
     spider_values,
     study_bands,
     study_grid,
+    study_points,
     study_table,
     study_variants,
     variant_label,
@@ -30,7 +32,7 @@ from engine.data.grouping import GroupingSpec
 from engine.data.prepare import PrepareOptions
 from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
-from engine.runs import RunSpec, Store, grid_points, parse_grid
+from engine.runs import RunSpec, Store, parse_grid
 from engine.runs.submit import submit
 from engine.runs.worker import execute_run
 from engine.solvers import Budget
@@ -67,7 +69,7 @@ def execute_study(folder, data, grid, iterations: int, save_every: int | None, s
     the points for which `skip(point)` is true."""
     with pytest.MonkeyPatch.context() as patch:  # prepared data into `folder`, not data/cache
         patch.setenv("FAIRFRONT_CACHE", str(folder / "cache"))
-        points = grid_points(base_spec(data, iterations, save_every), grid)
+        points = study_points(base_spec(data, iterations, save_every), grid)
         store = Store(folder / "home")
         submit([spec for _, spec in points], store, start_runner=False)
         executed = []
@@ -119,7 +121,8 @@ def test_the_study_has_two_variants_of_two_seeds_each(study, runs):
         ("ssl_alm", 1, "budget"),
     ]  # fmt: skip
     assert all(len(run.iterates) == 4 for run in runs)  # saved at 50, 100, 150 and 200
-    assert {run.variant: run.kappa for run in runs} == {"sgd": None, "ssl_alm": DELTA}
+    # every solver of a study is judged against its constraint, SGD too (it ignores it)
+    assert {run.variant: run.kappa for run in runs} == {"sgd": DELTA, "ssl_alm": DELTA}
 
 
 def test_bands_have_one_entry_per_variant_and_split_counting_the_runs(study, runs):
@@ -128,8 +131,8 @@ def test_bands_have_one_entry_per_variant_and_split_counting_the_runs(study, run
     assert {v: sorted(per) for v, per in bands["loss"].items()} == {
         "sgd": ["test", "train"], "ssl_alm": ["test", "train"]
     }  # fmt: skip
-    # sgd is a reference solver: it runs without the constraint, so it has no gap rows
-    assert bands[GAP]["sgd"] == {} and sorted(bands[GAP]["ssl_alm"]) == ["test", "train"]
+    # sgd ignores the constraint while training, yet its gap is drawn beside the others'
+    assert sorted(bands[GAP]["sgd"]) == sorted(bands[GAP]["ssl_alm"]) == ["test", "train"]
     for variant in ("sgd", "ssl_alm"):
         for split in ("train", "test"):
             band = bands["loss"][variant][split]
@@ -180,10 +183,12 @@ def test_the_gaps_two_rows_are_one_band_of_the_gap_with_plus_minus_delta_bounds(
     direct = [np.mean([u + DELTA for _, u in saved(study, i, f"test.row.{GAP}:upper")])
               for i in ids_of(runs, "ssl_alm")]  # fmt: skip
     assert band.mean.tolist() == pytest.approx([np.mean(direct)])
-    # a study without constrained runs has neither gap rows nor bounds
-    reference = [run for run in runs if run.variant == "sgd"]
-    assert band_rows(reference) == [] and band_bounds(reference) == {}
-    assert list(study_bands(reference)) == ["loss"]
+    # a run without a constraint has neither gap rows nor bounds
+    unconstrained = [dataclasses.replace(run, kappa=None, iterates=[
+        {**r, "values": {k: v for k, v in r["values"].items() if ".row." not in k}}
+        for r in run.iterates]) for run in runs if run.variant == "sgd"]  # fmt: skip
+    assert band_rows(unconstrained) == [] and band_bounds(unconstrained) == {}
+    assert list(study_bands(unconstrained)) == ["loss"]
 
 
 def test_the_table_has_a_row_per_variant_with_the_best_marked_by_its_means(study, runs):
@@ -199,11 +204,10 @@ def test_the_table_has_a_row_per_variant_with_the_best_marked_by_its_means(study
             assert summary.mean.loc[variant, column] == pytest.approx(np.mean(direct))
             assert summary.std.loc[variant, column] == pytest.approx(np.std(direct, ddof=1))
             assert summary.runs.loc[variant, column] == 2
-    # violation: max(constraint − δ, 0) of the constrained variant; sgd has no constraint
-    direct = [max(metrics[i]["test"]["constraint"] - DELTA, 0.0) for i in ids_of(runs, "ssl_alm")]
-    assert summary.mean.loc["ssl_alm", "test violation"] == pytest.approx(np.mean(direct))
-    assert np.isnan(summary.mean.loc["sgd", "test violation"])
-    assert summary.runs.loc["sgd", "test violation"] == 0
+    # violation: max(constraint − δ, 0), for sgd too: it is judged against the same δ
+    for variant in ("sgd", "ssl_alm"):
+        direct = [max(metrics[i]["test"]["constraint"] - DELTA, 0.0) for i in ids_of(runs, variant)]
+        assert summary.mean.loc[variant, "test violation"] == pytest.approx(np.mean(direct))
     for column in summary.mean.columns:
         means = summary.mean[column].dropna()
         if means.empty:
@@ -264,7 +268,7 @@ def test_variant_labels_name_the_varying_axes_that_apply_to_the_solver(csv_spec)
     grid = study_grid(["sgd", "ssl_alm"], 3,
                       parse_grid(["option.rho=0.5,1", "option.mu=2", "model.hidden=4,8"]))  # fmt: skip
     assert grid["solver.seed"] == [0, 1, 2] and list(grid)[0] == "solver"
-    points = grid_points(base, grid)
+    points = study_points(base, grid)
     labels = study_variants(points, grid)
     assert len(labels) == len(points) == (2 + 4) * 3  # sgd has no ρ: its points collapse
     assert sorted(set(labels.values())) == [
@@ -326,3 +330,15 @@ def test_a_run_that_did_not_end_is_left_out_of_the_study(study, runs, tmp_path):
     left = {run.run_id: run for run in reloaded}[victim.run_id]
     assert left.iterates == [] and left.metrics == {}
     assert study_table(reloaded).runs.loc[victim.variant].max() == 1
+
+
+def test_verdicts_are_counted_per_variant_against_the_same_kappa(study, runs):
+    from engine.benchmark.study import verdict_counts, verdict_words
+    from engine.runs.results import run_verdict
+
+    counts = verdict_counts(runs)
+    for variant in ("sgd", "ssl_alm"):
+        labels = [run_verdict(study.store, study.store.run(i)).label for i in ids_of(runs, variant)]
+        assert counts[variant] == {label: labels.count(label) for label in set(labels)}
+    words = verdict_words(runs)
+    assert len(words) == 2 and all(" of 2 runs" in line for line in words)
