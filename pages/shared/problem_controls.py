@@ -32,6 +32,8 @@ KEYS = (
     "hidden",
     "activation",
     "seconds",
+    "pairs",
+    "loss_condition",
 )
 DEFAULT_HIDDEN = (64,)
 
@@ -47,6 +49,28 @@ class Problem:
     configs: dict
     model: ModelSpec
     budget: Budget
+    pairs: str = "all"
+    options: tuple[tuple[str, str], ...] = ()
+
+
+# the group-loss gap's two settings (paper 000): which groups are compared, and which losses
+PAIRS_WORDS = {"all": "every pair of groups (Exp. 1)", "vs_mean": "each group against the mean "
+               "over groups (eq. 4)"}  # fmt: skip
+CONDITION_WORDS = {"none": "whole groups: accuracy equality",
+                   "positive": "the positives: equal opportunity",
+                   "odds": "positives and negatives: equalised odds"}  # fmt: skip
+
+
+def group_loss_controls() -> tuple[str, tuple[tuple[str, str], ...]]:
+    """For the group-loss gap: the groups compared and the losses compared (paper 000, eq. 4,
+    Exp. 1 and Table 1), as the constraint's `pairs` and options."""
+    initial("pairs", "all")
+    initial("loss_condition", "none")
+    pairs = st.sidebar.selectbox("Groups compared", list(PAIRS_WORDS), key="pairs",
+                                 format_func=PAIRS_WORDS.get)  # fmt: skip
+    condition = st.sidebar.selectbox("Losses compared", list(CONDITION_WORDS),
+                                     key="loss_condition", format_func=CONDITION_WORDS.get)  # fmt: skip
+    return pairs, ((("condition", condition),) if condition != "none" else ())
 
 
 def interval_words(interval: tuple[float, float]) -> str:
@@ -85,6 +109,7 @@ def problem_controls(solver_choice: bool = True) -> Problem:
     entry = family_entry(family)
     st.sidebar.caption(f"{family}: {entry.quantity} ≤ κ ({entry.source})")
     interval = interval_control(family=family)
+    pairs, options = group_loss_controls() if family == "group_loss_gap" else ("all", ())
     initial("kappa", 0.05, float)
     kappa = float(st.sidebar.number_input("Tolerance κ", step=0.01, format="%g", key="kappa",
                                           help=f"{entry.quantity} ≤ κ: the largest allowed gap "
@@ -95,7 +120,7 @@ def problem_controls(solver_choice: bool = True) -> Problem:
         _solver_controls(family, model) if solver_choice else ((), {}, Budget())
     )
     remember(*KEYS)
-    return Problem(interval, kappa, family, tuple(solvers), configs, model, budget)
+    return Problem(interval, kappa, family, tuple(solvers), configs, model, budget, pairs, options)
 
 
 def _model_controls() -> ModelSpec:
@@ -220,7 +245,8 @@ def _float_step(value: float) -> float | None:
 def base_spec(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> RunSpec:
     """The run the controls describe, with its constraint, for the first chosen solver: what a
     sweep's grid varies (a reference solver's points drop the constraint there)."""
-    constraint = ConstraintSpec(problem.family, problem.kappa, problem.interval)
+    constraint = ConstraintSpec(problem.family, problem.kappa, problem.interval,
+                                pairs=problem.pairs, options=problem.options)  # fmt: skip
     return RunSpec(data=data, prepare=prepare, model=problem.model, constraint=constraint,
                    interval=problem.interval, solver=problem.solvers[0],
                    budget=problem.budget, seed=prepare.seed)  # fmt: skip

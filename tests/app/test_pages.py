@@ -160,3 +160,18 @@ def test_an_mlp_takes_its_widths_and_activation_and_greys_out_linear_only_solver
     assert app.sidebar.checkbox(key="solver:idca").disabled
     assert not app.sidebar.checkbox(key="solver:ssl_alm").disabled
     assert app.query_params["hidden"] == "16, 8" and app.query_params["activation"] == "sigmoid"
+
+
+def test_the_group_loss_gap_takes_its_pairs_and_losses_from_the_sidebar(app_home):
+    app = start()
+    app.sidebar.selectbox(key="family").set_value("group_loss_gap").run()
+    app.sidebar.selectbox(key="pairs").set_value("vs_mean").run()
+    app.sidebar.selectbox(key="loss_condition").set_value("odds").run()
+    app.sidebar.number_input(key="seconds").set_value(1.0).run()
+    app.sidebar.button(key="run").click().run()
+    assert not app.exception
+    wait_for_runs(app)
+    constraints = [r.spec["constraint"] for r in Store(app_home).runs() if r.spec["constraint"]]
+    assert constraints and all(c["pairs"] == "vs_mean" and c["options"] == [["condition", "odds"]]
+                               for c in constraints)  # fmt: skip
+    assert app.query_params["loss_condition"] == "odds"
