@@ -120,6 +120,7 @@ def test_a_solver_that_produces_nan_ends_diverged_with_its_trajectory(store, csv
     monkeypatch.setattr(IDCA, "step", step)
     monkeypatch.setattr(IDCA, "advance", Solver.advance)  # a step a call, through the patch
     monkeypatch.setattr(driver_module, "LOG_EVERY_SECONDS", 0.0)
+    monkeypatch.setitem(driver_module.RECORD_SHARE, "surrogate", 0.0)  # a record every step
     (run_id,) = submit([make_spec(csv_spec)], store, start_runner=False)
     assert execute_run(str(store.home), run_id) == "diverged"
     row = store.run(run_id)
