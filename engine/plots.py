@@ -60,7 +60,9 @@ MISSED_NAME = "misses κ"
 SCORE_AXIS = "score θ"
 RANK_AXIS = "rank from the top F̄_k(θ)"
 METRIC_NAMES = {"psp": "pSP", "pdp": "pDP", "sp": "SP", "dp": "DP gap", "auc": "AUC"}
-TrajectoryAxis = Literal["iteration", "seconds"]
+TrajectoryAxis = Literal["iteration", "seconds", "data passes"]
+TRAJECTORY_AXES = ("iteration", "seconds", "data passes")
+PASSES = "oracle.data_passes"  # a minibatch solver's data passes so far, in its state
 
 
 def group_colour(k: int) -> str:
@@ -149,13 +151,27 @@ def trajectory_run(
 def _series(
     records: Sequence[dict[str, Any]],
     value: Callable[[dict[str, Any]], float | None],
-    x: TrajectoryAxis,
+    x: Callable[[dict[str, Any]], float | None],
 ) -> tuple[np.ndarray, np.ndarray]:
     """(x, values) of the records whose value is present, thinned to a bounded size."""
-    kept = [(r.get(x), value(r)) for r in records]
+    kept = [(x(r), value(r)) for r in records]
     kept = [(at, v) for at, v in kept if at is not None and v is not None]
     points = np.array(kept, dtype=np.float64).reshape(-1, 2)
     return thin_steps(points[:, 0], points[:, 1], MAX_TRAJECTORY_POINTS)
+
+
+def _axis(run: TrajectoryRun, x: TrajectoryAxis) -> Callable[[dict[str, Any]], float | None]:
+    """A record's position on the axis `x`. Data passes are counted by minibatch solvers in
+    their surrogate records' state; the other records of the run are placed between them by
+    iteration. A run that counts none (a full-batch solver) has no position."""
+    if x != "data passes":
+        return lambda record: record.get(x)
+    counted = [(r["iteration"], r["state"][PASSES]) for r in _surrogate_records(run)
+               if PASSES in (r.get("state") or {})]  # fmt: skip
+    if not counted:
+        return lambda record: None
+    iterations, passes = np.array(counted, dtype=np.float64).T
+    return lambda record: float(np.interp(record["iteration"], iterations, passes))
 
 
 def _field(key: str) -> Callable[[dict[str, Any]], float | None]:
@@ -174,11 +190,12 @@ def _run_panels(
     iterate, which need not be the last point of the path)."""
     surrogate = _surrogate_records(run)
     exact = [r for r in run.records if r["kind"] == "exact"] if run.metric else []
+    at = _axis(run, x)
     return [
-        (1, "f0 (surrogate)", _series(surrogate, _field("objective"), x), "solid"),
-        (2, "max surrogate row", _series(surrogate, _field("max_violation"), x), "solid"),
+        (1, "f0 (surrogate)", _series(surrogate, _field("objective"), at), "solid"),
+        (2, "max surrogate row", _series(surrogate, _field("max_violation"), at), "solid"),
         *[
-            (3, f"{split} {run.quantity} (exact)", _series(exact, _value(f"{key}.{run.metric}"), x),
+            (3, f"{split} {run.quantity} (exact)", _series(exact, _value(f"{key}.{run.metric}"), at),
              dash)
             for split, key, dash in (("train", "train", "solid"), ("validation", "val", "dash"))
         ],
@@ -203,14 +220,16 @@ def _trajectory_trace(
 
 
 def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iteration") -> go.Figure:
-    """One column per run over its own span of `x` ("iteration" or "seconds"), so a short run
-    is not a stub beside a long one; rows: the surrogate objective f0, the largest surrogate
+    """One column per run over its own span of `x` (`TRAJECTORY_AXES`: iterations, solver
+    seconds, or data passes for the minibatch solvers that count them), so a short run is not a
+    stub beside a long one; rows: the surrogate objective f0, the largest surrogate
     constraint row against the solver's ε, the exact constrained quantity on train and
     validation against κ, then one row per kind of row-named solver state the runs record
     (`STATE_VECTORS`: duals and slacks, a line per constraint row; steps per branch). The y
     axes are shared along each row, so runs compare at a glance."""
-    if x not in ("iteration", "seconds"):
-        raise UserError(f"trajectories run over 'iteration' or 'seconds', not {x!r}.")
+    if x not in TRAJECTORY_AXES:
+        raise UserError(f"trajectories run over {', '.join(map(repr, TRAJECTORY_AXES))}, "
+                        f"not {x!r}.")  # fmt: skip
     columns = max(len(runs), 1)
     vectors = [kind for kind in STATE_VECTORS if any(_state_keys(run, kind) for run in runs)]
     fig = make_subplots(
@@ -233,7 +252,7 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
         _add_level(fig, 3, i + 1, run.kappa, "κ = {:g}")
         for row, kind in enumerate(vectors, start=4):
             for key in _state_keys(run, kind):
-                points = _series(_surrogate_records(run), _state(key), x)
+                points = _series(_surrogate_records(run), _state(key), _axis(run, x))
                 name = f"{kind} {key.removeprefix(kind + '.')}"
                 trace = _trajectory_trace(run.label, name, points, series_colour(i), "solid", x)
                 fig.add_trace(trace, row=row, col=i + 1)

@@ -658,3 +658,29 @@ def test_row_named_duals_and_slacks_get_a_panel_each_with_a_line_per_row():
     assert layout_axis(reversed_order, axes_of(reversed_order, 4, 2)[1]).title.text.startswith(
         "dual variables"
     )
+
+
+def test_trajectories_against_data_passes_place_exact_records_between_counted_ones():
+    counted = []
+    for record in trajectory(0):
+        if record["kind"] == "surrogate":  # a minibatch solver: 0.25 passes per iteration
+            record = {**record, "state": {**record["state"], "oracle.data_passes":
+                                          0.25 * record["iteration"]}}  # fmt: skip
+        counted.append(record)
+    runs = [TrajectoryRun("ssl_alm", counted, "EO gap", kappa=0.05),
+            TrajectoryRun("idca", trajectory(1), "EO gap", kappa=0.05)]  # fmt: skip
+    fig = trajectory_figure(runs, x="data passes")
+    (objective,) = [
+        t for t in fig.data if t.legendgroup == "ssl_alm" and t.name == "f0 (surrogate)"
+    ]
+    surrogate = [r for r in counted if r["kind"] == "surrogate"]
+    np.testing.assert_allclose(objective.x, [0.25 * r["iteration"] for r in surrogate])
+    (train,) = [
+        t for t in fig.data if t.legendgroup == "ssl_alm" and t.name == "train EO gap (exact)"
+    ]
+    exact = [r for r in counted if r["kind"] == "exact"]
+    first, last = surrogate[0]["iteration"], surrogate[-1]["iteration"]
+    expected = [0.25 * min(max(r["iteration"], first), last) for r in exact]
+    np.testing.assert_allclose(train.x, expected)
+    # a full-batch solver counts no passes: its column stays empty
+    assert not any(len(t.x) for t in fig.data if t.legendgroup == "idca")

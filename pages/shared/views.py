@@ -92,10 +92,14 @@ def trajectories(store: Store, run_ids: list[str], family: str | None, x: str) -
 
 
 def trajectory_axis(key: str = "trajectory_x") -> str:
-    """The trajectories' horizontal axis, chosen by the user: iterations or solver seconds."""
+    """The trajectories' horizontal axis, chosen by the user: iterations, solver seconds or
+    data passes."""
     if key not in st.session_state:
         st.session_state[key] = "iteration"
-    choice = st.segmented_control("Trajectories against", ["iteration", "seconds"], key=key)
+    choice = st.segmented_control("Trajectories against", list(plots.TRAJECTORY_AXES), key=key,
+                                  help="data passes: rows whose scores a minibatch solver "
+                                  "computed, over the training rows (full-batch solvers count "
+                                  "none)")  # fmt: skip
     return choice or "iteration"
 
 
