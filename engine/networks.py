@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from engine.models import ModelSpec, Params
+from engine.numerics import sigmoid
 
 
 @dataclass(frozen=True)
@@ -92,16 +93,11 @@ def _relu_slope(a: np.ndarray) -> np.ndarray:
     return a > 0.0
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    # 1/(1 + e^{−z}) without overflow warnings for very negative z
-    return 0.5 * (1.0 + np.tanh(0.5 * z))
-
-
 def _sigmoid_slope(a: np.ndarray) -> np.ndarray:
     return a * (1.0 - a)
 
 
-_ACTIVATION_FUNCTIONS = {"relu": (_relu, _relu_slope), "sigmoid": (_sigmoid, _sigmoid_slope)}
+_ACTIVATION_FUNCTIONS = {"relu": (_relu, _relu_slope), "sigmoid": (sigmoid, _sigmoid_slope)}
 
 
 class MLPNetwork(Network):

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
-import torch
 
 
 class Objective(Protocol):
@@ -28,10 +27,6 @@ class Objective(Protocol):
 
     def per_sample(self, h: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """ℓ(h_i, y_i) and ℓ′(h_i, y_i) of every row (for means over groups of rows)."""
-        ...
-
-    def torch_value(self, h: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        """f as a differentiable tensor, for models whose gradient autograd computes."""
         ...
 
 
@@ -55,9 +50,6 @@ class LogisticLoss:
         e = np.exp(-np.abs(z))  # one exp for both: stable for large |z|
         sigma_z = np.where(z >= 0, 1.0, e) / (1.0 + e)
         return np.maximum(z, 0.0) + np.log1p(e), -zeta * sigma_z
-
-    def torch_value(self, h: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        return torch.nn.functional.softplus(-(2.0 * y.to(h.dtype) - 1.0) * h).mean()
 
 
 def _signed(y: np.ndarray) -> np.ndarray:

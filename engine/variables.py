@@ -76,9 +76,6 @@ class Layout:
         block = self.blocks[name]
         return slice(block.start, block.stop)
 
-    def of_kind(self, *kinds: Kind) -> list[Block]:
-        return [b for b in self.blocks.values() if b.kind in kinds]
-
     def project(self, x: np.ndarray) -> np.ndarray:
         """The nearest point of the boxes (in place when any block is bounded)."""
         if not self._built:

@@ -15,6 +15,7 @@ from engine.benchmark.study import (
     band_bounds,
     bands_frame,
     criteria_frame,
+    first_runs,
     grid_frame,
     grid_heatmap,
     group_bands,
@@ -166,10 +167,7 @@ def _spider(runs, export) -> None:
 
 
 def _probabilities(store: Store, runs, group_names: tuple[str, ...], export) -> None:
-    first = {}
-    for run in sorted(runs, key=lambda r: r.seed):
-        if run.metrics and run.variant not in first:
-            first[run.variant] = run
+    first = first_runs([run for run in runs if run.metrics])
     if not first:
         return
     st.subheader("Predicted probabilities per group (test set)")
@@ -192,9 +190,7 @@ def _heatmap(runs, points, grid, export) -> None:
 
 
 def _solver_state(store: Store, runs) -> None:
-    first = {}
-    for run in sorted(runs, key=lambda r: r.seed):
-        first.setdefault(run.variant, run)
+    first = first_runs(runs)  # finished or not: their state is live
     with st.expander("Solver state of each solver's first run (duals, slacks, branches)"):
         trajectories(store, [run.run_id for run in first.values()], None, "seconds")
 

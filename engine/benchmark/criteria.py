@@ -34,6 +34,7 @@ from numpy.typing import ArrayLike
 
 from engine.fairness.criteria import group_rates, inaccuracy, table2_criterion
 from engine.fairness.wasserstein import wasserstein_pairs
+from engine.numerics import sigmoid
 
 CRITERIA = ("Ind", "Sp", "Sf", "Ina", "DifAcc", "Wd")  # paper 000, Table 4 and Fig. 4
 # the run report's metric name of each criterion (`report_criteria`)
@@ -58,8 +59,8 @@ class Criteria:
 
 
 def probabilities(h: ArrayLike) -> np.ndarray:
-    """σ(h), without overflow for large |h|."""
-    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(h, dtype=np.float64)))
+    """The predicted probabilities σ(h) of scores (logits) h."""
+    return sigmoid(h)
 
 
 def probability_wasserstein(h: ArrayLike, g: ArrayLike) -> float:

@@ -178,7 +178,7 @@ def study_bands(
     quantities = {"loss": ("loss", 0.0)}
     for row in band_rows(runs):
         quantities[_gap_name(row)] = (f"row.{row}", 1.0)
-    by_variant = _with_iterates(runs)
+    by_variant = _by_variant(runs, "iterates")
     out: dict[str, dict[str, dict[str, Band]]] = {}
     for quantity, (key, add_kappa) in quantities.items():
         out[quantity] = {}
@@ -207,19 +207,11 @@ def group_bands(
     for quantity, name in (("loss", "loss"), ("positive_rate", "positive rate")):
         title = f"{name} by group ({split})"
         out[title] = {}
-        for variant, members in _with_iterates(runs).items():
+        for variant, members in _by_variant(runs, "iterates").items():
             paths = {g: [_path(r, f"{prefix}{g}.{quantity}", 0.0) for r in members] for g in groups}
             out[title][variant] = {g: band([p for p in ps if len(p)], width)
                                    for g, ps in paths.items() if any(len(p) for p in ps)}  # fmt: skip
     return out
-
-
-def _with_iterates(runs: Sequence[StudyRun]) -> dict[str, list[StudyRun]]:
-    grouped: dict[str, list[StudyRun]] = defaultdict(list)
-    for run in runs:
-        if run.iterates:
-            grouped[run.variant].append(run)
-    return grouped
 
 
 def band_bounds(runs: Sequence[StudyRun]) -> dict[str, float]:
@@ -279,12 +271,21 @@ def spider_values(runs: Sequence[StudyRun]) -> dict[str, dict[str, dict[str, flo
     return out
 
 
-def _by_variant(runs: Sequence[StudyRun]) -> Mapping[str, list[StudyRun]]:
+def _by_variant(runs: Sequence[StudyRun], having: str = "metrics") -> dict[str, list[StudyRun]]:
+    """The runs that have `having` ("metrics" or "iterates"), by variant."""
     grouped: dict[str, list[StudyRun]] = defaultdict(list)
     for run in runs:
-        if run.metrics:
+        if getattr(run, having):
             grouped[run.variant].append(run)
     return grouped
+
+
+def first_runs(runs: Sequence[StudyRun]) -> dict[str, StudyRun]:
+    """Each variant's run of the lowest seed among `runs`: the one a view of single runs shows."""
+    first: dict[str, StudyRun] = {}
+    for run in sorted(runs, key=lambda r: r.seed):
+        first.setdefault(run.variant, run)
+    return first
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

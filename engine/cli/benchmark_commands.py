@@ -24,6 +24,7 @@ from engine.benchmark.study import (
     band_bounds,
     bands_frame,
     criteria_frame,
+    first_runs,
     grid_frame,
     grid_heatmap,
     load_study,
@@ -233,9 +234,7 @@ def probability_models(store: Store, runs: Sequence[StudyRun]):
     """(models, group names) for the probability figure: the test scores of each variant's
     first seed, as the page draws them; None when the variants' runs group the data differently
     (a grouping or split-seed axis), which one figure cannot show."""
-    first: dict[str, StudyRun] = {}
-    for run in sorted(runs, key=lambda r: r.seed):
-        first.setdefault(run.variant, run)
+    first = first_runs(runs)
     if not first:
         return None
     names = set()

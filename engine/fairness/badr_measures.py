@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike
 from engine.errors import UserError
 from engine.fairness._inputs import as_groups, as_labels, as_scores
 from engine.fairness.table import cell_sums, require_nonempty
+from engine.numerics import sigmoid
 
 
 def _inputs(
@@ -44,10 +45,6 @@ def _check_rho(rho: float) -> float:
     if not (np.isfinite(rho) and rho > 0):
         raise UserError(f"the smoothing parameter rho must be a positive number, got {rho}.")
     return rho
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * x))  # overflow-free form of 1 / (1 + exp(-x))
 
 
 def _smax(values: np.ndarray, rho: float) -> float:
@@ -67,7 +64,7 @@ def _smoothed_label_rates(
     p, g, labels, n_groups = _inputs(scores, groups, y)
     sizes = cell_sums(1.0, g, labels, n_groups)
     require_nonempty(sizes[:, labels_needed], "a smoothed true/false-positive rate")
-    soft = _sigmoid(rho * p)
+    soft = sigmoid(rho * p)
     with np.errstate(invalid="ignore"):
         return cell_sums(soft, g, labels, n_groups) / sizes
 
@@ -114,7 +111,7 @@ def badr_demographic_parity(scores: ArrayLike, groups: ArrayLike, rho: float = 1
     """Smoothed demographic parity of paper 002: smax_rho of |P_s - Pbar| (softened by 1e-6)."""
     rho = _check_rho(rho)
     p, g, _, _ = _inputs(scores, groups, None)
-    per_group = np.bincount(g, weights=_sigmoid(rho * p)) / np.bincount(g)
+    per_group = np.bincount(g, weights=sigmoid(rho * p)) / np.bincount(g)
     return _smax(np.sqrt((per_group - per_group.mean()) ** 2 + 1e-6), rho)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import torch
 
+from engine import fairness
 from engine.data.prepared import SPLITS
 from engine.errors import UserError
 from engine.fairness.constraints import BoundConstraint
@@ -225,15 +226,15 @@ def _bound_on(problem: Problem, split: str) -> BoundConstraint | None:
 
 def _per_group(problem: Problem, h: np.ndarray, split: str) -> dict[str, float]:
     """Each group's mean loss and positive rate, "group.<name>.loss" and
-    "group.<name>.positive_rate" (paper 000 §6: per-group loss curves and positive rates)."""
+    "group.<name>.positive_rate" (paper 000 §6: per-group loss curves and positive rates); none
+    on a split that lacks a group."""
     part = problem.data.split(split)
-    losses, _ = problem.objective.per_sample(h, part.y)
-    count = problem.data.n_groups
-    sizes = np.maximum(np.bincount(part.groups, minlength=count), 1)
-    mean_loss = np.bincount(part.groups, losses, count) / sizes
-    positive = np.bincount(part.groups, h > problem.threshold, count) / sizes
+    if len(np.unique(part.groups)) < problem.data.n_groups:
+        return {}
+    losses = fairness.group_losses(h, part.groups, part.y)
+    rates = fairness.positive_rates(h, part.groups, problem.threshold)
     out = {}
-    for name, loss, rate in zip(problem.data.group_names, mean_loss, positive, strict=True):
+    for name, loss, rate in zip(problem.data.group_names, losses, rates, strict=True):
         out |= {f"group.{name}.loss": float(loss), f"group.{name}.positive_rate": float(rate)}
     return out
 

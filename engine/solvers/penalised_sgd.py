@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.numerics import sigmoid
 from engine.problem import Problem
 from engine.solvers.catalogue.p000_penalties import SGDFairretConfig, SGDPenaltyConfig
 from engine.solvers.sgd import SGD
@@ -68,7 +69,7 @@ def accuracy_norm_loss(
     a = p·y + (1 − p)(1 − y), its group means A_s and batch mean Ā,
     P = Σ_s |A_s / Ā − 1|, and ∂P/∂a_i = sign_{s_i} / (n_{s_i} Ā) − Σ_s sign_s A_s / (n Ā²).
     Every group needs a row in the batch."""
-    p = 0.5 * (1.0 + np.tanh(0.5 * logits))  # σ, without overflow
+    p = sigmoid(logits)
     signed = 2.0 * y - 1.0
     correct = (1.0 - y) + p * signed
     counts = np.bincount(groups, minlength=n_groups)

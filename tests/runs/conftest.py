@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 import pytest
+from toy_tables import write_toy_csv
 
 from engine.data.csv_source import CSVSpec
 from engine.runs import Store
@@ -20,14 +19,4 @@ def store(tmp_path):
 
 @pytest.fixture
 def csv_spec(tmp_path) -> CSVSpec:
-    rng = np.random.default_rng(0)
-    n = 800
-    group = rng.integers(0, 2, n)
-    x1 = rng.normal(size=n) + 0.8 * group
-    x2 = rng.normal(size=n)
-    y = (x1 + 0.5 * x2 + rng.normal(scale=0.8, size=n) > 0.4).astype(int)
-    path = tmp_path / "toy.csv"
-    pd.DataFrame({"x1": x1, "x2": x2, "g": np.where(group, "b", "a"), "y": y}).to_csv(
-        path, index=False
-    )
-    return CSVSpec(path=str(path), label="y", protected=("g",))
+    return write_toy_csv(tmp_path)

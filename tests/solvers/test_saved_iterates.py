@@ -6,9 +6,9 @@ import json
 import time
 
 import numpy as np
-import pandas as pd
 import pytest
 from solver_data import toy_prepared
+from toy_tables import write_toy_csv
 
 from engine.cli import build_parser
 from engine.cli.run_commands import run_spec_from_args
@@ -107,17 +107,7 @@ def test_the_save_interval_is_checked():
 
 @pytest.fixture
 def csv_spec(tmp_path) -> CSVSpec:
-    """Two groups a and b in a CSV file (tests/runs uses the same set-up)."""
-    rng = np.random.default_rng(0)
-    n = 600
-    group = rng.integers(0, 2, n)
-    x1 = rng.normal(size=n) + 0.8 * group
-    x2 = rng.normal(size=n)
-    y = (x1 + 0.5 * x2 + rng.normal(scale=0.8, size=n) > 0.4).astype(int)
-    path = tmp_path / "toy.csv"
-    frame = pd.DataFrame({"x1": x1, "x2": x2, "g": np.where(group, "b", "a"), "y": y})
-    frame.to_csv(path, index=False)
-    return CSVSpec(path=str(path), label="y", protected=("g",))
+    return write_toy_csv(tmp_path, n=600)
 
 
 def spec_of(data: CSVSpec, budget: Budget) -> RunSpec:
