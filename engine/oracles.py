@@ -33,6 +33,20 @@ class OracleCounts:
     constraint_gradients: int = 0
     samples: int = 0
 
+    def tally(
+        self,
+        samples: int,
+        objective_gradients: int = 0,
+        constraint_values: int = 0,
+        constraint_gradients: int = 0,
+    ) -> None:
+        """Count calls made without `MinibatchOracles`: a full-batch solver's passes over the
+        training rows (`samples` scored), with the same conventions."""
+        self.samples += samples
+        self.objective_gradients += objective_gradients
+        self.constraint_values += constraint_values
+        self.constraint_gradients += constraint_gradients
+
     def state(self, n_train: int) -> dict[str, float]:
         """The counts as a run's state entries ("oracle.…"), with the data passes they made."""
         return {
@@ -129,7 +143,7 @@ class MinibatchOracles:
 
     # ---- the constraint rows ----------------------------------------------------------
     def _rows(self, rows: np.ndarray):
-        return self.problem.bound.batch_rows(self.groups[rows], self.y[rows])
+        return self.problem.batch_rows(rows)
 
     def constraint(self, x: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """c(x, ζ): the family's surrogate rows on the rows ζ."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -60,9 +61,23 @@ MISSED_NAME = "misses κ"
 SCORE_AXIS = "score θ"
 RANK_AXIS = "rank from the top F̄_k(θ)"
 METRIC_NAMES = {"psp": "pSP", "pdp": "pDP", "sp": "SP", "dp": "DP gap", "auc": "AUC"}
-TrajectoryAxis = Literal["iteration", "seconds", "data passes"]
-TRAJECTORY_AXES = ("iteration", "seconds", "data passes")
-PASSES = "oracle.data_passes"  # a minibatch solver's data passes so far, in its state
+TrajectoryAxis = Literal["iteration", "seconds", "data passes", "oracle calls"]
+TRAJECTORY_AXES = ("iteration", "seconds", "data passes", "oracle calls")
+# axes counted by the solvers (`engine.oracles.OracleCounts`, in their surrogate records' state):
+# the sum of these entries so far. Paper 001 spec §5 counts oracle calls "because double-loop IPP
+# methods differ in cost per iteration".
+COUNTED_AXES = {
+    "data passes": ("oracle.data_passes",),
+    "oracle calls": ("oracle.objective_gradients", "oracle.constraint_gradients"),
+}
+AXIS_TITLES = {"oracle calls": "oracle calls (gradients of f0 and of the constraint rows)"}
+KKT = "train.kkt"  # paper 001's KKT measure in the exact records, with its parts "train.kkt.<part>"
+KKT_PARTS = ("stationarity", "complementarity", "feasibility")
+MAX_STATE_ROWS = 8  # lines per state panel: paper 001's intersectional constraint has 535 rows
+TRAJECTORY_HEIGHT = 720  # pixels, of the three panels every trajectory figure has
+EXTRA_PANEL_HEIGHT = 170  # pixels per further panel
+PANEL_GAP = 40  # pixels between panels
+VERTICAL_MARGINS = 180  # pixels above and below the panels (the template's margins)
 
 
 def group_colour(k: int) -> str:
@@ -103,18 +118,23 @@ def _inputs(
     return scores, groups, len(group_names)
 
 
+def _thinned(n: int, max_points: int) -> np.ndarray | slice:
+    """The positions of at most `max_points` of n points, evenly spread (both ends kept)."""
+    if n <= max_points:
+        return slice(None)
+    return np.unique(np.linspace(0, n - 1, max_points).round().astype(int))
+
+
 def thin_steps(
     x: np.ndarray, y: np.ndarray, max_points: int = MAX_CURVE_POINTS
 ) -> tuple[np.ndarray, np.ndarray]:
     """At most `max_points` points of a curve, evenly spread along it (always keeping both
     ends): on screen a step curve is the same, and the page gets far less data."""
-    if len(x) <= max_points:
-        return x, y
-    keep = np.unique(np.linspace(0, len(x) - 1, max_points).round().astype(int))
+    keep = _thinned(len(x), max_points)
     return x[keep], y[keep]
 
 
-# ---- trajectories (paper 003, Figs. 10/11) -----------------------------------------------------
+# ---- trajectories (paper 003, Figs. 10/11; paper 001 spec §5) -----------------------------------
 
 
 @dataclass(frozen=True)
@@ -148,30 +168,49 @@ def trajectory_run(
     return TrajectoryRun(label, records, quantity_name(shown), kappa, epsilon, metric)
 
 
-def _series(
-    records: Sequence[dict[str, Any]],
-    value: Callable[[dict[str, Any]], float | None],
-    x: Callable[[dict[str, Any]], float | None],
-) -> tuple[np.ndarray, np.ndarray]:
-    """(x, values) of the records whose value is present, thinned to a bounded size."""
-    kept = [(x(r), value(r)) for r in records]
-    kept = [(at, v) for at, v in kept if at is not None and v is not None]
-    points = np.array(kept, dtype=np.float64).reshape(-1, 2)
-    return thin_steps(points[:, 0], points[:, 1], MAX_TRAJECTORY_POINTS)
+@dataclass(frozen=True)
+class _RunView:
+    """What the panels read from one run, gathered once: its surrogate and exact records, the
+    entries of its surrogate records' state (in the order first recorded) and where a record
+    sits on the figure's x axis."""
+
+    run: TrajectoryRun
+    surrogate: list[dict[str, Any]]
+    exact: list[dict[str, Any]]
+    state_keys: tuple[str, ...]
+    at: Callable[[dict[str, Any]], float | None]
 
 
-def _axis(run: TrajectoryRun, x: TrajectoryAxis) -> Callable[[dict[str, Any]], float | None]:
-    """A record's position on the axis `x`. Data passes are counted by minibatch solvers in
-    their surrogate records' state; the other records of the run are placed between them by
-    iteration. A run that counts none (a full-batch solver) has no position."""
-    if x != "data passes":
+def _view(run: TrajectoryRun, x: TrajectoryAxis) -> _RunView:
+    surrogate = [r for r in run.records if r["kind"] == "surrogate"]
+    exact = [r for r in run.records if r["kind"] == "exact"]
+    keys = tuple(dict.fromkeys(k for r in surrogate for k in (r.get("state") or {})))
+    return _RunView(run, surrogate, exact, keys, _axis(surrogate, x))
+
+
+def _count(record: dict[str, Any], entries: Sequence[str]) -> float | None:
+    """The sum of a record's state `entries`, None unless it has them all."""
+    state = record.get("state") or {}
+    if not all(isinstance(state.get(key), int | float) for key in entries):
+        return None
+    return float(sum(state[key] for key in entries))
+
+
+def _axis(
+    surrogate: Sequence[dict[str, Any]], x: TrajectoryAxis
+) -> Callable[[dict[str, Any]], float | None]:
+    """A record's position on the axis `x`. The counted axes (`COUNTED_AXES`) come from the
+    solvers' oracle counts in their surrogate records' state; the run's other records are placed
+    between those by iteration. A run that counts nothing (stored before its solver counted) has
+    no position on them."""
+    if x not in COUNTED_AXES:
         return lambda record: record.get(x)
-    counted = [(r["iteration"], r["state"][PASSES]) for r in _surrogate_records(run)
-               if PASSES in (r.get("state") or {})]  # fmt: skip
+    counted = [(r["iteration"], _count(r, COUNTED_AXES[x])) for r in surrogate]
+    counted = [(iteration, n) for iteration, n in counted if n is not None]
     if not counted:
         return lambda record: None
-    iterations, passes = np.array(counted, dtype=np.float64).T
-    return lambda record: float(np.interp(record["iteration"], iterations, passes))
+    iterations, counts = np.array(counted, dtype=np.float64).T
+    return lambda record: float(np.interp(record["iteration"], iterations, counts))
 
 
 def _field(key: str) -> Callable[[dict[str, Any]], float | None]:
@@ -182,111 +221,242 @@ def _value(key: str) -> Callable[[dict[str, Any]], float | None]:
     return lambda record: (record.get("values") or {}).get(key)
 
 
-def _run_panels(
-    run: TrajectoryRun, x: TrajectoryAxis
-) -> list[tuple[int, str, tuple[np.ndarray, np.ndarray], str]]:
-    """(row, name, series, dash) of one run: the solver's own (surrogate) view from "surrogate"
-    records, the exact quantity from "exact" records only (the "final" record is the reported
-    iterate, which need not be the last point of the path)."""
-    surrogate = _surrogate_records(run)
-    exact = [r for r in run.records if r["kind"] == "exact"] if run.metric else []
-    at = _axis(run, x)
+def _state(key: str) -> Callable[[dict[str, Any]], float | None]:
+    return lambda record: (record.get("state") or {}).get(key)
+
+
+def _points(
+    records: Sequence[dict[str, Any]],
+    at: Callable[[dict[str, Any]], float | None],
+    value: Callable[[dict[str, Any]], float | None],
+    *more: Callable[[dict[str, Any]], float | None],
+) -> np.ndarray:
+    """Rows (x, value, *more) of the records that have a position and a value (a missing further
+    value is NaN), thinned to a bounded number."""
+    kept = [(at(r), value(r), *(m(r) for m in more)) for r in records]
+    kept = [row for row in kept if row[0] is not None and row[1] is not None]
+    points = np.array(kept, dtype=np.float64).reshape(-1, 2 + len(more))
+    return points[_thinned(len(points), MAX_TRAJECTORY_POINTS)]
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One line of a panel: its name, its points (x, y, then the further values its hover
+    shows, named by `parts`) and its dash."""
+
+    name: str
+    points: np.ndarray
+    dash: str = "solid"
+    parts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Panel:
+    """A row of the figure: its y-axis title, its lines for one run, whether the axis is
+    logarithmic, and a note for one run's panel ("" for none)."""
+
+    title: str
+    lines: Callable[[_RunView], list[_Line]]
+    log: bool = False
+    note: Callable[[_RunView], str] = lambda view: ""
+
+
+def _objective_lines(view: _RunView) -> list[_Line]:
+    return [_Line("f0 (surrogate)", _points(view.surrogate, view.at, _field("objective")))]
+
+
+def _violation_lines(view: _RunView) -> list[_Line]:
+    return [_Line("max surrogate row", _points(view.surrogate, view.at, _field("max_violation")))]
+
+
+def _exact_lines(view: _RunView) -> list[_Line]:
+    """The exact quantity on train and validation, from "exact" records only (the "final"
+    record is the reported iterate, which need not be the last point of the path)."""
+    run = view.run
+    if run.metric is None:
+        return []
+    splits = (("train", "train", "solid"), ("validation", "val", "dash"))
     return [
-        (1, "f0 (surrogate)", _series(surrogate, _field("objective"), at), "solid"),
-        (2, "max surrogate row", _series(surrogate, _field("max_violation"), at), "solid"),
-        *[
-            (3, f"{split} {run.quantity} (exact)", _series(exact, _value(f"{key}.{run.metric}"), at),
-             dash)
-            for split, key, dash in (("train", "train", "solid"), ("validation", "val", "dash"))
-        ],
+        _Line(f"{split} {run.quantity} (exact)",
+              _points(view.exact, view.at, _value(f"{key}.{run.metric}")), dash)
+        for split, key, dash in splits
     ]  # fmt: skip
 
 
-def _trajectory_trace(
-    label: str, name: str, points: tuple[np.ndarray, np.ndarray], colour: str, dash: str,
-    x: TrajectoryAxis,
-) -> go.Scatter:  # fmt: skip
+def _kkt_lines(view: _RunView) -> list[_Line]:
+    """Paper 001's common stationarity measure (spec §5, `engine.solvers.kkt`) on the training
+    data, its three parts in the hover."""
+    parts = [_value(f"{KKT}.{part}") for part in KKT_PARTS]
+    return [_Line("KKT", _points(view.exact, view.at, _value(KKT), *parts), parts=KKT_PARTS)]
+
+
+def _kind_keys(view: _RunView, kind: str) -> list[str]:
+    """The run's state entries of one kind ("dual.<row>"), in the order first recorded."""
+    return [k for k in view.state_keys if k.startswith(f"{kind}.")]
+
+
+def _magnitude(value: Any) -> float:
+    """|value| of a number, −1 for anything else (a missing or non-finite value goes last)."""
+    if isinstance(value, int | float) and np.isfinite(value):
+        return abs(float(value))
+    return -1.0
+
+
+def _shown_keys(view: _RunView, kind: str) -> tuple[list[str], int]:
+    """The entries of `kind` drawn, in the order first recorded, and how many the run has: all
+    of them up to `MAX_STATE_ROWS`, else those with the largest |value| in the last record that
+    has them."""
+    keys = _kind_keys(view, kind)
+    if len(keys) <= MAX_STATE_ROWS:
+        return keys, len(keys)
+    final: dict[str, Any] = {}
+    for record in reversed(view.surrogate):
+        state = record.get("state") or {}
+        final |= {k: state[k] for k in keys if k in state and k not in final}
+        if len(final) == len(keys):
+            break
+    largest = sorted(keys, key=lambda k: _magnitude(final.get(k)), reverse=True)
+    kept = set(largest[:MAX_STATE_ROWS])
+    return [k for k in keys if k in kept], len(keys)
+
+
+def _vector_lines(view: _RunView, kind: str) -> list[_Line]:
+    return [_Line(f"{kind} {key.removeprefix(kind + '.')}",
+                  _points(view.surrogate, view.at, _state(key)))
+            for key in _shown_keys(view, kind)[0]]  # fmt: skip
+
+
+def _vector_note(view: _RunView, kind: str) -> str:
+    shown, total = _shown_keys(view, kind)
+    return (
+        f"{len(shown)} of {total} rows shown (largest final |value|)" if len(shown) < total else ""
+    )
+
+
+def _scalar_lines(view: _RunView, key: str) -> list[_Line]:
+    return [_Line(STATE_SCALARS[key].name, _points(view.surrogate, view.at, _state(key)))]
+
+
+def _panels(views: Sequence[_RunView]) -> list[_Panel]:
+    """The figure's rows: f0, the largest surrogate row, the exact quantity, then those the runs
+    have data for: the KKT measure, one per kind of row-named state (`STATE_VECTORS`) and one per
+    scalar state (`STATE_SCALARS`)."""
+    quantities = " / ".join(dict.fromkeys(v.run.quantity for v in views)) or "constrained value"
+    panels = [
+        _Panel("objective f0<br>(surrogate)", _objective_lines),
+        _Panel("max surrogate row<br>(surrogate)", _violation_lines),
+        _Panel(f"{quantities}<br>(exact)", _exact_lines),
+    ]
+    if any(_value(KKT)(r) is not None for v in views for r in v.exact):
+        panels.append(_Panel("KKT measure<br>(exact, train)", _kkt_lines, log=True))
+    panels += [
+        _Panel(title, partial(_vector_lines, kind=kind), note=partial(_vector_note, kind=kind))
+        for kind, title in STATE_VECTORS.items()
+        if any(_kind_keys(v, kind) for v in views)
+    ]
+    panels += [
+        _Panel(scalar.title, partial(_scalar_lines, key=key), log=scalar.log)
+        for key, scalar in STATE_SCALARS.items()
+        if any(key in v.state_keys for v in views)
+    ]
+    return panels
+
+
+def _trajectory_trace(label: str, line: _Line, colour: str, x: TrajectoryAxis) -> go.Scatter:
+    parts = "".join(f"<br>{part} = %{{customdata[{j}]:.4g}}" for j, part in enumerate(line.parts))
     return go.Scatter(
-        x=points[0],
-        y=points[1],
+        x=line.points[:, 0],
+        y=line.points[:, 1],
+        customdata=line.points[:, 2:] if line.parts else None,
         mode="lines",
-        name=name,
+        name=line.name,
         legendgroup=label,
         legendgrouptitle_text=label,
-        showlegend="(exact)" in name,  # the surrogate rows are named by their axes
-        line={"color": colour, "dash": dash},
-        hovertemplate=f"{label}<br>{x} %{{x:,}}<br>{name} = %{{y:.4g}}<extra></extra>",
+        showlegend="(exact)" in line.name,  # the other lines are named by their axes
+        line={"color": colour, "dash": line.dash},
+        hovertemplate=f"{label}<br>{x} %{{x:,}}<br>{line.name} = %{{y:.4g}}{parts}<extra></extra>",
     )
 
 
 def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iteration") -> go.Figure:
     """One column per run over its own span of `x` (`TRAJECTORY_AXES`: iterations, solver
-    seconds, or data passes for the minibatch solvers that count them), so a short run is not a
-    stub beside a long one; rows: the surrogate objective f0, the largest surrogate
-    constraint row against the solver's ε, the exact constrained quantity on train and
-    validation against κ, then one row per kind of row-named solver state the runs record
-    (`STATE_VECTORS`: duals and slacks, a line per constraint row; steps per branch). The y
-    axes are shared along each row, so runs compare at a glance."""
+    seconds, or the data passes or oracle calls its solver counts), so a short run is not a stub
+    beside a long one; rows: the surrogate objective f0, the largest surrogate constraint row
+    against the solver's ε, the exact constrained quantity on train and validation against κ,
+    then where the runs record them: paper 001's KKT measure, one row per kind of row-named
+    solver state (`STATE_VECTORS`: duals, multipliers and slacks, a line per constraint row, at
+    most `MAX_STATE_ROWS` of them; steps per branch) and one per scalar state (`STATE_SCALARS`).
+    The y axes are shared along each row, so runs compare at a glance."""
     if x not in TRAJECTORY_AXES:
         raise UserError(f"trajectories run over {', '.join(map(repr, TRAJECTORY_AXES))}, "
                         f"not {x!r}.")  # fmt: skip
+    views = [_view(run, x) for run in runs]
+    panels = _panels(views)
     columns = max(len(runs), 1)
-    vectors = [kind for kind in STATE_VECTORS if any(_state_keys(run, kind) for run in runs)]
+    height = TRAJECTORY_HEIGHT + EXTRA_PANEL_HEIGHT * (len(panels) - 3)
     fig = make_subplots(
-        rows=3 + len(vectors),
+        rows=len(panels),
         cols=columns,
         shared_xaxes="columns",
         shared_yaxes="rows",
         column_titles=[run.label for run in runs] or None,
         horizontal_spacing=min(0.04, 0.2 / columns),
-        vertical_spacing=0.07,
+        vertical_spacing=PANEL_GAP / (height - VERTICAL_MARGINS),
     )
     titled: dict[int, int] = {}  # row -> the first column with a line: its axis carries the title
-    for i, run in enumerate(runs):
-        for row, name, points, dash in _run_panels(run, x):
-            if points[0].size:
-                trace = _trajectory_trace(run.label, name, points, series_colour(i), dash, x)
-                fig.add_trace(trace, row=row, col=i + 1)
-                titled.setdefault(row, i + 1)
-        _add_level(fig, 2, i + 1, run.epsilon, "≤ ε = {:g} feasible (surrogate)")
-        _add_level(fig, 3, i + 1, run.kappa, "κ = {:g}")
-        for row, kind in enumerate(vectors, start=4):
-            for key in _state_keys(run, kind):
-                points = _series(_surrogate_records(run), _state(key), _axis(run, x))
-                name = f"{kind} {key.removeprefix(kind + '.')}"
-                trace = _trajectory_trace(run.label, name, points, series_colour(i), "solid", x)
-                fig.add_trace(trace, row=row, col=i + 1)
-                titled.setdefault(row, i + 1)
-    quantities = " / ".join(dict.fromkeys(run.quantity for run in runs)) or "constrained value"
-    titles = ["objective f0<br>(surrogate)", "max surrogate row<br>(surrogate)",
-              f"{quantities}<br>(exact)",
-              *(STATE_VECTORS[kind] for kind in vectors)]  # fmt: skip
-    for row, title in enumerate(titles, start=1):
-        fig.update_yaxes(title_text=title, row=row, col=titled.get(row, 1))
-    fig.update_xaxes(title_text=x, row=3 + len(vectors))
-    fig.update_layout(template=TEMPLATE, height=720 + 200 * len(vectors), uirevision="trajectory",
-                      hovermode="x")  # fmt: skip
+    for col, view in enumerate(views, start=1):
+        colour = series_colour(col - 1)
+        for row, panel in enumerate(panels, start=1):
+            for line in panel.lines(view):
+                if len(line.points):
+                    fig.add_trace(_trajectory_trace(view.run.label, line, colour, x), row=row,
+                                  col=col)  # fmt: skip
+                    titled.setdefault(row, col)
+            if note := panel.note(view):
+                _add_note(fig, row, col, note)
+        _add_level(fig, 2, col, view.run.epsilon, "≤ ε = {:g} feasible (surrogate)")
+        _add_level(fig, 3, col, view.run.kappa, "κ = {:g}")
+    for row, panel in enumerate(panels, start=1):
+        fig.update_yaxes(title_text=panel.title, row=row, col=titled.get(row, 1))
+        if panel.log:
+            fig.update_yaxes(type="log", row=row)
+    fig.update_xaxes(title_text=AXIS_TITLES.get(x, x), row=len(panels))
+    fig.update_layout(template=TEMPLATE, height=height, uirevision="trajectory", hovermode="x")
     return fig
 
 
 # row-named solver state ("dual.<row>", "slack.<row>" in a record's state) drawn as extra panels
-STATE_VECTORS = {"dual": "dual variables<br>(per constraint row)",
+STATE_VECTORS = {"dual": "dual variables λ<br>(per constraint row)",
+                 "mu": "auxiliary multipliers μ<br>(PLADA, per row)",
+                 "u": "slacks u<br>(PLADA, per row)",
                  "slack": "slack variables<br>(per constraint row)",
                  "branch": "steps per branch<br>(switching)"}  # fmt: skip
 
 
-def _surrogate_records(run: TrajectoryRun) -> list[dict[str, Any]]:
-    return [r for r in run.records if r["kind"] == "surrogate"]
+@dataclass(frozen=True)
+class ScalarState:
+    """A number in a solver's state drawn as a panel of its own: its name in the hover, the
+    panel's axis title, and whether the axis is logarithmic (for a quantity that should go to 0
+    or shrinks like 1/k)."""
+
+    name: str
+    title: str
+    log: bool = False
 
 
-def _state_keys(run: TrajectoryRun, kind: str) -> list[str]:
-    """The run's state entries of one kind ("dual.<row>"), in the order first recorded."""
-    keys = (k for r in _surrogate_records(run) for k in (r.get("state") or {}))
-    return [k for k in dict.fromkeys(keys) if k.startswith(f"{kind}.")]
+STATE_SCALARS = {
+    # paper 001, Thm 2 and App. D.2: ‖λ_k − μ_k‖ = α‖z_k‖ → 0
+    "dual_gap": ScalarState("‖λ − μ‖", "‖λ − μ‖ → 0<br>(PLADA, Thm 2)", log=True),
+    # paper 001, eq. (11): γ_k = min{γ0, ρδ_k/(‖λ_k − μ_k‖² + 1)}, δ_k ~ 1/k
+    "gamma": ScalarState("γ_k", "step size γ_k<br>(PLADA, eq. 11)", log=True),
+}
 
 
-def _state(key: str) -> Callable[[dict[str, Any]], float | None]:
-    return lambda record: (record.get("state") or {}).get(key)
+def _add_note(fig: go.Figure, row: int, col: int, text: str) -> None:
+    """A small grey note just above one panel, at its left."""
+    fig.add_annotation(text=text, row=row, col=col, xref="x domain", yref="y domain", x=0.0,
+                       y=1.0, xanchor="left", yanchor="bottom", showarrow=False,
+                       font={"size": 10, "color": "#555555"})  # fmt: skip
 
 
 def _add_level(fig: go.Figure, row: int, col: int, level: float | None, label: str) -> None:

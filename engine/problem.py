@@ -21,6 +21,9 @@ from engine.data.prepared import SPLITS, Prepared
 from engine.design import CrossDesign, Design
 from engine.errors import UserError
 from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind_ids
+from engine.fairness.constraints.base import Members
+from engine.fairness.constraints.batch_rows import BatchRows
+from engine.fairness.families import family_entry
 from engine.mlp import init_mlp_params
 from engine.models import ModelSpec, Params
 from engine.networks import Network, network_of
@@ -109,8 +112,33 @@ class Problem:
         """The constraint bound to the training split's groups and labels."""
         if self.constraint is None:
             raise UserError("this problem has no constraint")
-        return bind_ids(self.constraint, ids=self.data.train.groups, names=self.data.group_names,
-                        y=self.data.train.y)  # fmt: skip
+        groups, y, members = self._samples("train", None)
+        return bind_ids(self.constraint, ids=groups, names=self.data.group_names, y=y,
+                        members=members)  # fmt: skip
+
+    def _samples(
+        self, split: str, rows: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, Members | None]:
+        """Group ids, labels and, for a family that constrains subgroups when the data has
+        them, subgroup membership of a split's samples (or of its `rows`)."""
+        part = self.data.split(split)
+        chosen = slice(None) if rows is None else rows
+        subgroups = self.data.subgroups
+        members = None
+        if subgroups is not None and family_entry(self.constraint.family).uses_subgroups:
+            members = Members(part.members[chosen], subgroups.names, subgroups.levels)
+        return part.groups[chosen], part.y[chosen], members
+
+    def constraint_on(self, split: str, rows: np.ndarray | None = None) -> BoundConstraint:
+        """The constraint on a split's samples (or on its `rows`), with the rows of `bound`."""
+        groups, y, members = self._samples(split, rows)
+        return self.bound.with_ids(groups, y, None if members is None else members.matrix)
+
+    def batch_rows(self, rows: np.ndarray | None = None) -> BatchRows:
+        """The constraint's rows on training rows (all of them by default) as numpy functions
+        of their scores, with vector–Jacobian products (`BoundConstraint.batch_rows`)."""
+        groups, y, members = self._samples("train", rows)
+        return self.bound.batch_rows(groups, y, None if members is None else members.matrix)
 
     # ---- model --------------------------------------------------------------------------
     def init_params(self, seed: int = 0) -> Params:
@@ -185,8 +213,7 @@ class Problem:
         return report
 
     def _constraint_metric(self, h: np.ndarray, split: str) -> float:
-        part = self.data.split(split)
-        return self.bound.with_ids(part.groups, part.y).exact(h)
+        return self.constraint_on(split).exact(h)
 
 
 def _criteria_or_none(h: np.ndarray, y: np.ndarray, g: np.ndarray) -> dict[str, float | None]:

@@ -14,6 +14,7 @@ from engine.data.grouping import MODES
 from engine.data.paths import acs_root
 from engine.data.prepare import PrepareOptions
 from engine.data.sources import DataSpec, grouping_from_args
+from engine.data.subgroups import SubgroupSpec
 from engine.errors import UserError
 
 DEFAULT_ATTRIBUTE = {
@@ -114,6 +115,28 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave the protected attribute out of the features",
     )
     prep.add_argument("--no-cache", action="store_true", help="prepare afresh, do not cache")
+    prep.add_argument(
+        "--subgroups",
+        nargs="+",
+        metavar="COLUMN",
+        help="overlapping subgroups for the intersectional_hinge constraint (paper 001 §5.3): "
+        "rows whose every one of these numeric columns is at least one of its quantile "
+        "thresholds, e.g. --data crime --subgroups racepctblack racePctHisp racePctAsian",
+    )
+    prep.add_argument(
+        "--subgroup-thresholds",
+        type=int,
+        default=10,
+        metavar="T",
+        help="quantile thresholds per subgroup column, at 0, 1/T, ..., (T-1)/T (default 10)",
+    )
+    prep.add_argument(
+        "--subgroup-min-share",
+        type=float,
+        default=0.01,
+        metavar="SHARE",
+        help="keep the subgroups holding more than this share of the training rows (default 0.01)",
+    )
 
 
 def data_spec_from_args(args: argparse.Namespace) -> DataSpec:
@@ -160,7 +183,9 @@ def prepare_options_from_args(args: argparse.Namespace) -> PrepareOptions:
         small_groups=args.small_groups,
         cross_terms=args.cross_terms,
         drop_protected=args.drop_protected,
-    )
+        subgroups=SubgroupSpec(tuple(args.subgroups), args.subgroup_thresholds,
+                               args.subgroup_min_share) if args.subgroups else None,
+    )  # fmt: skip
 
 
 def print_download_progress(received: int, total: int | None) -> None:

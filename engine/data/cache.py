@@ -11,11 +11,14 @@ from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
+from scipy import sparse
 
 from engine.data.encoding import Encoder
 from engine.data.prepared import SPLITS, Prepared, SplitArrays
+from engine.data.subgroups import Subgroups
 
-FORMAT_VERSION = 2  # 2: leakage warnings, merged group spellings, CSV feature choice
+# 2: leakage warnings, merged group spellings, CSV feature choice; 3: overlapping subgroups
+FORMAT_VERSION = 3
 
 
 def load_cached(folder: Path, key: str) -> Prepared | None:
@@ -27,10 +30,12 @@ def load_cached(folder: Path, key: str) -> Prepared | None:
         if meta.get("format") != FORMAT_VERSION:
             return None
         with np.load(arrays_path, allow_pickle=False) as arrays:
+            subgroups = _subgroups_from(meta.get("subgroups"))
             splits = {
-                s: SplitArrays(arrays[f"{s}_X"], arrays[f"{s}_y"], arrays[f"{s}_groups"])
+                s: SplitArrays(arrays[f"{s}_X"], arrays[f"{s}_y"], arrays[f"{s}_groups"],
+                               _members_from(arrays, s, subgroups))
                 for s in SPLITS
-            }
+            }  # fmt: skip
     except (OSError, ValueError, KeyError):
         return None  # a damaged entry is rebuilt
     return Prepared(
@@ -45,7 +50,24 @@ def load_cached(folder: Path, key: str) -> Prepared | None:
         warnings=tuple(meta["warnings"]),
         notes=tuple(meta["notes"]),
         key=key,
+        subgroups=subgroups,
     )
+
+
+def _subgroups_from(meta: dict | None) -> Subgroups | None:
+    if meta is None:
+        return None
+    return Subgroups(tuple(meta["names"]), np.array(meta["levels"]), np.array(meta["thresholds"]),
+                     tuple(meta["attributes"]))  # fmt: skip
+
+
+def _members_from(arrays, split: str, subgroups: Subgroups | None) -> sparse.csr_matrix | None:
+    """A split's 0/1 membership matrix from its CSR index arrays."""
+    if subgroups is None:
+        return None
+    indices, indptr = arrays[f"{split}_members_indices"], arrays[f"{split}_members_indptr"]
+    shape = (len(indptr) - 1, len(subgroups))
+    return sparse.csr_matrix((np.ones(len(indices)), indices, indptr), shape=shape)
 
 
 def store(folder: Path, prepared: Prepared) -> None:
@@ -56,6 +78,9 @@ def store(folder: Path, prepared: Prepared) -> None:
     for s in SPLITS:
         part = prepared.split(s)
         arrays.update({f"{s}_X": part.X, f"{s}_y": part.y, f"{s}_groups": part.groups})
+        if part.members is not None:
+            arrays.update({f"{s}_members_indices": part.members.indices,
+                           f"{s}_members_indptr": part.members.indptr})  # fmt: skip
     meta = {
         "format": FORMAT_VERSION,
         "feature_names": list(prepared.feature_names),
@@ -67,7 +92,13 @@ def store(folder: Path, prepared: Prepared) -> None:
         "missing_features": list(prepared.missing_features),
         "warnings": list(prepared.warnings),
         "notes": list(prepared.notes),
-    }
+        "subgroups": None if prepared.subgroups is None else {
+            "names": list(prepared.subgroups.names),
+            "levels": prepared.subgroups.levels.tolist(),
+            "thresholds": prepared.subgroups.thresholds.tolist(),
+            "attributes": list(prepared.subgroups.attributes),
+        },
+    }  # fmt: skip
     partial = arrays_path.with_name(f"{prepared.key}.{os.getpid()}.part.npz")
     np.savez(partial, **arrays)
     partial.replace(arrays_path)

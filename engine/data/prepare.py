@@ -12,6 +12,7 @@ from engine.data.grouping import GroupingSpec, make_groups
 from engine.data.leakage import leakage_warnings
 from engine.data.prepared import Prepared, SplitArrays
 from engine.data.split import check_fractions, strata_of, stratified_split
+from engine.data.subgroups import SubgroupSpec, attribute_values, threshold_subgroups
 from engine.errors import UserError
 
 
@@ -27,6 +28,7 @@ class PrepareOptions:
     cross_terms: bool = False
     drop_protected: bool = False
     min_category_count: int = 5
+    subgroups: SubgroupSpec | None = None  # overlapping subgroups besides the groups
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "split", check_fractions(tuple(self.split)))
@@ -55,11 +57,13 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
     if options.cross_terms:
         X = add_group_cross_terms(X, groups.ids, len(groups.names))
         names = cross_term_names(names, groups.names)
+    subgroups, members = _subgroups(dataset, options.subgroups, assignment)
     parts = [
         SplitArrays(
             X=np.ascontiguousarray(X[assignment == s]),
             y=dataset.label[assignment == s].astype(np.int8),
             groups=groups.ids[assignment == s],
+            members=None if members is None else members[assignment == s],
         )
         for s in range(3)
     ]
@@ -81,7 +85,19 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
         warnings=(*groups.warnings, *leaks),
         notes=tuple(notes),
         key=key,
+        subgroups=subgroups,
     )
+
+
+def _subgroups(dataset: Dataset, spec: SubgroupSpec | None, assignment: np.ndarray):
+    """The subgroups of `spec`, thresholds from the training rows, and every row's membership
+    (rows × subgroups, sparse); (None, None) without a spec."""
+    if spec is None:
+        return None, None
+    columns = tuple(dataset.column(a) for a in spec.attributes)
+    values = attribute_values(dataset.frame, columns)
+    subgroups = threshold_subgroups(values[assignment == 0], spec)
+    return subgroups, subgroups.membership(values)
 
 
 def _assign_splits(dataset: Dataset, group_ids: np.ndarray, options: PrepareOptions) -> np.ndarray:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from engine.data.encoding import Encoder
+from engine.data.subgroups import Subgroups
 
 SPLITS = ("train", "val", "test")
 
@@ -16,6 +18,8 @@ class SplitArrays:
     X: np.ndarray  # (n, d) float64
     y: np.ndarray  # (n,) int8, 1 = positive label
     groups: np.ndarray  # (n,) int64 in 0..G-1
+    # (n, k) 0/1 membership of the overlapping subgroups (`Prepared.subgroups`), or None
+    members: sparse.csr_matrix | None = None
 
     def __len__(self) -> int:
         return len(self.y)
@@ -36,6 +40,7 @@ class Prepared:
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     key: str = ""
+    subgroups: Subgroups | None = None
 
     @property
     def n_groups(self) -> int:

@@ -106,6 +106,7 @@ class Family:
     quantity: str
     offers: frozenset[Capability]
     uses_interval: bool = False
+    uses_subgroups: bool = False  # constrains the data's overlapping subgroups when it has them
 
     def load(self) -> type[BoundConstraint]:
         return load_object(self.implementation)
@@ -150,7 +151,7 @@ FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
         # data's by their sizes (paper 001, eq. 18)
         Family("intersectional_hinge", "paper 001, eq. (18)",
                _C + "intersectional:IntersectionalHinge", _check_intersectional,
-               "hinge-loss excess", _offers(_DC)),
+               "hinge-loss excess", _offers(_DC), uses_subgroups=True),
         # not MINIBATCH_ROWS: the group variant (the default) compares with the pairs of all
         # samples, whose batch mean pairs each row with itself and weighs the groups equally
         # (paper 004, Ex. 1)

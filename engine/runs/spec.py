@@ -12,6 +12,7 @@ from engine import __version__
 from engine.data.grouping import GroupingSpec
 from engine.data.prepare import PrepareOptions
 from engine.data.sources import DataSpec, spec_from_dict, spec_to_dict
+from engine.data.subgroups import SubgroupSpec
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import check_constraint
@@ -38,7 +39,7 @@ class RunSpec:
     def to_dict(self) -> dict[str, Any]:
         return {
             "data": spec_to_dict(self.data),
-            "prepare": dataclasses.asdict(self.prepare),
+            "prepare": _prepare_dict(self.prepare),
             "model": dataclasses.asdict(self.model),
             "constraint": dataclasses.asdict(self.constraint) if self.constraint else None,
             "interval": list(self.interval),
@@ -56,6 +57,8 @@ class RunSpec:
             GroupingSpec(**{**g, "bins": tuple(g.get("bins", ()))}) for g in prepare["grouping"]
         )
         prepare["split"] = tuple(prepare["split"])
+        if prepare.get("subgroups") is not None:
+            prepare["subgroups"] = SubgroupSpec(**prepare["subgroups"])
         model = dict(data["model"], hidden=tuple(data["model"].get("hidden", (64,))))
         constraint = None
         if data.get("constraint"):
@@ -96,6 +99,15 @@ class RunSpec:
             check_constraint(self.constraint)
         card.check_combination(self.model, self.constraint.family if self.constraint else None)
         self.data.files()  # a missing file is reported now, not in a worker
+
+
+def _prepare_dict(prepare: PrepareOptions) -> dict[str, Any]:
+    """The preparation options, leaving out the subgroups when there are none: the canonical
+    JSON, and so the run id, of a spec without them is what it was before the field existed."""
+    fields = dataclasses.asdict(prepare)
+    if fields["subgroups"] is None:
+        del fields["subgroups"]
+    return fields
 
 
 def _budget_dict(budget: Budget) -> dict[str, Any]:

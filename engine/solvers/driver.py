@@ -39,6 +39,10 @@ LONGEST_GAP = {"surrogate": 1.0, "exact": 10.0}
 ITERATE_SPLITS = ("train", "test")
 ITERATE_METRICS = ("loss", "accuracy", "constraint")
 BATCH = 25  # most iterations a solver may run in one call (a few ms), so logs and cancel keep up
+# a surrogate record keeps the values (and row-named state such as "dual.<row>") of at most this
+# many constraint rows, the largest at the time: paper 001's intersectional constraint has hundreds
+# of rows, whose every value in every record would make a run's record tens of megabytes
+RECORDED_ROWS = 100
 
 Log = Callable[[IterationRecord], None]
 
@@ -173,10 +177,15 @@ def _surrogate_record(iteration: int, seconds: float, info: StepInfo, instance) 
     """The candidate's objective and surrogate rows (computed only when a record is due)."""
     objective, rows = instance.surrogate_view()
     values: dict[str, float | None] = {}
+    state = dict(info.state)
     worst = None
     if rows is not None and rows.size:
         worst = float(np.max(rows))
-        values = {row: float(v) for row, v in zip(instance.problem.bound.rows, rows, strict=True)}
+        names = instance.problem.bound.rows
+        kept = np.sort(np.argsort(-rows, kind="stable")[:RECORDED_ROWS])
+        values = {names[r]: float(rows[r]) for r in kept}
+        if len(kept) < len(names):
+            state = _rows_kept(state, frozenset(names), frozenset(values))
     return IterationRecord(
         iteration=iteration,
         seconds=seconds,
@@ -184,18 +193,32 @@ def _surrogate_record(iteration: int, seconds: float, info: StepInfo, instance) 
         objective=float(objective),
         max_violation=worst,
         values=values,
-        state=dict(info.state),
+        state=state,
     )
+
+
+def _rows_kept(
+    state: dict[str, float | str], rows: frozenset[str], kept: frozenset[str]
+) -> dict[str, float | str]:
+    """The state without the row-named entries ("dual.<row>") of the rows not kept."""
+    return {key: value for key, value in state.items()
+            if key.partition(".")[2] not in rows or key.partition(".")[2] in kept}  # fmt: skip
 
 
 def _exact_record(
     problem: Problem, params, iteration: int, seconds: float, state: Mapping[str, float | str]
 ) -> IterationRecord:
-    """Exact metrics on train and validation and, under a constraint, the KKT measure on the
-    training data (paper 001's common stationarity measure, `engine.solvers.kkt`) with the
-    solver's duals when it has them, the least-squares multipliers otherwise."""
+    """Exact metrics on train and validation and, under a constraint, each row with the exact
+    indicator (or loss) in place of the surrogate on the training data ("train.row.<row>", κ
+    subtracted, the `RECORDED_ROWS` largest; spec 001 §5: surrogate feasibility is not true
+    feasibility) and the KKT measure there (paper 001's common stationarity measure,
+    `engine.solvers.kkt`) with the solver's duals when it has them, the least-squares
+    multipliers otherwise."""
     values = _flatten(problem.report(params, splits=("train", "val")))
     if problem.constraint is not None:
+        rows = problem.bound.exact_rows(problem.scores(params), aux_tensors(params))
+        kept = np.sort(np.argsort(-rows, kind="stable")[:RECORDED_ROWS])
+        values |= {f"train.row.{problem.bound.rows[r]}": float(rows[r]) for r in kept}
         terms = kkt_terms(problem, params, multipliers_from_state(problem, state))
         values |= {f"train.{name}": value for name, value in terms.state().items()}
     return IterationRecord(iteration=iteration, seconds=seconds, kind="exact", values=values)
@@ -217,9 +240,8 @@ def _split_constraints(problem: Problem) -> dict[str, BoundConstraint | None]:
 def _bound_on(problem: Problem, split: str) -> BoundConstraint | None:
     if problem.constraint is None:
         return None
-    part = problem.data.split(split)
     try:
-        return problem.bound.with_ids(part.groups, part.y)
+        return problem.constraint_on(split)
     except UserError:  # a group without rows in this split
         return None
 

@@ -5,6 +5,13 @@ The constraint family supplies f_i = f_i⁺ − f_i⁻ with both parts convex in
 linear model they are convex in the parameters. Each outer iteration freezes f_i⁻ and a
 subgradient at (w^k, θ^k) (eq. 32), so the subproblem's constraints g_i ≥ f_i are convex inner
 approximations: every iterate that satisfies them satisfies the surrogate constraints too.
+
+Oracle counts (paper 001 spec §5, `engine.oracles.OracleCounts`), those of the inner solver and of
+the outer linearisations: each inner step scores every training row and evaluates the
+subproblem's rows once (f⁺ at v with f⁻ frozen), then takes one gradient, of g0 on an objective
+step or of the worst row on a constraint step; each outer iteration, the first at w⁰ included,
+scores every row and evaluates f⁻ and its Jacobian, m constraint gradients (eq. 32). The
+compiled steps count the same as the generic ones.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import torch
 
 from engine.models import Params
 from engine.objectives import LogisticLoss
+from engine.oracles import OracleCounts
 from engine.problem import Problem
 from engine.solvers.base import Snapshot, Solver, StepInfo
 from engine.solvers.catalogue.paper003 import IDCAConfig
@@ -54,6 +62,7 @@ class IDCA(Solver):
         self.outer, self.inner, self.total = 0, 0, 0
         self.unchanged = 0
         self.objective = problem.loss(self.design.matvec(w))  # latest g0 computed
+        self.counts = OracleCounts()
         self._snapshots: list[Snapshot] = []
         self._ramp_psp = self._compiled_steps_data() if config.compiled else None
         self._start_outer(w, theta)
@@ -77,6 +86,7 @@ class IDCA(Solver):
             minus, d_w, d_theta, h = linear.value, linear.d_w, linear.d_theta, linear.scores
         else:
             minus, d_w, d_theta, h = self._minus_linearization(w, theta)
+        self.counts.tally(len(h), constraint_values=1, constraint_gradients=len(minus))
         self.sub = _Subproblem(
             w=w.copy(), theta=theta.copy(), minus=minus, d_w=d_w, d_theta=d_theta,
             objective=self.problem.loss(h),
@@ -149,6 +159,10 @@ class IDCA(Solver):
         if result.best_objective < self.best[0]:
             self.best = (result.best_objective, best_v, best_theta)
         self.objective = result.objective
+        self.counts.tally(len(self._ramp_psp.zeta) * result.steps,
+                          objective_gradients=result.objective_steps,
+                          constraint_values=result.steps,
+                          constraint_gradients=result.steps - result.objective_steps)  # fmt: skip
         self.inner += result.steps
         self.total += result.steps
         branch = "objective" if result.branch == 1 else "constraint"
@@ -186,6 +200,12 @@ class IDCA(Solver):
             if "theta" in row.d_aux:
                 d_th = d_th + row.d_aux["theta"].numpy()
             numerator = violation
+        self.counts.tally(
+            len(h),
+            objective_gradients=int(branch == "objective"),
+            constraint_values=1,
+            constraint_gradients=int(branch == "constraint"),
+        )
         move = polyak_move(numerator, d_w @ d_w + d_th @ d_th, self.config.max_step)
         self.v = self.v - move.scale * d_w
         self.theta = self.theta - move.scale * d_th
@@ -204,7 +224,8 @@ class IDCA(Solver):
             iterations=steps,
             objective=float("nan") if diverged else self.objective,
             state={"outer": self.outer, "inner": self.inner, "branch": branch,
-                   "subproblem_violation": float(violation), "step": float(scale)},
+                   "subproblem_violation": float(violation), "step": float(scale)}
+                  | self.counts.state(len(self.problem.data.train)),
             done=stop is not None,
             reason=stop.text if stop else "",
             stop=stop.code if stop else StopCode.CONVERGED,

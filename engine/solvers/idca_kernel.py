@@ -96,7 +96,8 @@ def ramp_psp_minus_linearization(
 @dataclass
 class StepsResult:
     """The last of the steps taken: `branch` 1 objective / 0 constraint, its worst subproblem
-    row value g_i(v) and step scale; `objective` is the latest g0 computed."""
+    row value g_i(v) and step scale; `objective` is the latest g0 computed. `objective_steps`
+    of the `steps` were objective steps (for the oracle counts)."""
 
     steps: int
     stationary: bool
@@ -105,6 +106,7 @@ class StepsResult:
     violation: float
     scale: float
     branch: int
+    objective_steps: int
 
 
 def ramp_psp_steps(
@@ -128,8 +130,9 @@ def ramp_psp_steps(
         problem.temperature, v, theta, center[0], center[1],
         *linearization, best[1], best[2], best[0], objective, epsilon, mu, max_step, steps,
     )  # fmt: skip
-    done, stationary, objective, best_objective, violation, scale, branch = out
-    return StepsResult(done, bool(stationary), objective, best_objective, violation, scale, branch)
+    done, stationary, objective, best_objective, violation, scale, branch, objective_steps = out
+    return StepsResult(done, bool(stationary), objective, best_objective, violation, scale, branch,
+                       objective_steps)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
@@ -190,7 +193,7 @@ def _steps(
     d_w = np.empty(d)
     d_theta = np.empty(n_grid)
     g = np.empty(m)
-    violation, scale, branch = np.nan, 0.0, 0
+    violation, scale, branch, objective_steps = np.nan, 0.0, 0, 0
     inverse_n = 1.0 / n
     for step in range(steps):
         # scores and the ramp means: σ^±((h − θ_p)/τ) = max{h − (θ_p ∓ τ/2), 0}/τ
@@ -228,13 +231,14 @@ def _steps(
             plus = means[k, n_grid + p] if side == 0 else means[k, p]
             g[r] = plus / tau - (minus[r] + minus_dw[r] @ dv + minus_dtheta[r] @ dth) + proximal
             if not np.isfinite(g[r]):
-                return step, False, np.nan, best_objective, np.nan, 0.0, 0
+                return step, False, np.nan, best_objective, np.nan, 0.0, 0, objective_steps
         worst = np.argmax(g >= g.max() - TIE_TOLERANCE)  # as `switching.worst_row`
         violation = g[worst]
         block_grad[:] = 0.0
         if violation <= epsilon:  # objective step: logistic loss and X̃ᵀ∇f0 in one pass
             # (engine.objectives.LogisticLoss.value_and_grad, inlined: numba cannot call it)
             branch = 1
+            objective_steps += 1
             loss = 0.0
             for i in range(n):  # ln(1 + exp(z)) = max(z, 0) + ln(1 + e), e = exp(−|z|) ≤ 1
                 z = -zeta[i] * h[i]
@@ -272,13 +276,14 @@ def _steps(
             numerator = violation
         norm_squared = d_w @ d_w + d_theta @ d_theta
         if norm_squared < TINY_NORM_SQUARED:  # spec 003 §6.2.3: a zero direction
-            return step + 1, True, objective, best_objective, violation, 0.0, branch
+            return (step + 1, True, objective, best_objective, violation, 0.0, branch,
+                    objective_steps)  # fmt: skip
         scale = numerator / norm_squared
         if scale * np.sqrt(norm_squared) > max_step:
             scale = max_step / np.sqrt(norm_squared)
         v -= scale * d_w
         theta -= scale * d_theta
-    return steps, False, objective, best_objective, violation, scale, branch
+    return steps, False, objective, best_objective, violation, scale, branch, objective_steps
 
 
 @njit(cache=True, nogil=True)

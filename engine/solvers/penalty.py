@@ -6,6 +6,11 @@
 with s_k = mean_k σ(h − θ̂). σ, τ, I = [α, β) and the grid Î are those of the run's pSP / pDP
 constraint; its κ plays no part in the penalty (it still sets the "inside" grid and the logged
 surrogate rows). The step is constant and the last iterate is reported (G.4.2).
+
+Oracle counts (paper 001 spec §5, `engine.oracles.OracleCounts`): a step scores every training
+row and takes the gradient of f0 (one objective gradient), evaluates the penalised rates of every
+group (one constraint evaluation) and a subgradient of the worst term (one vector–Jacobian
+product: one constraint gradient).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import torch
 
 from engine.errors import UserError
 from engine.models import Params
+from engine.oracles import OracleCounts
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.paper003 import PenaltyConfig
@@ -49,6 +55,7 @@ class Penalty(Solver):
         aux = self.bound.aux_init(torch.from_numpy(self.design.matvec(self.w)))
         self.theta = aux["theta"].numpy().copy() if self.psp else np.zeros(0)
         self.t = 0
+        self.counts = OracleCounts()
 
     def penalty(self, h: np.ndarray, theta: np.ndarray) -> PenaltyValue:
         """(114) or (119) at scores h (and θ for pSP), with a subgradient of the worst term."""
@@ -98,6 +105,8 @@ class Penalty(Solver):
         h = self.design.matvec(self.w)
         loss, loss_grad = self.problem.loss_and_grad_scores(h)
         pen = self.penalty(h, self.theta)
+        self.counts.tally(len(h), objective_gradients=1, constraint_values=1,
+                          constraint_gradients=1)  # fmt: skip
         d_w = self.design.rmatvec(loss_grad + pen.d_scores)
         eta = self.config.step
         self.w = self.w - eta * d_w
@@ -107,7 +116,7 @@ class Penalty(Solver):
         return StepInfo(
             iterations=1,
             objective=loss + pen.value,
-            state={"f0": loss, "penalty": pen.value, "step": eta},
+            state={"f0": loss, "penalty": pen.value, "step": eta} | self.counts.state(len(h)),
             done=done,
             reason=f"all {self.t} iterations done" if done else "",
             stop=StopCode.ITERATION_CAP,

@@ -33,52 +33,13 @@ k + 1's θ-step. Draws: the model seed, then the sampler's passes, ζ_0 at the s
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from engine.oracles import WEIGHTS, MinibatchOracles
 from engine.problem import Problem
 from engine.solvers.catalogue.p001_plada import PLADAConfig
+from engine.solvers.full_data import FullData
 from engine.solvers.minibatch import MinibatchSolver
 from engine.variables import Box, Kind
-
-Direction = Callable[[np.ndarray], np.ndarray]  # λ ↦ a gradient in x
-
-
-class FullData:
-    """F, G and λ ↦ ∇F + J_Gᵀλ at a point, on all training rows, from one forward pass of the
-    model and one backward pass per direction. `MinibatchOracles` would copy the rows of X and
-    run one pass for F and another for G; this computes the same values (tests hold them equal)
-    and counts them in the oracles' counts as those calls would be counted."""
-
-    def __init__(self, oracles: MinibatchOracles, problem: Problem) -> None:
-        self.oracles, self.problem = oracles, problem
-        train = problem.data.train
-        self.y = train.y
-        self.rows = problem.bound.batch_rows(train.groups, train.y)  # bound to the rows once
-
-    def linearise(self, x: np.ndarray) -> tuple[float, np.ndarray, Direction]:
-        """F(x), G(x) and λ ↦ ∇F(x) + J_G(x)ᵀλ."""
-        oracles, counts = self.oracles, self.oracles.counts
-        w = x[oracles.layout[WEIGHTS]]
-        h, tape = oracles.network.forward(w, oracles.X)
-        loss, d_loss = self.problem.objective.value_and_grad(h, self.y)
-        values, pullback = self.rows.linearise(h, oracles.aux(x))
-        counts.samples += len(h)
-        counts.objective_gradients += 1
-        counts.constraint_values += 1
-
-        def direction(lam: np.ndarray) -> np.ndarray:
-            counts.constraint_gradients += 1
-            d_h, d_aux = pullback(lam)
-            grad = np.zeros(oracles.layout.size)
-            grad[oracles.layout[WEIGHTS]] = oracles.network.backward(w, tape, d_loss + d_h)
-            for name, value in d_aux.items():
-                grad[oracles.layout[f"aux.{name}"]] = np.ravel(value)
-            return grad
-
-        return loss, values, direction
 
 
 class PLADA(MinibatchSolver):

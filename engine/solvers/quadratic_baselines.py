@@ -11,6 +11,12 @@ Each projection is a convex QCQP, compiled once by cvxpy with the point to proje
 parameter and solved by Clarabel. Because r_i = −κ < 0, w = 0 is strictly feasible, and a
 projection that overshoots a constraint by the solver's tolerance is pulled back towards 0 along
 the segment (convexity keeps that exactly feasible), so every iterate satisfies the rows.
+
+Oracle counts (paper 001 spec §5, `engine.oracles.OracleCounts`): a step takes the gradient of f0
+over all training rows (one objective gradient), then f0 at the new iterate for the stopping
+rule (another pass over the rows); the projection works on the precomputed quadratic forms, not
+the data, and counts as one constraint evaluation (the rows at the point to project) with no
+constraint gradient.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.models import Params
+from engine.oracles import OracleCounts
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.paper003 import QuadraticConfig
@@ -91,6 +98,7 @@ class QuadraticBaseline(Solver):
         self.w = problem.init_params()["w"]  # w⁰ = 0, strictly feasible (G.3.2)
         self.f0 = problem.loss(self.design.matvec(self.w))
         self.k = 0
+        self.counts = OracleCounts()
 
     def _lipschitz(self) -> float:
         """λ_max(X̃ᵀX̃)/(4n): ∇f0 of the mean logistic loss is Lipschitz with this constant."""
@@ -102,14 +110,18 @@ class QuadraticBaseline(Solver):
         z = self.w - self.eta * self.design.rmatvec(loss_grad)
         w, how = self.projection(z)
         self.k += 1
+        n = len(loss_grad)
+        self.counts.tally(n, objective_gradients=1, constraint_values=1)
         if how.startswith("failed"):
             return StepInfo(
-                iterations=1, objective=self.f0, state={"step": self.eta, "projection": how},
+                iterations=1, objective=self.f0,
+                state={"step": self.eta, "projection": how} | self.counts.state(n),
                 done=True, reason=f"projection {how} at iteration {self.k}; kept w^{self.k - 1}",
                 stop=StopCode.STEP_FAILED,
             )  # fmt: skip
         previous, self.w = self.f0, w
         self.f0 = self.problem.loss(self.design.matvec(w))
+        self.counts.tally(n)
         change = abs(self.f0 - previous)
         reason, stop = "", StopCode.CONVERGED
         if change < self.config.tolerance:
@@ -121,7 +133,7 @@ class QuadraticBaseline(Solver):
             objective=self.f0,
             state={"step": self.eta, "projection": how,
                    "violation_before": float(self.rows.values(z).max()),
-                   "max_row": float(self.rows.values(w).max())},
+                   "max_row": float(self.rows.values(w).max())} | self.counts.state(n),
             done=bool(reason),
             reason=reason,
             stop=stop,

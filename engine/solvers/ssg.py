@@ -1,6 +1,11 @@
 """Switching subgradient applied directly to the non-convex surrogate problem (paper 003, Alg. 3,
 App. G.7): Alg. 2 with (g0, g, ε) replaced by (f0, max_i f_i, ε_t). It has no convergence
-guarantee; the paper uses it to show what IDCA's convex inner approximations buy."""
+guarantee; the paper uses it to show what IDCA's convex inner approximations buy.
+
+Oracle counts (paper 001 spec §5, `engine.oracles.OracleCounts`): a step scores every training
+row and evaluates the surrogate rows once, then takes one gradient, of f0 on an objective step or
+of the worst row on a constraint step.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import numpy as np
 import torch
 
 from engine.models import Params
+from engine.oracles import OracleCounts
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.paper003 import SSGConfig
@@ -26,6 +32,7 @@ class SwitchingSubgradient(Solver):
         self.aux = {k: v.numpy().copy() for k, v in aux.items()}
         self.t = 0
         self.best: tuple[float, Params] | None = None
+        self.counts = OracleCounts()
 
     def _tolerance(self) -> float:
         if self.config.tolerance == "static":
@@ -51,6 +58,12 @@ class SwitchingSubgradient(Solver):
             d_w = self.design.rmatvec(scores.grad.numpy())
             d_aux = {k: v.grad.numpy() for k, v in aux.items() if v.grad is not None}
             numerator = violation
+        self.counts.tally(
+            len(h),
+            objective_gradients=int(branch == "objective"),
+            constraint_values=1,
+            constraint_gradients=int(branch == "constraint"),
+        )
         norm_squared = d_w @ d_w + sum(d @ d for d in d_aux.values())
         move = polyak_move(numerator, norm_squared, self.config.max_step)
         self.w = self.w - move.scale * d_w
@@ -64,7 +77,7 @@ class SwitchingSubgradient(Solver):
             iterations=1,
             objective=loss,
             state={"branch": branch, "epsilon": epsilon, "violation": violation,
-                   "step": float(move.scale)},
+                   "step": float(move.scale)} | self.counts.state(len(h)),
             done=done,
             reason=reason if done else "",
             stop=stop,

@@ -1,13 +1,17 @@
-"""Unconstrained logistic regression (or MLP): the reference point of every frontier."""
+"""Unconstrained logistic regression (or MLP): the reference point of every frontier.
+
+Oracle counts (paper 001 spec §5, `engine.oracles.OracleCounts`): every evaluation of f0 comes
+with its gradient over all training rows, so it counts one objective gradient and one data pass;
+L-BFGS's line search makes one or more per iteration.
+"""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import torch
 
 from engine.models import Params
+from engine.oracles import OracleCounts
 from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.paper003 import UnconstrainedConfig
 from engine.status import StopCode
@@ -34,7 +38,7 @@ class Unconstrained(Solver):
             tolerance_change=config.tolerance, history_size=10, line_search_fn="strong_wolfe",
         )  # fmt: skip
         self.done_iterations = 0
-        self.value = math.inf
+        self.counts = OracleCounts()
 
     def _value_and_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         problem, l2 = self.problem, self.config.l2
@@ -45,6 +49,7 @@ class Unconstrained(Solver):
             h, tape = self.network.forward(x, problem.features("train"))
             loss, grad_h = problem.loss_and_grad_scores(h)
             grad = self.network.backward(x, tape, grad_h)
+        self.counts.tally(len(grad_h), objective_gradients=1)
         return loss + 0.5 * l2 * x @ x, grad + l2 * x
 
     def _closure(self) -> torch.Tensor:
@@ -75,7 +80,8 @@ class Unconstrained(Solver):
         return StepInfo(
             iterations=taken,
             objective=float(value),
-            state={"gradient_norm": float(np.linalg.norm(grad))},
+            state={"gradient_norm": float(np.linalg.norm(grad))}
+            | self.counts.state(len(self.problem.data.train)),
             done=converged or capped,
             reason="L-BFGS converged" if converged else "L-BFGS iteration limit reached",
             stop=StopCode.CONVERGED if converged else StopCode.ITERATION_CAP,

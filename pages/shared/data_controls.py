@@ -15,6 +15,7 @@ from engine.data.paths import acs_root
 from engine.data.prepare import PrepareOptions
 from engine.data.prepared import Prepared
 from engine.data.sources import DataSpec, load_prepared
+from engine.data.subgroups import SubgroupSpec
 from engine.data.uploads import save_upload
 from engine.errors import UserError
 from pages.shared.state import initial, remember
@@ -132,16 +133,37 @@ def _grouping(candidates: tuple[str, ...], kind: str) -> PrepareOptions:
         k = int(st.number_input("Groups kept (top-k)", 1, 20, key="top_k"))
         min_size = int(st.number_input("Minimum group size", 1, 10_000, key="min_size"))
         seed = int(st.number_input("Split seed", 0, 10_000, key="seed"))
+        subgroups = _subgroups(candidates, kind)
     if not attributes:
         raise UserError("choose a protected attribute")
-    return _options(attributes, mode, k, min_size, seed)
+    return _options(attributes, mode, k, min_size, seed, subgroups)
 
 
-def _options(attributes, mode: str, k: int, min_size: int, seed: int) -> PrepareOptions:
+def _subgroups(candidates: tuple[str, ...], kind: str) -> SubgroupSpec | None:
+    """Overlapping subgroups for the intersectional hinge (paper 001 §5.3): thresholds on
+    numeric protected columns, e.g. Communities and Crime's shares of residents."""
+    key = f"subgroups_{kind}"
+    initial(key, [])
+    initial("subgroup_thresholds", 10, int)
+    columns = st.multiselect(
+        "Overlapping subgroups (intersectional hinge)", candidates, key=key,
+        help="Rows whose every chosen numeric column is at least one of its quantile thresholds, "
+        "kept above 1 % of the training rows: one constraint row each (paper 001, §5.3).",
+    )  # fmt: skip
+    thresholds = int(st.number_input("Thresholds per subgroup column", 2, 20,
+                                     key="subgroup_thresholds"))  # fmt: skip
+    remember(key, "subgroup_thresholds")
+    return SubgroupSpec(tuple(columns), thresholds) if columns else None
+
+
+def _options(
+    attributes, mode: str, k: int, min_size: int, seed: int, subgroups: SubgroupSpec | None = None
+) -> PrepareOptions:
     return PrepareOptions(
         grouping=tuple(GroupingSpec(a, mode, k=k) for a in attributes),
         min_group_size=min_size,
         seed=seed,
+        subgroups=subgroups,
     )
 
 

@@ -82,8 +82,8 @@ def status_line(store: Store, run_ids: list[str], family: str | None = None) -> 
 
 def trajectories(store: Store, run_ids: list[str], family: str | None, x: str) -> None:
     """The runs' trajectories so far, one column per run over its own span, against `x`
-    ("iteration" or "seconds"); empty panels while they are queued or starting, so that the
-    chart is ready to draw the first point as soon as it is recorded."""
+    (one of `plots.TRAJECTORY_AXES`); empty panels while they are queued or starting, so that
+    the chart is ready to draw the first point as soon as it is recorded."""
     rows = [store.run(r) for r in run_ids]
     # a finished run's trajectory never changes: key the cache on how far each run has got
     progress = tuple((r.id, r.status, r.finished, store.progress(r.id)[0]) for r in rows)
@@ -92,14 +92,15 @@ def trajectories(store: Store, run_ids: list[str], family: str | None, x: str) -
 
 
 def trajectory_axis(key: str = "trajectory_x") -> str:
-    """The trajectories' horizontal axis, chosen by the user: iterations, solver seconds or
-    data passes."""
+    """The trajectories' horizontal axis, chosen by the user: iterations, solver seconds, data
+    passes or oracle calls (`plots.TRAJECTORY_AXES`)."""
     if key not in st.session_state:
         st.session_state[key] = "iteration"
     choice = st.segmented_control("Trajectories against", list(plots.TRAJECTORY_AXES), key=key,
-                                  help="data passes: rows whose scores a minibatch solver "
-                                  "computed, over the training rows (full-batch solvers count "
-                                  "none)")  # fmt: skip
+                                  help="data passes: rows whose scores the solver computed, over "
+                                  "the training rows. oracle calls: gradients of the objective "
+                                  "and of the constraint rows the solver evaluated (paper 001 "
+                                  "counts them because methods differ in cost per iteration).")  # fmt: skip
     return choice or "iteration"
 
 

@@ -6,6 +6,7 @@ the named rows g(scores, aux) ≤ 0 and whose `exact` returns the metric the row
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from abc import ABC, abstractmethod
@@ -16,6 +17,7 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 import torch
+from scipy import sparse
 from torch import Tensor
 
 from engine.data.group_checks import rank_band_problem
@@ -40,6 +42,24 @@ def _py(value: Any) -> Any:
 
 
 @dataclass(frozen=True, eq=False)
+class Members:
+    """Membership of the samples in overlapping subgroups (`engine.data.subgroups`): a sparse
+    0/1 matrix, samples × subgroups, and the subgroups' names. Only a family that constrains
+    subgroups reads it (paper 001's intersectional hinge); the others use the groups."""
+
+    matrix: sparse.csr_matrix
+    names: tuple[str, ...]
+    features: np.ndarray  # subgroups × features describing each (its thresholds' levels)
+
+    def on(self, matrix: sparse.csr_matrix) -> Members:
+        """Other samples' membership of the same subgroups."""
+        if matrix.shape[1] != len(self.names):
+            raise UserError(f"Expected membership of {len(self.names)} subgroups, got "
+                            f"{matrix.shape[1]}.")  # fmt: skip
+        return Members(sparse.csr_matrix(matrix), self.names, self.features)
+
+
+@dataclass(frozen=True, eq=False)
 class GroupData:
     """Group membership (and labels, when given) of the samples a constraint is bound to.
 
@@ -52,6 +72,7 @@ class GroupData:
     codes: np.ndarray
     positive: np.ndarray | None
     index: tuple[Tensor, ...]
+    members: Members | None = None
 
     @property
     def n(self) -> int:
@@ -114,17 +135,22 @@ class GroupData:
         ids: np.ndarray,
         keys: tuple[Any, ...],
         y: Sequence[Any] | np.ndarray | None = None,
+        members: Members | None = None,
     ) -> GroupData:
         """Samples whose groups are already the integers 0..len(keys)−1 (the prepared data's
         group ids, `keys` their names): no value is looked up, so a minibatch costs an index
-        per group, not a dictionary look-up per row."""
+        per group, not a dictionary look-up per row. `members`: their subgroups, if any."""
         codes = np.asarray(ids)
         if codes.ndim != 1 or codes.size == 0 or codes.dtype.kind not in "iu":
             raise UserError("Group ids must be a non-empty one-dimensional array of integers.")
         if codes.min() < 0 or codes.max() >= len(keys):
             raise UserError(f"Group ids must lie in 0..{len(keys) - 1}; got {codes.min()} to "
                             f"{codes.max()}.")  # fmt: skip
-        return cls._coded(tuple(keys), codes.astype(np.int64, copy=False), y)
+        if members is not None and members.matrix.shape[0] != codes.size:
+            raise UserError(f"Subgroup membership has {members.matrix.shape[0]} rows for "
+                            f"{codes.size} samples.")  # fmt: skip
+        data = cls._coded(tuple(keys), codes.astype(np.int64, copy=False), y)
+        return data if members is None else dataclasses.replace(data, members=members)
 
     @classmethod
     def _coded(
@@ -308,10 +334,12 @@ class BoundConstraint(ABC):
         ids: np.ndarray,
         names: Sequence[str],
         y: Sequence[Any] | np.ndarray | None = None,
+        members: Members | None = None,
     ) -> Self:
-        """`bind` for samples whose groups are integer ids 0..G−1 named by `names`."""
+        """`bind` for samples whose groups are integer ids 0..G−1 named by `names` (and, for a
+        family that constrains subgroups, their `members`hip of overlapping subgroups)."""
         cls._check_spec(spec, y)
-        return cls._bound(spec, GroupData.from_ids(ids, tuple(names), y))
+        return cls._bound(spec, GroupData.from_ids(ids, tuple(names), y, members))
 
     @classmethod
     def _check_spec(cls, spec: ConstraintSpec, y: Sequence[Any] | np.ndarray | None) -> None:
@@ -343,17 +371,35 @@ class BoundConstraint(ABC):
             raise UserError(f"The {self.family} constraint needs the labels y.")
         return self._on(GroupData.encode(groups, y, vocabulary=self.data.keys))
 
-    def with_ids(self, ids: np.ndarray, y: Sequence[Any] | np.ndarray | None = None) -> Self:
+    def with_ids(
+        self,
+        ids: np.ndarray,
+        y: Sequence[Any] | np.ndarray | None = None,
+        members: sparse.csr_matrix | None = None,
+    ) -> Self:
         """`with_batch` for samples whose groups are the integer ids this constraint was bound
-        to with `bind_ids` (a minibatch of the prepared data)."""
+        to with `bind_ids` (a minibatch of the prepared data); `members`: their rows of the
+        subgroup membership matrix, needed when the constraint was bound with one."""
         if self.needs_labels and y is None:
             raise UserError(f"The {self.family} constraint needs the labels y.")
-        return self._on(GroupData.from_ids(ids, self.data.keys, y))
+        return self._on(GroupData.from_ids(ids, self.data.keys, y, self._members_of(members)))
 
-    def batch_rows(self, ids: np.ndarray, y: np.ndarray | None = None) -> BatchRows:
-        """The rows on a minibatch (group ids and labels of its samples, as `with_ids` takes
-        them) as numpy functions of the scores, with vector–Jacobian products."""
-        return AutogradRows(self.with_ids(ids, y))
+    def _members_of(self, matrix: sparse.csr_matrix | None) -> Members | None:
+        bound = self.data.members
+        if bound is None:
+            return None
+        if matrix is None:
+            raise UserError(f"The {self.family} constraint was bound to subgroups: give the "
+                            "samples' subgroup membership too.")  # fmt: skip
+        return bound.on(matrix)
+
+    def batch_rows(
+        self, ids: np.ndarray, y: np.ndarray | None = None, members: sparse.csr_matrix | None = None
+    ) -> BatchRows:
+        """The rows on a minibatch (group ids, labels and subgroup membership of its samples,
+        as `with_ids` takes them) as numpy functions of the scores, with vector–Jacobian
+        products."""
+        return AutogradRows(self.with_ids(ids, y, members))
 
     def _on(self, data: GroupData) -> Self:
         self._check_batch(data)
@@ -403,6 +449,12 @@ class BoundConstraint(ABC):
     def dc(self) -> DCParts | None:
         """Convex parts (f⁺, f⁻) with f⁺ − f⁻ = surrogate, or None if the family has none."""
         return None
+
+    def row_features(self) -> np.ndarray:
+        """A feature vector per row (rows × features), what a Lagrange-multiplier model maps to
+        the row's multiplier (Narasimhan et al. 2020): a one-hot code of the row unless the
+        family describes its rows better."""
+        return np.eye(self.m)
 
     def named(self, values: Tensor | np.ndarray) -> dict[str, float]:
         """Row values keyed by row name."""

@@ -124,8 +124,10 @@ class GroupLossGap(BoundConstraint):
         ("all"), with Σ_v over the labels for equalised odds: the largest row plus δ."""
         return float(np.max(self._weights @ self._exact_losses(scores)))
 
-    def batch_rows(self, ids: np.ndarray, y: np.ndarray | None = None) -> GroupLossRows:
-        """The rows in closed form on a batch (affine in the cell losses)."""
+    def batch_rows(
+        self, ids: np.ndarray, y: np.ndarray | None = None, members: object = None
+    ) -> GroupLossRows:
+        """The rows in closed form on a batch (affine in the cell losses; subgroups unused)."""
         positive = None if y is None else np.asarray(y) == 1
         if positive is not None:
             cells, share, sizes = cell_shares(ids, positive, self.condition, len(self.data.keys))

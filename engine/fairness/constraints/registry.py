@@ -11,7 +11,7 @@ import numpy as np
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_entry
 
-from .base import BoundConstraint
+from .base import BoundConstraint, Members
 
 
 def family(name: str) -> type[BoundConstraint]:
@@ -35,6 +35,8 @@ def bind_ids(
     ids: np.ndarray,
     names: Sequence[str],
     y: Sequence[Any] | np.ndarray | None = None,
+    members: Members | None = None,
 ) -> BoundConstraint:
-    """`bind` for samples whose groups are integer ids 0..G−1 named by `names`."""
-    return family(spec.family).bind_ids(spec, ids=ids, names=names, y=y)
+    """`bind` for samples whose groups are integer ids 0..G−1 named by `names` (with their
+    subgroup `members`hip, for a family that constrains subgroups)."""
+    return family(spec.family).bind_ids(spec, ids=ids, names=names, y=y, members=members)

@@ -11,6 +11,8 @@ from engine.solvers.catalogue import (
     p000_ghost,
     p000_penalties,
     p000_ssw,
+    p001_baselines,
+    p001_multiplier,
     p001_plada,
     paper000,
     paper003,
@@ -28,6 +30,8 @@ CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
             p000_penalties,
             p000_ghost,
             p001_plada,
+            p001_baselines,
+            p001_multiplier,
         )
         for card in module.CARDS
     }  # fmt: skip

@@ -1,0 +1,122 @@
+"""Paper 001's comparison (§5.1–5.2, Figs. 1–2): PLADA against SSG, IPP-SSG and IPP-ConEx on
+logistic regression under the sigmoid DP (15) and EO (17) constraints, at equal solver time, on
+the classic data sets, with every measure from one run of each.
+
+For each data set, constraint and solver, one run of `--seconds` solver seconds (the driver's
+clock, paused while records and exact metrics are computed; one BLAS thread), then from its
+records: the final training loss, the final largest surrogate row (the violation, ≤ 0 is
+feasible), the last common KKT measure (spec 001 §5, on the training data), the exact test gap,
+the test accuracy, the solver seconds to the first surrogate-feasible record (— if none),
+oracle calls (gradient evaluations) and iterations. The last columns are each solver's ratios to
+PLADA measured in the same run: time to feasible and final KKT (below 1: the solver is faster or
+more stationary than PLADA). Paper 001 claims PLADA is best on all three measures, most clearly
+on EO.
+
+    .venv/bin/python bench/paper001_traces.py [--seconds 20] [--data adult compas law]
+        [--constraints DP EO] [--solvers plada ssg_hl ipp_ssg ipp_conex] [--kappa 0.02]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # spec 001 §5: pin BLAS threads for CPU time
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.cli import build_parser  # noqa: E402
+from engine.cli.run_commands import run_spec_from_args  # noqa: E402
+from engine.data.sources import load_prepared  # noqa: E402
+from engine.errors import UserError  # noqa: E402
+from engine.problem import Problem  # noqa: E402
+from engine.solvers import Budget, solve  # noqa: E402
+
+SOLVERS = ("plada", "ssg_hl", "ipp_ssg", "ipp_conex")
+PASSES = ("oracle.objective_gradients", "oracle.constraint_gradients")
+
+
+def build_problem(data: str, constraint: str, kappa: float) -> Problem:
+    """The problem `python -m engine run --data DATA --constraint C --kappa K` builds (the data
+    set's default label and protected attribute; the sigmoid surrogate of paper 001)."""
+    argv = ["run", "--data", data, "--constraint", constraint.lower(), "--kappa", str(kappa),
+            "--surrogate", "sigmoid"]  # fmt: skip
+    spec = run_spec_from_args(build_parser().parse_args(argv))
+    return Problem(load_prepared(spec.data, spec.prepare), spec.model, spec.constraint,
+                   interval=spec.interval)  # fmt: skip
+
+
+def measure(problem: Problem, solver: str, seconds: float) -> dict[str, float]:
+    solution = solve(problem, solver, budget=Budget(max_seconds=seconds), seed=0)
+    records = solution.trajectory
+    surrogate = [r for r in records if r.kind == "surrogate"]
+    exact = [r for r in records if r.kind == "exact" and "train.kkt" in r.values]
+    feasible = next((r.seconds for r in surrogate
+                     if r.max_violation is not None and r.max_violation <= 0), math.nan)  # fmt: skip
+    state = surrogate[-1].state if surrogate else {}
+    return {
+        "loss": solution.metrics["train"]["loss"],
+        "violation": surrogate[-1].max_violation if surrogate else math.nan,
+        "kkt": exact[-1].values["train.kkt"] if exact else math.nan,
+        "test_gap": solution.metrics["test"]["constraint"],
+        "test_accuracy": solution.metrics["test"]["accuracy"],
+        "to_feasible": feasible,
+        "oracle_calls": sum(float(state.get(k, 0.0)) for k in PASSES),
+        "iterations": float(solution.iterations),
+    }
+
+
+def _cell(value: float, form: str) -> str:
+    return "—" if value is None or not math.isfinite(value) else format(value, form)
+
+
+def report(rows: list[tuple[str, str, str, dict[str, float]]]) -> None:
+    header = (f"{'data':8} {'gap':4} {'solver':10} {'loss':>7} {'viol':>8} {'KKT':>8} "
+              f"{'test gap':>8} {'test acc':>8} {'feas. s':>8} {'oracles':>9} {'iters':>8} "
+              f"{'feas./PLADA':>11} {'KKT/PLADA':>9}")  # fmt: skip
+    print(header)
+    print("-" * len(header))
+    base: dict[tuple[str, str], dict[str, float]] = {}
+    for data, gap, solver, m in rows:
+        if solver == "plada":
+            base[(data, gap)] = m
+        ref = base.get((data, gap), {})
+        feas_ratio = m["to_feasible"] / ref.get("to_feasible", math.nan)
+        kkt_ratio = m["kkt"] / ref.get("kkt", math.nan)
+        print(f"{data:8} {gap:4} {solver:10} {_cell(m['loss'], '7.4f')} "
+              f"{_cell(m['violation'], '8.4f')} {_cell(m['kkt'], '8.4f')} "
+              f"{_cell(m['test_gap'], '8.4f')} {_cell(m['test_accuracy'], '8.4f')} "
+              f"{_cell(m['to_feasible'], '8.2f')} {_cell(m['oracle_calls'], '9.0f')} "
+              f"{_cell(m['iterations'], '8.0f')} {_cell(feas_ratio, '11.2f')} "
+              f"{_cell(kkt_ratio, '9.2f')}")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--data", nargs="+", default=["adult", "compas", "law"])
+    parser.add_argument("--constraints", nargs="+", default=["DP", "EO"])
+    parser.add_argument("--solvers", nargs="+", default=list(SOLVERS))
+    parser.add_argument("--kappa", type=float, default=0.02)
+    args = parser.parse_args()
+    rows = []
+    for data in args.data:
+        for gap in args.constraints:
+            try:
+                problem = build_problem(data, gap, args.kappa)
+            except UserError as missing:
+                print(f"{data}: skipped ({missing})", file=sys.stderr)
+                break
+            for solver in args.solvers:
+                rows.append((data, gap, solver, measure(problem, solver, args.seconds)))
+                print(f"done: {data} {gap} {solver}", file=sys.stderr, flush=True)
+    print(f"\npaper 001 traces: {args.seconds:g} solver seconds per run, κ = {args.kappa:g}, "
+          "logistic regression, sigmoid surrogate\n")  # fmt: skip
+    report(rows)
+
+
+if __name__ == "__main__":
+    main()
