@@ -6,8 +6,10 @@ For each data set, constraint and solver, one run of `--seconds` solver seconds 
 clock, paused while records and exact metrics are computed; one BLAS thread), then from its
 records: the final training loss, the final largest surrogate row (the violation, ≤ 0 is
 feasible), the last common KKT measure (spec 001 §5, on the training data), the exact test gap,
-the test accuracy, the solver seconds to the first surrogate-feasible record (— if none),
-oracle calls (gradient evaluations) and iterations. The last columns are each solver's ratios to
+the test accuracy ("deg." when it is not above always predicting the majority class), the
+solver seconds after which every record is feasible to within `FEASIBLE` (— if the last is not;
+the start θ = 0 is itself feasible, so the first feasible record says nothing), oracle calls
+(gradient evaluations) and iterations. The last columns are each solver's ratios to
 PLADA measured in the same run: time to feasible and final KKT (below 1: the solver is faster or
 more stationary than PLADA). Paper 001 claims PLADA is best on all three measures, most clearly
 on EO.
@@ -36,6 +38,7 @@ from engine.problem import Problem  # noqa: E402
 from engine.solvers import Budget, solve  # noqa: E402
 
 SOLVERS = ("plada", "ssg_hl", "ipp_ssg", "ipp_conex")
+FEASIBLE = 1e-3  # the switching tolerance of ssg_hl and IPP-SSG: their outputs are held to it
 PASSES = ("oracle.objective_gradients", "oracle.constraint_gradients")
 
 
@@ -54,8 +57,11 @@ def measure(problem: Problem, solver: str, seconds: float) -> dict[str, float]:
     records = solution.trajectory
     surrogate = [r for r in records if r.kind == "surrogate"]
     exact = [r for r in records if r.kind == "exact" and "train.kkt" in r.values]
-    feasible = next((r.seconds for r in surrogate
-                     if r.max_violation is not None and r.max_violation <= 0), math.nan)  # fmt: skip
+    feasible = math.nan  # the first record of the feasible tail
+    for record in reversed(surrogate):
+        if record.max_violation is None or record.max_violation > FEASIBLE:
+            break
+        feasible = record.seconds
     state = surrogate[-1].state if surrogate else {}
     return {
         "loss": solution.metrics["train"]["loss"],
@@ -63,6 +69,7 @@ def measure(problem: Problem, solver: str, seconds: float) -> dict[str, float]:
         "kkt": exact[-1].values["train.kkt"] if exact else math.nan,
         "test_gap": solution.metrics["test"]["constraint"],
         "test_accuracy": solution.metrics["test"]["accuracy"],
+        "degenerate": solution.metrics["test"]["accuracy"] <= solution.metrics["test"]["majority"],
         "to_feasible": feasible,
         "oracle_calls": sum(float(state.get(k, 0.0)) for k in PASSES),
         "iterations": float(solution.iterations),
@@ -70,12 +77,14 @@ def measure(problem: Problem, solver: str, seconds: float) -> dict[str, float]:
 
 
 def _cell(value: float, form: str) -> str:
-    return "—" if value is None or not math.isfinite(value) else format(value, form)
+    """`value` in `form`, or a dash as wide."""
+    width = int(form.split(".")[0] or 0)
+    return "—".rjust(width) if value is None or not math.isfinite(value) else format(value, form)
 
 
 def report(rows: list[tuple[str, str, str, dict[str, float]]]) -> None:
     header = (f"{'data':8} {'gap':4} {'solver':10} {'loss':>7} {'viol':>8} {'KKT':>8} "
-              f"{'test gap':>8} {'test acc':>8} {'feas. s':>8} {'oracles':>9} {'iters':>8} "
+              f"{'test gap':>8} {'test acc':>8} {'deg.':>4} {'feas. s':>8} {'oracles':>9} {'iters':>8} "
               f"{'feas./PLADA':>11} {'KKT/PLADA':>9}")  # fmt: skip
     print(header)
     print("-" * len(header))
@@ -89,6 +98,7 @@ def report(rows: list[tuple[str, str, str, dict[str, float]]]) -> None:
         print(f"{data:8} {gap:4} {solver:10} {_cell(m['loss'], '7.4f')} "
               f"{_cell(m['violation'], '8.4f')} {_cell(m['kkt'], '8.4f')} "
               f"{_cell(m['test_gap'], '8.4f')} {_cell(m['test_accuracy'], '8.4f')} "
+              f"{'deg.' if m['degenerate'] else '':>4} "
               f"{_cell(m['to_feasible'], '8.2f')} {_cell(m['oracle_calls'], '9.0f')} "
               f"{_cell(m['iterations'], '8.0f')} {_cell(feas_ratio, '11.2f')} "
               f"{_cell(kkt_ratio, '9.2f')}")  # fmt: skip

@@ -81,7 +81,7 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
             submit(missing or specs, store, force=not missing, idle_exit=WARM_RUNNER_SECONDS)
         except UserError as error:
             st.error(str(error))
-    constraint_line.markdown(constraint_sentence(problem))
+    constraint_line.markdown(constraint_sentence(problem, prepared.subgroups))
     run_ids = [s.run_id for s in specs]
     known = [r for r in run_ids if _status(store, r) is not None]
     if not known:
@@ -91,7 +91,8 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
     if not charts:
         return  # the runs' views follow once the controls show
     _live(store, known, problem.family)
-    _results(store, known, prepared, problem, f"FairFront — {constraint_sentence(problem)}")
+    _results(store, known, prepared, problem,
+             f"FairFront — {constraint_sentence(problem, prepared.subgroups)}")  # fmt: skip
 
 
 def _status(store: Store, run_id: str) -> str | None:

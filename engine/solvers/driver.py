@@ -216,7 +216,11 @@ def _exact_record(
     multipliers otherwise."""
     values = _flatten(problem.report(params, splits=("train", "val")))
     if problem.constraint is not None:
-        rows = problem.bound.exact_rows(problem.scores(params), aux_tensors(params))
+        h = problem.scores(params)
+        # a solver that keeps no auxiliary variables (the unconstrained one under pSP) is held
+        # to the family's starting values of them, as its surrogate rows are
+        aux = aux_tensors(params) or problem.bound.aux_init(torch.from_numpy(h))
+        rows = problem.bound.exact_rows(h, aux)
         kept = np.sort(np.argsort(-rows, kind="stable")[:RECORDED_ROWS])
         values |= {f"train.row.{problem.bound.rows[r]}": float(rows[r]) for r in kept}
         terms = kkt_terms(problem, params, multipliers_from_state(problem, state))

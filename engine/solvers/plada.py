@@ -6,8 +6,13 @@ are vectors of length m: λ ∈ R^m is *never* clipped at 0 and μ ∈ R^m is th
 multiplier. The primal variable is x = (weights, the family's aux, u); u is a block of the layout
 with its box, so one projected step moves θ and u.
 
-Start (spec 001 §2.1, *[ours]*: Alg. 1 leaves it open): θ_0 the model's initial weights (0 for a
-linear model), u_0 = 0, μ_0 = 0, λ_0 = μ_0 + ρ(G(θ_0) + u_0). Step k: θ, u and μ all use λ_k;
+Start (Alg. 1 leaves it open; ours): θ_0 the model's initial weights (0 for a linear model),
+u_0 = Π_U(−G(θ_0)), μ_0 = 0, λ_0 = μ_0 + ρ(G(θ_0) + u_0). The slack of a row feasible at θ_0
+starts at its room, so that G + u = z with z_0 = 0 holds at the start, as (5) asks, and λ_0 = 0
+there; spec 001 §2.1 proposes u_0 = 0, which gives every feasible row λ_0 = −ρ|G_j| < 0, a first
+θ-step that raises every such row (with hundreds of rows, as in the intersectional problem of
+§5.3, it throws θ far from the feasible set before u has caught up). Step k: θ, u and μ all use
+λ_k;
 only λ_{k+1} uses the new θ, u and μ (spec 001 §5, "the order of steps matters"):
   γ_k     = min{γ0, ρ δ_k/(‖λ_k − μ_k‖² + 1)},  δ_k = κ_δ/(k + 1)          (eq. 11, one scalar)
   θ_{k+1} = Π_Θ(θ_k − η(∇F(θ_k) + J_G(θ_k)ᵀ λ_k))                          (eq. 9, linearised)
@@ -58,11 +63,17 @@ class PLADA(MinibatchSolver):
         self.steps[self.u] = self.tau
         self.full = FullData(self.oracles, problem) if config.full_batch else None
         self.sampler = None if config.full_batch else self.batch_sampler()
-        # start (spec 001 §2.1): u_0 = 0 (x_0's solver blocks are 0), μ_0 = 0, λ_0 from eq. (12)
+        # start (the module's): u_0 = Π_U(−G(θ_0)), μ_0 = 0, λ_0 from eq. (12)
         self.mu = np.zeros(problem.bound.m)
         self._linearise()
+        self.x = self.oracles.layout.project(self._with_slack(-self.g))
         self.lam = self.mu + self.rho * (self.g + self.x[self.u])
         self.last = (np.nan, np.nan)
+
+    def _with_slack(self, u: np.ndarray) -> np.ndarray:
+        x = self.x.copy()
+        x[self.u] = u
+        return x
 
     def add_blocks(self) -> None:
         # eq. (10): U = [0, u_max], u_max := B_G ≥ |G|

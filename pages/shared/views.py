@@ -7,6 +7,7 @@ import streamlit as st
 
 from engine import plots
 from engine.data.group_checks import rank_band_problems
+from engine.data.subgroups import Subgroups
 from engine.fairness.distributions import candidate_intervals, interval_scan
 from engine.fairness.families import family_entry
 from engine.runs import Store
@@ -31,11 +32,16 @@ def live_phase(store: Store, run_ids: list[str]) -> str:
     return "running" if active else "idle"
 
 
-def constraint_sentence(problem: ViewProblem) -> str:
+def constraint_sentence(problem: ViewProblem, subgroups: Subgroups | None = None) -> str:
     """"Constraint pSP ≤ κ = 0.05 on I = [5 %, 30 %): each group's top 5 %–30 % of scores." —
-    the interval only for the families defined on one."""
+    the interval only for the families defined on one; the data's overlapping `subgroups` for
+    the family that constrains them."""
     entry = family_entry(problem.family)
     text = f"Constraint {entry.quantity} ≤ κ = {problem.kappa:g}"
+    if entry.uses_subgroups and subgroups is not None:
+        columns = ", ".join(subgroups.attributes)
+        return (f"{text} ({entry.source}) in each of {len(subgroups):,} overlapping subgroups: "
+                f"rows whose {columns} are each at least a quantile threshold.")  # fmt: skip
     if not entry.uses_interval:
         return f"{text} ({entry.source})."
     alpha, beta = problem.interval

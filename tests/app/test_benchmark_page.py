@@ -53,7 +53,9 @@ def test_a_small_study_fills_in_bands_table_and_criteria(app_home):
         if runs and all(r.status in FINAL for r in runs):
             break
         time.sleep(0.5)
-    assert len(runs) == 4 and all(r.has_model for r in runs), [r.status for r in runs]
+    assert len(runs) == 4 and all(r.has_model for r in runs), [
+        (r.status, r.error, r.spec["solver"]) for r in runs
+    ]
     app.run()
     assert not app.exception
     charts = {c.proto.id for c in app.get("plotly_chart")}

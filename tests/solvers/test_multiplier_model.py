@@ -159,3 +159,17 @@ def test_exact_records_hold_each_row_with_the_indicator_in_place_of_the_surrogat
     assert exact.values[lower] == pytest.approx(rates[1] - rates[0] - KAPPA)
     surrogate = last_surrogate(solution)
     assert surrogate.values[problem.bound.rows[0]] != pytest.approx(exact.values[upper])
+
+
+def test_a_solver_without_auxiliary_variables_gets_exact_rows_at_the_familys_start(
+    data, monkeypatch
+):
+    """The unconstrained solver keeps no pSP θ: its exact rows use the family's starting θ."""
+    monkeypatch.setattr("engine.solvers.driver.EXACT_EVERY_SECONDS", 0.0)
+    monkeypatch.setitem(RECORD_SHARE, "exact", 0.0)
+    problem = Problem(data, ModelSpec(), ConstraintSpec("pSP", 0.1, (0.05, 0.3)),
+                      interval=(0.05, 0.3))  # fmt: skip
+    solution = solve(problem, "unconstrained", budget=Budget(max_iterations=20), seed=0)
+    exact = [r for r in solution.trajectory if r.kind == "exact"][-1]
+    rows = {k for k in exact.values if k.startswith("train.row.")}
+    assert rows == {f"train.row.{row}" for row in problem.bound.rows}

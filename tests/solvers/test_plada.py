@@ -66,8 +66,9 @@ def iterates_by_hand(problem: Problem, config: PLADAConfig, seed: int, steps: in
         return np.array([gap, -gap]) - problem.constraint.kappa, np.stack([d_gap, -d_gap])
 
     rho = config.alpha / (1 + config.alpha * config.beta)
-    w, u, mu = np.zeros(X.shape[1]), np.zeros(2), np.zeros(2)
+    w, mu = np.zeros(X.shape[1]), np.zeros(2)
     G, J = rows_and_jacobian(w, zeta())
+    u = np.clip(-G, 0.0, config.u_max)  # the solver's start: each row's room, in U
     lam = mu + rho * (G + u)
     out = [(w, u, mu, lam, math.nan)]
     for k in range(steps):
@@ -105,8 +106,10 @@ def test_the_first_iterates_are_algorithm_1_by_hand(toy, full_batch):
         np.testing.assert_allclose(rows_of(state, "mu", problem), mu, rtol=0, atol=1e-12)
         np.testing.assert_allclose(rows_of(state, "dual", problem), lam, rtol=0, atol=1e-10)
         assert state["dual_gap"] == pytest.approx(np.linalg.norm(lam - mu), abs=1e-10)
-    # λ_0 = ρ(G(0) + 0) = −ρκ on both rows: negative duals are kept, not clipped
-    np.testing.assert_allclose(expected[0][3], -solver.rho * KAPPA)
+    # both rows are feasible at w = 0 (G = −κ): u_0 = κ, so G + u = 0 and λ_0 = 0 (the start
+    # keeps eq. 5's G + u = z, z = 0); later duals go negative and are kept, not clipped
+    np.testing.assert_allclose(expected[0][1], KAPPA)
+    np.testing.assert_allclose(expected[0][3], 0.0, atol=1e-15)
     assert min(lam.min() for *_, lam, _ in expected[1:]) < 0
 
 
@@ -144,19 +147,21 @@ def test_u_stays_in_its_box_and_lambda_takes_either_sign(toy):
 
 
 def test_the_duals_meet_on_a_feasible_problem(toy):
-    """A linear model under a loose DP constraint (paper 001, Thm 2 and App. D.2): ‖λ − μ‖ → 0,
-    u absorbs the slack (u → −G) and the rows end feasible; Table 2's defaults."""
-    problem = Problem(toy, ModelSpec(), dp(0.3))
-    solver = PLADA(problem, PLADAConfig(), np.random.default_rng(0))
+    """A linear model under a DP constraint that becomes active (paper 001, Thm 2 and App. D.2):
+    from λ_0 = μ_0 = 0 (θ_0 = 0 is feasible and u_0 its room), ‖λ − μ‖ grows while θ meets the
+    constraint, then shrinks towards 0; u absorbs the inactive row's slack (u → −G) and the
+    active row ends nearly feasible."""
+    problem = Problem(toy, ModelSpec(), dp(0.05))
+    solver = PLADA(problem, PLADAConfig(eta_w=0.2), np.random.default_rng(0))
     gaps = [solver.state()["dual_gap"]]
     for _ in range(3000):
         gaps.append(solver.step().state["dual_gap"])
-    assert gaps[0] == pytest.approx(solver.rho * 0.3 * math.sqrt(2))  # λ_0 = −ρκ, μ_0 = 0
-    assert gaps[3000] < gaps[1000] < gaps[100] < gaps[10] < gaps[0]
-    assert gaps[3000] < 1e-3
+    assert gaps[0] == 0.0
+    assert gaps[3000] < gaps[2000] < gaps[1000] < max(gaps) / 3
     _, rows = solver.surrogate_view()
-    assert rows.max() < 0
-    np.testing.assert_allclose(solver.x[solver.u], -rows, atol=1e-3)
+    inactive = int(np.argmin(rows))
+    assert rows[inactive] < -0.05 and 0 < rows.max() < 0.015
+    assert solver.x[solver.u][inactive] == pytest.approx(-rows[inactive], abs=1e-3)
 
 
 def test_the_table2_defaults_follow_the_model(toy):
