@@ -178,7 +178,8 @@ def judge(
     if status is RunStatus.DIVERGED:
         flags.append((Label.DIVERGED, Level.ERROR,
                       f"Diverged ({reason or 'a non-finite value'}): the last finite iterate is "
-                      "reported."))  # fmt: skip
+                      "reported; smaller step sizes (the solver's options) usually prevent "
+                      "it."))  # fmt: skip
     elif status is RunStatus.BUDGET:
         flags.append((Label.NOT_CONVERGED, Level.WARNING,
                       f"Not converged ({reason or 'a budget ended it'}): a longer run may give "
