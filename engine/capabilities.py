@@ -36,12 +36,20 @@ class Capability(Enum):
         "an objective that is a mean over samples, so that its value on a uniform minibatch is "
         "an unbiased estimate",
     )
+    PAIRWISE_AUC = (
+        Side.OBJECTIVE,
+        "the square pairwise AUC loss of paper 004, eq. (3), a mean over (positive, negative) pairs",
+    )
     SURROGATE = (Side.FAMILY, "differentiable surrogate constraint rows g ≤ 0")
     DC_PARTS = (Side.FAMILY, "difference-of-convex parts f⁺ − f⁻ of the constraint rows")
     MINIBATCH_ROWS = (
         Side.FAMILY,
         "constraint rows whose value on a minibatch with equally many rows of every group is an "
         "unbiased estimate of their value on the data",
+    )
+    AUC_PAIR_SETS = (
+        Side.FAMILY,
+        "rows that are sums of square pair losses between sets of samples (paper 004, eqs. 4–5)",
     )
     PENALTY_TERM = (Side.FAMILY, "a penalty term of paper 003's regularisation baseline")
     LOSS_GAP_PENALTY = (
@@ -67,9 +75,12 @@ MODEL_KINDS = ("linear", "mlp")  # the values of ModelSpec.kind
 
 # the logistic loss (engine.objectives.LogisticLoss; paper 003, eq. 79; paper 000, eq. 12) is a
 # mean over samples of a convex function of the score with derivative bounded by 1 and second
-# derivative by 1/4
+# derivative by 1/4; the pairwise AUC loss (engine.objectives.PairwiseAUCLoss; paper 004, eq. 3)
+# is a convex quadratic in the scores, but a mean over pairs, whose minibatch plug-in is biased
+# (spec 004 §5)
 OBJECTIVES = MappingProxyType({
     "logistic": frozenset({Capability.SMOOTH, Capability.CONVEX, Capability.MINIBATCH_LOSS}),
+    "pairwise_auc": frozenset({Capability.SMOOTH, Capability.CONVEX, Capability.PAIRWISE_AUC}),
 })  # fmt: skip
 
 

@@ -7,8 +7,9 @@ asked for "the constrained quantity ≤ κ":
     misses κ         it is > κ (by how much is said)
     surrogate only   the solver's surrogate rows are feasible (≤ its tolerance ε), but the exact
                      train value is > κ: the surrogate approximates the indicator
-    degenerate       accuracy not above always predicting the majority class, AUC ≤ 0.5, or a
-                     constant score: whatever its fairness, the model is not worth showing
+    degenerate       accuracy not above always predicting the majority class (unless the
+                     objective only ranks), AUC ≤ 0.5, or a constant score: whatever its
+                     fairness, the model is not worth showing
     not converged    a budget ended the run (the model may still change with a longer one)
 
 plus the run's own end when it has no model (failed, cancelled, interrupted) or has none yet.
@@ -143,6 +144,7 @@ def judge(
     surrogate_violation: float | None = None,
     tolerance: float = 0.0,
     value_metric: str | None = "constraint",
+    thresholded: bool = True,
 ) -> Verdict:
     """The verdict on one run.
 
@@ -151,6 +153,8 @@ def judge(
     constraint; `surrogate_violation` is the largest surrogate row of the reported iterate (the
     solver's own view) and `tolerance` the ε it is held to. `value_metric` is the metric that
     holds `quantity` ("constraint", or e.g. "psp" for a run without constraint; None: none).
+    `thresholded` is False for an objective that only ranks (paper 004's pairwise AUC loss is
+    unchanged by a shift of every score), whose accuracy at the threshold says nothing.
     """
     status = RunStatus(status)
     splits = {
@@ -158,7 +162,7 @@ def judge(
             split,
             _number(values.get(value_metric)) if value_metric else None,
             kappa,
-            _degenerate(values),
+            _degenerate(values, thresholded),
         )  # fmt: skip
         for split, values in metrics.items()
         if values
@@ -235,14 +239,15 @@ def _fairness_findings(
     return findings
 
 
-def _degenerate(values: dict[str, float | None]) -> str | None:
+def _degenerate(values: dict[str, float | None], thresholded: bool) -> str | None:
     """Why a model is not worth showing on a split, or None."""
     accuracy, majority = _number(values.get("accuracy")), _number(values.get("majority"))
     auc, spread = _number(values.get("auc")), _number(values.get("score_std"))
     positive_rate = _number(values.get("positive_rate"))
     if spread is not None and spread <= CONSTANT_SCORE_STD:
         return "every sample gets the same score"
-    if accuracy is not None and majority is not None and accuracy <= majority + DEGENERATE_MARGIN:
+    if (thresholded and accuracy is not None and majority is not None
+            and accuracy <= majority + DEGENERATE_MARGIN):  # fmt: skip
         always = ""
         if positive_rate in (0.0, 1.0):
             always = f" (it predicts everyone {'positive' if positive_rate else 'negative'})"

@@ -53,8 +53,10 @@ def tiny(family: str) -> BoundConstraint:
     return bind(ConstraintSpec(family, KAPPA, INTERVAL), groups=GROUPS, y=Y)
 
 
-def offers_everything(model: ModelSpec, family: str | None) -> frozenset[Capability]:
-    return model_offers(model) | objective_offers(OBJECTIVE) | family_offers(family)
+def offers_everything(
+    model: ModelSpec, family: str | None, objective: str = OBJECTIVE
+) -> frozenset[Capability]:
+    return model_offers(model) | objective_offers(objective) | family_offers(family)
 
 
 @pytest.mark.parametrize("family", family_names())
@@ -137,7 +139,7 @@ def test_an_objective_without_a_capability_is_refused_in_words(monkeypatch):
 def test_a_solver_is_refused_exactly_when_something_it_requires_is_not_offered(solver):
     card = solver_card(solver)
     for family, model in itertools.product([None, *family_names()], MODELS.values()):
-        offered = card.requires <= offers_everything(model, family)
+        offered = card.requires <= offers_everything(model, family, card.default_objective)
         assert (card.refusal(model, family) is None) == offered, (family, model)
 
 
@@ -146,7 +148,8 @@ def test_a_refusal_says_in_words_what_is_missing(solver):
     card = solver_card(solver)
     for family, model in itertools.product([None, *family_names()], MODELS.values()):
         reason = card.refusal(model, family)
-        missing = [c for c in card.needs if c not in offers_everything(model, family)]
+        offers = offers_everything(model, family, card.default_objective)
+        missing = [c for c in card.needs if c not in offers]
         if reason is None:
             continue
         assert reason.startswith(f"{solver} ")

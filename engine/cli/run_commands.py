@@ -17,17 +17,20 @@ from engine.cli.data_args import (
 )
 from engine.data.sources import load_prepared
 from engine.errors import UserError
-from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.constraint_spec import ConstraintSpec, OptionValue
 from engine.fairness.families import (
+    AUC_GAP_VARIANTS,
     LOSS_CONDITIONS,
+    auc_gap_options,
     family_names,
     quantity_metric,
     quantity_name,
 )
 from engine.models import ACTIVATIONS, ModelSpec
+from engine.objectives import OBJECTIVE_TYPES, LogisticLoss, Objective, PairwiseAUCLoss
 from engine.problem import Problem
 from engine.runs import RunSpec, Store
-from engine.runs.results import constraint_of, surrogate_tolerance
+from engine.runs.results import constraint_of, surrogate_tolerance, thresholded
 from engine.runs.submit import submit
 from engine.solvers import (
     Budget,
@@ -90,11 +93,31 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
                          help="group_loss_gap: the losses compared (paper 000, Table 1): whole "
                          "groups (accuracy equality), their positives (equal opportunity) or "
                          "positives and negatives (equalised odds)")  # fmt: skip
+    problem.add_argument("--auc-variant", choices=AUC_GAP_VARIANTS,
+                         help="auc_gap: the sets compared (paper 004, App. A): group, inter, "
+                         "intra (Ex. 1–3), average_positive, average_negative (Ex. 4), bpsn "
+                         "(Ex. 5, BPSN vs BNSP AUC); default group")  # fmt: skip
+    problem.add_argument("--auc-c1", type=float,
+                         help="auc_gap: c1 > 0 of the surrogate c1 (t − c2)² (paper 004 uses 0.5 "
+                         "or 1); default 0.5, with which the constant model is strictly feasible "
+                         "(paper 004, Lemma 2: 2 c1 c2² < 1 + κ)")  # fmt: skip
+    problem.add_argument("--auc-c2", type=float,
+                         help="auc_gap: c2 > 0 of the surrogate (paper 004 uses 1); default 1")  # fmt: skip
     problem.add_argument("--temperature", type=float, default=1.0)
     problem.add_argument("--model", choices=("linear", "mlp"), default="linear")
     problem.add_argument("--hidden", type=int, nargs="+", default=[64], help="MLP widths")
     problem.add_argument("--activation", choices=ACTIVATIONS, default="relu",
                          help="the MLP's activation after each hidden layer")  # fmt: skip
+    problem.add_argument("--objective", choices=list(OBJECTIVE_TYPES),
+                         help="training objective: the logistic loss, or paper 004's pairwise "
+                         "AUC square loss c1 (h(ξ) − h(ξ′) − c2)² over (positive, negative) "
+                         "pairs (eq. 3); default: the solver's (pairwise_auc for a solver that "
+                         "needs it, else logistic)")  # fmt: skip
+    problem.add_argument("--objective-c1", type=float,
+                         help="pairwise_auc: c1 > 0, default 0.5 (paper 004 uses 0.5 or 1, one loss for "
+                         "objective and constraint; these set the objective's own)")  # fmt: skip
+    problem.add_argument("--objective-c2", type=float,
+                         help="pairwise_auc: c2 > 0, default 1 (paper 004 uses 1)")  # fmt: skip
     solver = parser.add_argument_group("solver")
     solver.add_argument("--solver", default="idca", help="see `python -m engine solvers`")
     solver.add_argument(
@@ -152,9 +175,19 @@ def constraint_from_args(args: argparse.Namespace) -> ConstraintSpec | None:
     if family != "group_loss_gap" and (args.pairs, args.condition) != ("all", "none"):
         raise UserError("--pairs and --condition set the group_loss_gap constraint only")
     options = {"condition": args.condition} if args.condition != "none" else {}
+    options |= auc_options_from_args(args, family)
     return ConstraintSpec(family, args.kappa, tuple(args.interval), pairs=args.pairs,
                           surrogate=args.surrogate, temperature=args.temperature,
                           grid_size=args.grid_size, options=options)  # fmt: skip
+
+
+def auc_options_from_args(args: argparse.Namespace, family: str) -> dict[str, OptionValue]:
+    """The auc_gap options of --auc-variant, --auc-c1 and --auc-c2; refused for any other
+    family."""
+    given = {"variant": args.auc_variant, "c1": args.auc_c1, "c2": args.auc_c2}
+    if family != "auc_gap" and any(value is not None for value in given.values()):
+        raise UserError("--auc-variant, --auc-c1 and --auc-c2 set the auc_gap constraint only")
+    return auc_gap_options(**given)
 
 
 def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
@@ -181,7 +214,20 @@ def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
             save_seconds=args.save_seconds,
         ),
         seed=args.seed,
+        objective=objective_from_args(args, card.default_objective),
     )
+
+
+def objective_from_args(args: argparse.Namespace, default: str) -> Objective:
+    """The training objective of --objective, else `default` (the solver's); its c1 and c2 set
+    the pairwise AUC loss only."""
+    given = {name: value for name, value in (("c1", args.objective_c1), ("c2", args.objective_c2))
+             if value is not None}  # fmt: skip
+    if (args.objective or default) == "pairwise_auc":
+        return PairwiseAUCLoss(**given)
+    if given:
+        raise UserError("--objective-c1 and --objective-c2 set the pairwise_auc objective only")
+    return LogisticLoss()
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -196,7 +242,8 @@ def run_command(args: argparse.Namespace) -> int:
     spec.data.files(print_download_progress)  # what --download allows, with its progress
     spec.validate()  # a solver that cannot solve this problem is refused before data is read
     prepared = load_prepared(spec.data, spec.prepare, use_cache=not args.no_cache)
-    problem = Problem(prepared, spec.model, spec.constraint, interval=spec.interval)
+    problem = Problem(prepared, spec.model, spec.constraint, interval=spec.interval,
+                      objective=spec.objective)  # fmt: skip
     card = solver_card(spec.solver)
     family = spec.constraint.family if spec.constraint is not None else None
     if not args.quiet:
@@ -237,7 +284,8 @@ def solution_verdict(spec: RunSpec, solution: Solution) -> Verdict:
                  reason=solution.reason,
                  surrogate_violation=None if last is None else last.max_violation,
                  tolerance=surrogate_tolerance(document),
-                 value_metric=quantity_metric(family))  # fmt: skip
+                 value_metric=quantity_metric(family),
+                 thresholded=thresholded(document))  # fmt: skip
 
 
 class ProgressPrinter:

@@ -9,6 +9,9 @@ Reported "fairness" in paper 003's plots is 1 - psp(...) (or 1 - pdp(...)).
 """
 
 from engine.fairness.auc import (
+    average_equality_gaps,
+    bpsn_bnsp_gap,
+    bpsn_bnsp_gaps,
     group_auc_gap,
     group_auc_pairs,
     group_roc_aucs,
@@ -16,6 +19,8 @@ from engine.fairness.auc import (
     inter_group_auc_pairs,
     intra_group_auc_gap,
     intra_group_auc_pairs,
+    negative_average_equality_gap,
+    positive_average_equality_gap,
     roc_auc,
 )
 from engine.fairness.badr_measures import (
@@ -66,6 +71,7 @@ __all__ = [
     "GroupRates",
     "GroupTable",
     "accuracy",
+    "average_equality_gaps",
     "badr_demographic_parity",
     "badr_disparate_mistreatment",
     "badr_equal_opportunity",
@@ -73,6 +79,8 @@ __all__ = [
     "badr_group_variance",
     "badr_hsic",
     "badr_individual_fairness",
+    "bpsn_bnsp_gap",
+    "bpsn_bnsp_gaps",
     "demographic_parity_gap",
     "demographic_parity_pairs",
     "equal_opportunity_gap",
@@ -97,8 +105,10 @@ __all__ = [
     "loss_equal_opportunity_pairs",
     "loss_equalized_odds_gap",
     "loss_equalized_odds_pairs",
+    "negative_average_equality_gap",
     "pdp",
     "pdp_pairs",
+    "positive_average_equality_gap",
     "positive_rates",
     "psp",
     "psp_pairs",

@@ -13,13 +13,18 @@ from typing import TYPE_CHECKING
 
 from engine.capabilities import Capability
 from engine.errors import UserError
-from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.constraint_spec import ConstraintSpec, OptionValue
 from engine.lazy import load_object
 
 if TYPE_CHECKING:
     from engine.fairness.constraints.base import BoundConstraint
 
-AUC_GAP_VARIANTS = ("group", "inter", "intra")  # paper 004, Ex. 1, 2, 3
+# paper 004, App. A: Ex. 1, 2, 3, Ex. 4 (positive and negative average equality gap), Ex. 5
+AUC_GAP_VARIANTS = ("group", "inter", "intra", "average_positive", "average_negative", "bpsn")
+# c1 = 0.5 of the c1 ∈ {0.5, 1} paper 004 tunes (App. E.3): by its Lemma 2 the constant model is
+# strictly feasible iff 2 c1 c2² < 1 + κ, which c1 = 0.5, c2 = 1 meets for every κ > 0 and c1 = 1
+# for none below 1 (spec 004 §5: the surrogate-feasible set may then be empty)
+AUC_GAP_DEFAULTS = MappingProxyType({"variant": "group", "c1": 0.5, "c2": 1.0})
 MEAN_METHODS = ("bucketed", "direct")  # how pSP's ramp means are computed (same values)
 
 
@@ -68,12 +73,19 @@ def _check_intersectional(spec: ConstraintSpec) -> None:
                    "(paper 001, eq. 18)")  # fmt: skip
 
 
+def auc_gap_options(**given: OptionValue | None) -> dict[str, OptionValue]:
+    """The auc_gap options among `given` (variant, c1, c2) that are set and differ from
+    AUC_GAP_DEFAULTS, so that one constraint always has one spec."""
+    return {name: value for name, value in given.items()
+            if value is not None and value != AUC_GAP_DEFAULTS[name]}  # fmt: skip
+
+
 def _check_auc_gap(spec: ConstraintSpec) -> None:
-    variant = spec.option("variant", "group")
+    variant = spec.option("variant", AUC_GAP_DEFAULTS["variant"])
     if variant not in AUC_GAP_VARIANTS:
         raise UserError(f"auc_gap variant must be one of {AUC_GAP_VARIANTS}, got {variant!r}.")
     for name in ("c1", "c2"):
-        value = spec.option(name, 1.0)
+        value = spec.option(name, AUC_GAP_DEFAULTS[name])
         if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
             raise UserError(f"auc_gap option {name} must be a number > 0, got {value!r}.")
     _require_pairs(spec, ("all",), "compares every pair of groups")
@@ -156,7 +168,7 @@ FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
         # samples, whose batch mean pairs each row with itself and weighs the groups equally
         # (paper 004, Ex. 1)
         Family("auc_gap", "paper 004, eq. (6)", _C + "auc_gap:AUCGap", _check_auc_gap,
-               "AUC gap", _offers(_DC)),
+               "AUC gap", _offers(_DC, Capability.AUC_PAIR_SETS)),
         # means over the pairs of two groups or cells (paper 003, eq. 103)
         Family("quad_group_auc", "paper 003, eq. (102)", _C + "quadratic_auc:QuadraticGroupAUC",
                _check_quadratic_auc, "group-AUC gap",

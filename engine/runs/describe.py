@@ -31,13 +31,14 @@ _SECONDS_PER = (("h", 3600.0), ("min", 60.0))
 
 
 def describe_spec(spec: dict[str, Any]) -> list[Setting]:
-    """(setting, value) pairs in words: data, protected groups, split, model, constraint, solver,
-    its options, budget."""
+    """(setting, value) pairs in words: data, protected groups, split, model, objective,
+    constraint, solver, its options, budget."""
     settings = [
         ("data", _data_words(spec["data"])),
         ("protected groups", _grouping_words(spec["prepare"])),
         ("split", _split_words(spec)),
         ("model", _model_words(spec["model"])),
+        ("objective", _objective_words(spec.get("objective"))),
         ("constraint", _constraint_words(spec)),
         ("solver", _solver_words(spec["solver"])),
         ("solver options", _options_words(spec["solver"], spec.get("config", {}))),
@@ -143,6 +144,14 @@ def _model_words(model: dict[str, Any]) -> str:
     else:
         text = "linear"
     return text + (" with group cross-terms" if model.get("cross_terms") else "")
+
+
+def _objective_words(objective: dict[str, Any] | None) -> str:
+    """The training objective; a spec without one has the logistic loss (`RunSpec.to_dict`)."""
+    if objective is None or objective["name"] == "logistic":
+        return "logistic loss"
+    return (f"pairwise AUC square loss (paper 004, eq. 3), c1 = {objective['c1']:g}, "
+            f"c2 = {objective['c2']:g}")  # fmt: skip
 
 
 def _solver_words(name: str) -> str:

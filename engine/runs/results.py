@@ -24,6 +24,12 @@ def constraint_of(spec: dict[str, Any]) -> tuple[str | None, float | None]:
     return constraint["family"], constraint["kappa"]
 
 
+def thresholded(spec: dict[str, Any]) -> bool:
+    """Whether a stored run's objective fits its scores to the decision threshold; paper 004's
+    pairwise AUC loss (eq. 3) only ranks them (`engine.verdict.judge`)."""
+    return spec.get("objective", {}).get("name") != "pairwise_auc"
+
+
 def surrogate_epsilon(spec: dict[str, Any]) -> float | None:
     """The ε the run's solver holds its surrogate constraint rows to (its `epsilon` option, the
     card's default unless set), or None for a solver without one (or options this version
@@ -57,7 +63,8 @@ def run_verdict(
     return judge(row.status, metrics, quantity_name(shown), kappa,
                  reason=row.reason, surrogate_violation=store.last_surrogate_violation(row.id),
                  tolerance=surrogate_tolerance(row.spec),
-                 value_metric=quantity_metric(family, shown))  # fmt: skip
+                 value_metric=quantity_metric(family, shown),
+                 thresholded=thresholded(row.spec))  # fmt: skip
 
 
 def run_result(row: RunRow, store: Store, view_family: str | None = None) -> RunResult:

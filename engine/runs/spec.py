@@ -17,6 +17,7 @@ from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import check_constraint
 from engine.models import ModelSpec
+from engine.objectives import LogisticLoss, Objective, objective_from_dict, objective_to_dict
 from engine.solvers.catalogue import solver_card
 from engine.solvers.options import Budget, config_from_dict
 
@@ -24,7 +25,8 @@ from engine.solvers.options import Budget, config_from_dict
 @dataclass(frozen=True)
 class RunSpec:
     """A data source and its preparation, a model, a constraint with I and κ, a solver with its
-    options, a budget and a seed (which draws the train/validation split and seeds the solver)."""
+    options, a budget, a seed (which draws the train/validation split and seeds the solver) and
+    the training objective."""
 
     data: DataSpec
     prepare: PrepareOptions
@@ -35,8 +37,14 @@ class RunSpec:
     config: dict[str, Any] = field(default_factory=dict)
     budget: Budget = field(default_factory=Budget)
     seed: int = 0
+    objective: Objective = LogisticLoss()
 
     def to_dict(self) -> dict[str, Any]:
+        """The spec as JSON-able fields; the objective only when it is not the default logistic
+        loss, so that the canonical JSON, and so the run id, of a logistic run is what it was
+        before the field existed."""
+        objective = {} if self.objective == LogisticLoss() else {
+            "objective": objective_to_dict(self.objective)}  # fmt: skip
         return {
             "data": spec_to_dict(self.data),
             "prepare": _prepare_dict(self.prepare),
@@ -48,7 +56,7 @@ class RunSpec:
             "budget": _budget_dict(self.budget),
             "seed": self.seed,
             "engine_version": __version__,
-        }
+        } | objective
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunSpec:
@@ -76,6 +84,7 @@ class RunSpec:
             config=dict(data.get("config", {})),
             budget=Budget(**data.get("budget", {})),
             seed=int(data.get("seed", 0)),
+            objective=objective_from_dict(data.get("objective", {"name": LogisticLoss.name})),
         )
 
     def canonical_json(self) -> str:
@@ -97,7 +106,8 @@ class RunSpec:
         config_from_dict(card.Config, self.config)
         if self.constraint is not None:
             check_constraint(self.constraint)
-        card.check_combination(self.model, self.constraint.family if self.constraint else None)
+        family = self.constraint.family if self.constraint else None
+        card.check_combination(self.model, family, self.objective.name)
         self.data.files()  # a missing file is reported now, not in a worker
 
 

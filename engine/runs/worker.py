@@ -60,7 +60,8 @@ class CancelPoller:
 
 def build_problem(spec: RunSpec) -> Problem:
     prepared = load_prepared(spec.data, spec.prepare)
-    return Problem(prepared, spec.model, spec.constraint, interval=spec.interval)
+    return Problem(prepared, spec.model, spec.constraint, interval=spec.interval,
+                   objective=spec.objective)  # fmt: skip
 
 
 def execute_run(home: str, run_id: str) -> str:

@@ -101,9 +101,11 @@ class QuadraticBaseline(Solver):
         self.counts = OracleCounts()
 
     def _lipschitz(self) -> float:
-        """λ_max(X̃ᵀX̃)/(4n): ∇f0 of the mean logistic loss is Lipschitz with this constant."""
+        """λ_max(X̃ᵀX̃) times the objective's curvature in the scores (λ_max(X̃ᵀX̃)/(4n) for the
+        mean logistic loss): ∇f0 is Lipschitz in w with this constant."""
         dense = self.design.dense()
-        return float(np.linalg.eigvalsh(dense.T @ dense)[-1]) / (4.0 * dense.shape[0])
+        curvature = self.problem.objective.curvature(self.problem.data.train.y)
+        return float(np.linalg.eigvalsh(dense.T @ dense)[-1]) * curvature
 
     def step(self) -> StepInfo:
         _, loss_grad = self.problem.loss_and_grad_scores(self.design.matvec(self.w))

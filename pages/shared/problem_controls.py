@@ -12,12 +12,17 @@ import streamlit as st
 from engine.data.prepare import PrepareOptions
 from engine.data.sources import DataSpec
 from engine.errors import UserError
-from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.constraint_spec import ConstraintSpec, OptionValue
 from engine.fairness.families import family_entry, family_names
 from engine.models import ACTIVATIONS, ModelSpec
+from engine.objectives import LogisticLoss, Objective
 from engine.runs import RunSpec, sweep_specs
 from engine.solvers.catalogue import solver_card, solver_names
 from engine.solvers.options import Budget, OptionField, config_fields, config_from_dict
+from pages.shared.auc_gap_controls import KEYS as AUC_GAP_KEYS
+from pages.shared.auc_gap_controls import auc_gap_controls
+from pages.shared.objective_controls import KEYS as OBJECTIVE_KEYS
+from pages.shared.objective_controls import objective_controls
 from pages.shared.state import initial, remember
 
 DEFAULT_FAMILY = "pSP"
@@ -34,6 +39,8 @@ KEYS = (
     "seconds",
     "pairs",
     "loss_condition",
+    *AUC_GAP_KEYS,
+    *OBJECTIVE_KEYS,
 )
 DEFAULT_HIDDEN = (64,)
 
@@ -50,7 +57,8 @@ class Problem:
     model: ModelSpec
     budget: Budget
     pairs: str = "all"
-    options: tuple[tuple[str, str], ...] = ()
+    options: tuple[tuple[str, OptionValue], ...] = ()
+    objective: Objective = LogisticLoss()
 
 
 # the group-loss gap's two settings (paper 000): which groups are compared, and which losses
@@ -110,17 +118,21 @@ def problem_controls(solver_choice: bool = True) -> Problem:
     st.sidebar.caption(f"{family}: {entry.quantity} ≤ κ ({entry.source})")
     interval = interval_control(family=family)
     pairs, options = group_loss_controls() if family == "group_loss_gap" else ("all", ())
+    if family == "auc_gap":
+        options = auc_gap_controls()
     initial("kappa", 0.05, float)
     kappa = float(st.sidebar.number_input("Tolerance κ", step=0.01, format="%g", key="kappa",
                                           help=f"{entry.quantity} ≤ κ: the largest allowed gap "
                                           "between groups"
                                           + (" within I" if entry.uses_interval else "")))  # fmt: skip
     model = _model_controls()
+    objective = objective_controls()
     solvers, configs, budget = (
-        _solver_controls(family, model) if solver_choice else ((), {}, Budget())
+        _solver_controls(family, model, objective.name) if solver_choice else ((), {}, Budget())
     )
     remember(*KEYS)
-    return Problem(interval, kappa, family, tuple(solvers), configs, model, budget, pairs, options)
+    return Problem(interval, kappa, family, tuple(solvers), configs, model, budget, pairs, options,
+                   objective)  # fmt: skip
 
 
 def _model_controls() -> ModelSpec:
@@ -153,10 +165,13 @@ def hidden_widths(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
-def solver_refusals(family: str, model: ModelSpec) -> dict[str, str | None]:
-    """Every solver of the catalogue with why it cannot solve `family` on `model` (None: it
-    can). The unconstrained solver ignores the family, so it is never refused for it."""
-    return {name: solver_card(name).refusal(model, family) for name in solver_names()}
+def solver_refusals(
+    family: str, model: ModelSpec, objective: str = LogisticLoss.name
+) -> dict[str, str | None]:
+    """Every solver of the catalogue with why it cannot solve `family` on `model` with the
+    `objective` (None: it can). The unconstrained solver ignores the family, so it is never
+    refused for it."""
+    return {name: solver_card(name).refusal(model, family, objective) for name in solver_names()}
 
 
 def chosen_solvers(wanted: list[str], refusals: dict[str, str | None]) -> list[str]:
@@ -165,9 +180,9 @@ def chosen_solvers(wanted: list[str], refusals: dict[str, str | None]) -> list[s
     return [name for name, refusal in refusals.items() if name in wanted and refusal is None]
 
 
-def _solver_controls(family: str, model: ModelSpec):
+def _solver_controls(family: str, model: ModelSpec, objective: str):
     st.sidebar.header("Solvers")
-    refusals = solver_refusals(family, model)
+    refusals = solver_refusals(family, model, objective)
     initial("solvers", DEFAULT_SOLVERS)
     st.session_state["solvers"] = [s for s in st.session_state["solvers"] if s in refusals]
     for name, refusal in refusals.items():
@@ -178,7 +193,8 @@ def _solver_controls(family: str, model: ModelSpec):
                             on_change=_toggle_solver, args=(name,))  # fmt: skip
     refused = [name for name, refusal in refusals.items() if refusal is not None]
     if refused:
-        st.sidebar.caption(f"Greyed out: not for {family} with this model ({', '.join(refused)}); "
+        st.sidebar.caption(f"Greyed out: not for {family} with this model and objective "
+                           f"({', '.join(refused)}); "
                            "point at a name for why.")  # fmt: skip
     solvers = chosen_solvers(st.session_state["solvers"], refusals)
     initial("seconds", 60.0, float)
@@ -249,7 +265,8 @@ def base_spec(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> RunS
                                 pairs=problem.pairs, options=problem.options)  # fmt: skip
     return RunSpec(data=data, prepare=prepare, model=problem.model, constraint=constraint,
                    interval=problem.interval, solver=problem.solvers[0],
-                   budget=problem.budget, seed=prepare.seed)  # fmt: skip
+                   budget=problem.budget, seed=prepare.seed,
+                   objective=problem.objective)  # fmt: skip
 
 
 def run_specs(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> list[RunSpec]:

@@ -175,3 +175,18 @@ def test_the_group_loss_gap_takes_its_pairs_and_losses_from_the_sidebar(app_home
     assert constraints and all(c["pairs"] == "vs_mean" and c["options"] == [["condition", "odds"]]
                                for c in constraints)  # fmt: skip
     assert app.query_params["loss_condition"] == "odds"
+
+
+def test_the_auc_gap_takes_its_example_and_c1_c2_from_the_sidebar_only_for_auc_gap():
+    app = start()
+    assert "auc_variant" not in [box.key for box in app.sidebar.selectbox]
+    app.sidebar.selectbox(key="family").set_value("auc_gap").run()
+    variant = app.sidebar.selectbox(key="auc_variant")
+    assert variant.value == "group" and "Ex. 5 BPSN vs BNSP AUC" in variant.options
+    variant.set_value("bpsn").run()
+    app.sidebar.number_input(key="auc_c1").set_value(0.5).run()
+    assert not app.exception
+    assert app.query_params["auc_variant"] == "bpsn" and app.query_params["auc_c1"] == "0.5"
+    app.sidebar.selectbox(key="family").set_value("group_loss_gap").run()
+    keys = [box.key for box in app.sidebar.selectbox]
+    assert "auc_variant" not in keys and "pairs" in keys

@@ -144,7 +144,7 @@ def test_bind_errors_are_user_errors():
     with pytest.raises(UserError, match="pairs"):
         bind(ConstraintSpec("group_loss_gap", 0.1, pairs="vs_rest"), groups=groups, y=y)
     with pytest.raises(UserError, match="variant"):
-        bind(ConstraintSpec("auc_gap", 0.1, options={"variant": "bpsn"}), groups=groups, y=y)
+        bind(ConstraintSpec("auc_gap", 0.1, options={"variant": "ex6"}), groups=groups, y=y)
 
 
 def test_labels_in_plus_minus_one_match_zero_one():

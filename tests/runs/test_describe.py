@@ -132,7 +132,7 @@ def test_split_settings_says_shared_settings_once():
             spec(constraint=None, solver="unconstrained")]  # fmt: skip
     shared, own = split_settings([describe_spec(r) for r in runs])
     names = [name for name, _ in shared]
-    assert names == ["data", "protected groups", "split", "model", "budget"]
+    assert names == ["data", "protected groups", "split", "model", "objective", "budget"]
     assert [[name for name, _ in settings] for settings in own] == [
         ["constraint", "solver", "solver options"]
     ] * 3

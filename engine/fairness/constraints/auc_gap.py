@@ -1,12 +1,15 @@
 """AUC-gap constraints of paper 004 with the square-loss surrogate ℓ(t) = c1 (t − c2)².
 
-For sets (G1, G1', G2, G2') fixed by the variant (paper 004, App. A, Ex. 1–3) and
+For sets (G1, G1', G2, G2') fixed by the variant (paper 004, App. A, Ex. 1–5) and
 L(A, B) := E[ℓ(h_a − h_b)] over a ∈ A, b ∈ B drawn independently, the rows are (eq. 4–6)
     upper:  L(G1', G1) + L(G2, G2') − 1 − κ ≤ 0     (≈ AUC(G1, G1') − AUC(G2, G2') ≤ κ)
     lower:  L(G2', G2) + L(G1, G1') − 1 − κ ≤ 0     (≈ AUC(G2, G2') − AUC(G1, G1') ≤ κ)
 L is computed per sample in O(n): L(A, B) = c1 [(m_A − m_B − c2)² + v_A + v_B] with the means m
-and population variances v of the scores in each set, which is the pairwise mean exactly.
-With more than two groups every pair (k, k') is constrained, k playing the protected group γ = 1.
+and population variances v of the scores in each set, which is the pairwise mean exactly (over
+all |A|·|B| pairs, a sample with itself included when the sets overlap, as in Ex. 4 and 5).
+With more than two groups every pair (k, k') with k < k' is constrained, k playing the protected
+group γ = 1 and the rows of k and k' standing for the whole sample in Ex. 4 and 5 ("ζ = 1" is
+"ζ = 1 in k or k'"); G2 = G2' = "all" of Ex. 1 and 4, whose exact AUC is ½, is every sample.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import torch
 from torch import Tensor
 
 from engine.errors import UserError
+from engine.fairness.families import AUC_GAP_DEFAULTS
 
 from .base import Aux, BoundConstraint, DCParts, GroupData, pairs_of
 from .exact import exact_metric
@@ -75,8 +79,10 @@ def empirical_auc(h_a: np.ndarray, h_b: np.ndarray) -> float:
 class AUCGap(BoundConstraint):
     """|AUC(G1, G1') − AUC(G2, G2')| ≤ κ through paper 004's square-loss surrogate.
 
-    Options: variant ∈ {"group", "inter", "intra"} (Ex. 1, 2, 3), c1 > 0 and c2 > 0
-    (paper 004 uses c2 = 1 and c1 ∈ {0.5, 1}). The rows are convex in the scores.
+    Options: variant ∈ AUC_GAP_VARIANTS (paper 004, App. A: "group", "inter", "intra" are
+    Ex. 1, 2, 3; "average_positive" and "average_negative" the two gaps of Ex. 4; "bpsn" Ex. 5),
+    c1 > 0 and c2 > 0 (paper 004 uses c2 = 1 and c1 ∈ {0.5, 1}). The rows are convex in the
+    scores.
     """
 
     family = "auc_gap"
@@ -84,9 +90,9 @@ class AUCGap(BoundConstraint):
     label_cells = True
 
     def _setup(self) -> None:
-        self._set("variant", str(self.spec.option("variant", "group")))
-        self._set("c1", float(self.spec.option("c1", 1.0)))
-        self._set("c2", float(self.spec.option("c2", 1.0)))
+        self._set("variant", str(self.spec.option("variant", AUC_GAP_DEFAULTS["variant"])))
+        self._set("c1", float(self.spec.option("c1", AUC_GAP_DEFAULTS["c1"])))
+        self._set("c2", float(self.spec.option("c2", AUC_GAP_DEFAULTS["c2"])))
         self._set("pairs", pairs_of(len(self.data.keys)))
         self._set("sets", [_sets(self.data, self.variant, k, j) for k, j in self.pairs])
 
@@ -161,7 +167,8 @@ class AUCGap(BoundConstraint):
 def _sets(
     data: GroupData, variant: str, k: int, j: int
 ) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None]:
-    """(G1, G1', G2, G2') as index tensors for the pair (k, j), k as the protected group."""
+    """(G1, G1', G2, G2') as index tensors for the pair (k, j), k as the protected group γ = 1;
+    None stands for all samples."""
     if variant == "group":
         return data.index[k], data.index[j], None, None  # Ex. 1: G2 = G2' = all samples
     pos = torch.as_tensor(data.positive)
@@ -170,6 +177,14 @@ def _sets(
         idx = data.index[group]
         return idx[pos[idx] == positive]
 
+    def label(positive: bool) -> Tensor:  # {z | ζ = ±1}: both groups of the pair
+        return torch.cat([cell(k, positive), cell(j, positive)])
+
     if variant == "inter":  # Ex. 2 (xAUC)
         return cell(k, True), cell(j, False), cell(j, True), cell(k, False)
-    return cell(k, True), cell(k, False), cell(j, True), cell(j, False)  # Ex. 3
+    if variant == "intra":  # Ex. 3
+        return cell(k, True), cell(k, False), cell(j, True), cell(j, False)
+    if variant in ("average_positive", "average_negative"):  # paper 004, App. A, Ex. 4
+        positive = variant == "average_positive"
+        return cell(k, positive), label(positive), None, None
+    return label(True), cell(k, False), cell(k, True), label(False)  # Ex. 5: BPSN, BNSP

@@ -21,6 +21,9 @@ EXACT_FUNCTIONS: dict[str, str] = {
     "auc_gap:group": "group_auc_gap",  # (scores, groups)
     "auc_gap:inter": "inter_group_auc_gap",  # (scores, groups, y)
     "auc_gap:intra": "intra_group_auc_gap",  # (scores, groups, y)
+    "auc_gap:average_positive": "positive_average_equality_gap",  # (scores, groups, y)
+    "auc_gap:average_negative": "negative_average_equality_gap",  # (scores, groups, y)
+    "auc_gap:bpsn": "bpsn_bnsp_gap",  # (scores, groups, y)
 }
 
 

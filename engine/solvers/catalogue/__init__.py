@@ -14,6 +14,7 @@ from engine.solvers.catalogue import (
     p001_baselines,
     p001_multiplier,
     p001_plada,
+    p004_sfls,
     paper000,
     paper003,
 )
@@ -32,6 +33,7 @@ CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
             p001_plada,
             p001_baselines,
             p001_multiplier,
+            p004_sfls,
         )
         for card in module.CARDS
     }  # fmt: skip

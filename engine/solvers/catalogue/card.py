@@ -54,6 +54,12 @@ class SolverCard:
         """The capabilities the algorithm requires, without the reasons."""
         return frozenset(self.needs)
 
+    @property
+    def default_objective(self) -> str:
+        """The objective a run gets unless it names one: the pairwise AUC loss for a solver
+        that needs it, else the logistic loss."""
+        return "pairwise_auc" if Capability.PAIRWISE_AUC in self.needs else DEFAULT_OBJECTIVE
+
     def requires_of(self, side: Side) -> frozenset[Capability]:
         return frozenset(c for c in self.needs if c.side is side)
 
@@ -67,18 +73,20 @@ class SolverCard:
         return model_kinds_offering(self.requires_of(Side.MODEL))
 
     def missing(
-        self, model: ModelSpec, family: str | None, objective: str = DEFAULT_OBJECTIVE
+        self, model: ModelSpec, family: str | None, objective: str | None = None
     ) -> list[Capability]:
-        """The required capabilities that the model, the objective and the family do not
-        offer."""
+        """The required capabilities that the model, the objective (by default the card's) and
+        the family do not offer."""
+        objective = objective or self.default_objective
         offers = model_offers(model) | objective_offers(objective) | family_offers(family)
         return [c for c in self.needs if c not in offers]
 
     def refusal(
-        self, model: ModelSpec, family: str | None, objective: str = DEFAULT_OBJECTIVE
+        self, model: ModelSpec, family: str | None, objective: str | None = None
     ) -> str | None:
         """Why this algorithm cannot solve `model` under `family`, in words: the first
         capability it misses (of the model, the objective, then the family); None if it can."""
+        objective = objective or self.default_objective
         missing = self.missing(model, family, objective)
         if not missing:
             return None
@@ -97,7 +105,7 @@ class SolverCard:
                 f"it needs {needed}, which those families offer, not {family}")  # fmt: skip
 
     def check_combination(
-        self, model: ModelSpec, family: str | None, objective: str = DEFAULT_OBJECTIVE
+        self, model: ModelSpec, family: str | None, objective: str | None = None
     ) -> None:
         """Refuse a model, objective or constraint family this algorithm cannot solve, saying
         why."""

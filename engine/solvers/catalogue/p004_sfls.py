@@ -1,0 +1,97 @@
+"""Paper 004's SFLS (Alg. 1, the stochastic feasible level-set method) with its stochastic mirror
+descent oracle (Alg. 2): its options with App. E.3's defaults where the paper gives them, and its
+card. Implementation: `engine.solvers.sfls`.
+
+Paper 004 leaves open (spec 004 §2.5): τ_t, T per oracle call, ε_opt, r(0), W and I. Ours, each
+also in the option's help: W an ℓ2 ball of radius 10, I = [−5, 5], τ_t = τ0/√(t+1), T = 1000,
+ε_opt = 1e−3, r(0) = f0 at the start plus 0.05; each oracle call starts where the previous one
+ended (Alg. 2 starts at x = 0, ỹ uniform, α̃ = 0).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.capabilities import Capability as C
+from engine.errors import UserError
+from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.options import option
+
+SELECTIONS = ("validation", "last")
+
+
+@dataclass(frozen=True)
+class SFLSConfig:
+    eta: float = option(
+        0.1,
+        "c of the primal step η_t = c/√(t+1) of Alg. 2 (paper 004, App. E.3 tunes c over "
+        "{0.01, 0.1, 1} on validation AUC), t counting the steps of one oracle call",
+    )
+    tau: float = option(
+        10.0,
+        "τ0 of the dual step τ_t = τ0/√(t+1) of Alg. 2 (eq. 25); the paper gives no value (ours)",
+    )
+    inner_steps: int = option(
+        1000,
+        "T, the SMD steps of one oracle call (App. E.3 runs θ = 1, for which Prop. 1 gives "
+        "ε_A = 0, so T is fixed; the paper gives no value, ours)",
+    )
+    theta: float = option(
+        1.0, "θ of the level step r ← r + U(r)/(2θ) (Alg. 1; App. E.3 uses θ = 1)"
+    )
+    eps_opt: float = option(
+        1e-3, "ε_opt: halt when U(r) ≥ −ε_opt (Alg. 1; the paper gives no value, ours)"
+    )
+    margin: float = option(
+        0.05,
+        "r(0) = f0 at the start + margin, above f* when the start is feasible (Alg. 1 asks "
+        "r(0) > f*; spec 004 §5 proposes c1c2² + a small margin, f0 at x = 0; ours: 0.05)",
+    )
+    radius: float = option(
+        10.0, "R, the weights' set W = {‖w‖ ≤ R} (paper 004 assumes W compact; spec 004 §5: 10)"
+    )
+    bound: float = option(
+        5.0,
+        "I, the interval I = [−I, I] of a, b and α (Lemma 1 needs it to hold the group means and "
+        "√c1 times their differences, spec 004 §1, §5; a large I slows the ỹ-step through "
+        "2(1 + √2I)²; ours: 5, for scores within a few units)",
+    )
+    batch_size: int = option(100, "rows per SMD step, drawn uniformly (App. E.3: 100)")
+    select: str = option(
+        "validation",
+        "the reported iterate: 'validation', the oracle output x̄ with the best validation AUC "
+        "among those feasible on validation for the exact AUC gap (App. E.3's rule, over the "
+        "oracle outputs), else the last; 'last', the last oracle output x̄ (Alg. 1)",
+    )
+    iterations: int = option(10**9, "SMD steps at most (paper 004 gives no budget)")
+
+    def __post_init__(self) -> None:
+        for name in ("eta", "tau", "theta", "eps_opt", "radius", "bound"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise UserError(f"SFLS option {name} must be a finite number > 0")
+        if not (math.isfinite(self.margin) and self.margin >= 0):
+            raise UserError("SFLS option margin must be a finite number ≥ 0")
+        if self.inner_steps < 1 or self.batch_size < 1 or self.iterations < 1:
+            raise UserError("SFLS options inner_steps, batch_size and iterations must be ≥ 1")
+        if self.select not in SELECTIONS:
+            raise UserError("SFLS option select is 'validation' or 'last'")
+
+
+CARDS = (
+    SolverCard("sfls", SFLSConfig, "004",
+               "stochastic feasible level-set method (paper 004, Alg. 1): the level r falls by "
+               "U(r)/(2θ) while U(r) < −ε_opt, each U(r) from T steps of stochastic mirror "
+               "descent (Alg. 2) on the min-max form of Lemma 1, with closed-form dual steps "
+               "(Lemmas 3–4) and minibatches of 100; reports the averaged oracle output "
+               "(best on validation, or the last); max AUC under the AUC-gap surrogate; any "
+               "model (convex for a linear one)",
+               "engine.solvers.sfls:SFLS", needs={
+                   C.GRADIENTS: "Alg. 2 steps x along ∇_x Φ, backpropagated through the scores",
+                   C.PAIRWISE_AUC: "paper 004, eq. (6): f0 is the square pairwise AUC loss (3), "
+                                   "taken apart per sample by Lemma 1",
+                   C.AUC_PAIR_SETS: "paper 004, eqs. (4)–(5): Lemma 1 takes each pair loss "
+                                    "apart per sample through its sets' indicators",
+               }),
+)  # fmt: skip
