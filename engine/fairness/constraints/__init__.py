@@ -8,7 +8,7 @@ with subgradients), so a solver never needs to know which family it solves.
 
 from engine.fairness.constraint_spec import ConstraintSpec
 
-from .auc_gap import AUCGap, empirical_auc, min_max_terms, square_pair_loss
+from .auc_gap import AUCGap, empirical_auc, square_pair_loss
 from .base import BoundConstraint, DCParts, GroupData, Linearization, RowSubgradient
 from .exact import EXACT_FUNCTIONS, MissingExactMetric, exact_metric
 from .group_loss import GroupLossGap
@@ -46,7 +46,6 @@ __all__ = [
     "family",
     "group_mean_relu",
     "mean_relu",
-    "min_max_terms",
     "psp_grid",
     "square_pair_loss",
 ]

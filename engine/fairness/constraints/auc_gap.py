@@ -14,8 +14,6 @@ group γ = 1 and the rows of k and k' standing for the whole sample in Ex. 4 and
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch
 from torch import Tensor
@@ -33,39 +31,6 @@ def square_pair_loss(h_a: Tensor, h_b: Tensor, c1: float, c2: float) -> Tensor:
     v_a = (h_a - h_a.mean()).square().mean()
     v_b = (h_b - h_b.mean()).square().mean()
     return c1 * (d.square() + v_a + v_b)
-
-
-def min_max_terms(
-    h: Tensor,
-    in_a: Tensor,
-    in_b: Tensor,
-    a: Tensor,
-    b: Tensor,
-    alpha: Tensor,
-    c1: float,
-    c2: float,
-) -> Tensor:
-    """Per-sample F + αG − α² of paper 004, Lemma 1 (eq. 7–8), one term per sample.
-
-    min over (a, b) and max over α of the mean of these terms is L(A, B), so a stochastic method
-    can use one sample at a time. The printed G has 2c1; it must be 2√c1 for the identity to hold
-    when c1 ≠ 1 (spec 004 §1), which is what is used here. The optimum is a = m_A, b = m_B,
-    α = √c1 (m_A − m_B).
-    """
-    n = h.shape[0]
-    ia = in_a.to(h.dtype)
-    ib = in_b.to(h.dtype)
-    p_a = ia.sum() / n
-    p_b = ib.sum() / n
-    f = (
-        c1 * c2**2
-        - 2 * c1 * c2 * h * ia / p_a
-        + 2 * c1 * c2 * h * ib / p_b
-        + c1 * (h - a).square() * ia / p_a
-        + c1 * (h - b).square() * ib / p_b
-    )
-    g = 2 * math.sqrt(c1) * (h * ia / p_a - h * ib / p_b)
-    return f + alpha * g - alpha.square()
 
 
 def empirical_auc(h_a: np.ndarray, h_b: np.ndarray) -> float:
