@@ -362,13 +362,17 @@ def _panels(views: Sequence[_RunView]) -> list[_Panel]:
     return panels
 
 
+FEW_POINTS = 3  # trajectory lines of at most this many points also mark them
+
+
 def _trajectory_trace(label: str, line: _Line, colour: str, x: TrajectoryAxis) -> go.Scatter:
     parts = "".join(f"<br>{part} = %{{customdata[{j}]:.4g}}" for j, part in enumerate(line.parts))
     return go.Scatter(
         x=line.points[:, 0],
         y=line.points[:, 1],
         customdata=line.points[:, 2:] if line.parts else None,
-        mode="lines",
+        # a line of one point draws nothing: a short run's few exact records show as markers
+        mode="lines" if len(line.points) > FEW_POINTS else "lines+markers",
         name=line.name,
         legendgroup=label,
         legendgrouptitle_text=label,

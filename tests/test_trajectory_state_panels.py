@@ -176,3 +176,17 @@ def test_every_panel_keeps_a_readable_height_and_the_figure_a_bounded_one():
     for row in range(1, rows + 1):
         low, high = layout_axis(fig, axes_of(fig, row, 1)[1]).domain
         assert (high - low) * plot_area >= 100  # pixels
+
+
+def test_a_line_of_few_points_marks_them():
+    """A short run may have a single exact record: a line alone would draw nothing."""
+    from engine.plots import FEW_POINTS, TrajectoryRun, trajectory_figure
+
+    surrogate = [{"kind": "surrogate", "iteration": i, "seconds": i / 10, "objective": 1.0 / i,
+                  "max_violation": 0.1 / i, "values": {}, "state": {}} for i in range(1, 20)]  # fmt: skip
+    exact = [{"kind": "exact", "iteration": 10, "seconds": 1.0,
+              "values": {"train.constraint": 0.03, "val.constraint": 0.04}}]  # fmt: skip
+    figure = trajectory_figure([TrajectoryRun("run", surrogate + exact, "DP gap", 0.05)])
+    modes = {trace.name: trace.mode for trace in figure.data}
+    assert modes["train DP gap (exact)"] == "lines+markers"
+    assert modes["f0 (surrogate)"] == "lines" and FEW_POINTS < 19
