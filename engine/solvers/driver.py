@@ -182,7 +182,7 @@ def _surrogate_record(iteration: int, seconds: float, info: StepInfo, instance) 
     if rows is not None and rows.size:
         worst = float(np.max(rows))
         names = instance.problem.bound.rows
-        kept = np.sort(np.argsort(-rows, kind="stable")[:RECORDED_ROWS])
+        kept = _largest(rows)
         values = {names[r]: float(rows[r]) for r in kept}
         if len(kept) < len(names):
             state = _rows_kept(state, frozenset(names), frozenset(values))
@@ -195,6 +195,11 @@ def _surrogate_record(iteration: int, seconds: float, info: StepInfo, instance) 
         values=values,
         state=state,
     )
+
+
+def _largest(rows: np.ndarray) -> np.ndarray:
+    """The indices of the `RECORDED_ROWS` largest rows, in row order (ties: the first)."""
+    return np.sort(np.argsort(-rows, kind="stable")[:RECORDED_ROWS])
 
 
 def _rows_kept(
@@ -221,8 +226,7 @@ def _exact_record(
         # to the family's starting values of them, as its surrogate rows are
         aux = aux_tensors(params) or problem.bound.aux_init(torch.from_numpy(h))
         rows = problem.bound.exact_rows(h, aux)
-        kept = np.sort(np.argsort(-rows, kind="stable")[:RECORDED_ROWS])
-        values |= {f"train.row.{problem.bound.rows[r]}": float(rows[r]) for r in kept}
+        values |= {f"train.row.{problem.bound.rows[r]}": float(rows[r]) for r in _largest(rows)}
         terms = kkt_terms(problem, params, multipliers_from_state(problem, state))
         values |= {f"train.{name}": value for name, value in terms.state().items()}
     return IterationRecord(iteration=iteration, seconds=seconds, kind="exact", values=values)

@@ -35,7 +35,7 @@ class MultiplierModel(MinibatchSolver):
         self, problem: Problem, config: MultiplierModelConfig, rng: np.random.Generator
     ) -> None:
         super().__init__(problem, config, rng)
-        features = problem.bound.row_features()
+        features = self.row_features
         self.features = (features - features.mean(axis=0)) / (features.std(axis=0) + 1e-12)
         start = init_mlp_params(features.shape[1], config.multiplier_hidden,
                                 int(rng.integers(2**31)))  # fmt: skip
@@ -47,8 +47,8 @@ class MultiplierModel(MinibatchSolver):
         self.last = (np.nan, np.nan)
 
     def add_blocks(self) -> None:
-        features = self.problem.bound.row_features()
-        self.multipliers_net = MLPNetwork(features.shape[1], self.config.multiplier_hidden)
+        self.row_features = self.problem.bound.row_features()
+        self.multipliers_net = MLPNetwork(self.row_features.shape[1], self.config.multiplier_hidden)
         self.psi = self.oracles.add("multiplier_model", Kind.MAXIMISED, self.multipliers_net.size)
 
     def _multipliers(self, psi: np.ndarray) -> tuple[np.ndarray, np.ndarray, object]:

@@ -32,5 +32,5 @@ def objective_controls() -> Objective:
         try:
             return PairwiseAUCLoss(float(c1), float(c2))
         except UserError as error:
-            st.error(f"{error}; using c1 = c2 = 1")
+            st.error(f"{error}; using c1 = {PairwiseAUCLoss.c1:g}, c2 = {PairwiseAUCLoss.c2:g}")
             return PairwiseAUCLoss()

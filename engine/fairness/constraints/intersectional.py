@@ -15,6 +15,7 @@ be the overall mean: its row is −ε, with no gradient (nothing is known of it 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import torch
@@ -42,13 +43,14 @@ class HingeRows:
     def m(self) -> int:
         return self.members.shape[1]
 
-    @property
-    def _counts(self) -> np.ndarray:
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """Members of each group among the batch's samples (fixed for the batch)."""
         return np.asarray(self.members.sum(axis=0)).ravel()
 
     def values(self, h: np.ndarray, aux: object = None) -> np.ndarray:
         loss = _hinge(self.signed, h)
-        return self._rows(loss, self._counts)
+        return self._rows(loss, self.counts)
 
     def _rows(self, loss: np.ndarray, counts: np.ndarray) -> np.ndarray:
         overall = loss.mean()
@@ -58,7 +60,7 @@ class HingeRows:
 
     def linearise(self, h: np.ndarray, aux: object = None) -> tuple[np.ndarray, Pullback]:
         loss = _hinge(self.signed, h)
-        counts = self._counts
+        counts = self.counts
         slope = -self.signed * (loss > 0)  # ∂ℓ_i/∂h_i
         scale = np.divide(1.0, counts, out=np.zeros(len(counts)), where=counts > 0)
 
@@ -90,7 +92,7 @@ class IntersectionalHinge(BoundConstraint):
         self._set("_group_names", names)
         self._set("_features", features)
         self._set("_signed", torch.from_numpy(signed))
-        self._set("_counts", torch.from_numpy(rows._counts))
+        self._set("_group_counts", torch.from_numpy(rows.counts))
         pairs = matrix.tocoo()  # (sample, group) of every membership
         self._set("_member_sample", torch.from_numpy(pairs.row.astype(np.int64)))
         self._set("_member_group", torch.from_numpy(pairs.col.astype(np.int64)))
@@ -117,10 +119,10 @@ class IntersectionalHinge(BoundConstraint):
         loss = torch.relu(1.0 - self._signed.to(h.dtype) * h)
         overall = loss.mean()
         # Mᵀ ℓ as a sum over the memberships (differentiable, also under vmap)
-        sums = torch.zeros(len(self._counts), dtype=h.dtype).index_add(
+        sums = torch.zeros(len(self._group_counts), dtype=h.dtype).index_add(
             0, self._member_group, loss[self._member_sample]
         )
-        counts = self._counts.to(h.dtype)
+        counts = self._group_counts.to(h.dtype)
         means = torch.where(counts > 0, sums / counts.clamp(min=1.0), overall)
         return means, overall
 
