@@ -107,7 +107,8 @@ class RunSpec:
         if self.constraint is not None:
             check_constraint(self.constraint)
         family = self.constraint.family if self.constraint else None
-        card.check_combination(self.model, family, self.objective.name)
+        variant = self.constraint.option("variant", None) if self.constraint else None
+        card.check_combination(self.model, family, self.objective.name, variant)
         self.data.files()  # a missing file is reported now, not in a worker
 
 

@@ -87,6 +87,11 @@ class Solver(ABC):
         """The iterate to report when the run ends; the paper's rule where it has one."""
         return self.candidate()
 
+    def evaluation_seconds(self) -> float:
+        """Seconds spent so far judging the solver's own iterates (e.g. on validation for its
+        selection rule): evaluation, not solving, so the driver takes them off the run's clock."""
+        return 0.0
+
 
 def aux_tensors(params: Params) -> dict[str, torch.Tensor]:
     """The constraint's auxiliary variables (stored as "aux.<name>", e.g. pSP's θ) as tensors."""

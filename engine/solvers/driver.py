@@ -25,8 +25,9 @@ from engine.solvers.options import Budget
 from engine.solvers.records import IterationRecord, Solution
 from engine.status import StopCode, StopReason
 
-# the run's clock counts solver work only: surrogate records (a full-data pass), exact metrics
-# and saved iterates' evaluations are timed and taken out of it, so minibatch solvers are not
+# the run's clock counts solver work only: surrogate records (a full-data pass), exact metrics,
+# saved iterates' evaluations and a solver's judging of its own iterates on validation
+# (`Solver.evaluation_seconds`) are timed and taken out of it, so minibatch solvers are not
 # charged for logging
 LOG_EVERY_SECONDS = 0.1  # at most ~10 surrogate records per second reach `log`
 EXACT_EVERY_SECONDS = 1.0  # exact train/val metrics of the candidate, about once a second
@@ -100,7 +101,9 @@ def solve(
             stop = StopReason(StopCode.CANCELLED, "cancelled")
             break
         left = math.inf if budget.max_iterations is None else budget.max_iterations - iterations
+        judged = instance.evaluation_seconds()
         info = instance.advance(int(min(left, BATCH, next_save - iterations)))
+        evaluation += instance.evaluation_seconds() - judged
         iterations += info.iterations
         now = time.perf_counter()
         solver_seconds = now - started - evaluation

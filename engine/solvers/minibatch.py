@@ -1,7 +1,11 @@
 """What paper 000's stochastic solvers share: one flat vector x of primal variables stepped on
 sampled batches through `engine.oracles.MinibatchOracles`, several steps per driver call (a step
 takes a fraction of a millisecond, so the driver's bookkeeping per call would otherwise cost more
-than the step), the oracle counts in the state, and the last iterate as the candidate."""
+than the step), the oracle counts in the state, and the last iterate as the candidate.
+
+A solver that reports by paper 004's rule sets `selection` (a `ValidationSelection`): every
+`select_every` steps the current iterate is offered to it, and the run reports the best one it
+kept, else the candidate."""
 
 from __future__ import annotations
 
@@ -15,7 +19,8 @@ from engine.models import Params
 from engine.oracles import MinibatchOracles
 from engine.problem import Problem
 from engine.sampling import BatchSampler
-from engine.solvers.base import Solver, StepInfo
+from engine.solvers.base import Snapshot, Solver, StepInfo
+from engine.solvers.validation_select import ValidationSelection
 from engine.status import StopCode
 
 
@@ -34,6 +39,9 @@ class MinibatchSolver(Solver):
         self.add_blocks()
         self.x = self.oracles.start()
         self.t = 0
+        self.outer = 0  # the outer iteration, for a solver that has them (SFLS's oracle calls)
+        self.selection: ValidationSelection | None = None
+        self.select_every = 1
 
     def batch_sampler(self) -> BatchSampler:
         """Objective batches over the training rows, and constraint batches of J rows of every
@@ -69,6 +77,8 @@ class MinibatchSolver(Solver):
             value = self.iterate()
             taken += 1
             self.t += 1
+            if self.selection is not None and self.t % self.select_every == 0:
+                self.selection.offer(self.t, self.outer, self.current())
             if not math.isfinite(value) or self.t >= self.config.iterations:
                 break
         done = self.t >= self.config.iterations
@@ -94,3 +104,12 @@ class MinibatchSolver(Solver):
     def candidate(self) -> Params:
         """The last iterate (paper 000 reports the last x_K)."""
         return self.current()
+
+    def select(self, snapshots: list[Snapshot]) -> Params:
+        """The best iterate the selection kept (paper 004, App. E.3), else the candidate."""
+        if self.selection is None:
+            return self.candidate()
+        return self.selection.chosen(self.candidate())
+
+    def evaluation_seconds(self) -> float:
+        return 0.0 if self.selection is None else self.selection.seconds

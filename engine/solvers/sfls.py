@@ -7,19 +7,22 @@ upper and one lower row per pair of groups, paper 004 eqs. 4–5). Term 0 is the
 f0; each row j has two terms, (G1', G1) and (G2, G2') for an upper row, (G2', G2) and (G1, G1')
 for a lower one. p_G are the training frequencies (spec 004 §5).
 
-One SMD step t of an oracle call at level r (Alg. 2, ρ̂ = 0), on a uniform minibatch z:
+One SMD step t of an oracle call at level r (Alg. 2), on a uniform minibatch z:
   u = (F_0 − r, F_1 + F_2 − 1 − κ, …), v = G   (batch means of Lemma 1's terms, `lemma1_terms`)
-  x ← Π_X(x − η_t ∇_x Φ),  Φ = Σ_k ỹ_k u_k + Σ_i ỹ_{g(i)} α_i v_i,  η_t = c/√(t+1)
-  (ỹ, α) ← Lemma 3 (`smd.y_step`) with τ_t = τ0/√(t+1)
-Π_X: the ℓ2 ball of radius R on the weights, [−I, I] on a and b. After T steps,
-U(r) = Lemma 4 (`smd.level_value`) on the τ-weighted means of u and v, and x̄ the mean of the
-T iterates x(0..T−1); Alg. 1 halts when U(r) ≥ −ε_opt, and otherwise sets r ← r + U(r)/(2θ).
-Each call starts at the previous call's last (x, y) (ours; Alg. 2 restarts at x = 0).
+  x ← Π_X((x/η_t + ρ̂ x̃ − ∇_x Φ)/(1/η_t + ρ̂)),  Φ = Σ_k ỹ_k u_k + Σ_i ỹ_{g(i)} α_i v_i,
+  η_t = c/√(t+1); (ỹ, α) ← Lemma 3 (`smd.y_step`) with τ_t = τ0/√(t+1)
+Π_X: the ℓ2 ball of radius R on the weights, [−I, I] on a and b; ρ̂ = 0 here (the convex case),
+ρ̂ > 0 with x̃ the centre of IQRC's proximal term (`engine.solvers.iqrc`). After T steps,
+U(r) = Lemma 4 (`smd.level_value`) on the τ-weighted means of u and v, plus the τ-weighted mean
+of (ρ̂/2)‖x(t) − x̃‖², and x̄ the mean of the T iterates x(0..T−1); Alg. 1 halts when
+U(r) ≥ −ε_opt, and otherwise sets r ← r + U(r)/(2θ). Each call starts at the previous call's
+last (x, y) (ours; Alg. 2 restarts at x = 0).
 
-Reported iterate: each x̄ is kept with its exact validation AUC and AUC gap; the run reports the
-one with the best validation AUC among those within κ on validation (App. E.3's rule, over the
-oracle outputs rather than every iterate), else the last x̄ (option select = "last": always).
-Before the first call ends, the mean of the current call's iterates.
+Reported iterate (App. E.3): the SMD iterates, every `select_every` steps, and each oracle output
+x̄ are judged on validation (`ValidationSelection`, off the run's clock); the run reports the one
+with the best validation AUC among those within κ for the exact AUC gap, else the last x̄
+(option select = "last": always the last x̄, Alg. 1's output). Before the first call ends, the
+mean of the current call's iterates stands in for x̄.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from engine.solvers.base import Snapshot, StepInfo
 from engine.solvers.catalogue.p004_sfls import SFLSConfig
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.smd import level_value, y_step
+from engine.solvers.validation_select import ValidationSelection
 from engine.status import StopCode
 from engine.variables import Box, Kind
 
@@ -59,12 +63,15 @@ class SFLS(MinibatchSolver):
         # u = (F_0 − r, F_1 + F_2 − 1 − κ, …): the constants subtracted per component
         self.offset = np.r_[0.0, np.full(len(self.components) - 1, 1.0 + bound.spec.kappa)]
         self.x = self._project(self.x)
-        start = self.oracles.params(self.x)
-        self.r = problem.loss(problem.scores(start)) + config.margin  # Alg. 1's r(0) (ours)
+        self.rho, self.center = 0.0, self.x  # Alg. 2's ρ̂ and x̃ (ρ̂ = 0: the convex case)
+        self.r = self._first_level(self.x)
         self.log_y = np.full(len(self.components), -np.log(len(self.components)))
         self.alpha = np.zeros(n)
-        self.outer, self.level, self.halted = 0, np.nan, False
+        self.level, self.halted = np.nan, False
         self.outputs: list[Snapshot] = []
+        if config.select == "validation":
+            self.selection = ValidationSelection(problem, "auc")
+            self.select_every = config.select_every
         self._reset_sums()
 
     def add_blocks(self) -> None:
@@ -73,8 +80,13 @@ class SFLS(MinibatchSolver):
         self.a = self.oracles.add("a", Kind.MINIMISED, n, box)
         self.b = self.oracles.add("b", Kind.MINIMISED, n, box)
 
+    def _first_level(self, x: np.ndarray) -> float:
+        """Alg. 1's r(0) > f*: f0 at x plus a margin (ours), above f* when x is feasible."""
+        problem = self.problem
+        return problem.loss(problem.scores(self.oracles.params(x))) + self.config.margin
+
     def _reset_sums(self) -> None:
-        self.inner, self.tau_sum, self.x_sum = 0, 0.0, np.zeros_like(self.x)
+        self.inner, self.tau_sum, self.x_sum, self.prox_sum = 0, 0.0, np.zeros_like(self.x), 0.0
         self.u_sum, self.v_sum = np.zeros(len(self.components)), np.zeros(len(self.group))
 
     def _project(self, x: np.ndarray) -> np.ndarray:
@@ -107,7 +119,11 @@ class SFLS(MinibatchSolver):
         self.u_sum += tau * u
         self.v_sum += tau * v
         self.tau_sum += tau
-        self.x = self._project(x - config.eta * step * grad)  # Alg. 2, x-step (ρ̂ = 0)
+        eta = config.eta * step
+        if self.rho > 0:
+            self.prox_sum += tau * 0.5 * self.rho * float(np.sum((x - self.center) ** 2))
+        # paper 004, Alg. 2: the x-step with d_x = (ρ̂/2)‖x − x̃‖²
+        self.x = self._project((x / eta + self.rho * self.center - grad) / (1.0 / eta + self.rho))
         self.log_y, self.alpha = y_step(self.log_y, self.alpha, u, v, tau, config.bound,
                                         self.group)  # fmt: skip  # paper 004, Alg. 2, Lemma 3
         self.inner += 1
@@ -118,21 +134,21 @@ class SFLS(MinibatchSolver):
     def _end_oracle_call(self) -> None:
         """U(r) by Lemma 4, the output x̄, then Alg. 1's halt test or level step."""
         self.level = level_value(self.u_sum / self.tau_sum, self.v_sum / self.tau_sum,
-                                 self.config.bound, self.group)  # fmt: skip
-        params = self.oracles.params(self.x_sum / self.inner)
-        self.outputs.append(Snapshot(self.t + 1, self.outer, params, self._validation(params)))
+                                 self.config.bound, self.group) + self.prox_sum / self.tau_sum  # fmt: skip
+        self.x_bar = self.x_sum / self.inner
+        params = self.oracles.params(self.x_bar)
+        judged = self.selection and self.selection.offer(self.t + 1, self.outer, params)
+        self.outputs.append(judged or Snapshot(self.t + 1, self.outer, params, {}))
         if self.level >= -self.config.eps_opt:
-            self.halted = True
+            self._halt()
         else:
             self.r += self.level / (2.0 * self.config.theta)  # paper 004, Alg. 1
             self.outer += 1
         self._reset_sums()
 
-    def _validation(self, params: Params) -> dict[str, dict]:
-        if len(self.problem.data.val) == 0:
-            return {}
-        h = self.problem.scores(params, "val")
-        return {"val": self.problem.report_scores(h, "val", only=("auc", "constraint"))}
+    def _halt(self) -> None:
+        """Alg. 1 halts: the run ends with the last x̄."""
+        self.halted = True
 
     def advance(self, max_iterations: int) -> StepInfo:
         """Steps up to the end of the current oracle call at most; done when Alg. 1 halts."""
@@ -140,13 +156,17 @@ class SFLS(MinibatchSolver):
         info = super().advance(min(max_iterations, left))
         if not self.halted:
             return info
+        return dataclasses.replace(info, done=True, stop=StopCode.CONVERGED,
+                                   reason=self._halt_reason())  # fmt: skip
+
+    def _halt_reason(self) -> str:
         reason = f"U(r) = {self.level:.3g} ≥ −ε_opt after {self.outer + 1} oracle calls"
         if self.outer == 0 and self.level > self.config.eps_opt:
             # H(r(0)) > 0: no point meets the surrogate rows at the first level (paper 004,
             # Lemma 2: a strictly feasible constant model needs 2 c1 c2² < 1 + κ)
             reason += ("; U(r(0)) > 0: the surrogate constraints admit no point at the first "
                        "level, so lower c1 (2 c1 c2² < 1 + κ, paper 004 Lemma 2) or raise κ")  # fmt: skip
-        return dataclasses.replace(info, done=True, stop=StopCode.CONVERGED, reason=reason)
+        return reason
 
     def state(self) -> dict[str, float | str]:
         y = np.exp(self.log_y)
@@ -163,15 +183,6 @@ class SFLS(MinibatchSolver):
 
     def snapshots(self) -> list[Snapshot]:
         return list(self.outputs)
-
-    def select(self, snapshots: list[Snapshot]) -> Params:
-        """App. E.3: the best validation AUC among the outputs within κ on validation."""
-        kappa = self.problem.bound.spec.kappa
-        feasible = [s for s in snapshots if s.metrics and s.metrics["val"]["auc"] is not None
-                    and (s.metrics["val"]["constraint"] or np.inf) <= kappa]  # fmt: skip
-        if self.config.select == "last" or not feasible:
-            return self.candidate()
-        return max(feasible, key=lambda s: s.metrics["val"]["auc"]).params
 
 
 def _term_sets(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

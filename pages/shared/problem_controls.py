@@ -127,8 +127,11 @@ def problem_controls(solver_choice: bool = True) -> Problem:
                                           + (" within I" if entry.uses_interval else "")))  # fmt: skip
     model = _model_controls()
     objective = objective_controls()
+    variant = dict(options).get("variant") if family == "auc_gap" else None
     solvers, configs, budget = (
-        _solver_controls(family, model, objective.name) if solver_choice else ((), {}, Budget())
+        _solver_controls(family, model, objective.name, variant)
+        if solver_choice
+        else ((), {}, Budget())
     )
     remember(*KEYS)
     return Problem(interval, kappa, family, tuple(solvers), configs, model, budget, pairs, options,
@@ -166,12 +169,13 @@ def hidden_widths(text: str) -> tuple[int, ...]:
 
 
 def solver_refusals(
-    family: str, model: ModelSpec, objective: str = LogisticLoss.name
+    family: str, model: ModelSpec, objective: str = LogisticLoss.name, variant: str | None = None
 ) -> dict[str, str | None]:
-    """Every solver of the catalogue with why it cannot solve `family` on `model` with the
-    `objective` (None: it can). The unconstrained solver ignores the family, so it is never
-    refused for it."""
-    return {name: solver_card(name).refusal(model, family, objective) for name in solver_names()}
+    """Every solver of the catalogue with why it cannot solve `family` (of `variant`, for
+    auc_gap) on `model` with the `objective` (None: it can). The unconstrained solver ignores
+    the family, so it is never refused for it."""
+    return {name: solver_card(name).refusal(model, family, objective, variant)
+            for name in solver_names()}  # fmt: skip
 
 
 def chosen_solvers(wanted: list[str], refusals: dict[str, str | None]) -> list[str]:
@@ -180,9 +184,9 @@ def chosen_solvers(wanted: list[str], refusals: dict[str, str | None]) -> list[s
     return [name for name, refusal in refusals.items() if name in wanted and refusal is None]
 
 
-def _solver_controls(family: str, model: ModelSpec, objective: str):
+def _solver_controls(family: str, model: ModelSpec, objective: str, variant: str | None):
     st.sidebar.header("Solvers")
-    refusals = solver_refusals(family, model, objective)
+    refusals = solver_refusals(family, model, objective, variant)
     initial("solvers", DEFAULT_SOLVERS)
     st.session_state["solvers"] = [s for s in st.session_state["solvers"] if s in refusals]
     for name, refusal in refusals.items():

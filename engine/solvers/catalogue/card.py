@@ -18,7 +18,7 @@ from engine.capabilities import (
     objective_offers,
 )
 from engine.errors import UserError
-from engine.fairness.families import family_names
+from engine.fairness.families import AUC_GAP_DEFAULTS, family_names
 from engine.lazy import load_object
 from engine.models import ModelSpec
 
@@ -44,6 +44,9 @@ class SolverCard:
     # left out of the card's hash: a mapping has none
     needs: Mapping[Capability, str] = field(default_factory=dict, hash=False)
     constrained: bool = True
+    # the auc_gap variants (paper 004, App. A) the algorithm applies to, and why (empty: all)
+    auc_variants: tuple[str, ...] = ()
+    auc_variants_why: str = ""
 
     def __post_init__(self) -> None:
         ordered = {c: self.needs[c] for c in Capability if c in self.needs}
@@ -82,14 +85,19 @@ class SolverCard:
         return [c for c in self.needs if c not in offers]
 
     def refusal(
-        self, model: ModelSpec, family: str | None, objective: str | None = None
+        self,
+        model: ModelSpec,
+        family: str | None,
+        objective: str | None = None,
+        variant: str | None = None,
     ) -> str | None:
-        """Why this algorithm cannot solve `model` under `family`, in words: the first
-        capability it misses (of the model, the objective, then the family); None if it can."""
+        """Why this algorithm cannot solve `model` under `family` (of `variant`, for auc_gap),
+        in words: the first capability it misses (of the model, the objective, then the
+        family), else a variant it does not apply to; None if it can."""
         objective = objective or self.default_objective
         missing = self.missing(model, family, objective)
         if not missing:
-            return None
+            return self._variant_refusal(family, variant)
         first = missing[0]
         needed = f"{first.words} ({self.needs[first]})"
         if first.side is Side.MODEL:
@@ -104,18 +112,31 @@ class SolverCard:
         return (f"{self.name} solves the constraint families {', '.join(self.families())} only: "
                 f"it needs {needed}, which those families offer, not {family}")  # fmt: skip
 
+    def _variant_refusal(self, family: str | None, variant: str | None) -> str | None:
+        variant = variant or AUC_GAP_DEFAULTS["variant"]
+        if family != "auc_gap" or not self.auc_variants or variant in self.auc_variants:
+            return None
+        return (f"{self.name} applies to the AUC gaps {' and '.join(self.auc_variants)} only "
+                f"({self.auc_variants_why}), not {variant}")  # fmt: skip
+
     def check_combination(
-        self, model: ModelSpec, family: str | None, objective: str | None = None
+        self,
+        model: ModelSpec,
+        family: str | None,
+        objective: str | None = None,
+        variant: str | None = None,
     ) -> None:
-        """Refuse a model, objective or constraint family this algorithm cannot solve, saying
-        why."""
-        reason = self.refusal(model, family, objective)
+        """Refuse a model, objective or constraint family (or auc_gap variant) this algorithm
+        cannot solve, saying why."""
+        reason = self.refusal(model, family, objective, variant)
         if reason is not None:
             raise UserError(reason)
 
     def check_problem(self, problem: Problem) -> None:
-        family = problem.constraint.family if problem.constraint is not None else None
-        self.check_combination(problem.model, family, problem.objective.name)
+        spec = problem.constraint
+        family = spec.family if spec is not None else None
+        variant = spec.option("variant", None) if spec is not None else None
+        self.check_combination(problem.model, family, problem.objective.name, variant)
 
     def load(self) -> type[Solver]:
         return load_object(self.implementation)
