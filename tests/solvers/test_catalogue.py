@@ -83,3 +83,14 @@ def test_unknown_solver_names_the_known_ones():
     with pytest.raises(UserError, match="unknown solver 'nope'.*idca"):
         solver_card("nope")
     assert solver_names() == sorted(CARDS)
+
+
+def test_a_card_limited_to_some_auc_gap_variants_refuses_the_others_saying_why():
+    card = dataclasses.replace(solver_card("sfls"), auc_variants=("group", "inter"),
+                               auc_variants_why="a reason")  # fmt: skip
+    refusal = card.refusal(ModelSpec(), "auc_gap", None, "intra")
+    assert refusal is not None and "group and inter only (a reason), not intra" in refusal
+    assert card.refusal(ModelSpec(), "auc_gap", None, "inter") is None
+    assert card.refusal(ModelSpec(), "auc_gap") is None  # the default variant: group
+    with pytest.raises(UserError, match="not intra"):
+        card.check_combination(ModelSpec(), "auc_gap", None, "intra")
