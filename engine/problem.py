@@ -32,6 +32,9 @@ from engine.objectives import LogisticLoss, Objective
 REPORTED_METRICS = ("loss", "accuracy", "auc", "psp", "pdp", "sp", "dp", "eo", "eopp",
                     "group_auc_gap", "group_loss_gap", "majority", "positive_rate", "score_std",
                     "constraint", *REPORT_NAMES)  # fmt: skip
+# a group-wise affine map of the model's scores, one entry per group: a row of group g scores
+# scale[g]·h + shift[g] (post-processing, paper 004, App. E.2: ω1·h + ω2 on the protected group)
+POST_SCALE, POST_SHIFT = "post.scale", "post.shift"
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,9 +156,17 @@ class Problem:
         return network_of(self.model, self.features("train").shape[1])
 
     def scores(self, params: Params, split: str = "train") -> np.ndarray:
+        """The scores of a split, with the group-wise map of `params` when it has one
+        (POST_SCALE, POST_SHIFT). Every report, record and stored test score is computed here,
+        so the map goes wherever the model goes; the model's own weights ignore its keys."""
         if self.model.affine:
-            return self.design(split).matvec(params["w"])
-        return self.network.scores(self.network.flatten(params), self.features(split))
+            h = self.design(split).matvec(params["w"])
+        else:
+            h = self.network.scores(self.network.flatten(params), self.features(split))
+        if POST_SCALE not in params:
+            return h
+        groups = self.data.split(split).groups
+        return params[POST_SCALE][groups] * h + params[POST_SHIFT][groups]
 
     # ---- objective ----------------------------------------------------------------------
     def loss(self, h: np.ndarray, split: str = "train") -> float:

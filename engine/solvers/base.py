@@ -87,6 +87,12 @@ class Solver(ABC):
         """The iterate to report when the run ends; the paper's rule where it has one."""
         return self.candidate()
 
+    def selection_note(self) -> str:
+        """What the reported iterate is, when `select` chose it by a rule the user should
+        know the outcome of (e.g. no iterate within κ on validation); "" otherwise. Called
+        after `select`; the driver adds it to the run's stop reason."""
+        return ""
+
     def evaluation_seconds(self) -> float:
         """Seconds spent so far judging the solver's own iterates (e.g. on validation for its
         selection rule): evaluation, not solving, so the driver takes them off the run's clock."""

@@ -147,6 +147,9 @@ def solve(
         emit(_surrogate_record(iterations, seconds, info, instance))
     snapshots = instance.snapshots()
     params = instance.select(snapshots)
+    note = instance.selection_note()
+    if note:
+        stop = StopReason(stop.code, f"{stop.text}; {note}")
     metrics = problem.report(params)
     emit(_final_record(metrics, iterations, seconds))
     test_scores = problem.scores(params, "test") if len(problem.data.test) else np.zeros(0)

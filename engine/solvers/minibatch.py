@@ -111,5 +111,8 @@ class MinibatchSolver(Solver):
             return self.candidate()
         return self.selection.chosen(self.candidate())
 
+    def selection_note(self) -> str:
+        return "" if self.selection is None else self.selection.note()
+
     def evaluation_seconds(self) -> float:
         return 0.0 if self.selection is None else self.selection.seconds

@@ -60,6 +60,19 @@ class ValidationSelection:
         return (values.get(self.score) is not None and constraint is not None
                 and kappa is not None and constraint <= kappa)  # fmt: skip
 
+    def note(self) -> str:
+        """The outcome in words, for the run's stop reason."""
+        if not self.active:
+            return "no validation rows: the solver's own last iterate is reported"
+        if self.best is None:
+            return (f"none of the {self.offered:,} iterates judged on validation was within κ "
+                    "there: the solver's own last iterate is reported")  # fmt: skip
+        values = self.best.metrics[SPLIT]
+        return (f"reported: the iterate after {self.best.iteration:,} iterations, the best "
+                f"validation {self.score.upper() if self.score == 'auc' else self.score} "
+                f"({values[self.score]:.4f}) of the {self.offered:,} judged on validation with "
+                f"the exact constrained value within κ ({values['constraint']:.4f})")  # fmt: skip
+
     def chosen(self, fallback: Params) -> Params:
         """The best feasible iterate, else `fallback` (the solver's own candidate)."""
         return fallback if self.best is None else self.best.params

@@ -61,6 +61,7 @@ def test_iqrc_trains_the_sigmoid_network_within_kappa_on_validation():
                      budget=Budget(max_iterations=6000), seed=0)  # fmt: skip
     reference = solve(problem, "unconstrained", budget=Budget(max_iterations=200), seed=0)
     assert solution.metrics["val"]["constraint"] <= 0.05
+    assert "reported: the iterate after" in solution.reason  # the selection's outcome, said
     assert solution.metrics["test"]["auc"] > 0.6
     assert solution.metrics["test"]["constraint"] < reference.metrics["test"]["constraint"]
 

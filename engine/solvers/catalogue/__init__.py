@@ -14,6 +14,8 @@ from engine.solvers.catalogue import (
     p001_baselines,
     p001_multiplier,
     p001_plada,
+    p004_baselines,
+    p004_postprocess,
     p004_sfls,
     paper000,
     paper003,
@@ -34,6 +36,8 @@ CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
             p001_baselines,
             p001_multiplier,
             p004_sfls,
+            p004_baselines,
+            p004_postprocess,
         )
         for card in module.CARDS
     }  # fmt: skip
