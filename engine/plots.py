@@ -31,11 +31,13 @@ from engine.fairness.distributions import (
 from engine.fairness.families import quantity_metric, quantity_name
 from engine.runs.describe import interval_words, percent_words
 from engine.runs.frontier import (
+    SCORE_NAMES,
     Frontier,
     FrontierPoint,
     is_gap,
     pareto_mask,
-    with_half_width,
+    spread_name,
+    with_spread,
 )
 from engine.runs.results import constraint_of, surrogate_epsilon
 
@@ -780,20 +782,22 @@ def density_figure(
     return fig
 
 
-# ---- accuracy-fairness frontier (paper 003, Fig. 1) ---------------------------------------------
+# ---- score-fairness frontier (paper 003, Fig. 1; paper 004, Fig. 1) -----------------------------
+
+SPREAD_WORDS = {"ci": "confidence interval", "se": "standard error"}
 
 
 def _kappa_label(point: FrontierPoint) -> str:
     return "unconstrained" if point.kappa is None else f"κ = {point.kappa:g}"
 
 
-def _point_hover(point: FrontierPoint, quantity: str) -> str:
+def _point_hover(point: FrontierPoint, quantity: str, score: str) -> str:
     alpha, beta = point.interval
     lines = [
         f"{point.solver}{' (dominated)' if point.dominated else ''}",
         f"{_kappa_label(point)}, I = [{percent_words(alpha)}, {percent_words(beta)})",
-        f"accuracy = {with_half_width(point.accuracy, point.accuracy_ci)}",
-        f"fairness = {with_half_width(point.fairness, point.fairness_ci)}",
+        f"{SCORE_NAMES[score]} = {with_spread(point.score, point.score_spread)}",
+        f"fairness = {with_spread(point.fairness, point.fairness_spread)}",
         f"{point.n} seed{'s' if point.n > 1 else ''}",
     ]
     if point.meets_kappa is False:
@@ -801,12 +805,12 @@ def _point_hover(point: FrontierPoint, quantity: str) -> str:
     return "<br>".join(lines)
 
 
-def _error_bars(half_widths: Sequence[float | None]) -> dict[str, Any]:
-    """Bars where a confidence half-width exists; none at all when every point has one seed."""
-    if all(h is None for h in half_widths):
+def _error_bars(spreads: Sequence[float | None]) -> dict[str, Any]:
+    """Bars where a spread over seeds exists; none at all when every point has one seed."""
+    if all(h is None for h in spreads):
         return {"visible": False}
     return {"type": "data", "visible": True,
-            "array": np.array([np.nan if h is None else h for h in half_widths])}  # fmt: skip
+            "array": np.array([np.nan if h is None else h for h in spreads])}  # fmt: skip
 
 
 def _symbol(point: FrontierPoint) -> str:
@@ -816,15 +820,20 @@ def _symbol(point: FrontierPoint) -> str:
 
 
 def _frontier_trace(
-    points: Sequence[FrontierPoint], name: str, legendgroup: str, colour: str, quantity: str
+    points: Sequence[FrontierPoint],
+    name: str,
+    legendgroup: str,
+    colour: str,
+    quantity: str,
+    score: str,
 ) -> go.Scatter:
-    """The points as markers labelled with their κ; each point's `customdata` is the list of
-    its run ids."""
+    """The points as markers labelled with their κ, with error bars on both coordinates; each
+    point's `customdata` is the list of its run ids."""
     return go.Scatter(
         x=np.array([p.fairness for p in points]),
-        y=np.array([p.accuracy for p in points]),
-        error_x=_error_bars([p.fairness_ci for p in points]),
-        error_y=_error_bars([p.accuracy_ci for p in points]),
+        y=np.array([p.score for p in points]),
+        error_x=_error_bars([p.fairness_spread for p in points]),
+        error_y=_error_bars([p.score_spread for p in points]),
         mode="markers+text",
         marker={
             "color": colour,
@@ -842,7 +851,7 @@ def _frontier_trace(
         name=name,
         legendgroup=legendgroup,
         customdata=[list(p.run_ids) for p in points],
-        hovertext=[_point_hover(p, quantity) for p in points],
+        hovertext=[_point_hover(p, quantity, score) for p in points],
         hoverinfo="text",
     )
 
@@ -852,13 +861,13 @@ def _pareto_lines(points: Sequence[FrontierPoint], colour: str) -> list[go.Scatt
     lines = []
     for interval in dict.fromkeys(p.interval for p in points):
         mine = [p for p in points if p.interval == interval]
-        mask = pareto_mask([p.fairness for p in mine], [p.accuracy for p in mine])
+        mask = pareto_mask([p.fairness for p in mine], [p.score for p in mine])
         front = sorted((p for p, keep in zip(mine, mask, strict=True) if keep),
                        key=lambda p: p.fairness)  # fmt: skip
         if len(front) < 2:
             continue
         lines.append(go.Scatter(
-            x=np.array([p.fairness for p in front]), y=np.array([p.accuracy for p in front]),
+            x=np.array([p.fairness for p in front]), y=np.array([p.score for p in front]),
             mode="lines", line={"color": colour, "width": 1.5}, opacity=0.6,
             name=f"{front[0].solver} front", legendgroup=front[0].solver, showlegend=False,
             customdata=[list(p.run_ids) for p in front], hoverinfo="skip",
@@ -867,18 +876,35 @@ def _pareto_lines(points: Sequence[FrontierPoint], colour: str) -> list[go.Scatt
 
 
 def _fairness_axis(frontier: Frontier, quantity: str) -> str:
-    """The x-axis title, e.g. "fairness = 1 − EO gap (exact, test)"; the metric "constraint" is
-    the family's own quantity."""
+    """The x-axis title, e.g. "fairness = 1 − EO gap (exact, test) ± 95 % CI"; the metric
+    "constraint" is the family's own quantity."""
     metric = frontier.metric
     name = quantity if metric == "constraint" else METRIC_NAMES.get(metric, metric)
     value = f"1 − {name}" if is_gap(metric) else name
-    return f"fairness = {value} (exact, {frontier.split})"
+    return f"fairness = {value} (exact, {frontier.split}){_spread_suffix(frontier)}"
+
+
+def _score_axis(frontier: Frontier) -> str:
+    """The y-axis title, e.g. "AUC (exact, test) ± s.e."."""
+    return f"{SCORE_NAMES[frontier.score]} (exact, {frontier.split}){_spread_suffix(frontier)}"
+
+
+def _has_spread(frontier: Frontier) -> bool:
+    return any(p.n > 1 for p in frontier.points)
+
+
+def _spread_suffix(frontier: Frontier) -> str:
+    """What follows an axis title: " ± s.e." or " ± 95 % CI", nothing when every point has one
+    seed."""
+    if not _has_spread(frontier):
+        return ""
+    return f" ± {spread_name(frontier.spread, frontier.confidence)}"
 
 
 def _frontier_subtitle(frontier: Frontier) -> str:
-    spread = any(p.n > 1 for p in frontier.points)
-    text = (f"mean ± {percent_words(frontier.confidence)} CI over seeds" if spread
-            else "one seed per point: no confidence interval")  # fmt: skip
+    text = (f"mean ± {spread_name(frontier.spread, frontier.confidence)} over seeds"
+            if _has_spread(frontier)
+            else f"one seed per point: no {SPREAD_WORDS[frontier.spread]}")  # fmt: skip
     text += "; lines join each solver's best trade-offs"
     if frontier.skipped:
         text += f"; {len(frontier.skipped)} run(s) lacked a metric"
@@ -888,11 +914,12 @@ def _frontier_subtitle(frontier: Frontier) -> str:
 def frontier_figure(
     frontier: Frontier, quantity: str = "constrained value", show_dominated: bool = True
 ) -> go.Figure:
-    """Accuracy (y) against fairness (x), each point labelled with its κ: one colour per solver,
-    a line through each solver's non-dominated points per interval, dominated points grey, the
-    unconstrained model a star, and points whose exact constrained value (`quantity`, e.g.
-    "EO gap") misses κ open red circles under one legend entry. Error bars show the confidence
-    half-widths over seeds, and only where there are several seeds."""
+    """The frontier's score (y: accuracy or AUC) against fairness (x), each point labelled with
+    its κ: one colour per solver, a line through each solver's non-dominated points per
+    interval, dominated points grey, the unconstrained model a star, and points whose exact
+    constrained value (`quantity`, e.g. "EO gap") misses κ open red circles under one legend
+    entry. Error bars on both coordinates show the frontier's spread over seeds (confidence
+    half-widths or standard errors), and only where there are several seeds."""
     fig = go.Figure()
     shown = [p for p in frontier.points if show_dominated or not p.dominated]
     solvers = list(dict.fromkeys(p.solver for p in frontier.points))
@@ -908,13 +935,16 @@ def frontier_figure(
                                       (True, f"{solver} (dominated)", DOMINATED_COLOUR)):  # fmt: skip
             group = [p for p in kept if p.dominated == dominated]
             if group:
-                fig.add_trace(_frontier_trace(group, name, solver, mark, quantity))
+                fig.add_trace(_frontier_trace(group, name, solver, mark, quantity, frontier.score))
     missed = [p for p in shown if p.meets_kappa is False]
     if missed:
-        fig.add_trace(_frontier_trace(missed, MISSED_NAME, MISSED_NAME, MISSED_COLOUR, quantity))
+        fig.add_trace(_frontier_trace(missed, MISSED_NAME, MISSED_NAME, MISSED_COLOUR, quantity,
+                                      frontier.score))  # fmt: skip
     fig.update_xaxes(title_text=_fairness_axis(frontier, quantity))
-    fig.update_yaxes(title_text=f"accuracy (exact, {frontier.split})")
-    _titled(fig, "Accuracy–fairness frontier", _frontier_subtitle(frontier), hovermode="closest")
+    fig.update_yaxes(title_text=_score_axis(frontier))
+    score = SCORE_NAMES[frontier.score]
+    title = f"{score[:1].upper()}{score[1:]}–fairness frontier"  # "Accuracy", "AUC"
+    _titled(fig, title, _frontier_subtitle(frontier), hovermode="closest")
     return fig
 
 

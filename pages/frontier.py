@@ -1,5 +1,6 @@
-"""Frontier: sweep κ (and intervals) for the chosen solvers and seeds; accuracy against exact
-fairness on held-out data, with confidence intervals; click a point to see that model."""
+"""Frontier: sweep κ (and intervals) for the chosen solvers and seeds; accuracy or AUC against
+exact fairness on held-out data, with confidence intervals or standard errors over the seeds;
+click a point to see that model."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import streamlit as st
 
 from engine import plots
 from engine.errors import UserError
+from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_name
 from engine.runs import Store, submit_sweep, sweep_specs
-from engine.runs.frontier import frontier, frontier_table
-from engine.runs.results import run_result
+from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, frontier_table, spread_name
+from engine.runs.results import frontier_axes, run_result
 from engine.status import ACTIVE
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.problem_controls import base_spec, problem_controls
@@ -77,10 +79,21 @@ def main() -> None:
         grid = {"kappas": kappas, "intervals": intervals, "solvers": list(problem.solvers),
                 "seeds": seeds}  # fmt: skip
         submit_sweep(f"{len(specs)} runs", specs, grid, store, workers=2)
-    _view(store, [s.run_id for s in specs], prepared, problem)
+    axes = frontier_axes(spec.to_dict() for spec in specs)
+    _view(store, [s.run_id for s in specs], prepared, problem, base.constraint, axes)
 
 
-def _view(store: Store, run_ids: list[str], prepared, problem) -> None:
+def _view(
+    store: Store,
+    run_ids: list[str],
+    prepared,
+    problem,
+    constraint: ConstraintSpec | None,
+    axes: tuple[str, str],
+) -> None:
+    """The sweep's frontier as its runs finish; its runs without constraint are measured by the
+    sweep's `constraint` (the unconstrained reference of an auc_gap sweep carries its variant's
+    gap), on the score axis and with the spread of `axes` unless the user picks others."""
     known = {r.id: r for r in store.runs() if r.id in set(run_ids)}
     if not known:
         st.info("Press **Run sweep**: points appear as runs finish; runs computed before for the "
@@ -93,14 +106,15 @@ def _view(store: Store, run_ids: list[str], prepared, problem) -> None:
                           format_func=lambda m: f"1 − {names[m]}"
                           + (" (the constrained quantity)" if m == "constraint" else ""))  # fmt: skip
     split = st.radio("Evaluated on", ["test", "val"], horizontal=True, key="split")
+    score, spread = _axes_controls(axes)
 
     @st.fragment(run_every=1.0 if active else None)
     def live() -> None:
         rows = {r.id: r for r in store.runs() if r.id in set(run_ids)}
         done = [r for r in rows.values() if r.has_model]
         st.progress(len(done) / len(run_ids), text=f"{len(done)} of {len(run_ids)} runs finished")
-        result = frontier([run_result(r, store, problem.family) for r in done], metric=metric,
-                          split=split)  # fmt: skip
+        result = frontier([run_result(r, store, constraint) for r in done], metric=metric,
+                          split=split, score=score, spread=spread)  # fmt: skip
         if not result.points:
             return
         event = st.plotly_chart(plots.frontier_figure(result, quantity_name(problem.family)),
@@ -112,27 +126,42 @@ def _view(store: Store, run_ids: list[str], prepared, problem) -> None:
     live()
 
 
+def _axes_controls(default: tuple[str, str]) -> tuple[str, str]:
+    """The score axis and the spread over seeds, set to `default` (`frontier_axes`: paper 004's
+    AUC with standard errors for its sweeps, paper 003's accuracy with confidence intervals for
+    the others) on arrival and whenever the sweep's kind changes."""
+    if st.session_state.get("axes_default") != default or "score_axis" not in st.session_state:
+        st.session_state["axes_default"] = default
+        st.session_state["score_axis"], st.session_state["spread"] = default
+    score = st.radio("Score axis (exact, held-out)", list(SCORE_NAMES), horizontal=True,
+                     key="score_axis", format_func=SCORE_NAMES.get)  # fmt: skip
+    spread = st.radio("± over seeds", SPREADS, horizontal=True, key="spread",
+                      format_func=spread_name)  # fmt: skip
+    return score, spread
+
+
 def _table(result, quantity: str) -> None:
-    """The points as a compact table: κ, I, seeds, accuracy and fairness (with their intervals
-    only when some point has several seeds), the realised constrained value and whether it
-    meets κ."""
+    """The points as a compact table: κ, I, seeds, score and fairness (with their spreads only
+    when some point has several seeds), the realised constrained value and whether it meets
+    κ."""
     frame = pd.DataFrame(frontier_table(result.points))
     frame["meets κ"] = frame["meets_kappa"].map({True: "✓", False: "✗ misses κ"}).fillna("—")
     frame["I"] = [f"[{a:.0%}, {b:.0%})" for a, b in zip(frame["alpha"], frame["beta"], strict=True)]
-    columns = ["solver", "kappa", "I", "n", "accuracy", "accuracy_ci", "fairness", "fairness_ci",
-               "constraint", "meets κ", "dominated"]  # fmt: skip
-    if frame["accuracy_ci"].isna().all():
-        columns = [c for c in columns if not c.endswith("_ci")]
+    columns = ["solver", "kappa", "I", "n", "score", "score_spread", "fairness",
+               "fairness_spread", "constraint", "meets κ", "dominated"]  # fmt: skip
+    if frame["score_spread"].isna().all():
+        columns = [c for c in columns if not c.endswith("_spread")]
     number = st.column_config.NumberColumn
+    plus_minus = f"± {spread_name(result.spread, result.confidence)}"
     st.dataframe(frame[columns], hide_index=True, width="content", column_config={
         "solver": st.column_config.TextColumn(width="medium"),
         "kappa": number("κ", format="%g"),
         "n": number("seeds"),
-        "accuracy": number(format="%.4f"),
-        "accuracy_ci": number("± (95 %)", format="%.4f"),
+        "score": number(SCORE_NAMES[result.score], format="%.4f"),
+        "score_spread": number(plus_minus, format="%.4f"),
         "fairness": number(f"1 − {quantity}" if result.metric == "constraint" else "fairness",
                            format="%.4f"),
-        "fairness_ci": number("± (95 %)", format="%.4f"),
+        "fairness_spread": number(plus_minus, format="%.4f"),
         "constraint": number(f"{quantity} ({result.split})", format="%.4f"),
     })  # fmt: skip
 

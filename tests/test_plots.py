@@ -311,7 +311,7 @@ def test_frontier_figure_has_one_point_per_frontier_point(seed):
     solver_colours = {}
     for p in result.points:
         x, y, error_x, error_y, colour, symbol, name, text, hover = points[p.run_ids]
-        assert (x, y, error_x, error_y) == (p.fairness, p.accuracy, p.fairness_ci, p.accuracy_ci)
+        assert (x, y, error_x, error_y) == (p.fairness, p.score, p.fairness_spread, p.score_spread)
         assert text == ("unconstrained" if p.unconstrained else f"κ = {p.kappa:g}")
         assert (symbol == "star") == p.unconstrained
         if p.meets_kappa is False:
@@ -330,7 +330,7 @@ def test_frontier_figure_has_one_point_per_frontier_point(seed):
 
 def test_frontier_with_one_seed_draws_no_error_bars_and_no_plus_minus():
     result = frontier(sweep_results(4, seeds=1))
-    assert all(p.accuracy_ci is None and p.fairness_ci is None for p in result.points)
+    assert all(p.score_spread is None and p.fairness_spread is None for p in result.points)
     fig = frontier_figure(result)
     for t in markers(fig):
         assert t.error_x.visible is False and t.error_y.visible is False
@@ -345,9 +345,9 @@ def test_frontier_lines_join_each_solvers_non_dominated_points(seed):
     for solver in ("idca", "penalty"):
         mine = [p for p in result.points if p.solver == solver]
         front = sorted(
-            ((p.fairness, p.accuracy) for p in mine
-             if not any(q.fairness >= p.fairness and q.accuracy >= p.accuracy
-                        and (q.fairness, q.accuracy) != (p.fairness, p.accuracy) for q in mine)),
+            ((p.fairness, p.score) for p in mine
+             if not any(q.fairness >= p.fairness and q.score >= p.score
+                        and (q.fairness, q.score) != (p.fairness, p.score) for q in mine)),
         )  # fmt: skip
         drawn = [t for t in lines if t.legendgroup == solver]
         if len(front) < 2:
@@ -367,12 +367,35 @@ def test_frontier_figure_can_hide_dominated_points():
     assert not any(q[4] == DOMINATED_COLOUR for q in points.values())
 
 
-def test_frontier_axis_names_the_quantity_and_split():
+def test_frontier_axis_names_the_quantity_split_and_spread():
     fig = frontier_figure(frontier(sweep_results(2), metric="psp", split="test"))
-    assert fig.layout.xaxis.title.text == "fairness = 1 − pSP (exact, test)"
-    assert fig.layout.yaxis.title.text == "accuracy (exact, test)"
+    assert fig.layout.xaxis.title.text == "fairness = 1 − pSP (exact, test) ± 95 % CI"
+    assert fig.layout.yaxis.title.text == "accuracy (exact, test) ± 95 % CI"
+    assert fig.layout.title.text == "Accuracy–fairness frontier"
     fig = frontier_figure(frontier(sweep_results(2), metric="constraint", split="val"), "EO gap")
-    assert fig.layout.xaxis.title.text == "fairness = 1 − EO gap (exact, val)"
+    assert fig.layout.xaxis.title.text == "fairness = 1 − EO gap (exact, val)"  # no point on val
+    fig = frontier_figure(frontier(sweep_results(2, seeds=1), metric="psp"))
+    assert fig.layout.yaxis.title.text == "accuracy (exact, test)"  # one seed: no spread
+
+
+def test_an_auc_frontier_plots_auc_with_standard_errors_on_both_coordinates():
+    runs = sweep_results(3)
+    rng = np.random.default_rng(3)
+    for r in runs:
+        r.metrics["test"]["auc"] = float(rng.uniform(0.8, 0.9))
+    result = frontier(runs, metric="constraint", score="auc", spread="se")
+    fig = frontier_figure(result, "AUC gap")
+    assert fig.layout.title.text == "AUC–fairness frontier"
+    assert fig.layout.yaxis.title.text == "AUC (exact, test) ± s.e."
+    assert fig.layout.xaxis.title.text == "fairness = 1 − AUC gap (exact, test) ± s.e."
+    assert "mean ± s.e. over seeds" in fig.layout.title.subtitle.text
+    points = plotted_points(fig)
+    for p in result.points:
+        x, y, error_x, error_y, *_, hover = points[p.run_ids]
+        assert (x, y, error_x, error_y) == (p.fairness, p.score, p.fairness_spread, p.score_spread)
+        assert f"AUC = {p.score:.4f} ± {p.score_spread:.4f}" in hover
+    single = frontier_figure(frontier(sweep_results(3, seeds=1), score="accuracy", spread="se"))
+    assert "no standard error" in single.layout.title.subtitle.text
 
 
 # ---- trajectories -------------------------------------------------------------------------------

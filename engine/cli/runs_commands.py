@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
 from engine.cli.run_commands import (
     add_background_arguments,
     add_problem_arguments,
+    objective_from_args,
     positive_int,
     run_spec_from_args,
     write_output,
 )
 from engine.errors import UserError
+from engine.objectives import LogisticLoss, PairwiseAUCLoss
 from engine.runs import RunSpec, Store, submit_sweep, wait
-from engine.runs.frontier import format_frontier, frontier
+from engine.runs.frontier import SCORE_NAMES, SPREADS, format_frontier, frontier
 from engine.runs.grid import Grid, axes_help, grid_specs, parse_grid, parse_values
-from engine.runs.results import constraint_of, export_run, run_verdict, sweep_results
+from engine.runs.results import (
+    constraint_of,
+    export_run,
+    frontier_axes,
+    run_verdict,
+    sweep_results,
+)
 from engine.runs.runner import serve_and_say
+from engine.solvers.catalogue import solver_card
 
 # the grid axes with flags of their own: axis → the flag's dest (--solvers, ...)
 FLAG_AXES = {"solver": "solvers", "interval": "intervals", "seed": "seeds", "kappa": "kappas"}
@@ -73,13 +83,20 @@ def register(commands: argparse._SubParsersAction) -> None:
             action.add_argument("--out", type=Path)
         action.set_defaults(handler=handler)
 
-    front = commands.add_parser("frontier", help="the accuracy–fairness frontier of a sweep")
+    front = commands.add_parser("frontier", help="the score–fairness frontier of a sweep")
     front.add_argument("sweep_id")
     front.add_argument("--home", type=Path, default=None)
     front.add_argument("--metric", default="constraint",
                        help="constraint (the sweep's constrained quantity), psp, pdp, sp, dp, auc, "
                        "or a name ending in _gap")  # fmt: skip
     front.add_argument("--split", default="test", choices=("train", "val", "test"))
+    front.add_argument("--score", choices=tuple(SCORE_NAMES),
+                       help="the y axis (default: auc for a sweep of paper 004's pairwise_auc "
+                       "objective or auc_gap constraint, else accuracy)")  # fmt: skip
+    front.add_argument("--spread", choices=SPREADS,
+                       help="± over seeds: ci, the 95 %% Student-t confidence half-width, or se, "
+                       "the standard error of the mean (default: se where --score defaults to "
+                       "auc, as paper 004 plots, else ci)")  # fmt: skip
     front.set_defaults(handler=frontier_command)
 
     runner = commands.add_parser("runner", help="serve queued runs (started automatically)")
@@ -92,6 +109,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def sweep_command(args: argparse.Namespace) -> int:
     base = run_spec_from_args(args)
     grid = sweep_grid(args, base)
+    if args.objective is None:
+        base = dataclasses.replace(base, objective=objective_from_args(args, grid_objective(grid)))
     specs = grid_specs(base, grid)
     store = Store(args.home)
     sweep_id = submit_sweep(args.name or f"{len(specs)} runs", specs, grid, store,
@@ -119,6 +138,14 @@ def sweep_grid(args: argparse.Namespace, base: RunSpec) -> Grid:
             raise UserError(f"--{dest} and --grid {name}=... both give {name}; give it once")
         grid[name] = parse_values(name, texts) if texts else [single[name]]
     return grid | extra
+
+
+def grid_objective(grid: Grid) -> str:
+    """The objective of a sweep that names none: the pairwise AUC loss when a solver of the grid
+    needs it (e.g. `--solvers sfls unconstrained`: SFLS and its unconstrained reference, as
+    paper 004 compares them), else the logistic loss."""
+    defaults = {solver_card(name).default_objective for name in grid["solver"]}
+    return PairwiseAUCLoss.name if PairwiseAUCLoss.name in defaults else LogisticLoss.name
 
 
 def list_runs(args: argparse.Namespace) -> int:
@@ -178,8 +205,10 @@ def delete_run(args: argparse.Namespace) -> int:
 def frontier_command(args: argparse.Namespace) -> int:
     store = Store(args.home)
     sweep_id = store.sweep_id(args.sweep_id)
+    score, spread = frontier_axes(r.spec for r in store.runs(sweep_id=sweep_id))
     try:
-        result = frontier(sweep_results(store, sweep_id), metric=args.metric, split=args.split)
+        result = frontier(sweep_results(store, sweep_id), metric=args.metric, split=args.split,
+                          score=args.score or score, spread=args.spread or spread)  # fmt: skip
     except ValueError as error:
         raise UserError(str(error)) from error
     print(format_frontier(result))

@@ -203,6 +203,12 @@ def family_entry(name: str) -> Family:
 REPORTED_AS = MappingProxyType({"pSP": "psp", "pDP": "pdp", "DP": "dp", "EO": "eo",
                                 "EOpp": "eopp", "quad_group_auc": "group_auc_gap",
                                 "group_loss_gap": "group_loss_gap"})  # fmt: skip
+# the metric under which every run reports each of paper 004's AUC gaps (App. A), by variant
+AUC_GAP_REPORTED_AS = MappingProxyType({
+    "group": "group_auc_gap", "inter": "inter_group_auc_gap", "intra": "intra_group_auc_gap",
+    "average_positive": "positive_average_equality_gap",
+    "average_negative": "negative_average_equality_gap", "bpsn": "bpsn_bnsp_gap",
+})  # fmt: skip
 
 
 def quantity_name(family: str | None) -> str:
@@ -218,6 +224,18 @@ def quantity_metric(run_family: str | None, view_family: str | None = None) -> s
     if run_family is not None:
         return "constraint" if view_family in (None, run_family) else None
     return REPORTED_AS.get(view_family or "pSP")
+
+
+def reported_metric(spec: ConstraintSpec) -> str | None:
+    """The metric under which every run, with or without a constraint, reports the exact
+    quantity `spec` holds to κ; None when only a run under `spec` reports it. REPORTED_AS holds
+    each family's metric at its defaults (every pair of groups, threshold 0, no option set); an
+    AUC gap is its variant's, whatever the c1 and c2 of its surrogate (paper 004, App. A)."""
+    if spec.family == "auc_gap":
+        return AUC_GAP_REPORTED_AS.get(str(spec.option("variant", AUC_GAP_DEFAULTS["variant"])))
+    if spec.pairs != "all" or spec.threshold != 0.0 or spec.options:
+        return None
+    return REPORTED_AS.get(spec.family)
 
 
 def check_constraint(spec: ConstraintSpec) -> None:

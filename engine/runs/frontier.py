@@ -1,8 +1,13 @@
-"""Accuracy–fairness frontiers from finished runs (paper 003, Fig. 1).
+"""Score–fairness frontiers from finished runs (paper 003, Fig. 1; paper 004, Sec. 6).
 
 A sweep is a grid of runs that differ in the tolerance κ, the interval I = [α, β), the solver and
-the seed. The runs that differ only in the seed make one frontier point: mean accuracy (y) and
-mean fairness (x) over the seeds, each with a Student-t confidence half-width.
+the seed. The runs that differ only in the seed make one frontier point: the mean score (y) and
+the mean fairness (x) over the seeds, each with its spread over the seeds.
+
+The score is accuracy (paper 003) or ROC AUC (paper 004, whose pairwise AUC objective only ranks
+the scores, so that accuracy at the threshold says nothing about it). The spread is the
+Student-t confidence half-width of the mean ("ci") or its standard error s/√n ("se", the error
+bars of paper 004, Sec. 6).
 
 Fairness grows to the right, so a metric that measures a gap is turned around:
 
@@ -16,7 +21,7 @@ A point meets κ when the mean over its seeds of the exact constrained quantity 
 "constraint": pSP for pSP runs, the EO gap for EO runs, ...) on the split is ≤ κ; a point that
 misses κ is drawn differently, whatever metric is on the axis.
 
-A point is dominated when another point on the same interval has accuracy ≥ and fairness ≥ its
+A point is dominated when another point on the same interval has score ≥ and fairness ≥ its
 own, one of them strictly. Points on different intervals are never compared: pSP on [5%, 30%)
 and pSP on [5%, 90%) measure different things. Everything here is pure: no files, no plotting.
 """
@@ -32,6 +37,10 @@ import numpy as np
 
 GAP_METRICS = frozenset({"psp", "pdp", "sp", "dp", "constraint"})
 SCORE_METRICS = frozenset({"accuracy", "auc"})
+SCORE_NAMES = {"accuracy": "accuracy", "auc": "AUC"}  # the scores a frontier's y axis can show
+SPREADS = ("ci", "se")  # Student-t confidence half-width, standard error of the mean
+PAPER_003_AXES = ("accuracy", "ci")  # paper 003, Fig. 1
+PAPER_004_AXES = ("auc", "se")  # paper 004, Sec. 6: test AUC, standard errors over five seeds
 DOMINATED_MARK = "·"
 UNCONSTRAINED_MARK = "*"
 MISSED_MARK = "!"
@@ -58,18 +67,19 @@ class RunResult:
 
 @dataclass(frozen=True)
 class FrontierPoint:
-    """The runs of one (solver, κ, interval), averaged over seeds; `*_ci` are half-widths
-    (None with one seed: no interval can be given). `constraint` is the mean exact constrained
-    quantity on the split and `meets_kappa` whether it is ≤ κ (None without κ or value)."""
+    """The runs of one (solver, κ, interval), averaged over seeds: the frontier's score (y) and
+    fairness (x) with their spreads, `*_spread` (None with one seed: one seed says nothing about
+    the spread). `constraint` is the mean exact constrained quantity on the split and
+    `meets_kappa` whether it is ≤ κ (None without κ or value)."""
 
     solver: str
     kappa: float | None
     interval: Interval
     n: int
-    accuracy: float
-    accuracy_ci: float | None
+    score: float
+    score_spread: float | None
     fairness: float
-    fairness_ci: float | None
+    fairness_spread: float | None
     run_ids: tuple[str, ...]
     dominated: bool
     unconstrained: bool
@@ -80,13 +90,16 @@ class FrontierPoint:
 @dataclass(frozen=True)
 class Frontier:
     """Frontier points, sorted by solver, interval and κ descending (unconstrained first), and
-    the ids of the runs left out because accuracy or the metric was missing on the split."""
+    the ids of the runs left out because the score or the metric was missing on the split.
+    `score` names the y axis, `spread` what ± stands for (`confidence` is the level of "ci")."""
 
     points: tuple[FrontierPoint, ...]
     skipped: tuple[str, ...]
     metric: str
     split: str
     confidence: float
+    score: str = "accuracy"
+    spread: str = "ci"
 
 
 def is_gap(metric: str) -> bool:
@@ -104,28 +117,34 @@ def frontier(
     metric: str = "psp",
     split: str = "test",
     confidence: float = 0.95,
+    score: str = "accuracy",
+    spread: str = "ci",
 ) -> Frontier:
-    """Group the runs by (solver, κ, interval), average each group over its seeds, mark the
-    dominated and the unconstrained points, and count the runs that lack a needed metric."""
+    """Group the runs by (solver, κ, interval), average each group's `score` and fairness over
+    its seeds with their `spread`, mark the dominated and the unconstrained points, and count
+    the runs that lack a needed metric."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, not {confidence}")
+    _check_choice("score", score, tuple(SCORE_NAMES))
+    _check_choice("spread", spread, SPREADS)
     gap = is_gap(metric)
     groups: dict[GroupKey, list[tuple[str, float, float, float | None]]] = {}
     skipped: list[str] = []
     for run in results:
-        values = _read(run, split, metric)
+        values = _read(run, split, score, metric)
         if values is None:
             skipped.append(run.run_id)
             continue
-        accuracy, value = values
+        y, value = values
         fairness = 1.0 - value if gap else value
         constraint = run.metrics.get(split, {}).get("constraint")
         constraint = None if _missing(constraint) else float(constraint)
         key = (run.solver, run.kappa, (float(run.interval[0]), float(run.interval[1])))
-        groups.setdefault(key, []).append((run.run_id, accuracy, fairness, constraint))
-    points = _mark_dominated([_point(key, runs, confidence) for key, runs in groups.items()])
+        groups.setdefault(key, []).append((run.run_id, y, fairness, constraint))
+    points = [_point(key, runs, spread, confidence) for key, runs in groups.items()]
+    points = _mark_dominated(points)
     points.sort(key=_display_order)
-    return Frontier(tuple(points), tuple(skipped), metric, split, confidence)
+    return Frontier(tuple(points), tuple(skipped), metric, split, confidence, score, spread)
 
 
 def frontier_points(
@@ -133,9 +152,11 @@ def frontier_points(
     metric: str = "psp",
     split: str = "test",
     confidence: float = 0.95,
+    score: str = "accuracy",
+    spread: str = "ci",
 ) -> list[FrontierPoint]:
     """The points of `frontier(...)`; call `frontier` to learn which runs were skipped."""
-    return list(frontier(results, metric, split, confidence).points)
+    return list(frontier(results, metric, split, confidence, score, spread).points)
 
 
 def pareto_mask(xs: Sequence[float] | np.ndarray, ys: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -163,19 +184,27 @@ def pareto_mask(xs: Sequence[float] | np.ndarray, ys: Sequence[float] | np.ndarr
     return mask
 
 
-def mean_and_half_width(
-    values: Sequence[float], confidence: float
+def mean_and_spread(
+    values: Sequence[float], spread: str = "ci", confidence: float = 0.95
 ) -> tuple[float, float | None]:
-    """Sample mean and the Student-t half-width of its confidence interval (None for one value:
-    one seed says nothing about the spread)."""
+    """Sample mean and its spread: the standard error s/√n (s with n − 1 degrees of freedom) for
+    "se", the Student-t half-width t·s/√n of its `confidence` interval for "ci"; None for one
+    value (one seed says nothing about the spread)."""
     data = np.asarray(values, dtype=float)
     mean = float(data.mean())
     if data.size == 1:
         return mean, None
+    standard_error = float(data.std(ddof=1) / math.sqrt(data.size))
+    if spread == "se":
+        return mean, standard_error
     from scipy import stats  # imported here: scipy.stats takes about a second to import
 
-    t = stats.t.ppf(0.5 + confidence / 2.0, df=data.size - 1)
-    return mean, float(t * data.std(ddof=1) / math.sqrt(data.size))
+    return mean, float(stats.t.ppf(0.5 + confidence / 2.0, df=data.size - 1) * standard_error)
+
+
+def spread_name(spread: str, confidence: float = 0.95) -> str:
+    """What ± stands for: "95 % CI" or "s.e."."""
+    return "s.e." if spread == "se" else f"{100 * confidence:g} % CI"
 
 
 def frontier_table(points: Iterable[FrontierPoint]) -> list[dict[str, Any]]:
@@ -187,10 +216,10 @@ def frontier_table(points: Iterable[FrontierPoint]) -> list[dict[str, Any]]:
             "alpha": p.interval[0],
             "beta": p.interval[1],
             "n": p.n,
-            "accuracy": p.accuracy,
-            "accuracy_ci": p.accuracy_ci,
+            "score": p.score,
+            "score_spread": p.score_spread,
             "fairness": p.fairness,
-            "fairness_ci": p.fairness_ci,
+            "fairness_spread": p.fairness_spread,
             "constraint": p.constraint,
             "meets_kappa": p.meets_kappa,
             "dominated": p.dominated,
@@ -201,35 +230,42 @@ def frontier_table(points: Iterable[FrontierPoint]) -> list[dict[str, Any]]:
 
 
 def format_frontier(frontier: Frontier) -> str:
-    """Aligned text for the command line, in the frontier's order, with a legend for the marks."""
+    """Aligned text for the command line, in the frontier's order, with a legend for the marks;
+    the title names the score, the fairness axis and what ± stands for."""
     axis = f"1 − {frontier.metric}" if is_gap(frontier.metric) else frontier.metric
+    score = SCORE_NAMES[frontier.score]
     title = (
-        f"accuracy vs fairness = {axis} on the {frontier.split} split, "
-        f"mean ± {100 * frontier.confidence:g} % CI over seeds"
+        f"{score} vs fairness = {axis} on the {frontier.split} split, "
+        f"mean ± {spread_name(frontier.spread, frontier.confidence)} over seeds"
     )
     lines = [title]
     if frontier.points:
-        header = ("", "solver", "κ", "I", "n", "accuracy", "fairness")
+        header = ("", "solver", "κ", "I", "n", score, "fairness")
         rows = [header, *(_text_row(p) for p in frontier.points)]
         widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
         lines += [_align(row, widths) for row in rows]
-        lines.append(f"{UNCONSTRAINED_MARK} unconstrained   {DOMINATED_MARK} dominated   "
-                     f"{MISSED_MARK} misses κ (exact constrained value on {frontier.split} > κ)")
-    else:
         lines.append(
-            f"no run has both accuracy and {frontier.metric} on the {frontier.split} split"
+            f"{UNCONSTRAINED_MARK} unconstrained   {DOMINATED_MARK} dominated   "
+            f"{MISSED_MARK} misses κ (exact constrained value on {frontier.split} > κ)"
         )
+    else:
+        lines.append(f"no run has both {score} and {frontier.metric} on the {frontier.split} split")
     if frontier.skipped:
         lines.append(f"skipped {len(frontier.skipped)} run(s) with a missing metric")
     return "\n".join(lines)
 
 
-def _read(run: RunResult, split: str, metric: str) -> tuple[float, float] | None:
+def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"unknown {name} {value!r}: use one of {', '.join(allowed)}")
+
+
+def _read(run: RunResult, split: str, score: str, metric: str) -> tuple[float, float] | None:
     row = run.metrics.get(split, {})
-    accuracy, value = row.get("accuracy"), row.get(metric)
-    if _missing(accuracy) or _missing(value):
+    y, value = row.get(score), row.get(metric)
+    if _missing(y) or _missing(value):
         return None
-    return float(accuracy), float(value)
+    return float(y), float(value)
 
 
 def _missing(value: float | None) -> bool:
@@ -237,12 +273,15 @@ def _missing(value: float | None) -> bool:
 
 
 def _point(
-    key: GroupKey, runs: list[tuple[str, float, float, float | None]], confidence: float
+    key: GroupKey,
+    runs: list[tuple[str, float, float, float | None]],
+    spread: str,
+    confidence: float,
 ) -> FrontierPoint:
     solver, kappa, interval = key
-    run_ids, accuracies, fairnesses, constraints = zip(*runs, strict=True)
-    accuracy, accuracy_ci = mean_and_half_width(accuracies, confidence)
-    fairness, fairness_ci = mean_and_half_width(fairnesses, confidence)
+    run_ids, scores, fairnesses, constraints = zip(*runs, strict=True)
+    score, score_spread = mean_and_spread(scores, spread, confidence)
+    fairness, fairness_spread = mean_and_spread(fairnesses, spread, confidence)
     known = [c for c in constraints if c is not None]
     constraint = float(np.mean(known)) if len(known) == len(constraints) else None
     meets = None if kappa is None or constraint is None else constraint <= kappa
@@ -251,10 +290,10 @@ def _point(
         kappa=kappa,
         interval=interval,
         n=len(runs),
-        accuracy=accuracy,
-        accuracy_ci=accuracy_ci,
+        score=score,
+        score_spread=score_spread,
         fairness=fairness,
-        fairness_ci=fairness_ci,
+        fairness_spread=fairness_spread,
         run_ids=tuple(run_ids),
         dominated=False,
         unconstrained=kappa is None,
@@ -270,8 +309,8 @@ def _mark_dominated(points: list[FrontierPoint]) -> list[FrontierPoint]:
     marked = list(points)
     for indices in by_interval.values():
         fairness = [points[i].fairness for i in indices]
-        accuracy = [points[i].accuracy for i in indices]
-        for i, on_front in zip(indices, pareto_mask(fairness, accuracy), strict=True):
+        score = [points[i].score for i in indices]
+        for i, on_front in zip(indices, pareto_mask(fairness, score), strict=True):
             marked[i] = replace(points[i], dominated=not bool(on_front))
     return marked
 
@@ -295,14 +334,14 @@ def _text_row(point: FrontierPoint) -> tuple[str, ...]:
         kappa,
         f"[{100 * alpha:g}%, {100 * beta:g}%)",
         str(point.n),
-        with_half_width(point.accuracy, point.accuracy_ci),
-        with_half_width(point.fairness, point.fairness_ci),
+        with_spread(point.score, point.score_spread),
+        with_spread(point.fairness, point.fairness_spread),
     )
 
 
-def with_half_width(value: float, half_width: float | None) -> str:
-    """"0.8312 ± 0.0041", or the value alone when there is no interval (one seed)."""
-    return f"{value:.4f}" if half_width is None else f"{value:.4f} ± {half_width:.4f}"
+def with_spread(value: float, spread: float | None) -> str:
+    """The value with its spread ("0.8312 ± 0.0041"), alone when there is none (one seed)."""
+    return f"{value:.4f}" if spread is None else f"{value:.4f} ± {spread:.4f}"
 
 
 def _align(row: tuple[str, ...], widths: list[int]) -> str:

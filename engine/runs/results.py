@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from engine.errors import UserError
-from engine.fairness.families import quantity_metric, quantity_name
-from engine.runs.frontier import RunResult
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.families import quantity_metric, quantity_name, reported_metric
+from engine.runs.frontier import PAPER_003_AXES, PAPER_004_AXES, RunResult
+from engine.runs.spec import RunSpec
 from engine.runs.store import RunRow, Store
 from engine.solvers.catalogue import solver_card
 from engine.solvers.options import config_from_dict
@@ -67,15 +71,33 @@ def run_verdict(
                  thresholded=thresholded(row.spec))  # fmt: skip
 
 
-def run_result(row: RunRow, store: Store, view_family: str | None = None) -> RunResult:
+def frontier_axes(specs: Iterable[dict[str, Any]]) -> tuple[str, str]:
+    """The score and spread a frontier of runs with these stored specs shows unless told:
+    paper 004's test AUC with standard errors (Sec. 6) when one of them trains its pairwise AUC
+    objective, which only ranks the scores (accuracy at the threshold says nothing about it), or
+    holds one of its AUC gaps; else paper 003's accuracy with confidence intervals."""
+    paper_004 = any(not thresholded(s) or constraint_of(s)[0] == "auc_gap" for s in specs)
+    return PAPER_004_AXES if paper_004 else PAPER_003_AXES
+
+
+def sweep_view(specs: Iterable[dict[str, Any]]) -> ConstraintSpec | None:
+    """The constraint that the constrained runs among these stored specs share, κ and I aside:
+    the quantity their reference (a run without constraint) is measured by. None when they hold
+    none, or several (e.g. two auc_gap variants)."""
+    held = [RunSpec.from_dict(s).constraint for s in specs if s.get("constraint")]
+    kinds = {dataclasses.replace(c, kappa=0.0, interval=None) for c in held}
+    return held[0] if len(kinds) == 1 else None
+
+
+def run_result(row: RunRow, store: Store, view: ConstraintSpec | None = None) -> RunResult:
     """A stored run as a frontier input. A run without constraint gets, as its "constraint"
-    metric, the view family's quantity where it reports one (e.g. its pSP beside pSP runs), so
-    the unconstrained reference sits on the same axis."""
+    metric, the exact value of `view`'s quantity (`reference_values`), so the unconstrained
+    reference sits on the same axis as the runs under `view`."""
     family, kappa = constraint_of(row.spec)
     metrics = store.metrics(row.id)
-    reference = quantity_metric(family, view_family) if family is None else None
-    if reference is not None:
-        metrics = {split: {**values, "constraint": values.get(reference)}
+    if family is None and view is not None:
+        reference = reference_values(view, metrics)
+        metrics = {split: {**values, "constraint": reference.get(split)}
                    for split, values in metrics.items()}  # fmt: skip
     return RunResult(
         run_id=row.id,
@@ -87,11 +109,23 @@ def run_result(row: RunRow, store: Store, view_family: str | None = None) -> Run
     )
 
 
+def reference_values(
+    view: ConstraintSpec, metrics: dict[str, dict[str, float | None]]
+) -> dict[str, float | None]:
+    """Per split, the exact value of `view`'s quantity for the model of a run without
+    constraint, from its stored `metrics`: the metric every run reports it under (e.g. pSP on
+    I, paper 004's intra-group AUC gap); empty when there is none (e.g. pSP on another I)."""
+    metric = reported_metric(view)
+    if metric is None:
+        return {}
+    return {split: values.get(metric) for split, values in metrics.items()}
+
+
 def sweep_results(store: Store, sweep_id: str) -> list[RunResult]:
-    """The sweep's finished runs that keep a reported iterate."""
+    """The sweep's finished runs that keep a reported iterate; its runs without constraint carry
+    the quantity of the constraint its other runs share (`sweep_view`)."""
     rows = store.runs(sweep_id=sweep_id)
-    families = {constraint_of(r.spec)[0] for r in rows} - {None}
-    view = families.pop() if len(families) == 1 else None
+    view = sweep_view(r.spec for r in rows)
     return [run_result(r, store, view) for r in rows if r.has_model]
 
 

@@ -162,10 +162,13 @@ class SFLS(MinibatchSolver):
     def _halt_reason(self) -> str:
         reason = f"U(r) = {self.level:.3g} ≥ −ε_opt after {self.outer + 1} oracle calls"
         if self.outer == 0 and self.level > self.config.eps_opt:
-            # H(r(0)) > 0: no point meets the surrogate rows at the first level (paper 004,
-            # Lemma 2: a strictly feasible constant model needs 2 c1 c2² < 1 + κ)
+            # U estimates H(r(0)) within the oracle's accuracy ε_A (Def. 3): either no point
+            # meets the surrogate rows (paper 004, Lemma 2: a strictly feasible constant model
+            # needs 2 c1 c2² < 1 + κ), or the oracle is too inexact to show one
             reason += ("; U(r(0)) > 0: the surrogate constraints admit no point at the first "
-                       "level, so lower c1 (2 c1 c2² < 1 + κ, paper 004 Lemma 2) or raise κ")  # fmt: skip
+                       "level, or the oracle is too inexact to find one: lower c1 (2 c1 c2² < "
+                       "1 + κ, paper 004 Lemma 2) or raise κ; else more inner_steps or a "
+                       "smaller bound I")  # fmt: skip
         return reason
 
     def state(self) -> dict[str, float | str]:

@@ -3,9 +3,11 @@ bad input gives a message, never an exception."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.runs import FINAL, Store
@@ -32,6 +34,13 @@ def wait_for_runs(app: AppTest, timeout: float = 120.0) -> None:
             return
         time.sleep(0.3)
     raise AssertionError("runs did not finish")
+
+
+def axis_titles(app: AppTest) -> tuple[str, str]:
+    """The x and y axis titles of the page's one figure."""
+    (figure,) = app.get("plotly_chart")
+    layout = json.loads(figure.proto.spec)["layout"]
+    return layout["xaxis"]["title"]["text"], layout["yaxis"]["title"]["text"]
 
 
 def texts(app: AppTest) -> str:
@@ -132,8 +141,46 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     table = app.dataframe[0].value
     assert len(table) == 3 and (table["solver"] == "unconstrained").sum() == 1
     assert table.loc[table["solver"] == "unconstrained", "meets κ"].tolist() == ["—"]
+    assert (app.radio(key="score_axis").value, app.radio(key="spread").value) == ("accuracy", "ci")
+    assert axis_titles(app) == ("fairness = 1 − pSP (exact, test)", "accuracy (exact, test)")
     app.sidebar.text_input(key="kappas").set_value("0.2, lots").run()
     assert "numbers separated by commas" in app.error[0].value
+
+
+def test_an_auc_gap_frontier_shows_auc_and_the_references_own_gap():
+    """Paper 004's sweeps default to AUC with standard errors, and the unconstrained reference
+    carries the exact gap of the sweep's variant (here intra-group), not the group AUC gap."""
+    from engine.data.sources import load_prepared
+    from engine.fairness.auc import intra_group_auc_gap
+    from engine.runs.spec import RunSpec
+
+    app = start()
+    app.switch_page("pages/frontier.py").run()
+    app.sidebar.selectbox(key="family").set_value("auc_gap").run()
+    app.sidebar.selectbox(key="auc_variant").set_value("intra").run()
+    app.sidebar.text_input(key="kappas").set_value("0.1").run()
+    app.sidebar.number_input(key="n_seeds").set_value(2).run()
+    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.button(key="sweep").click().run()
+    wait_for_runs(app)
+    assert not app.exception
+    assert (app.radio(key="score_axis").value, app.radio(key="spread").value) == ("auc", "se")
+    assert axis_titles(app) == ("fairness = 1 − AUC gap (exact, test) ± s.e.",
+                                "AUC (exact, test) ± s.e.")  # fmt: skip
+    table = app.dataframe[0].value
+    store = Store()
+    gaps = []
+    for row in store.runs():
+        if row.spec["solver"] == "unconstrained":
+            spec = RunSpec.from_dict(row.spec)
+            scores, groups = store.load_scores(row.id)
+            gaps.append(intra_group_auc_gap(scores, groups,
+                                            load_prepared(spec.data, spec.prepare).test.y))  # fmt: skip
+    (reference,) = table.loc[table["solver"] == "unconstrained", "constraint"]
+    assert len(gaps) == 2 and reference == pytest.approx(sum(gaps) / 2)
+    assert table["score_spread"].notna().all()  # two seeds: every point has its s.e.
+    app.radio(key="spread").set_value("ci").run()
+    assert axis_titles(app)[1] == "AUC (exact, test) ± 95 % CI"
 
 
 def test_runs_page_lists_the_store_and_about_page_explains():

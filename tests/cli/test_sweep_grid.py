@@ -1,5 +1,6 @@
 """`sweep --grid NAME=V1,V2`: any setting of a run as an axis beside --kappas, --solvers, ..."""
 
+import numpy as np
 import pytest
 from cli_table import TABLE_FLAGS
 
@@ -88,5 +89,46 @@ def test_an_epsilon_sweep_of_paper_001s_solvers_gives_their_exact_frontier(
         (run_id,) = point.run_ids
         test = store.metrics(run_id)["test"]
         assert point.constraint == pytest.approx(test[family])  # the exact gap, not a surrogate
-        assert point.accuracy == pytest.approx(test["accuracy"])
+        assert point.score == pytest.approx(test["accuracy"])
         assert point.meets_kappa == (test[family] <= point.kappa)
+
+
+def test_an_auc_gap_sweep_of_sfls_gives_paper_004s_frontier(tiny_csv, quiet_store, capsys):
+    """`--solvers sfls unconstrained` trains both on the pairwise AUC loss without --objective
+    (SFLS needs it); the frontier then shows test AUC with standard errors (paper 004, Sec. 6),
+    and the unconstrained reference carries the intra-group AUC gap the sweep constrains."""
+    from engine.data.sources import load_prepared
+    from engine.fairness.auc import intra_group_auc_gap
+    from engine.runs.spec import RunSpec
+
+    assert main(["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "auc_gap",
+                 "--auc-variant", "intra", "--solvers", "sfls", "unconstrained", "--kappas", "0.1",
+                 "--seeds", "0", "1", "--iterations", "20"]) == 0  # fmt: skip
+    sweep_id = capsys.readouterr().out.strip()
+    store = Store(quiet_store)
+    rows = store.runs(sweep_id=sweep_id)
+    assert len(rows) == 4 and {r.spec["objective"]["name"] for r in rows} == {"pairwise_auc"}
+    gaps = []
+    for row in rows:
+        assert execute_run(str(quiet_store), row.id) in ("budget", "converged")
+        if row.spec["solver"] == "unconstrained":
+            spec = RunSpec.from_dict(row.spec)
+            scores, groups = store.load_scores(row.id)
+            y = load_prepared(spec.data, spec.prepare).test.y
+            gaps.append(1.0 - intra_group_auc_gap(scores, groups, y))
+    fairness = f"{np.mean(gaps):.4f} ± {np.std(gaps, ddof=1) / np.sqrt(2):.4f}"
+
+    assert main(["frontier", sweep_id]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "AUC vs fairness = 1 − constraint on the test split, mean ± s.e. over seeds"
+    assert lines[1].split()[-3:] == ["n", "AUC", "fairness"]
+    (reference,) = [line for line in lines if line.startswith("*") and " — " in line]  # no κ
+    assert reference.endswith(fairness)
+
+    assert main(["frontier", sweep_id, "--score", "accuracy", "--spread", "ci"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("accuracy vs fairness") and "mean ± 95 % CI over" in lines[0]
+    with pytest.raises(SystemExit) as stop:
+        main(["frontier", sweep_id, "--spread", "sd"])
+    assert stop.value.code == 2
+    assert "argument --spread: invalid choice: 'sd'" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -102,19 +103,67 @@ def test_means_and_intervals_match_student_t(n_seeds, confidence):
     (point,) = frontier_points(results, confidence=confidence)
     fairness = [1.0 - p for p in psp]
     assert point.n == n_seeds
-    assert point.accuracy == pytest.approx(np.mean(accuracy))
+    assert point.score == pytest.approx(np.mean(accuracy))
     assert point.fairness == pytest.approx(np.mean(fairness))
     if n_seeds == 1:
-        assert point.accuracy_ci is None and point.fairness_ci is None
+        assert point.score_spread is None and point.fairness_spread is None
     else:
-        assert point.accuracy_ci == pytest.approx(half_width(accuracy, confidence))
-        assert point.fairness_ci == pytest.approx(half_width(fairness, confidence))
-        assert point.accuracy_ci > 0 and point.fairness_ci > 0
+        assert point.score_spread == pytest.approx(half_width(accuracy, confidence))
+        assert point.fairness_spread == pytest.approx(half_width(fairness, confidence))
+        assert point.score_spread > 0 and point.fairness_spread > 0
 
 
 def test_confidence_outside_the_unit_interval_is_refused():
     with pytest.raises(ValueError):
         frontier([run("a", accuracy=0.8, psp=0.1)], confidence=1.0)
+
+
+def test_standard_errors_are_the_sample_deviation_over_root_n():
+    """Paper 004, Sec. 6 draws standard errors: s/√n with s on n − 1 degrees of freedom."""
+    auc, psp = [0.80, 0.82, 0.87], [0.10, 0.30, 0.20]
+    results = [run(f"r{s}", seed=s, accuracy=0.5, auc=a, psp=p)
+               for s, (a, p) in enumerate(zip(auc, psp, strict=True))]  # fmt: skip
+    (point,) = frontier_points(results, score="auc", spread="se")
+    # mean 0.83; squared deviations 0.0009 + 0.0001 + 0.0016 = 0.0026; s² = 0.0013
+    assert point.score == pytest.approx(0.83)
+    assert point.score_spread == pytest.approx(np.sqrt(0.0013 / 3))
+    assert point.score_spread == pytest.approx(np.std(auc, ddof=1) / np.sqrt(3))
+    assert point.fairness == pytest.approx(0.8)
+    assert point.fairness_spread == pytest.approx(np.sqrt(0.01 / 3))  # s² = 0.02 / 2
+    (ci,) = frontier_points(results, score="auc", spread="ci")
+    assert ci.score_spread / point.score_spread == pytest.approx(stats.t.ppf(0.975, df=2))
+
+
+def test_one_seed_has_no_standard_error():
+    (point,) = frontier_points([run("a", auc=0.9, psp=0.1)], score="auc", spread="se")
+    assert point.score_spread is None and point.fairness_spread is None
+
+
+def test_the_score_axis_reads_auc_when_asked_and_skips_runs_without_it():
+    results = [run("a", seed=0, accuracy=0.61, auc=0.90, psp=0.1),
+               run("b", seed=1, accuracy=0.63, auc=0.88, psp=0.1),
+               run("no-auc", seed=2, accuracy=0.62, psp=0.1)]  # fmt: skip
+    result = frontier(results, score="auc")
+    (point,) = result.points
+    assert result.score == "auc" and point.score == pytest.approx(0.89)
+    assert result.skipped == ("no-auc",)
+    (accuracy,) = frontier_points(results)  # accuracy by default
+    assert accuracy.score == pytest.approx(0.62)
+
+
+def test_dominance_is_judged_on_the_chosen_score():
+    results = [run("high-accuracy", kappa=0.1, accuracy=0.9, auc=0.7, psp=0.2),
+               run("high-auc", kappa=0.2, accuracy=0.8, auc=0.8, psp=0.2)]  # fmt: skip
+    by_accuracy = {p.run_ids[0]: p.dominated for p in frontier_points(results)}
+    by_auc = {p.run_ids[0]: p.dominated for p in frontier_points(results, score="auc")}
+    assert by_accuracy == {"high-accuracy": False, "high-auc": True}
+    assert by_auc == {"high-accuracy": True, "high-auc": False}
+
+
+@pytest.mark.parametrize(("name", "value"), [("score", "loss"), ("spread", "sd")])
+def test_an_unknown_score_or_spread_is_refused(name, value):
+    with pytest.raises(ValueError, match=f"unknown {name} '{value}'"):
+        frontier([run("a", accuracy=0.8, psp=0.1)], **{name: value})
 
 
 # ---- Metric direction ------------------------------------------------------------------------
@@ -145,8 +194,8 @@ def test_split_selects_the_metrics():
     )  # fmt: skip
     (train,) = frontier_points([result], split="train")
     (test,) = frontier_points([result], split="test")
-    assert (train.accuracy, train.fairness) == pytest.approx((0.9, 0.95))
-    assert (test.accuracy, test.fairness) == pytest.approx((0.8, 0.8))
+    assert (train.score, train.fairness) == pytest.approx((0.9, 0.95))
+    assert (test.score, test.fairness) == pytest.approx((0.8, 0.8))
 
 
 # ---- Grouping --------------------------------------------------------------------------------
@@ -214,7 +263,7 @@ def test_runs_with_missing_metrics_are_skipped_and_counted():
     assert sorted(result.skipped) == ["nan-psp", "no-accuracy", "no-psp", "other-split"]
     (point,) = result.points
     assert point.run_ids == ("ok0", "ok1")
-    assert point.accuracy == pytest.approx(np.mean([0.8, 0.9]))
+    assert point.score == pytest.approx(np.mean([0.8, 0.9]))
     assert "skipped 4 run(s)" in format_frontier(result)
 
 
@@ -248,7 +297,7 @@ def test_dominated_flags_follow_the_pareto_definition_on_the_means():
     ]
     points = frontier_points(results)
     xs = np.array([p.fairness for p in points])
-    ys = np.array([p.accuracy for p in points])
+    ys = np.array([p.score for p in points])
     assert [not p.dominated for p in points] == brute_force_front(xs, ys).tolist()
     assert any(p.dominated for p in points) and not all(p.dominated for p in points)
 
@@ -310,8 +359,8 @@ def test_table_rows_carry_every_point_field():
     for row, p in zip(rows, points, strict=True):
         assert row == {
             "solver": p.solver, "kappa": p.kappa, "alpha": p.interval[0], "beta": p.interval[1],
-            "n": p.n, "accuracy": p.accuracy, "accuracy_ci": p.accuracy_ci,
-            "fairness": p.fairness, "fairness_ci": p.fairness_ci,
+            "n": p.n, "score": p.score, "score_spread": p.score_spread,
+            "fairness": p.fairness, "fairness_spread": p.fairness_spread,
             "constraint": p.constraint, "meets_kappa": p.meets_kappa,
             "dominated": p.dominated, "unconstrained": p.unconstrained,
         }  # fmt: skip
@@ -355,11 +404,25 @@ def test_text_is_aligned_and_marks_points():
         mark = row.split(point.solver)[0]
         assert ("*" in mark) == point.unconstrained
         assert ("·" in mark) == point.dominated
-        assert f"{point.accuracy:.4f}" in row and f"{point.fairness:.4f}" in row
+        assert f"{point.score:.4f}" in row and f"{point.fairness:.4f}" in row
     assert len({row.index("±") for row in rows}) == 1
     assert len({row.rindex("±") for row in rows}) == 1
     assert len({row.index(p.solver) for row, p in zip(rows, result.points, strict=True)}) == 1
-    assert "1 − psp" in lines[0] and "95 %" in lines[0]
+    assert lines[0] == ("accuracy vs fairness = 1 − psp on the test split, mean ± 95 % CI "
+                        "over seeds")  # fmt: skip
+    assert lines[1].split()[-3:] == ["n", "accuracy", "fairness"]
+
+
+def test_text_names_the_auc_axis_and_standard_errors_and_keeps_the_marks():
+    results = [*sweep(), run("missed", kappa=0.3, accuracy=0.8, auc=0.5, psp=0.5, constraint=0.4)]
+    results = [replace(r, metrics={"test": {"auc": 0.8, **r.metrics["test"]}}) for r in results]
+    result = frontier(results, score="auc", spread="se")
+    lines = format_frontier(result).splitlines()
+    assert lines[0] == "AUC vs fairness = 1 − psp on the test split, mean ± s.e. over seeds"
+    assert lines[1].split()[-3:] == ["n", "AUC", "fairness"]
+    rows = dict(zip((p.run_ids[0] for p in result.points), lines[2:], strict=False))
+    assert rows["missed"].startswith("·!")  # dominated, and misses κ = 0.3
+    assert rows["u0"].startswith("*")
 
 
 def test_text_for_an_empty_frontier_says_so():

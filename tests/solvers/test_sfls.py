@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.optimize import minimize
 from solver_data import two_groups, two_groups_frame
@@ -144,3 +145,56 @@ def _table(folder):
     path = folder / "two_groups.csv"
     two_groups_frame().to_csv(path, index=False)
     return path
+
+
+def _one_feature_problem(kappa: float) -> Problem:
+    """Two groups apart along one feature, the group left out of the features: the scores are
+    w·x (+ a bias, which no pair loss sees), so f0 and the rows are quadratics in one weight."""
+    from engine.data.dataset import Dataset
+    from engine.data.grouping import GroupingSpec
+    from engine.data.prepare import PrepareOptions, prepare
+
+    rng = np.random.default_rng(5)
+    member = rng.random(3000) < 0.4
+    x = rng.normal(size=3000) + 1.5 * member
+    y = (rng.random(3000) < 1 / (1 + np.exp(-2 * x + 1))).astype(np.int8)
+    frame = pd.DataFrame({"x": x, "sex": np.where(member, "F", "M")})
+    dataset = Dataset(name="line", frame=frame, label=y, numeric=("x",), categorical=("sex",),
+                      protected=("sex",), label_name="y")  # fmt: skip
+    options = PrepareOptions(grouping=(GroupingSpec("sex"),), drop_protected=True)
+    return Problem(prepare(dataset, options), ModelSpec(), ConstraintSpec("auc_gap", kappa),
+                   objective=PairwiseAUCLoss())  # fmt: skip
+
+
+def _surrogate(problem: Problem, weight: float) -> tuple[float, np.ndarray]:
+    """f0 and the surrogate rows (≤ 0 feasible) on the training data at w = (0, weight)."""
+    import torch
+
+    h = problem.scores({"w": np.array([0.0, weight])})
+    return problem.loss(h), problem.bound.surrogate(torch.from_numpy(h)).numpy()
+
+
+def test_the_levels_stay_above_the_known_optimum_and_every_output_is_feasible():
+    """Alg. 1 on a convex problem whose optimum f* is known (a fine grid over the one weight):
+    every level r(k) stays above f* and falls to it, and every oracle output x̄(k) meets the
+    surrogate constraints (paper 004, Prop. 1)."""
+    problem = _one_feature_problem(kappa=0.05)
+    assert problem.design().shape[1] == 2  # bias and x
+    weights = np.linspace(-2.0, 2.0, 4001)
+    values = [_surrogate(problem, w) for w in weights]
+    feasible = [f0 for f0, rows in values if np.all(rows <= 0)]
+    f_star = min(feasible)
+    unconstrained = min(f0 for f0, _ in values)
+    assert f_star > unconstrained + 0.01  # the constraint binds
+    solver = SFLS(problem, SFLSConfig(select="last", inner_steps=2000),
+                  np.random.default_rng(0))  # fmt: skip
+    levels = [solver.r]
+    while len(solver.outputs) < 16 and not solver.halted:
+        solver.advance(2000)
+        if solver.inner == 0:
+            levels.append(solver.r)
+    assert min(levels) >= f_star - 1e-3 and levels[-1] - f_star < 0.02, (levels, f_star)
+    for output in solver.outputs:
+        f0, rows = _surrogate(problem, float(output.params["w"][1]))
+        assert np.all(rows <= 5e-3), rows
+    assert f0 - f_star < 0.02

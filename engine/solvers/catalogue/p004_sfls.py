@@ -4,7 +4,7 @@ their options with App. E.3's defaults where the paper gives them, and their car
 Implementations: `engine.solvers.sfls`, `engine.solvers.iqrc`.
 
 Paper 004 leaves open (spec 004 §2.5): τ_t, T per oracle call, ε_opt, r(0), W and I. Ours, each
-also in the option's help: W an ℓ2 ball of radius 10, I = [−5, 5], τ_t = τ0/√(t+1), T = 1000,
+also in the option's help: W an ℓ2 ball of radius 10, I = [−2, 2], τ_t = τ0/√(t+1), T = 1000,
 ε_opt = 1e−3, r(0) = f0 at the start plus 0.05; each oracle call starts where the previous one
 ended (Alg. 2 starts at x = 0, ỹ uniform, α̃ = 0).
 """
@@ -53,10 +53,12 @@ class SFLSConfig:
         10.0, "R, the weights' set W = {‖w‖ ≤ R} (paper 004 assumes W compact; spec 004 §5: 10)"
     )
     bound: float = option(
-        5.0,
+        2.0,
         "I, the interval I = [−I, I] of a, b and α (Lemma 1 needs it to hold the group means and "
         "√c1 times their differences, spec 004 §1, §5; a large I slows the ỹ-step through "
-        "2(1 + √2I)²; ours: 5, for scores within a few units)",
+        "2(1 + √2I)², and U(r) then overestimates H(r) by more than the slack of a small κ; "
+        "ours: 2, as the square loss keeps score differences near c2 = 1; on Adult, I = 5 "
+        "stopped at the first level for κ = 0.01)",
     )
     batch_size: int = option(100, "rows per SMD step, drawn uniformly (App. E.3: 100)")
     select: str = option(
