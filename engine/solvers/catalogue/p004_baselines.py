@@ -18,37 +18,39 @@ from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.catalogue.p004_sfls import SELECTIONS
 from engine.solvers.options import option
 
-_SELECT_HELP = (
-    "the reported iterate: 'validation', the best validation AUC among the iterates (every "
-    "select_every steps) within κ on validation for the exact AUC gap (paper 004, App. E.3), "
-    "else the last; 'last', the last iterate"
-)
-_SELECT_EVERY_HELP = (
-    "SGD steps between iterates judged on validation (App. E.3 tracks every iteration; a "
-    "judgement is not charged to the run's clock; ours: 100, as SFLS's)"
-)
-_BATCH_HELP = "rows per SGD step, drawn uniformly (paper 004, App. E.3: 100)"
 
+@dataclass(frozen=True)
+class _BaselineOptions:
+    """What both baselines take: the batch, the reported iterate and the step budget."""
 
-def _check(
-    name: str,
-    config: ProxyLagrangianConfig | CorrPenaltyConfig,
-    positive: tuple[str, ...],
-    counts: tuple[str, ...],
-) -> None:
-    """Options that must be finite and > 0, counts that must be ≥ 1, and the selection rule."""
-    for option_name in positive:
-        value = getattr(config, option_name)
-        if not (math.isfinite(value) and value > 0):
-            raise UserError(f"{name} option {option_name} must be a finite number > 0")
-    if min(getattr(config, n) for n in counts) < 1:
-        raise UserError(f"{name} options {', '.join(counts)} must be ≥ 1")
-    if config.select not in SELECTIONS:
-        raise UserError(f"{name} option select is 'validation' or 'last'")
+    batch_size: int = option(100, "rows per SGD step, drawn uniformly (paper 004, App. E.3: 100)")
+    select: str = option(
+        "validation",
+        "the reported iterate: 'validation', the best validation AUC among the iterates (every "
+        "select_every steps) within κ on validation for the exact AUC gap (paper 004, "
+        "App. E.3), else the last; 'last', the last iterate",
+    )
+    select_every: int = option(
+        100,
+        "SGD steps between iterates judged on validation (App. E.3 tracks every iteration; a "
+        "judgement is not charged to the run's clock; ours: 100, as SFLS's)",
+    )
+    iterations: int = option(10**9, "SGD steps at most (paper 004 gives no budget)")
+
+    def _check(self, name: str, positive: tuple[str, ...]) -> None:
+        """The options `positive` must be finite and > 0; the counts ≥ 1; the selection known."""
+        for option_name in positive:
+            value = getattr(self, option_name)
+            if not (math.isfinite(value) and value > 0):
+                raise UserError(f"{name} option {option_name} must be a finite number > 0")
+        if min(self.batch_size, self.select_every, self.iterations) < 1:
+            raise UserError(f"{name} options batch_size, select_every and iterations must be ≥ 1")
+        if self.select not in SELECTIONS:
+            raise UserError(f"{name} option select is 'validation' or 'last'")
 
 
 @dataclass(frozen=True)
-class ProxyLagrangianConfig:
+class ProxyLagrangianConfig(_BaselineOptions):
     step: float = option(
         0.1,
         "η_w, the constant learning rate of the w-player (Cotter et al. 2019, Alg. 2; paper 004, "
@@ -62,18 +64,13 @@ class ProxyLagrangianConfig:
         "violated by 0.05 grows e-fold against λ0 within about a hundred steps; on Adult, 0.1 "
         "to 100 selected about the same model)",
     )
-    batch_size: int = option(100, _BATCH_HELP)
-    select: str = option("validation", _SELECT_HELP)
-    select_every: int = option(100, _SELECT_EVERY_HELP)
-    iterations: int = option(10**9, "SGD steps at most (paper 004 gives no budget)")
 
     def __post_init__(self) -> None:
-        _check("proxy_lagrangian", self, ("step", "dual_step"),
-               ("batch_size", "select_every", "iterations"))  # fmt: skip
+        self._check("proxy_lagrangian", ("step", "dual_step"))
 
 
 @dataclass(frozen=True)
-class CorrPenaltyConfig:
+class CorrPenaltyConfig(_BaselineOptions):
     penalty: float = option(
         1.0,
         "λ, the weight of |Corr(h, γ)| (Beutel et al. 2019; paper 004 picks it from a candidate "
@@ -84,14 +81,9 @@ class CorrPenaltyConfig:
         "the constant SGD learning rate (paper 004, App. E.3 tunes it over {0.01, 0.1, 1}; "
         "ours: 0.1; on Adult 1 diverges, as plain SGD on the square loss does)",
     )
-    batch_size: int = option(100, _BATCH_HELP)
-    select: str = option("validation", _SELECT_HELP)
-    select_every: int = option(100, _SELECT_EVERY_HELP)
-    iterations: int = option(10**9, "SGD steps at most (paper 004 gives no budget)")
 
     def __post_init__(self) -> None:
-        _check("corr_penalty", self, ("penalty", "step"),
-               ("batch_size", "select_every", "iterations"))  # fmt: skip
+        self._check("corr_penalty", ("penalty", "step"))
 
 
 _SGD_GRADIENTS = "paper 004, App. E.2: one SGD step on w per minibatch, backpropagated"
