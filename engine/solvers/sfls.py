@@ -18,6 +18,11 @@ of (ρ̂/2)‖x(t) − x̃‖², and x̄ the mean of the T iterates x(0..T−1);
 U(r) ≥ −ε_opt, and otherwise sets r ← r + U(r)/(2θ). Each call starts at the previous call's
 last (x, y) (ours; Alg. 2 restarts at x = 0).
 
+T grows at the first level (ours): Prop. 1 asks an oracle accuracy ε_A proportional to −H(r(0)),
+which is not known in advance and is small when κ is (the constant model's slack in eq. 6 is κ),
+so while U(r(0)) ≥ −ε_opt, T doubles and the call is repeated from where it ended, up to
+`first_level_doublings` times, before Alg. 1 may halt there.
+
 Reported iterate (App. E.3): the SMD iterates, every `select_every` steps, and each oracle output
 x̄ are judged on validation (`ValidationSelection`, off the run's clock); the run reports the one
 with the best validation AUC among those within κ for the exact AUC gap, else the last x̄
@@ -68,6 +73,7 @@ class SFLS(MinibatchSolver):
         self.log_y = np.full(len(self.components), -np.log(len(self.components)))
         self.alpha = np.zeros(n)
         self.level, self.halted = np.nan, False
+        self.steps, self.doublings = config.inner_steps, 0  # T of the current call
         self.outputs: list[Snapshot] = []
         if config.select == "validation":
             self.selection = ValidationSelection(problem, "auc")
@@ -127,7 +133,7 @@ class SFLS(MinibatchSolver):
         self.log_y, self.alpha = y_step(self.log_y, self.alpha, u, v, tau, config.bound,
                                         self.group)  # fmt: skip  # paper 004, Alg. 2, Lemma 3
         self.inner += 1
-        if self.inner == config.inner_steps:
+        if self.inner == self.steps:
             self._end_oracle_call()
         return float(F[0] + self.alpha[0] * v[0] - self.alpha[0] ** 2)  # f0's Lemma 1 estimate
 
@@ -139,12 +145,20 @@ class SFLS(MinibatchSolver):
         params = self.oracles.params(self.x_bar)
         judged = self.selection and self.selection.offer(self.t + 1, self.outer, params)
         self.outputs.append(judged or Snapshot(self.t + 1, self.outer, params, {}))
-        if self.level >= -self.config.eps_opt:
+        if self.level >= -self.config.eps_opt and self._first_level_unsure():
+            self.steps *= 2  # guess and double (module docstring)
+            self.doublings += 1
+        elif self.level >= -self.config.eps_opt:
             self._halt()
         else:
             self.r += self.level / (2.0 * self.config.theta)  # paper 004, Alg. 1
             self.outer += 1
         self._reset_sums()
+
+    def _first_level_unsure(self) -> bool:
+        """At the first level, with doublings of T left: U(r(0)) ≥ −ε_opt may be the oracle's
+        error rather than H(r(0)) ≥ 0."""
+        return self.outer == 0 and self.doublings < self.config.first_level_doublings
 
     def _halt(self) -> None:
         """Alg. 1 halts: the run ends with the last x̄."""
@@ -152,7 +166,7 @@ class SFLS(MinibatchSolver):
 
     def advance(self, max_iterations: int) -> StepInfo:
         """Steps up to the end of the current oracle call at most; done when Alg. 1 halts."""
-        left = self.config.inner_steps - self.inner
+        left = self.steps - self.inner
         info = super().advance(min(max_iterations, left))
         if not self.halted:
             return info
@@ -160,15 +174,15 @@ class SFLS(MinibatchSolver):
                                    reason=self._halt_reason())  # fmt: skip
 
     def _halt_reason(self) -> str:
-        reason = f"U(r) = {self.level:.3g} ≥ −ε_opt after {self.outer + 1} oracle calls"
+        reason = f"U(r) = {self.level:.3g} ≥ −ε_opt after {len(self.outputs)} oracle calls"
         if self.outer == 0 and self.level > self.config.eps_opt:
             # U estimates H(r(0)) within the oracle's accuracy ε_A (Def. 3): either no point
             # meets the surrogate rows (paper 004, Lemma 2: a strictly feasible constant model
             # needs 2 c1 c2² < 1 + κ), or the oracle is too inexact to show one
             reason += ("; U(r(0)) > 0: the surrogate constraints admit no point at the first "
                        "level, or the oracle is too inexact to find one: lower c1 (2 c1 c2² < "
-                       "1 + κ, paper 004 Lemma 2) or raise κ; else more inner_steps or a "
-                       "smaller bound I")  # fmt: skip
+                       f"1 + κ, paper 004 Lemma 2) or raise κ; else more inner_steps (T was "
+                       f"{self.steps:,}) or a smaller bound I")  # fmt: skip
         return reason
 
     def state(self) -> dict[str, float | str]:

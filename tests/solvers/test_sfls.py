@@ -111,15 +111,17 @@ def test_the_level_falls_and_the_output_is_feasible_with_a_useful_auc():
 
 def test_an_empty_surrogate_feasible_set_is_said_in_the_stop_reason():
     """With c1 = 1, c2 = 1 the constant model has f_i = 2 > 1 + κ (paper 004, Lemma 2): the
-    first oracle call finds U(r(0)) > 0 and the run ends saying so."""
+    first oracle calls (T = 1000, then 2000) find U(r(0)) > 0 and the run ends saying so."""
     from engine.solvers import Budget, solve
 
     constraint = ConstraintSpec("auc_gap", 0.05, None, options=(("c1", 1.0),))
     problem = Problem(two_groups(n=600), ModelSpec(), constraint,
                       objective=PairwiseAUCLoss(1.0, 1.0))  # fmt: skip
-    solution = solve(problem, "sfls", budget=Budget(max_iterations=5000), seed=0)
-    assert solution.status == "converged"
+    solution = solve(problem, "sfls", SFLSConfig(first_level_doublings=1),
+                     budget=Budget(max_iterations=5000), seed=0)  # fmt: skip
+    assert solution.status == "converged" and solution.iterations == 3000
     assert "the surrogate constraints admit no point at the first level" in solution.stop.text
+    assert "T was 2,000" in solution.stop.text
     feasible = Problem(two_groups(n=600), ModelSpec(), ConstraintSpec("auc_gap", 0.05),
                        objective=PairwiseAUCLoss())  # the defaults: c1 = 0.5  # fmt: skip
     first = SFLS(feasible, SFLSConfig(), np.random.default_rng(0))
@@ -198,3 +200,19 @@ def test_the_levels_stay_above_the_known_optimum_and_every_output_is_feasible():
         f0, rows = _surrogate(problem, float(output.params["w"][1]))
         assert np.all(rows <= 5e-3), rows
     assert f0 - f_star < 0.02
+
+
+def test_a_small_kappa_doubles_the_first_oracle_call_until_the_level_can_fall():
+    """κ = 0.005 leaves the constant start a slack of 0.005 in eq. (6): a short oracle call
+    cannot tell H(r(0)) < 0 from its own error, so T doubles until U(r(0)) < −ε_opt."""
+    problem = _one_feature_problem(kappa=0.005)
+    solver = SFLS(problem, SFLSConfig(select="last", inner_steps=100), np.random.default_rng(0))
+    while solver.outer == 0 and not solver.halted:
+        solver.advance(100)
+    assert solver.doublings >= 1 and solver.steps == 100 * 2**solver.doublings
+    assert not solver.halted and solver.level < -solver.config.eps_opt
+    fixed = SFLS(problem, SFLSConfig(select="last", inner_steps=100, first_level_doublings=0),
+                 np.random.default_rng(0))  # fmt: skip
+    while not fixed.outputs:
+        fixed.advance(100)
+    assert fixed.halted  # without doubling, Alg. 1 halts at the first level

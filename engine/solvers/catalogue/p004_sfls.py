@@ -38,6 +38,12 @@ class SFLSConfig:
         "T, the SMD steps of one oracle call (App. E.3 runs θ = 1, for which Prop. 1 gives "
         "ε_A = 0, so T is fixed; the paper gives no value, ours)",
     )
+    first_level_doublings: int = option(
+        6,
+        "how often T doubles while U(r(0)) ≥ −ε_opt at the first level, before Alg. 1 may halt "
+        "there (Prop. 1's ε_A scales with −H(r(0)), unknown in advance and small for a small κ: "
+        "guess and double, ours)",
+    )
     theta: float = option(
         1.0, "θ of the level step r ← r + U(r)/(2θ) (Alg. 1; App. E.3 uses θ = 1)"
     )
@@ -86,6 +92,8 @@ class SFLSConfig:
             raise UserError(
                 "SFLS options inner_steps, batch_size, iterations and select_every must be ≥ 1"
             )
+        if not 0 <= self.first_level_doublings <= 20:
+            raise UserError("SFLS option first_level_doublings must be a whole number in 0..20")
         if self.select not in SELECTIONS:
             raise UserError("SFLS option select is 'validation' or 'last'")
 
