@@ -12,7 +12,8 @@ Beutel et al. and paper 004 have two groups). A pair whose correlation is undefi
 (no row of one group, or constant scores, as at w = 0) adds nothing that step.
 
 Reported iterate (App. E.3): every `select_every` steps the iterate is judged on validation, and
-the run reports the best validation AUC within κ of the exact group AUC gap, else the last.
+the run reports the best validation AUC within κ of the exact group AUC gap, else the judged
+iterate nearest to κ (`engine.solvers.validation_select`).
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ the exact metric): at most (B/2)² per set pair (spec 004 §5). A row whose set 
 member on one side is not seen that step: no gradient, and ℓ_j = 0 leaves M as it is.
 
 Reported iterate (App. E.3): every `select_every` steps the iterate is judged on validation, and
-the run reports the best validation AUC within κ, else the last iterate (Cotter et al. report a
-distribution over the iterates; paper 004 a single model).
+the run reports the best validation AUC within κ, else the judged iterate nearest to κ (Cotter
+et al. report a distribution over the iterates; paper 004 a single model).
 """
 
 from __future__ import annotations

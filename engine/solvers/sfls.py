@@ -25,8 +25,8 @@ so while U(r(0)) ≥ −ε_opt, T doubles and the call is repeated from where it
 
 Reported iterate (App. E.3): the SMD iterates, every `select_every` steps, and each oracle output
 x̄ are judged on validation (`ValidationSelection`, off the run's clock); the run reports the one
-with the best validation AUC among those within κ for the exact AUC gap, else the last x̄
-(option select = "last": always the last x̄, Alg. 1's output). Before the first call ends, the
+with the best validation AUC among those within κ for the exact AUC gap, else the one nearest to
+κ (option select = "last": always the last x̄, Alg. 1's output). Before the first call ends, the
 mean of the current call's iterates stands in for x̄.
 """
 

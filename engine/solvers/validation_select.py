@@ -3,9 +3,11 @@ return the one that is feasible to (2) and reaches the best AUC on the validatio
 feasibility judged on the exact constrained quantity (the true AUC gap, not its surrogate).
 
 A stochastic solver takes thousands of steps a second, so iterates are offered every few steps
-rather than every one (spec 004 §5), and only the best feasible one is kept: memory O(d). The
-time spent evaluating is counted in `seconds`, which the driver takes off the run's clock, as it
-does for its own records.
+rather than every one (spec 004 §5), and only the best feasible one is kept: memory O(d). When
+no iterate is within κ on validation, the paper's rule has no answer; the iterate nearest to κ
+(the smallest exact value on validation) is kept for that case, so that a run that misses κ
+reports its fairest model rather than whichever came last (ours). The time spent evaluating is
+counted in `seconds`, which the driver takes off the run's clock, as it does for its records.
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ SPLIT = "val"
 @dataclass
 class ValidationSelection:
     """The best validation `score` (e.g. "auc") among the iterates offered whose exact
-    constrained quantity on validation is ≤ κ; `best` is None until one is."""
+    constrained quantity on validation is ≤ κ; `best` is None until one is. `nearest` is the
+    iterate of smallest exact value on validation."""
 
     problem: Problem
     score: str = "auc"
     best: Snapshot | None = None
+    nearest: Snapshot | None = None
     offered: int = 0
     seconds: float = field(default=0.0)
 
@@ -48,6 +52,10 @@ class ValidationSelection:
         if self.feasible(snapshot) and (self.best is None or _score(snapshot, self.score)
                                         > _score(self.best, self.score)):  # fmt: skip
             self.best = snapshot
+        value = metrics[SPLIT].get("constraint")
+        if value is not None and (self.nearest is None
+                                  or value < self.nearest.metrics[SPLIT]["constraint"]):  # fmt: skip
+            self.nearest = snapshot
         self.offered += 1
         self.seconds += time.perf_counter() - started
         return snapshot
@@ -64,6 +72,10 @@ class ValidationSelection:
         """The outcome in words, for the run's stop reason."""
         if not self.active:
             return "no validation rows: the solver's own last iterate is reported"
+        if self.best is None and self.nearest is not None:
+            return (f"none of the {self.offered:,} iterates judged on validation was within κ "
+                    "there: the one nearest to κ is reported (validation value "
+                    f"{self.nearest.metrics[SPLIT]['constraint']:.4f})")  # fmt: skip
         if self.best is None:
             return (f"none of the {self.offered:,} iterates judged on validation was within κ "
                     "there: the solver's own last iterate is reported")  # fmt: skip
@@ -74,8 +86,10 @@ class ValidationSelection:
                 f"the exact constrained value within κ ({values['constraint']:.4f})")  # fmt: skip
 
     def chosen(self, fallback: Params) -> Params:
-        """The best feasible iterate, else `fallback` (the solver's own candidate)."""
-        return fallback if self.best is None else self.best.params
+        """The best feasible iterate, else the one nearest to κ, else `fallback` (the solver's
+        own candidate)."""
+        kept = self.best or self.nearest
+        return fallback if kept is None else kept.params
 
 
 def _score(snapshot: Snapshot, name: str) -> float:

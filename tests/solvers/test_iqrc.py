@@ -83,3 +83,22 @@ def test_the_reported_iterate_is_the_best_feasible_one_on_validation():
     assert feasible and chosen["constraint"] <= 0.02
     assert chosen["auc"] == pytest.approx(max(feasible))
     assert solver.evaluation_seconds() > 0  # judged off the run's clock
+
+
+def test_without_an_iterate_within_kappa_the_nearest_one_is_reported_and_said():
+    from engine.solvers.validation_select import ValidationSelection
+
+    problem = _problem(ModelSpec(), kappa=1e-9)
+    selection = ValidationSelection(problem, "auc")
+    rng = np.random.default_rng(2)
+    offered = [{"w": rng.normal(size=problem.design().shape[1])} for _ in range(4)]
+    gaps = []
+    for i, params in enumerate(offered):
+        selection.offer(i, 0, params)
+        gaps.append(problem.report_scores(problem.scores(params, "val"), "val")["constraint"])
+    assert selection.best is None and min(gaps) > 1e-9
+    chosen = selection.chosen({"w": np.zeros(problem.design().shape[1])})
+    assert chosen is offered[int(np.argmin(gaps))]
+    assert f"the one nearest to κ is reported (validation value {min(gaps):.4f})" in (
+        selection.note()
+    )

@@ -28,7 +28,7 @@ class _BaselineOptions:
         "validation",
         "the reported iterate: 'validation', the best validation AUC among the iterates (every "
         "select_every steps) within κ on validation for the exact AUC gap (paper 004, "
-        "App. E.3), else the last; 'last', the last iterate",
+        "App. E.3), else the judged one nearest to κ; 'last', the last iterate",
     )
     select_every: int = option(
         100,

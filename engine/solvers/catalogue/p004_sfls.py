@@ -71,7 +71,8 @@ class SFLSConfig:
         "validation",
         "the reported iterate: 'validation', the best validation AUC among the iterates (every "
         "select_every steps) and oracle outputs x̄ within κ on validation for the exact AUC "
-        "gap (App. E.3), else the last x̄; 'last', the last oracle output x̄ (Alg. 1)",
+        "gap (App. E.3), else the judged one nearest to κ; 'last', the last oracle output x̄ "
+        "(Alg. 1)",
     )
     select_every: int = option(
         100,
