@@ -22,6 +22,7 @@ from plotly.subplots import make_subplots
 
 from engine.errors import UserError
 from engine.fairness import GapWitness, pdp_pairs, positive_rates, psp_pairs, psp_witness
+from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.distributions import (
     group_ccdf,
     rank_rank_curve,
@@ -158,15 +159,15 @@ def trajectory_run(
     label: str,
     spec: dict[str, Any],
     records: Sequence[dict[str, Any]],
-    view_family: str | None = None,
+    view: ConstraintSpec | None = None,
 ) -> TrajectoryRun:
     """A stored run's trajectory, held to what its spec says; a run without a constraint shows
-    `view_family`'s quantity where it reports it (by default pSP on I, which every run reports),
-    as `engine.runs.results.run_verdict` does."""
+    the quantity of the constraint `view` where it reports it (by default pSP on I, which every
+    run reports), as `engine.runs.results.run_verdict` does."""
     family, kappa = constraint_of(spec)
-    shown = family or view_family
+    shown = family or (view.family if view is not None else None)
     epsilon = None if family is None else surrogate_epsilon(spec)
-    metric = quantity_metric(family, shown)
+    metric = quantity_metric(family, view)
     return TrajectoryRun(label, records, quantity_name(shown), kappa, epsilon, metric)
 
 

@@ -16,7 +16,8 @@ import plotly.io as pio
 
 from engine.plots import TrajectoryAxis, trajectory_figure, trajectory_run
 from engine.runs.describe import Setting, describe_spec, run_label, split_settings
-from engine.runs.results import constraint_of, metrics_rows, run_verdict
+from engine.runs.results import metrics_rows, run_verdict
+from engine.runs.spec import constraint_from_dict
 from engine.runs.store import Store
 from engine.verdict import Verdict
 
@@ -70,7 +71,7 @@ def store_report(
     rows = [store.run(run_id) for run_id in run_ids]
     labels = [run_label(row.spec) for row in rows]
     # a run without constraint shows the quantity its constrained neighbours are held to
-    view = next((family for family, _ in map(constraint_of, (r.spec for r in rows)) if family),
+    view = next((c for c in (constraint_from_dict(r.spec.get("constraint")) for r in rows) if c),
                 None)  # fmt: skip
     shared, own = split_settings([describe_spec(row.spec) for row in rows])
     blocks = [ReportRun(label, run_verdict(store, row, view), settings)

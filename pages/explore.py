@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.errors import UserError
+from engine.fairness.constraint_spec import ConstraintSpec
 from engine.report import store_report
 from engine.runs.runner import ensure_runner
 from engine.runs.store import Store
@@ -90,8 +91,9 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
         return
     if not charts:
         return  # the runs' views follow once the controls show
-    _live(store, known, problem.family)
-    _results(store, known, prepared, problem,
+    view = next((s.constraint for s in specs if s.constraint is not None), None)
+    _live(store, known, view)
+    _results(store, known, prepared, problem, view,
              f"FairFront — {constraint_sentence(problem, prepared.subgroups)}")  # fmt: skip
 
 
@@ -110,28 +112,30 @@ def _download_progress(slot):
     return show
 
 
-def _live(store: Store, run_ids: list[str], family: str) -> None:
+def _live(store: Store, run_ids: list[str], view: ConstraintSpec | None) -> None:
     phase = live_phase(store, run_ids)
     x = trajectory_axis()
 
     @st.fragment(run_every=POLL_SECONDS[phase])
     def live() -> None:
-        status_line(store, run_ids, family)
-        trajectories(store, run_ids, family, x)
+        status_line(store, run_ids, view)
+        trajectories(store, run_ids, view, x)
         if live_phase(store, run_ids) != phase:
             st.rerun()  # poll at the new phase's pace; once the runs end, draw the score views
 
     live()
 
 
-def _results(store: Store, run_ids: list[str], prepared, problem, title: str) -> None:
+def _results(
+    store: Store, run_ids: list[str], prepared, problem, view: ConstraintSpec | None, title: str
+) -> None:
     done = finished(store, run_ids)
     if not done:
         return
     st.subheader("Exact metrics, test set first")
     st.caption("Exact values, no surrogate: the constrained quantity beside κ on the test and "
                "training sets, and accuracy beside always predicting the majority class.")  # fmt: skip
-    metrics_table(store, done, problem.family)
+    metrics_table(store, done, view)
     reference = next((r for r in done if not store.run(r).spec.get("constraint")), None)
     constrained = [r for r in done if r != reference]
     labels = {r: run_label(store.run(r).spec) for r in constrained or done}

@@ -13,6 +13,7 @@ import pytest
 from engine import plots
 from engine.errors import UserError
 from engine.fairness import psp
+from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.distributions import candidate_intervals, interval_scan
 from engine.plots import (
     DOMINATED_COLOUR,
@@ -537,13 +538,17 @@ def test_trajectory_run_reads_the_constraint_and_epsilon_from_the_spec():
     free_spec = {"solver": "unconstrained", "config": {}, "constraint": None}
     free = trajectory_run("ref", free_spec, [])
     assert (free.quantity, free.kappa, free.epsilon, free.metric) == ("pSP", None, None, "psp")
-    beside_pdp = trajectory_run("ref", free_spec, [], view_family="pDP")
+    beside_pdp = trajectory_run("ref", free_spec, [], view=ConstraintSpec("pDP", 0.05, (0.05, 0.3)))
     assert (beside_pdp.quantity, beside_pdp.metric) == ("pDP", "pdp")
-    beside_eo = trajectory_run("ref", free_spec, trajectory(3, metric="psp"), view_family="EO")
+    beside_eo = trajectory_run("ref", free_spec, trajectory(3, metric="psp"),
+                               view=ConstraintSpec("EO", 0.05))  # fmt: skip
     assert (beside_eo.quantity, beside_eo.metric) == ("EO gap", "eo")  # reported for every run
-    beside_auc = trajectory_run("ref", free_spec, trajectory(3, metric="psp"),
-                                view_family="auc_gap")  # fmt: skip
-    assert (beside_auc.quantity, beside_auc.metric) == ("AUC gap", None)  # not reported: not drawn
+    intra = ConstraintSpec("auc_gap", 0.05, options=(("variant", "intra"),))
+    beside_auc = trajectory_run("ref", free_spec, trajectory(3, metric="psp"), view=intra)
+    assert (beside_auc.quantity, beside_auc.metric) == ("AUC gap", "intra_group_auc_gap")
+    on_other_rows = ConstraintSpec("group_loss_gap", 0.05, pairs="vs_mean")
+    beside_loss = trajectory_run("ref", free_spec, trajectory(3, metric="psp"), view=on_other_rows)
+    assert beside_loss.metric is None  # not reported by a run without it: not drawn
     assert not [t for t in trajectory_figure([beside_eo]).data if "(exact)" in t.name]
 
 

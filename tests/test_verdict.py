@@ -160,3 +160,20 @@ def test_a_reference_metric_equals_the_family_constrained_value(tiny_problem, fa
     w = np.random.default_rng(1).normal(size=problem.design().shape[1])
     for split, values in problem.report({"w": w}).items():
         assert values["constraint"] == pytest.approx(values[REPORTED_AS[family]]), split
+
+
+@pytest.mark.parametrize("variant", ["group", "inter", "intra", "average_positive",
+                                     "average_negative", "bpsn"])  # fmt: skip
+def test_every_auc_gap_variant_is_reported_as_its_constrained_value(tiny_problem, variant):
+    """Every run reports each AUC-gap variant (paper 004, App. A) under AUC_GAP_REPORTED_AS, so
+    a run without constraint sits beside runs of any variant: the same value as "constraint"."""
+    import dataclasses
+
+    from engine.fairness.constraint_spec import ConstraintSpec
+    from engine.fairness.families import AUC_GAP_REPORTED_AS
+
+    constraint = ConstraintSpec("auc_gap", 0.05, options=(("variant", variant),))
+    problem = dataclasses.replace(tiny_problem, constraint=constraint)
+    w = np.random.default_rng(2).normal(size=problem.design().shape[1])
+    for split, values in problem.report({"w": w}).items():
+        assert values["constraint"] == pytest.approx(values[AUC_GAP_REPORTED_AS[variant]]), split

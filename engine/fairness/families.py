@@ -217,13 +217,14 @@ def quantity_name(family: str | None) -> str:
     return "pSP" if family is None else family_entry(family).quantity
 
 
-def quantity_metric(run_family: str | None, view_family: str | None = None) -> str | None:
-    """The stored metric holding the view family's quantity for a run: "constraint" for a run
-    constrained by that family, the family's own metric (REPORTED_AS) for a run without a
-    constraint, None when the run does not report it."""
+def quantity_metric(run_family: str | None, view: ConstraintSpec | None = None) -> str | None:
+    """The stored metric holding the quantity of the constraint `view` for a run: "constraint"
+    for a run constrained by that family, the metric every run reports it under
+    (`reported_metric`; pSP on I without a view) for a run without a constraint, None when the
+    run does not report it."""
     if run_family is not None:
-        return "constraint" if view_family in (None, run_family) else None
-    return REPORTED_AS.get(view_family or "pSP")
+        return "constraint" if view is None or view.family == run_family else None
+    return REPORTED_AS["pSP"] if view is None else reported_metric(view)
 
 
 def reported_metric(spec: ConstraintSpec) -> str | None:

@@ -13,7 +13,7 @@ from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_metric, quantity_name, reported_metric
 from engine.runs.frontier import PAPER_003_AXES, PAPER_004_AXES, RunResult
-from engine.runs.spec import RunSpec
+from engine.runs.spec import constraint_from_dict
 from engine.runs.store import RunRow, Store
 from engine.solvers.catalogue import solver_card
 from engine.solvers.options import config_from_dict
@@ -54,20 +54,20 @@ def surrogate_tolerance(spec: dict[str, Any]) -> float:
 def run_verdict(
     store: Store,
     row: RunRow,
-    view_family: str | None = None,
+    view: ConstraintSpec | None = None,
     metrics: dict[str, dict[str, float | None]] | None = None,
 ) -> Verdict:
     """The verdict (engine.verdict) on a stored run, from its spec, status and exact metrics
-    (`metrics`, when the caller has read them already). `view_family` names the quantity to
-    show for a run without constraint (its reference value beside constrained runs of that
-    family); by default a run's own family."""
+    (`metrics`, when the caller has read them already). `view` is the constraint whose quantity
+    a run without constraint shows (its reference value beside constrained runs of it); by
+    default a run's own."""
     family, kappa = constraint_of(row.spec)
-    shown = family or view_family
+    shown = family or (view.family if view is not None else None)
     metrics = store.metrics(row.id) if metrics is None else metrics
     return judge(row.status, metrics, quantity_name(shown), kappa,
                  reason=row.reason, surrogate_violation=store.last_surrogate_violation(row.id),
                  tolerance=surrogate_tolerance(row.spec),
-                 value_metric=quantity_metric(family, shown),
+                 value_metric=quantity_metric(family, view),
                  thresholded=thresholded(row.spec))  # fmt: skip
 
 
@@ -84,7 +84,7 @@ def sweep_view(specs: Iterable[dict[str, Any]]) -> ConstraintSpec | None:
     """The constraint that the constrained runs among these stored specs share, κ and I aside:
     the quantity their reference (a run without constraint) is measured by. None when they hold
     none, or several (e.g. two auc_gap variants)."""
-    held = [RunSpec.from_dict(s).constraint for s in specs if s.get("constraint")]
+    held = [constraint_from_dict(s["constraint"]) for s in specs if s.get("constraint")]
     kinds = {dataclasses.replace(c, kappa=0.0, interval=None) for c in held}
     return held[0] if len(kinds) == 1 else None
 
@@ -183,17 +183,17 @@ def export_runs(store: Store, run_ids: list[str], fmt: str) -> str:
 
 
 def metrics_rows(
-    store: Store, run_ids: list[str], view_family: str | None = None
+    store: Store, run_ids: list[str], view: ConstraintSpec | None = None
 ) -> list[dict[str, Any]]:
     """One compact row per run for comparison tables, test first: the verdict, the constrained
-    quantity (named by its family; for a run without constraint, `view_family`'s where it is
-    reported) beside κ on test and train, accuracy against the majority class, AUC, and how the
-    run ended."""
+    quantity (named by its family; for a run without constraint, the constraint `view`'s where
+    it is reported) beside κ on test and train, accuracy against the majority class, AUC, and
+    how the run ended."""
     rows = []
     for run_id in run_ids:
         row = store.run(run_id)
         metrics = store.metrics(run_id)
-        verdict = run_verdict(store, row, view_family, metrics)
+        verdict = run_verdict(store, row, view, metrics)
         test, train = verdict.check("test"), verdict.check("train")
         rows.append({
             "run": run_id,

@@ -68,12 +68,7 @@ class RunSpec:
         if prepare.get("subgroups") is not None:
             prepare["subgroups"] = SubgroupSpec(**prepare["subgroups"])
         model = dict(data["model"], hidden=tuple(data["model"].get("hidden", (64,))))
-        constraint = None
-        if data.get("constraint"):
-            c = dict(data["constraint"])
-            c["interval"] = tuple(c["interval"]) if c.get("interval") is not None else None
-            c["options"] = tuple(tuple(o) for o in c.get("options", ()))
-            constraint = ConstraintSpec(**c)
+        constraint = constraint_from_dict(data.get("constraint"))
         return cls(
             data=spec_from_dict(data["data"]),
             prepare=PrepareOptions(**prepare),
@@ -110,6 +105,16 @@ class RunSpec:
         variant = self.constraint.option("variant", None) if self.constraint else None
         card.check_combination(self.model, family, self.objective.name, variant)
         self.data.files()  # a missing file is reported now, not in a worker
+
+
+def constraint_from_dict(data: dict[str, Any] | None) -> ConstraintSpec | None:
+    """A stored constraint (a spec's "constraint"), None for a run without one."""
+    if not data:
+        return None
+    c = dict(data)
+    c["interval"] = tuple(c["interval"]) if c.get("interval") is not None else None
+    c["options"] = tuple(tuple(o) for o in c.get("options", ()))
+    return ConstraintSpec(**c)
 
 
 def _prepare_dict(prepare: PrepareOptions) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import streamlit as st
 from engine import plots
 from engine.data.group_checks import rank_band_problems
 from engine.data.subgroups import Subgroups
+from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.distributions import candidate_intervals, interval_scan
 from engine.fairness.families import family_entry
 from engine.runs import Store
@@ -70,30 +71,30 @@ def verdict_badge(verdict: Verdict) -> str:
                     for label in (verdict.label, *verdict.flags))
 
 
-def status_line(store: Store, run_ids: list[str], family: str | None = None) -> None:
+def status_line(store: Store, run_ids: list[str], view: ConstraintSpec | None = None) -> None:
     """One badge per run: its verdict once it has a model (with the findings in words), else its
-    status, with the iteration a running one has reached. `family` names the quantity shown
-    for a run without constraint."""
+    status, with the iteration a running one has reached. `view` is the constraint whose
+    quantity a run without constraint shows."""
     rows = [store.run(r) for r in run_ids]
     columns = st.columns(max(len(rows), 1))
     for column, row in zip(columns, rows, strict=False):
         _, last = store.progress(row.id) if row.status == "running" else (0, None)
         progress = f" · iteration {last:,}" if last is not None else ""
-        verdict = run_verdict(store, row, family)
+        verdict = run_verdict(store, row, view)
         status = "" if verdict.label == row.status else f" · {row.status}"
         column.markdown(f"**{run_label(row.spec)}** {verdict_badge(verdict)}{status}{progress}")
         for finding in verdict.findings if row.status not in ACTIVE else ():
             column.caption(finding)
 
 
-def trajectories(store: Store, run_ids: list[str], family: str | None, x: str) -> None:
+def trajectories(store: Store, run_ids: list[str], view: ConstraintSpec | None, x: str) -> None:
     """The runs' trajectories so far, one column per run over its own span, against `x`
     (one of `plots.TRAJECTORY_AXES`); empty panels while they are queued or starting, so that
     the chart is ready to draw the first point as soon as it is recorded."""
     rows = [store.run(r) for r in run_ids]
     # a finished run's trajectory never changes: key the cache on how far each run has got
     progress = tuple((r.id, r.status, r.finished, store.progress(r.id)[0]) for r in rows)
-    st.plotly_chart(_trajectory_figure(str(store.home), progress, family, x), key="trajectory",
+    st.plotly_chart(_trajectory_figure(str(store.home), progress, view, x), key="trajectory",
                     width="stretch")  # fmt: skip
 
 
@@ -111,19 +112,21 @@ def trajectory_axis(key: str = "trajectory_x") -> str:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _trajectory_figure(home: str, progress: tuple, family: str | None, x: str):
+def _trajectory_figure(home: str, progress: tuple, view: ConstraintSpec | None, x: str):
     store = Store(home)
     runs = []
     for run_id, *_ in progress:
         spec = store.run(run_id).spec
-        runs.append(plots.trajectory_run(run_label(spec), spec, store.records(run_id), family))
+        runs.append(plots.trajectory_run(run_label(spec), spec, store.records(run_id), view))
     return plots.trajectory_figure(runs, x)
 
 
-def metrics_table(store: Store, run_ids: list[str], family: str | None = None) -> pd.DataFrame:
+def metrics_table(
+    store: Store, run_ids: list[str], view: ConstraintSpec | None = None
+) -> pd.DataFrame:
     """The compact comparison table, test first: verdict, the constrained quantity beside κ,
     accuracy beside the majority-class rate, AUC; numbers to four places."""
-    rows = metrics_rows(store, run_ids, family)
+    rows = metrics_rows(store, run_ids, view)
     quantity = rows[0]["quantity"] if rows else "value"
     frame = pd.DataFrame(rows).drop(columns=["run", "solver", "quantity"])
     frame.insert(0, "model", [run_label(store.run(r).spec) for r in run_ids])
