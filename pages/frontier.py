@@ -49,7 +49,11 @@ def parse_intervals(text: str) -> list[tuple[float, float]]:
 
 
 def main() -> None:
-    st.title("Accuracy–fairness frontier")
+    st.title("Fairness frontier")
+    st.caption(
+        "Each point: the exact accuracy or AUC and fairness on held-out data of one κ, "
+        "averaged over seeds; the unconstrained model is the star."
+    )
     store = Store()
     try:
         data_spec, prepare = data_controls()
