@@ -13,8 +13,24 @@ draws from its seed), the same hyper-parameters (our paper-000 configs, which ho
 Exp. 1 values) and the same wall-clock budget per run. Iterations are counted for both; the final
 parameters are evaluated on the full train and test splits by one function for both.
 
+ALM and SSL-ALM run in two pairings (`FORMS`), each our `augmentation` against the hc-train call
+nearest to it:
+- "slack" (paper 000, Alg. 2: c + s = 0, s ≥ 0, duals free, reset to 0 at ‖y‖ ≥ M_y) against
+  hc-train's `augmentation="quadratic"`, which is neither that nor HPR: its surrogate is
+  f + yᵀc + (ρ/2)‖[c]₊‖² (weight y + ρ[c]₊ on ∇c), y ← y + ηc clamped to [0, 100]. Not like for
+  like: hc-train has no slack form.
+- "hpr" (Hestenes–Powell–Rockafellar: weight max(0, y + ρc) on ∇c, y ← max(0, y + ηc), reset to 0
+  at ‖y‖ ≥ M_y) against hc-train's `augmentation="hpr"` (what its ALM runs for is_ineq=True with
+  penalty > 0 unless "quadratic" is passed; spec 000 §5 item 1): like for like in the form, with
+  three differences of detail: its dual step is the gradient step on L_ρ in y,
+  y ← y + (η/ρ)(max(0, y + ρc) − y), which is ours where y + ρc ≥ 0 (for η ≤ ρ, as here) and
+  everywhere at η = ρ, but where y + ρc < 0 shrinks y by the factor 1 − η/ρ where ours subtracts
+  η|c|; it uses one constraint batch for the dual step, ∇c and the c inside the max (ours: ζ1,
+  and an independent ζ2 inside the max, as paper 000's eq. 10); and it clamps y to [0, 100]
+  instead of the reset.
+
     .venv/bin/python bench/paper000_vs_hctrain.py [--seconds 30] [--seeds 0 1 2]
-        [--algorithms sgd alm ssl_alm] [--acs-root ../shared/data/acs/pums]
+        [--algorithms sgd alm ssl_alm] [--forms slack hpr] [--acs-root ../shared/data/acs/pums]
 """
 
 from __future__ import annotations
@@ -25,6 +41,7 @@ import statistics
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +64,46 @@ DELTA = 0.005
 HIDDEN = (64, 32)
 ALGORITHMS = {"sgd": ("SGD", SGDConfig()), "alm": ("ALM", ALMConfig()),
               "ssl_alm": ("SSL-ALM", SSLALMConfig())}  # fmt: skip
+# our augmentation -> the hc-train 0.4.2 `augmentation` it is paired with, and whether that pair
+# is the same method
+FORMS = {"slack": ("quadratic", False), "hpr": ("hpr", True)}
 IMPLEMENTATIONS = ("FairFront", "hc-train 0.4.2")
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One of our solvers in one form (None: SGD, which has none) and hc-train's counterpart."""
+
+    algorithm: str
+    form: str | None = None
+
+    @property
+    def config(self) -> SGDConfig | SSLALMConfig:
+        config = ALGORITHMS[self.algorithm][1]
+        return config if self.form is None else dataclasses.replace(config, augmentation=self.form)
+
+    @property
+    def theirs(self) -> str | None:
+        """hc-train's augmentation, None for SGD."""
+        return None if self.form is None else FORMS[self.form][0]
+
+    @property
+    def like_for_like(self) -> bool:
+        return self.form is None or FORMS[self.form][1]
+
+    @property
+    def name(self) -> str:
+        return ALGORITHMS[self.algorithm][0]
+
+    def side(self, implementation: str) -> str:
+        """The implementation with its form, e.g. "hc-train 0.4.2 (quadratic)"."""
+        form = self.form if implementation == IMPLEMENTATIONS[0] else self.theirs
+        return implementation if form is None else f"{implementation} ({form})"
+
+
+def pairings(algorithms: list[str], forms: list[str]) -> list[Pairing]:
+    """SGD once, ALM and SSL-ALM once per form."""
+    return [Pairing(a, form) for a in algorithms for form in ([None] if a == "sgd" else forms)]
 
 
 def engine_argv(acs_root: Path) -> list[str]:
@@ -90,10 +146,10 @@ def init_seed(seed: int) -> int:
 
 
 # ---- FairFront ------------------------------------------------------------------------------
-def run_ours(problem: Problem, algorithm: str, seconds: float, seed: int) -> dict:
-    config = ALGORITHMS[algorithm][1]
+def run_ours(problem: Problem, pairing: Pairing, seconds: float, seed: int) -> dict:
     wall = time.perf_counter()
-    solution = solve(problem, algorithm, config, Budget(max_seconds=seconds), seed=seed)
+    solution = solve(problem, pairing.algorithm, pairing.config, Budget(max_seconds=seconds),
+                     seed=seed)  # fmt: skip
     wall = time.perf_counter() - wall
     metrics = evaluate_splits(lambda s: problem.scores(solution.params, s), problem.data)
     return {"iterations": solution.iterations, "seconds": solution.seconds, "wall": wall,
@@ -108,11 +164,11 @@ def cycle(make: callable) -> Iterator[torch.Tensor]:
             yield torch.as_tensor(batch, dtype=torch.long)
 
 
-def run_theirs(problem: Problem, algorithm: str, seconds: float, seed: int) -> dict:
+def run_theirs(problem: Problem, pairing: Pairing, seconds: float, seed: int) -> dict:
     from humancompatible.train.dual_optim import ALM, MoreauEnvelope
     from humancompatible.train.fairness.utils import BalancedBatchSampler
 
-    config = ALGORITHMS[algorithm][1]
+    config = pairing.config
     train = problem.data.train
     X = torch.from_numpy(train.X)  # float64, the arrays our solvers use
     y = torch.from_numpy(train.y.astype(np.float64))
@@ -133,7 +189,7 @@ def run_theirs(problem: Problem, algorithm: str, seconds: float, seed: int) -> d
     batch_size = config.batch_size
     objective_batches = cycle(lambda: torch.randperm(len(X), generator=generator)
                               .split(batch_size)[: len(X) // batch_size])  # fmt: skip
-    if algorithm == "sgd":
+    if pairing.algorithm == "sgd":
         inner = torch.optim.SGD(net.parameters(), lr=config.step)
         primal, dual, constraint_batches = inner, None, None
     else:
@@ -141,11 +197,12 @@ def run_theirs(problem: Problem, algorithm: str, seconds: float, seed: int) -> d
         # MoreauEnvelope wraps the primal step with the proximal term μ(x − z), z ← z + β(x − z);
         # with μ = 0 (ALM) the wrapper is a no-op, so plain SGD is the primal optimizer then.
         primal = MoreauEnvelope(inner, mu=config.mu, beta=config.beta) if config.mu else inner
-        # is_ineq=True and augmentation="quadratic" must be explicit: the defaults are equality
-        # constraints and, with penalty > 0, the HPR augmentation. Duals in float64 (the
-        # default float32 duals cannot multiply float64 constraints).
+        # is_ineq=True and the augmentation are explicit: the defaults are equality constraints
+        # and, with penalty > 0, the HPR augmentation. Duals in float64 (the default float32
+        # duals cannot multiply float64 constraints); dual_range left at its (−100, 100), so
+        # they are clamped to [0, 100].
         dual = ALM(m=2, lr=config.eta, penalty=config.rho, is_ineq=True,
-                   augmentation="quadratic", init_duals=torch.zeros(2, dtype=torch.float64))  # fmt: skip
+                   augmentation=pairing.theirs, init_duals=torch.zeros(2, dtype=torch.float64))  # fmt: skip
         onehot = F.one_hot(groups, 2)
         sampler = BalancedBatchSampler(group_onehot=onehot, batch_size=2 * config.per_group,
                                        extend_groups=True, generator=generator)  # fmt: skip
@@ -199,23 +256,26 @@ def summary(runs: list[dict]) -> dict[str, float]:
     }
 
 
-def print_tables(results: dict[tuple[str, str], list[dict]], algorithms: list[str]) -> None:
-    print(f"\n{'algorithm':<10}{'implementation':<16}{'it/s':>10}{'± sd':>8}{'train loss':>12}"
-          f"{'test loss':>11}{'train viol':>12}{'test viol':>11}")  # fmt: skip
+def print_tables(results: dict[tuple[Pairing, str], list[dict]], pairs: list[Pairing]) -> None:
+    print(f"\n{'algorithm':<10}{'implementation (form)':<29}{'it/s':>10}{'± sd':>8}"
+          f"{'train loss':>12}{'test loss':>11}{'train viol':>12}{'test viol':>11}")  # fmt: skip
     table = {}
-    for algorithm in algorithms:
+    for pairing in pairs:
         for impl in IMPLEMENTATIONS:
-            s = table[algorithm, impl] = summary(results[algorithm, impl])
-            print(f"{ALGORITHMS[algorithm][0]:<10}{impl:<16}{s['rate']:>10,.0f}{s['rate_sd']:>8,.0f}"
-                  f"{s['train_loss']:>12.4f}{s['test_loss']:>11.4f}{s['train_viol']:>12.4f}"
-                  f"{s['test_viol']:>11.4f}")  # fmt: skip
-    print("\nours ÷ theirs (iterations/s, target ≥ 2×) and ours − theirs (loss, violation):")
-    print(f"{'algorithm':<10}{'it/s ratio':>11}{'≥ 2×':>6}{'Δ train loss':>14}{'Δ test loss':>13}"
-          f"{'Δ train viol':>14}{'Δ test viol':>13}")  # fmt: skip
-    for algorithm in algorithms:
-        ours, theirs = (table[algorithm, impl] for impl in IMPLEMENTATIONS)
+            s = table[pairing, impl] = summary(results[pairing, impl])
+            print(f"{pairing.name:<10}{pairing.side(impl):<29}{s['rate']:>10,.0f}"
+                  f"{s['rate_sd']:>8,.0f}{s['train_loss']:>12.4f}{s['test_loss']:>11.4f}"
+                  f"{s['train_viol']:>12.4f}{s['test_viol']:>11.4f}")  # fmt: skip
+    print("\nours ÷ theirs (iterations/s, target ≥ 2×) and ours − theirs (loss, violation), per "
+          "pairing (ours ↔ theirs; 'same' says whether the two run the same method):")  # fmt: skip
+    print(f"{'algorithm':<10}{'forms':<20}{'same':>5}{'it/s ratio':>11}{'≥ 2×':>6}"
+          f"{'Δ train loss':>14}{'Δ test loss':>13}{'Δ train viol':>14}{'Δ test viol':>13}")  # fmt: skip
+    for pairing in pairs:
+        ours, theirs = (table[pairing, impl] for impl in IMPLEMENTATIONS)
         ratio = ours["rate"] / theirs["rate"]
-        print(f"{ALGORITHMS[algorithm][0]:<10}{ratio:>10.2f}×{'yes' if ratio >= 2 else 'no':>6}"
+        forms = "-" if pairing.form is None else f"{pairing.form} ↔ {pairing.theirs}"
+        print(f"{pairing.name:<10}{forms:<20}{'yes' if pairing.like_for_like else 'no':>5}"
+              f"{ratio:>10.2f}×{'yes' if ratio >= 2 else 'no':>6}"
               f"{ours['train_loss'] - theirs['train_loss']:>+14.4f}"
               f"{ours['test_loss'] - theirs['test_loss']:>+13.4f}"
               f"{ours['train_viol'] - theirs['train_viol']:>+14.4f}"
@@ -231,6 +291,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="(0 1 2)")
     parser.add_argument("--algorithms", nargs="+", choices=tuple(ALGORITHMS),
                         default=list(ALGORITHMS), help="(sgd alm ssl_alm)")  # fmt: skip
+    parser.add_argument("--forms", nargs="+", choices=tuple(FORMS), default=list(FORMS),
+                        help="our augmentations for ALM and SSL-ALM (slack hpr)")  # fmt: skip
     args = parser.parse_args()
     if not (args.acs_root / "2018/1-Year/psam_p09.csv").is_file():
         sys.exit(f"error: the ACS data is missing: {args.acs_root / '2018/1-Year/psam_p09.csv'} "
@@ -241,8 +303,9 @@ def main() -> None:
         sys.exit("error: humancompatible-train is not installed: "
                  ".venv/bin/python -m pip install -r requirements-dev.txt")  # fmt: skip
     torch.set_num_threads(1)  # our driver does this for its runs; theirs run under the same
-    runs = len(args.algorithms) * len(IMPLEMENTATIONS) * len(args.seeds)
-    print(f"{len(args.algorithms)} algorithms × {len(IMPLEMENTATIONS)} implementations × "
+    pairs = pairings(args.algorithms, args.forms)
+    runs = len(pairs) * len(IMPLEMENTATIONS) * len(args.seeds)
+    print(f"{len(pairs)} pairings × {len(IMPLEMENTATIONS)} implementations × "
           f"{len(args.seeds)} seeds × {args.seconds:g} s = {runs * args.seconds:g} s of training "
           "(plus data preparation and evaluation)")  # fmt: skip
 
@@ -256,23 +319,23 @@ def main() -> None:
           "on both sides (same arrays, same initial weights per seed)")  # fmt: skip
     print(f"  constraint group_loss_gap, pairs='all' (paper 000 Exp. 1): "
           f"−δ ≤ ℓ[{data.group_names[0]}] − ℓ[{data.group_names[1]}] ≤ δ, δ = {DELTA}")  # fmt: skip
-    for algorithm in args.algorithms:
-        name, config = ALGORITHMS[algorithm]
-        print(f"  {name}: {config}")
+    for pairing in pairs:
+        theirs = "" if pairing.theirs is None else f"; hc-train augmentation={pairing.theirs!r}"
+        print(f"  {pairing.name}: {pairing.config}{theirs}")
     print("  violation = max(|ℓ_0 − ℓ_1| − δ, 0) on the full split; it/s = iterations / the "
           "solver's own seconds (ours: the driver's clock, which pauses for its logging)")  # fmt: skip
 
-    results: dict[tuple[str, str], list[dict]] = {}
-    for algorithm in args.algorithms:
+    results: dict[tuple[Pairing, str], list[dict]] = {}
+    for pairing in pairs:
         for seed in args.seeds:
             for impl, run in zip(IMPLEMENTATIONS, (run_ours, run_theirs), strict=True):
-                out = run(problem, algorithm, args.seconds, seed)
-                results.setdefault((algorithm, impl), []).append(out)
-                print(f"  {ALGORITHMS[algorithm][0]:<8} {impl:<15} seed {seed}: "
+                out = run(problem, pairing, args.seconds, seed)
+                results.setdefault((pairing, impl), []).append(out)
+                print(f"  {pairing.name:<8} {pairing.side(impl):<27} seed {seed}: "
                       f"{out['iterations']:>9,} it in {out['seconds']:.1f} s "
                       f"(wall {out['wall']:.1f} s), train loss {out['train']['loss']:.4f}, "
                       f"viol {out['train']['violation']:.4f}", flush=True)  # fmt: skip
-    print_tables(results, args.algorithms)
+    print_tables(results, pairs)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Paper 000's stochastic smoothed and linearized augmented Lagrangian (SSL-ALM, Alg. 2, after
 Huang, Zhang & Alacaoglu 2025) and its μ = 0 special case ALM: their options with the paper's
-Exp. 1 defaults, and their cards. Implementation: `engine.solvers.alm` (one class for both)."""
+Exp. 1 defaults, and their cards. Implementation: `engine.solvers.alm` (one class for both, in
+either form of the augmented Lagrangian, `AUGMENTATIONS`)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,18 @@ from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option, require_positive
 
+# "slack": paper 000, Alg. 2 (c + s = 0, s ≥ 0); "hpr": Hestenes–Powell–Rockafellar (y ≥ 0)
+AUGMENTATIONS = ("slack", "hpr")
+
 
 @dataclass(frozen=True)
 class SSLALMConfig:
     mu: float = option(2.0, "μ, weight of the proximal term (μ/2)‖x − z‖² (paper 000 Exp. 1: 2)")
-    rho: float = option(1.0, "ρ, weight of the augmented term (ρ/2)‖c + s‖² (paper 000 Exp. 1: 1)")
+    rho: float = option(
+        1.0,
+        "ρ, weight of the augmented term (ρ/2)‖c + s‖² (paper 000 Exp. 1: 1); for 'hpr' the ρ "
+        "of L_ρ, which must then be > 0",
+    )
     tau: float = option(0.01, "τ, the primal step (paper 000 Exp. 1 and Table 6's choice: 0.01)")
     eta: float = option(0.05, "η, the dual step (paper 000 Exp. 1 and Table 6's choice: 0.05)")
     beta: float = option(0.5, "β, the smoothing step z ← z + β(x − z) (paper 000 Exp. 1: 0.5)")
@@ -35,13 +43,30 @@ class SSLALMConfig:
         "batch_size per group)",
     )
     iterations: int = option(10**9, "iterations at most (paper 000 stops by wall clock: 30 s)")
+    augmentation: str = option(
+        "slack",
+        "the augmented Lagrangian of c ≤ 0: 'slack' (paper 000, Alg. 2: c + s = 0 with slacks "
+        "s ≥ 0 in x, duals y free, L_ρ = f + yᵀ(c + s) + (ρ/2)‖c + s‖²) or 'hpr': the "
+        "Hestenes–Powell–Rockafellar augmented Lagrangian for inequalities (what "
+        "humancompatible-train 0.4.2 runs for is_ineq=True with penalty > 0, spec 000 §5 item 1, "
+        "unless its augmentation='quadratic' is passed): no slacks, "
+        "L_ρ = f + (1/(2ρ)) Σ_i (max(0, y_i + ρc_i)² − y_i²), duals y ← max(0, y + ηc) "
+        "(Rockafellar 1973; Bertsekas 1982, §3.1)",
+    )
 
     def __post_init__(self) -> None:
         require_positive(self, "SSL-ALM", ("tau", "eta", "dual_bound"))
+        if self.augmentation not in AUGMENTATIONS:
+            raise UserError(
+                "SSL-ALM option augmentation is 'slack' (paper 000, Alg. 2) or 'hpr' "
+                f"(Hestenes–Powell–Rockafellar), not {self.augmentation!r}"
+            )
         for name in ("mu", "rho"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value >= 0):
                 raise UserError(f"SSL-ALM option {name} must be a finite number ≥ 0")
+        if self.augmentation == "hpr" and self.rho == 0:
+            raise UserError("SSL-ALM option rho must be > 0 for 'hpr': L_ρ divides by ρ")
         if not 0 <= self.beta <= 1:
             raise UserError("SSL-ALM option beta must be in [0, 1]")
         if self.batch_size < 1 or self.per_group < 1 or self.iterations < 1:
@@ -68,7 +93,9 @@ _NEEDS = {
 _SUMMARY = (
     "slack variables s ≥ 0 turn c ≤ 0 into c + s = 0; dual step y ← y + η(c(x,ζ1) + s), "
     "reset to 0 when ‖y‖ ≥ M_y, then a projected step on the augmented Lagrangian with "
-    "an independent batch ζ2 in the ρ term; reports the last iterate; any model"
+    "an independent batch ζ2 in the ρ term (augmentation='hpr': no slacks, the "
+    "Hestenes–Powell–Rockafellar form with duals y ≥ 0, what humancompatible-train 0.4.2 runs for "
+    "is_ineq=True with penalty > 0, spec 000 §5 item 1); reports the last iterate; any model"
 )
 CARDS = (
     SolverCard("ssl_alm", SSLALMConfig, "000",
