@@ -266,20 +266,35 @@ def print_tables(results: dict[tuple[Pairing, str], list[dict]], pairs: list[Pai
             print(f"{pairing.name:<10}{pairing.side(impl):<29}{s['rate']:>10,.0f}"
                   f"{s['rate_sd']:>8,.0f}{s['train_loss']:>12.4f}{s['test_loss']:>11.4f}"
                   f"{s['train_viol']:>12.4f}{s['test_viol']:>11.4f}")  # fmt: skip
-    print("\nours ÷ theirs (iterations/s, target ≥ 2×) and ours − theirs (loss, violation), per "
-          "pairing (ours ↔ theirs; 'same' says whether the two run the same method):")  # fmt: skip
+    print("\nours ÷ theirs (iterations/s, target ≥ 2×) and ours − theirs (loss, violation) as the "
+          "mean ± standard error over seeds of the per-seed differences, per pairing (ours ↔ "
+          "theirs; 'same' says whether the two run the same method; 'not worse' whether no Δ "
+          "exceeds two standard errors):")  # fmt: skip
     print(f"{'algorithm':<10}{'forms':<20}{'same':>5}{'it/s ratio':>11}{'≥ 2×':>6}"
-          f"{'Δ train loss':>14}{'Δ test loss':>13}{'Δ train viol':>14}{'Δ test viol':>13}")  # fmt: skip
+          f"{'Δ train loss':>17}{'Δ test loss':>17}{'Δ train viol':>17}{'Δ test viol':>17}"
+          f"{'not worse':>11}")  # fmt: skip
     for pairing in pairs:
         ours, theirs = (table[pairing, impl] for impl in IMPLEMENTATIONS)
         ratio = ours["rate"] / theirs["rate"]
         forms = "-" if pairing.form is None else f"{pairing.form} ↔ {pairing.theirs}"
+        deltas = [paired_difference(*(results[pairing, impl] for impl in IMPLEMENTATIONS), split,
+                                    metric)
+                  for metric in ("loss", "violation") for split in ("train", "test")]  # fmt: skip
+        cells = "".join(f"{f'{d:+.4f}±{se:.4f}':>17}" for d, se in deltas)
+        not_worse = all(d <= 2 * se for d, se in deltas)
         print(f"{pairing.name:<10}{forms:<20}{'yes' if pairing.like_for_like else 'no':>5}"
-              f"{ratio:>10.2f}×{'yes' if ratio >= 2 else 'no':>6}"
-              f"{ours['train_loss'] - theirs['train_loss']:>+14.4f}"
-              f"{ours['test_loss'] - theirs['test_loss']:>+13.4f}"
-              f"{ours['train_viol'] - theirs['train_viol']:>+14.4f}"
-              f"{ours['test_viol'] - theirs['test_viol']:>+13.4f}")  # fmt: skip
+              f"{ratio:>10.2f}×{'yes' if ratio >= 2 else 'no':>6}{cells}"
+              f"{'yes' if not_worse else 'no':>11}")  # fmt: skip
+
+
+def paired_difference(
+    ours: list[dict], theirs: list[dict], split: str, metric: str
+) -> tuple[float, float]:
+    """Mean and standard error over seeds of ours − theirs on one split's metric; the runs of
+    both lists are in the same seed order."""
+    differences = [o[split][metric] - t[split][metric] for o, t in zip(ours, theirs, strict=True)]
+    se = statistics.stdev(differences) / len(differences) ** 0.5 if len(differences) > 1 else 0.0
+    return mean(differences), se
 
 
 def main() -> None:
