@@ -79,10 +79,14 @@ solver and the penalty and quadratic-AUC baselines of the same paper run on the 
 so do the stochastic solvers of paper 000 (SSL-ALM, ALM, Stochastic Ghost, stochastic switching
 subgradient and the SGD baselines), which train networks from minibatches with the same number of
 samples from every group (of every group and label, when the constraint conditions on the label).
-Paper 001's PLADA (a perturbed augmented Lagrangian whose multipliers are never clipped) runs on
-the same interface; every constrained run also records paper 001's KKT measure, how far its model
-is from a stationary point of the constrained problem. The other algorithms of papers 001, 002
-and 004 are not in FairFront yet.
+Paper 001's PLADA (a perturbed augmented Lagrangian whose multipliers are never clipped) and its
+baselines run on the same interface; every constrained run also records paper 001's KKT measure,
+how far its model is from a stationary point of the constrained problem. Paper 004 maximises the
+AUC under an AUC gap: its level-set method SFLS (and IQRC for networks) lowers a level r while a
+stochastic mirror-descent oracle finds a point below it, and the proxy-Lagrangian,
+correlation-penalty and post-processing baselines run beside it; each reports the iterate with the
+best validation AUC among those within κ on validation. Paper 002's algorithms are not in
+FairFront yet.
 
 ### The Benchmark page
 Paper 000 compares stochastic solvers by running each many times, with different seeds, under
