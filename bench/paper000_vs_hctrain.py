@@ -56,6 +56,7 @@ from engine.data.prepared import Prepared  # noqa: E402
 from engine.data.sources import load_prepared  # noqa: E402
 from engine.mlp import init_mlp_params  # noqa: E402
 from engine.problem import Problem  # noqa: E402
+from engine.runs.frontier import mean_and_spread  # noqa: E402
 from engine.solvers import Budget, solve  # noqa: E402
 from engine.solvers.catalogue.p000_alm import ALMConfig, SSLALMConfig  # noqa: E402
 from engine.solvers.catalogue.paper000 import SGDConfig  # noqa: E402
@@ -293,8 +294,8 @@ def paired_difference(
     """Mean and standard error over seeds of ours − theirs on one split's metric; the runs of
     both lists are in the same seed order."""
     differences = [o[split][metric] - t[split][metric] for o, t in zip(ours, theirs, strict=True)]
-    se = statistics.stdev(differences) / len(differences) ** 0.5 if len(differences) > 1 else 0.0
-    return mean(differences), se
+    average, se = mean_and_spread(differences, "se")
+    return average, se or 0.0
 
 
 def main() -> None:

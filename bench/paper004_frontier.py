@@ -49,6 +49,7 @@ from engine.fairness.constraint_spec import ConstraintSpec  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
 from engine.objectives import PairwiseAUCLoss  # noqa: E402
 from engine.problem import Problem  # noqa: E402
+from engine.runs.frontier import mean_and_spread  # noqa: E402
 from engine.solvers import Budget, solve  # noqa: E402
 from engine.solvers.catalogue import solver_card  # noqa: E402
 from engine.solvers.options import config_from_dict  # noqa: E402
@@ -130,12 +131,6 @@ def run(job: Job, seconds: float) -> Outcome:
     return Outcome(job, val["auc"], val["constraint"], test["auc"], test["constraint"], wall)
 
 
-def mean_se(values: list[float]) -> tuple[float, float]:
-    data = np.asarray(values, dtype=float)
-    se = float(data.std(ddof=1) / math.sqrt(data.size)) if data.size > 1 else math.nan
-    return float(data.mean()), se
-
-
 def penalty_choice(outcomes: list[Outcome], kappa: float) -> list[Outcome]:
     """Per seed, the λ run within κ on validation with the best validation AUC, else the one
     with the smallest validation gap."""
@@ -149,10 +144,16 @@ def penalty_choice(outcomes: list[Outcome], kappa: float) -> list[Outcome]:
 
 
 def point(outcomes: list[Outcome]) -> str:
-    auc, auc_se = mean_se([o.test_auc for o in outcomes])
-    gap, gap_se = mean_se([o.test_gap for o in outcomes])
+    auc, auc_se = _mean_se([o.test_auc for o in outcomes])
+    gap, gap_se = _mean_se([o.test_gap for o in outcomes])
     wall = float(np.mean([o.wall for o in outcomes]))
     return f"{auc:.4f}±{auc_se:.4f} {gap:.4f}±{gap_se:.4f} {wall:4.0f}s"
+
+
+def _mean_se(values: list[float]) -> tuple[float, float]:
+    """Mean and standard error (NaN for one seed)."""
+    mean, se = mean_and_spread(values, "se")
+    return mean, math.nan if se is None else se
 
 
 def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
