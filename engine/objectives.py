@@ -64,6 +64,12 @@ class LogisticLoss:
         sigma_z = np.where(z >= 0, 1.0, e) / (1.0 + e)
         return np.maximum(z, 0.0) + np.log1p(e), -zeta * sigma_z
 
+    def second_derivative(self, h: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """ℓ″(h_i, y_i) = σ(h_i)(1 − σ(h_i)) of every row, whatever the label (for Newton steps
+        and Hessian-vector products of weighted sums of group means)."""
+        e = np.exp(-np.abs(np.asarray(h, dtype=np.float64)))
+        return e / (1.0 + e) ** 2
+
 
 @dataclass(frozen=True)
 class PairwiseAUCLoss:
