@@ -75,12 +75,17 @@ MODEL_KINDS = ("linear", "mlp")  # the values of ModelSpec.kind
 
 # the logistic loss (engine.objectives.LogisticLoss; paper 003, eq. 79; paper 000, eq. 12) is a
 # mean over samples of a convex function of the score with derivative bounded by 1 and second
-# derivative by 1/4; the pairwise AUC loss (engine.objectives.PairwiseAUCLoss; paper 004, eq. 3)
-# is a convex quadratic in the scores, but a mean over pairs, whose minibatch plug-in is biased
-# (spec 004 §5)
+# derivative by 1/4; the squared hinge and the squared loss of paper 002's SVM and ridge
+# regression (SquaredHingeLoss, SquaredLoss) are means over samples of convex functions of the
+# score with second derivatives at most 2 and exactly 1; the pairwise AUC loss
+# (engine.objectives.PairwiseAUCLoss; paper 004, eq. 3) is a convex quadratic in the scores, but
+# a mean over pairs, whose minibatch plug-in is biased (spec 004 §5)
+_MEAN_OF_CONVEX = frozenset({Capability.SMOOTH, Capability.CONVEX, Capability.MINIBATCH_LOSS})
 OBJECTIVES = MappingProxyType({
-    "logistic": frozenset({Capability.SMOOTH, Capability.CONVEX, Capability.MINIBATCH_LOSS}),
+    "logistic": _MEAN_OF_CONVEX,
     "pairwise_auc": frozenset({Capability.SMOOTH, Capability.CONVEX, Capability.PAIRWISE_AUC}),
+    "squared_hinge": _MEAN_OF_CONVEX,
+    "squared": _MEAN_OF_CONVEX,
 })  # fmt: skip
 
 

@@ -9,21 +9,26 @@ full-batch and minibatch solvers alike.
 from __future__ import annotations
 
 import dataclasses
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from engine.errors import UserError
 from engine.pairwise import square_pair_loss
+from engine.task import Task
 
 
 class Objective(Protocol):
     """f(h, y) of the rows given (a split, or a batch of it). It need not be a mean over samples
     (a pairwise objective is not); the capability MINIBATCH_LOSS (`engine.capabilities`) says
-    which objectives are, and only those have per-sample losses (`LogisticLoss.per_sample`)."""
+    which objectives are, and only those have per-sample losses (`MeanLoss.per_sample`). `task`
+    is the kind of label it is defined for (`engine.task.Task`), `words` what it is called."""
 
     name: str
+    task: ClassVar[Task]
+    words: ClassVar[str]
 
     def value(self, h: np.ndarray, y: np.ndarray) -> float: ...
 
@@ -37,27 +42,45 @@ class Objective(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class LogisticLoss:
-    """mean ln(1 + exp(−ζ h)), ζ = 2y − 1 ∈ {−1, +1}: the logistic loss of paper 003 (eq. 79,
-    Sec. 2) and the BCE-with-logits of paper 000 (eq. 12), which are the same function."""
+class MeanLoss(ABC):
+    """An objective that is a mean over samples, (1/n) Σ ℓ(h_i, y_i) (the capability
+    MINIBATCH_LOSS): its value and gradient come from the ℓ and ℓ′ of every row."""
 
-    name: str = field(default="logistic", init=False)
+    @abstractmethod
+    def per_sample(self, h: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """ℓ(h_i, y_i) and ℓ′(h_i, y_i) of every row (for means over groups of rows)."""
+
+    @abstractmethod
+    def second_derivative(self, h: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """ℓ″(h_i, y_i) of every row (for Newton steps and Hessian-vector products of weighted
+        sums of group means)."""
 
     def value(self, h: np.ndarray, y: np.ndarray) -> float:
-        return float(np.mean(np.logaddexp(0.0, -_signed(y) * h)))
+        return float(np.mean(self.per_sample(h, y)[0]))
 
     def value_and_grad(self, h: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
         """f and ∂f/∂h, whose entries are ℓ′(h_i, y_i)/n."""
         losses, slopes = self.per_sample(h, y)
         return float(np.mean(losses)), slopes / len(h)
 
+
+@dataclass(frozen=True)
+class LogisticLoss(MeanLoss):
+    """mean ln(1 + exp(−ζ h)), ζ = 2y − 1 ∈ {−1, +1}: the logistic loss of paper 003 (eq. 79,
+    Sec. 2) and the BCE-with-logits of paper 000 (eq. 12), which are the same function."""
+
+    name: str = field(default="logistic", init=False)
+    task: ClassVar[Task] = Task.CLASSIFICATION
+    words: ClassVar[str] = "logistic loss"
+
+    def value(self, h: np.ndarray, y: np.ndarray) -> float:
+        return float(np.mean(np.logaddexp(0.0, -_signed(y) * h)))  # without the slopes
+
     def curvature(self, y: np.ndarray) -> float:
         """1/(4n): ℓ″ ≤ 1/4 for every sample of the mean."""
         return 0.25 / len(y)
 
     def per_sample(self, h: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """ℓ(h_i, y_i) and ℓ′(h_i, y_i) of every row (for means over groups of rows)."""
         zeta = _signed(y)
         z = -zeta * h
         e = np.exp(-np.abs(z))  # one exp for both: stable for large |z|
@@ -65,10 +88,54 @@ class LogisticLoss:
         return np.maximum(z, 0.0) + np.log1p(e), -zeta * sigma_z
 
     def second_derivative(self, h: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """ℓ″(h_i, y_i) = σ(h_i)(1 − σ(h_i)) of every row, whatever the label (for Newton steps
-        and Hessian-vector products of weighted sums of group means)."""
+        """ℓ″(h_i, y_i) = σ(h_i)(1 − σ(h_i)) of every row, whatever the label."""
         e = np.exp(-np.abs(np.asarray(h, dtype=np.float64)))
         return e / (1.0 + e) ** 2
+
+
+@dataclass(frozen=True)
+class SquaredHingeLoss(MeanLoss):
+    """mean max(0, 1 − ζ h)², ζ = 2y − 1: the ℓ2 squared-hinge ("smoothed") SVM of paper 002's
+    experiments (spec 002 §3; its code wraps LinearSVC's squared_hinge, §4). ℓ′ is Lipschitz
+    but ℓ″ jumps at the margin ζh = 1: `second_derivative` gives the generalised Hessian,
+    2·1[1 − ζh > 0]."""
+
+    name: str = field(default="squared_hinge", init=False)
+    task: ClassVar[Task] = Task.CLASSIFICATION
+    words: ClassVar[str] = "squared hinge loss (ℓ2 SVM, paper 002)"
+
+    def curvature(self, y: np.ndarray) -> float:
+        """2/n: ℓ″ ≤ 2 for every sample of the mean."""
+        return 2.0 / len(y)
+
+    def per_sample(self, h: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        zeta = _signed(y)
+        slack = np.maximum(1.0 - zeta * h, 0.0)
+        return slack**2, -2.0 * zeta * slack
+
+    def second_derivative(self, h: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return 2.0 * (_signed(y) * h < 1.0)
+
+
+@dataclass(frozen=True)
+class SquaredLoss(MeanLoss):
+    """mean ½(h − y)², y real: the loss of paper 002's ridge regressions (its Table 1's
+    regression data sets; spec 002 §3), the l2 penalty being the solver's."""
+
+    name: str = field(default="squared", init=False)
+    task: ClassVar[Task] = Task.REGRESSION
+    words: ClassVar[str] = "squared loss (ridge regression, paper 002)"
+
+    def curvature(self, y: np.ndarray) -> float:
+        """1/n: ℓ″ = 1 for every sample of the mean."""
+        return 1.0 / len(y)
+
+    def per_sample(self, h: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        residual = np.asarray(h, dtype=np.float64) - np.asarray(y, dtype=np.float64)
+        return 0.5 * residual**2, residual
+
+    def second_derivative(self, h: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.ones(len(h))
 
 
 @dataclass(frozen=True)
@@ -81,6 +148,8 @@ class PairwiseAUCLoss:
     c1: float = 0.5  # as the auc_gap family's (one loss for objective and constraint)
     c2: float = 1.0
     name: str = field(default="pairwise_auc", init=False)
+    task: ClassVar[Task] = Task.CLASSIFICATION
+    words: ClassVar[str] = "pairwise AUC square loss (paper 004, eq. 3)"
 
     def __post_init__(self) -> None:
         if not (self.c1 > 0.0 and self.c2 > 0.0):
@@ -112,7 +181,40 @@ class PairwiseAUCLoss:
 OBJECTIVE_TYPES: dict[str, type[Objective]] = {
     LogisticLoss.name: LogisticLoss,
     PairwiseAUCLoss.name: PairwiseAUCLoss,
+    SquaredHingeLoss.name: SquaredHingeLoss,
+    SquaredLoss.name: SquaredLoss,
 }
+# the objective of a run that names none, by the task of its label (a solver may ask for another
+# classification objective: `engine.solvers.catalogue.card.SolverCard.default_objective`)
+DEFAULT_OBJECTIVE = {Task.CLASSIFICATION: LogisticLoss.name, Task.REGRESSION: SquaredLoss.name}
+
+
+def objective_type(name: str) -> type[Objective]:
+    """The objective class named `name` (`Objective.name`)."""
+    try:
+        return OBJECTIVE_TYPES[name]
+    except KeyError:
+        raise UserError(
+            f"unknown objective {name!r}; the objectives are: {', '.join(OBJECTIVE_TYPES)}"
+        ) from None
+
+
+def objectives_for(task: Task) -> list[str]:
+    """The names of the objectives defined for labels of `task`."""
+    return [name for name, kind in OBJECTIVE_TYPES.items() if kind.task is task]
+
+
+def check_objective_task(objective: str, task: Task, label: str) -> None:
+    """Refuse the objective named `objective` for a label of `task`, described by `label`
+    ("data set Law school's label 'passed the bar exam'"), unless it is defined for it."""
+    kind = objective_type(objective)
+    if kind.task is not task:
+        *others, last = objectives_for(task)
+        choice = f"{', '.join(others)} or {last}" if others else last
+        raise UserError(
+            f"the {objective} objective, the {kind.words}, is for a {kind.task.label_words} "
+            f"label; {label} is {task.label_words}: choose the objective {choice}"
+        )
 
 
 def objective_to_dict(objective: Objective) -> dict[str, Any]:
@@ -123,14 +225,7 @@ def objective_to_dict(objective: Objective) -> dict[str, Any]:
 def objective_from_dict(fields: dict[str, Any]) -> Objective:
     """The objective `objective_to_dict` wrote."""
     parameters = dict(fields)
-    name = parameters.pop("name")
-    try:
-        kind = OBJECTIVE_TYPES[name]
-    except KeyError:
-        raise UserError(
-            f"unknown objective {name!r}; the objectives are: {', '.join(OBJECTIVE_TYPES)}"
-        ) from None
-    return kind(**parameters)
+    return objective_type(parameters.pop("name"))(**parameters)
 
 
 def _signed(y: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 from plotly.subplots import make_subplots
 
+from engine.data.prepared import LABEL_STATISTIC_WORDS, summary_statistic
 from engine.errors import UserError
 from engine.fairness import GapWitness, pdp_pairs, positive_rates, psp_pairs, psp_witness
 from engine.fairness.constraint_spec import ConstraintSpec
@@ -35,12 +36,13 @@ from engine.runs.frontier import (
     SCORE_NAMES,
     Frontier,
     FrontierPoint,
+    coordinates_text,
     is_gap,
     pareto_mask,
     spread_name,
     with_spread,
 )
-from engine.runs.results import constraint_of, surrogate_epsilon
+from engine.runs.results import constraint_of, run_task, surrogate_epsilon
 
 TEMPLATE = "plotly_white"
 MAX_CURVE_POINTS = 1500  # per trace: finer than a screen shows
@@ -163,12 +165,14 @@ def trajectory_run(
 ) -> TrajectoryRun:
     """A stored run's trajectory, held to what its spec says; a run without a constraint shows
     the quantity of the constraint `view` where it reports it (by default pSP on I, which every
-    run reports), as `engine.runs.results.run_verdict` does."""
+    classifier reports, or a regression's mean gap), as `engine.runs.results.run_verdict`
+    does."""
     family, kappa = constraint_of(spec)
     shown = family or (view.family if view is not None else None)
     epsilon = None if family is None else surrogate_epsilon(spec)
-    metric = quantity_metric(family, view)
-    return TrajectoryRun(label, records, quantity_name(shown), kappa, epsilon, metric)
+    task = run_task(spec)
+    metric = quantity_metric(family, view, task)
+    return TrajectoryRun(label, records, quantity_name(shown, task), kappa, epsilon, metric)
 
 
 @dataclass(frozen=True)
@@ -907,9 +911,68 @@ def _frontier_subtitle(frontier: Frontier) -> str:
             if _has_spread(frontier)
             else f"one seed per point: no {SPREAD_WORDS[frontier.spread]}")  # fmt: skip
     text += "; lines join each solver's best trade-offs"
+    if frontier.fronts:
+        text += "; a line with markers is one run's front, ◆ the model it reports"
     if frontier.skipped:
         text += f"; {len(frontier.skipped)} run(s) lacked a metric"
     return text
+
+
+def _front_hover(point: FrontierPoint, quantity: str, score: str) -> str:
+    head = "the model the run reports" if point.chosen else "a model of the run's front"
+    lines = [
+        f"{point.label}{' (dominated within its front)' if point.dominated else ''}",
+        f"{head} ({point.solver}, run {point.front_of[:8]})",
+        f"{SCORE_NAMES[score]} = {point.score:.4f}",
+        f"fairness = {point.fairness:.4f}",
+    ]
+    if point.coordinates:
+        lines.insert(1, coordinates_text(point.coordinates))
+    if point.meets_kappa is False:
+        lines.append(f"{MISSED_NAME}: {quantity} = {point.constraint:.4f} > κ = {point.kappa:g}")
+    return "<br>".join(lines)
+
+
+def _front_colour(point: FrontierPoint, colour: str) -> str:
+    if point.meets_kappa is False:
+        return MISSED_COLOUR
+    return DOMINATED_COLOUR if point.dominated else colour
+
+
+def _front_traces(
+    points: Sequence[FrontierPoint], colour: str, quantity: str, score: str
+) -> list[go.Scatter]:
+    """One run's front: a line with markers through its models in the run's order (dominated
+    ones grey, those that miss κ open red circles), and the model the run reports as a
+    diamond on top; each point's `customdata` is [run id, label] (the reported model's, [run
+    id]: the model whose scores the store keeps)."""
+    run_id = points[0].front_of
+    name, group = f"{points[0].solver} front ({run_id[:6]})", f"front {run_id}"
+    members = [p for p in points if not p.chosen]
+    chosen = [p for p in points if p.chosen]
+    traces = []
+    if members:
+        traces.append(go.Scatter(
+            x=np.array([p.fairness for p in members]), y=np.array([p.score for p in members]),
+            mode="lines+markers", line={"color": colour, "width": 1.5},
+            marker={"color": [_front_colour(p, colour) for p in members], "size": 9,
+                    "symbol": ["circle-open" if p.meets_kappa is False else "circle"
+                               for p in members],
+                    "line": {"color": "white", "width": 1}},
+            name=name, legendgroup=group, customdata=[[run_id, p.label] for p in members],
+            hovertext=[_front_hover(p, quantity, score) for p in members], hoverinfo="text",
+        ))  # fmt: skip
+    if chosen:
+        traces.append(go.Scatter(
+            x=np.array([p.fairness for p in chosen]), y=np.array([p.score for p in chosen]),
+            mode="markers",
+            marker={"color": colour, "size": 16, "symbol": "diamond",
+                    "line": {"color": "black", "width": 1.5}},
+            name=f"{name}: reported model", legendgroup=group, showlegend=not members,
+            customdata=[[run_id] for _ in chosen],
+            hovertext=[_front_hover(p, quantity, score) for p in chosen], hoverinfo="text",
+        ))  # fmt: skip
+    return traces
 
 
 def frontier_figure(
@@ -920,11 +983,16 @@ def frontier_figure(
     interval, dominated points grey, the unconstrained model a star, and points whose exact
     constrained value (`quantity`, e.g. "EO gap") misses κ open red circles under one legend
     entry. Error bars on both coordinates show the frontier's spread over seeds (confidence
-    half-widths or standard errors), and only where there are several seeds."""
+    half-widths or standard errors), and only where there are several seeds.
+
+    A run that yields a front (`Frontier.fronts`) is drawn on the same axes as a line of its
+    own colour with markers through its models, in the run's order (`_front_traces`), with the
+    model the run reports as a diamond."""
     fig = go.Figure()
-    shown = [p for p in frontier.points if show_dominated or not p.dominated]
-    solvers = list(dict.fromkeys(p.solver for p in frontier.points))
-    references = {p.solver for p in frontier.points if p.unconstrained}
+    ordinary = frontier.ordinary
+    shown = [p for p in ordinary if show_dominated or not p.dominated]
+    solvers = list(dict.fromkeys(p.solver for p in ordinary))
+    references = {p.solver for p in ordinary if p.unconstrained}
     constrained = [s for s in solvers if s not in references]
     for solver in solvers:
         colour = (UNCONSTRAINED_COLOUR if solver in references
@@ -941,6 +1009,10 @@ def frontier_figure(
     if missed:
         fig.add_trace(_frontier_trace(missed, MISSED_NAME, MISSED_NAME, MISSED_COLOUR, quantity,
                                       frontier.score))  # fmt: skip
+    for i, points in enumerate(frontier.fronts.values()):
+        kept = [p for p in points if show_dominated or not p.dominated or p.chosen]
+        colour = series_colour(len(constrained) + i)
+        fig.add_traces(_front_traces(kept, colour, quantity, frontier.score) if kept else [])
     fig.update_xaxes(title_text=_fairness_axis(frontier, quantity))
     fig.update_yaxes(title_text=_score_axis(frontier))
     score = SCORE_NAMES[frontier.score]
@@ -1022,19 +1094,23 @@ def interval_scan_figure(rows: Sequence[dict[str, Any]], metric: str = "psp") ->
 
 
 def groups_figure(summary: dict[str, Any]) -> go.Figure:
-    """Each group's size and positive-label rate per split (from `Prepared.summary()`)."""
+    """Each group's size and positive-label rate (mean label, for a real-valued label) per
+    split (from `Prepared.summary()`)."""
     names = [g["name"] for g in summary["groups"]]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=["rows per group", "positive-label rate"])
+    statistic = summary_statistic(summary)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=["rows per group",
+                                                        LABEL_STATISTIC_WORDS[statistic]])  # fmt: skip
     for i, split in enumerate(("train", "val", "test")):
         sizes = np.array([g[split]["size"] for g in summary["groups"]])
-        rates = np.array([np.nan if g[split]["label_rate"] is None else g[split]["label_rate"]
+        rates = np.array([np.nan if g[split][statistic] is None else g[split][statistic]
                           for g in summary["groups"]])  # fmt: skip
         colour = series_colour(i)
         fig.add_trace(go.Bar(x=names, y=sizes, name=split, marker_color=colour,
                              legendgroup=split), row=1, col=1)  # fmt: skip
         fig.add_trace(go.Bar(x=names, y=rates, name=split, marker_color=colour,
                              legendgroup=split, showlegend=False), row=1, col=2)  # fmt: skip
-    fig.update_yaxes(tickformat=".0%", range=[0, 1], row=1, col=2)
+    if statistic == "label_rate":
+        fig.update_yaxes(tickformat=".0%", range=[0, 1], row=1, col=2)
     fig.update_layout(template=TEMPLATE, barmode="group", height=GROUPS_FIGURE_HEIGHT,
                       margin={"t": 40, "b": 20, "l": 40, "r": 20})  # fmt: skip
     return fig

@@ -20,14 +20,16 @@ from engine.data.encoding import add_group_cross_terms
 from engine.data.prepared import SPLITS, Prepared
 from engine.design import CrossDesign, Design
 from engine.errors import UserError
+from engine.fairness import regression
 from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind_ids, exact_metric
 from engine.fairness.constraints.base import Members
 from engine.fairness.constraints.batch_rows import BatchRows
-from engine.fairness.families import AUC_GAP_REPORTED_AS, family_entry
+from engine.fairness.families import AUC_GAP_REPORTED_AS, check_family_task, family_entry
 from engine.mlp import init_mlp_params
 from engine.models import ModelSpec, Params
 from engine.networks import Network, network_of
-from engine.objectives import LogisticLoss, Objective
+from engine.objectives import LogisticLoss, Objective, check_objective_task
+from engine.task import Task
 
 # a group-wise affine map of the model's scores, one entry per group: a row of group g scores
 # scale[g]·h + shift[g] (post-processing, paper 004, App. E.2: ω1·h + ω2 on the protected group)
@@ -40,6 +42,8 @@ class Problem:
 
     `interval` is I = [α, β), counted from the top of each group (paper 003, Def. 4.1); pSP and
     pDP are reported on it whatever the constraint is. `threshold` is the decision threshold θ̂.
+    The objective and the constraint family must be defined for the data's task (a binary or a
+    real-valued label, `engine.task.Task`).
     """
 
     data: Prepared
@@ -60,9 +64,12 @@ class Problem:
         if counts.min() == 0:
             empty = [self.data.group_names[g] for g in np.flatnonzero(counts == 0)]
             raise UserError(f"group(s) {', '.join(empty)} have no training rows")
+        label = f"data set {self.data.dataset_name}'s label '{self.data.label_name}'"
+        check_objective_task(self.objective.name, self.data.task, label)
         if len(np.unique(self.data.train.y)) < 2:
             raise UserError("the training labels are all the same; there is nothing to learn")
         if self.constraint is not None:
+            check_family_task(self.constraint.family, self.data.task, label)
             _ = self.bound  # binds now: a bad κ, I or a too narrow band is reported at once
 
     # ---- data ---------------------------------------------------------------------------
@@ -187,14 +194,29 @@ class Problem:
         of always predicting the split's majority class, "positive_rate" the share predicted
         positive and "score_std" the spread of the scores (0: a constant score), so that a
         degenerate model can be told (engine.verdict); then paper 000's criteria
-        (engine.benchmark.criteria.REPORT_NAMES). `only` names the metrics wanted (default:
-        all)."""
+        (engine.benchmark.criteria.REPORT_NAMES). A regression has metrics of its own instead
+        (`_regression_metrics`). `only` names the metrics wanted (default: all)."""
         part = self.data.split(split)
         if len(part) == 0:
             return {}
+        classifier = self.data.task is Task.CLASSIFICATION
+        values = (self._classifier_metrics if classifier else self._regression_metrics)(h, split)
+        if self.constraint is not None:
+            values["constraint"] = lambda: self._constraint_metric(h, split)
+        if only is not None:
+            values = {name: values[name] for name in only if name in values}
+        report = {name: _metric_or_none(compute) for name, compute in values.items()}
+        if classifier and (only is None or set(only) & set(REPORT_NAMES)):
+            criteria = _criteria_or_none(h, part.y, part.groups)
+            report |= {k: v for k, v in criteria.items() if only is None or k in only}
+        return report
+
+    def _classifier_metrics(self, h: np.ndarray, split: str) -> dict[str, Callable[[], float]]:
+        """The exact metrics of a classifier's scores `h` on `split`, to compute when asked."""
+        part = self.data.split(split)
         alpha, beta = self.interval
         g, y, t = part.groups, part.y, self.threshold
-        values = {
+        return {
             "loss": lambda: self.objective.value(h, y),
             "accuracy": lambda: fairness.accuracy(h, y, t),
             "auc": lambda: fairness.roc_auc(h, y),
@@ -210,15 +232,26 @@ class Problem:
             "positive_rate": lambda: np.mean(h > t),
             "score_std": lambda: np.std(h),
         }
-        if self.constraint is not None:
-            values["constraint"] = lambda: self._constraint_metric(h, split)
-        if only is not None:
-            values = {name: values[name] for name in only if name in values}
-        report = {name: _metric_or_none(compute) for name, compute in values.items()}
-        if only is None or set(only) & set(REPORT_NAMES):
-            criteria = _criteria_or_none(h, y, g)
-            report |= {k: v for k, v in criteria.items() if only is None or k in only}
-        return report
+
+    def _regression_metrics(self, h: np.ndarray, split: str) -> dict[str, Callable[[], float]]:
+        """The exact metrics of a regression's predictions `h` on `split`
+        (engine.fairness.regression), to compute when asked: its loss, errors and R², the gaps
+        between groups in mean prediction ("mean_gap") and in mean squared loss
+        ("group_loss_gap"), "baseline_rmse", the RMSE of predicting the training split's mean
+        label (the regression's "majority": a model no better than it is degenerate,
+        engine.verdict), and "score_std"."""
+        part = self.data.split(split)
+        g, y = part.groups, part.y
+        return {
+            "loss": lambda: self.objective.value(h, y),
+            "rmse": lambda: regression.rmse(h, y),
+            "r2": lambda: regression.r2(h, y),
+            "mae": lambda: regression.mae(h, y),
+            "mean_gap": lambda: regression.mean_gap(h, g),
+            "group_loss_gap": lambda: regression.squared_loss_gap(h, g, y),
+            "baseline_rmse": lambda: regression.rmse(np.full(len(y), self.data.train.y.mean()), y),
+            "score_std": lambda: np.std(h),
+        }
 
     def _constraint_metric(self, h: np.ndarray, split: str) -> float:
         return self.constraint_on(split).exact(h)

@@ -8,8 +8,9 @@ asked for "the constrained quantity ≤ κ":
     surrogate only   the solver's surrogate rows are feasible (≤ its tolerance ε), but the exact
                      train value is > κ: the surrogate approximates the indicator
     degenerate       accuracy not above always predicting the majority class (unless the
-                     objective only ranks), AUC ≤ 0.5, or a constant score: whatever its
-                     fairness, the model is not worth showing
+                     objective only ranks), AUC ≤ 0.5, or a constant score; for a regression,
+                     R² ≤ 0 (no better than predicting the mean label): whatever its fairness,
+                     the model is not worth showing
     not converged    a budget ended the run (the model may still change with a longer one)
 
 plus the run's own end when it has no model (failed, cancelled, interrupted) or has none yet.
@@ -149,10 +150,11 @@ def judge(
     """The verdict on one run.
 
     `metrics[split]` are the exact metrics of `Problem.report` ("constraint", "accuracy",
-    "majority", "auc", "score_std", "positive_rate"); `kappa` is None for a run without a
-    constraint; `surrogate_violation` is the largest surrogate row of the reported iterate (the
-    solver's own view) and `tolerance` the ε it is held to. `value_metric` is the metric that
-    holds `quantity` ("constraint", or e.g. "psp" for a run without constraint; None: none).
+    "majority", "auc", "score_std", "positive_rate"; a regression's "r2" instead of the
+    classifier's); `kappa` is None for a run without a constraint; `surrogate_violation` is
+    the largest surrogate row of the reported iterate (the solver's own view) and `tolerance`
+    the ε it is held to. `value_metric` is the metric that holds `quantity` ("constraint", or
+    e.g. "psp" for a run without constraint, "mean_gap" for a regression's; None: none).
     `thresholded` is False for an objective that only ranks (paper 004's pairwise AUC loss is
     unchanged by a shift of every score), whose accuracy at the threshold says nothing.
     """
@@ -243,9 +245,12 @@ def _degenerate(values: dict[str, float | None], thresholded: bool) -> str | Non
     """Why a model is not worth showing on a split, or None."""
     accuracy, majority = _number(values.get("accuracy")), _number(values.get("majority"))
     auc, spread = _number(values.get("auc")), _number(values.get("score_std"))
-    positive_rate = _number(values.get("positive_rate"))
+    positive_rate, r2 = _number(values.get("positive_rate")), _number(values.get("r2"))
     if spread is not None and spread <= CONSTANT_SCORE_STD:
         return "every sample gets the same score"
+    if r2 is not None and r2 <= 0.0:
+        return (f"R² {r2:.4f} ≤ 0: its predictions are no better than predicting the mean "
+                "label")  # fmt: skip
     if (thresholded and accuracy is not None and majority is not None
             and accuracy <= majority + DEGENERATE_MARGIN):  # fmt: skip
         always = ""

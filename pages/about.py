@@ -85,8 +85,34 @@ how far its model is from a stationary point of the constrained problem. Paper 0
 AUC under an AUC gap: its level-set method SFLS (and IQRC for networks) lowers a level r while a
 stochastic mirror-descent oracle finds a point below it, and the proxy-Lagrangian,
 correlation-penalty and post-processing baselines run beside it; each reports the iterate with the
-best validation AUC among those within κ on validation. Paper 002's algorithms are not in
-FairFront yet.
+best validation AUC among those within κ on validation.
+
+### Fairness without a tolerance: the group-loss front (paper 002)
+Paper 002 (badr) asks a different question. Give each group *s* a weight λ_s (the weights sum to
+one) and train the model that minimises the weighted sum of the groups' average losses F_s:
+"""
+)
+st.latex(
+    r"w^*(\lambda) = \arg\min_w \sum_s \lambda_s F_s(w), \qquad \lambda_s \ge 0,\ "
+    r"\textstyle\sum_s \lambda_s = 1"
+)
+st.markdown(
+    """
+Each such model is **Pareto-efficient**: no group's loss can be lowered without raising another
+group's. Together they make the *front* of the group losses; ordinary training (λ_s in proportion
+to the group sizes), equal weights, weights against the group sizes, fitting one group alone and
+the minimax model (the smallest worst-group loss) are all single points on it. badr picks the
+**fairest model on the front**, the λ whose model has the lowest unfairness measure (demographic
+parity, equal opportunity, equalised odds, disparate mistreatment, the variance of the group
+losses, individual fairness or HSIC), by following the gradient of the measure through the
+training problem (badr-gd, badr-sgd, or the two-loop implicit method). It has no κ: a run reports
+the measure's exact counterpart on held-out data (for example the DP gap). With the trade-off
+β, Φ_β = unfairness + β·(training loss) moves from badr's model (β = 0) towards ordinary training
+(large β), every model still on the front. A `badr_front` run yields the whole front, one model
+per λ (or per β), drawn on the Frontier page as a curve; the fairness-regularisation path
+(`fair_reg`: loss + κ·unfairness) is drawn beside it for comparison, and its models are in
+general not on the front. The smoothed measures carry constant offsets (at perfect parity
+equal opportunity is 2 ln S/ρ), so compare them between models, not against zero.
 
 ### The Benchmark page
 Paper 000 compares stochastic solvers by running each many times, with different seeds, under

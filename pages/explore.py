@@ -15,6 +15,7 @@ from engine.runs.runner import ensure_runner
 from engine.runs.store import Store
 from engine.runs.submit import submit
 from engine.status import RETRYABLE
+from engine.task import Task
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.data_summary import data_summary
 from pages.shared.first_paint import charts_ready
@@ -67,14 +68,15 @@ def main() -> None:
 def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_line,
                       charts: bool) -> None:  # fmt: skip
     try:
-        problem = problem_controls()
+        problem = problem_controls(task=prepared.task)
         specs = run_specs(data_spec, prepare, problem)
     except UserError as error:
         st.error(str(error))
         return
     missing = [s for s in specs if _status(store, s.run_id) in (None, *RETRYABLE)]
-    too_small = show_group_problems(prepared, problem.family, [problem.kappa],
-                                    [problem.interval])  # fmt: skip
+    classifier = prepared.task is Task.CLASSIFICATION  # a regression has no rank band to check
+    too_small = classifier and show_group_problems(prepared, problem.family, [problem.kappa],
+                                                   [problem.interval])  # fmt: skip
     if st.sidebar.button("Run" if missing else "Run again", type="primary", width="stretch",
                          key="run", disabled=bool(too_small),
                          help="fix the group sizes named on the page first" if too_small else None):  # fmt: skip
@@ -133,8 +135,11 @@ def _results(
     if not done:
         return
     st.subheader("Exact metrics, test set first")
+    classifier = prepared.task is Task.CLASSIFICATION
     st.caption("Exact values, no surrogate: the constrained quantity beside κ on the test and "
-               "training sets, and accuracy beside always predicting the majority class.")  # fmt: skip
+               "training sets, and " + ("accuracy beside always predicting the majority class."
+                                        if classifier else "RMSE beside predicting the training "
+                                        "mean label, and R²."))  # fmt: skip
     metrics_table(store, done, view)
     reference = next((r for r in done if not store.run(r).spec.get("constraint")), None)
     constrained = [r for r in done if r != reference]
@@ -147,7 +152,7 @@ def _results(
     # new chart)
     for view, (column, (_, figure)) in enumerate(zip([left, right, st], figures, strict=False)):
         column.plotly_chart(figure, width="stretch", key=f"score_view_{view}")
-    if reference is not None:
+    if reference is not None and classifier:  # it looks for where a classifier's pSP is large
         _interval_helper(store, reference)
     _report(store, done, figures, title)
 

@@ -1,6 +1,7 @@
 """Frontier: sweep κ (and intervals) for the chosen solvers and seeds; accuracy or AUC against
 exact fairness on held-out data, with confidence intervals or standard errors over the seeds;
-click a point to see that model."""
+click a point to see that model. A run that yields a set of models (a front) is drawn as a line
+through them, whether it is in the sweep or chosen from the store."""
 
 from __future__ import annotations
 
@@ -12,13 +13,15 @@ from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_name
 from engine.runs import Store, submit_sweep, sweep_specs
+from engine.runs.describe import run_label
 from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, frontier_table, spread_name
-from engine.runs.results import frontier_axes, run_result
+from engine.runs.results import frontier_axes, run_results
+from engine.solvers.records import FRONT
 from engine.status import ACTIVE
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
-from pages.shared.views import score_figures, show_group_problems
+from pages.shared.views import FRONT_WORDS, front_table_view, score_figures, show_group_problems
 
 
 def parse_numbers(text: str, name: str) -> list[float]:
@@ -99,7 +102,8 @@ def _view(
     sweep's `constraint` (the unconstrained reference of an auc_gap sweep carries its variant's
     gap), on the score axis and with the spread of `axes` unless the user picks others."""
     known = {r.id: r for r in store.runs() if r.id in set(run_ids)}
-    if not known:
+    fronts = _front_choice(store, set(run_ids))
+    if not known and not fronts:
         st.info("Press **Run sweep**: points appear as runs finish; runs computed before for the "
                 "same settings are reused.")  # fmt: skip
         return
@@ -116,18 +120,42 @@ def _view(
     def live() -> None:
         rows = {r.id: r for r in store.runs() if r.id in set(run_ids)}
         done = [r for r in rows.values() if r.has_model]
-        st.progress(len(done) / len(run_ids), text=f"{len(done)} of {len(run_ids)} runs finished")
-        result = frontier([run_result(r, store, constraint) for r in done], metric=metric,
-                          split=split, score=score, spread=spread)  # fmt: skip
+        if rows:
+            st.progress(len(done) / len(run_ids),
+                        text=f"{len(done)} of {len(run_ids)} runs finished")  # fmt: skip
+        done += [store.run(r) for r in fronts]
+        results = [x for r in done for x in run_results(r, store, constraint)]
+        result = frontier(results, metric=metric, split=split, score=score, spread=spread)
         if not result.points:
             return
+        if result.fronts:
+            st.caption(f"Each line with markers is one run's front, its models in the run's "
+                       f"order. {FRONT_WORDS}")  # fmt: skip
         event = st.plotly_chart(plots.frontier_figure(result, quantity_name(problem.family)),
                                 on_select="rerun",
                                 selection_mode="points", key="frontier", width="stretch")  # fmt: skip
-        _table(result, quantity_name(problem.family))
+        if result.ordinary:
+            _table(result, quantity_name(problem.family))
+        if result.fronts:
+            st.markdown("**Fronts**")
+            front_table_view(result, quantity_name(problem.family))
         _selected(store, event, prepared, problem)
 
     live()
+
+
+def _front_choice(store: Store, sweep: set[str]) -> list[str]:
+    """The runs outside the sweep that yield a front and that the user chose to draw beside it
+    (none to choose from: no control)."""
+    with_front = store.runs_with(FRONT) - sweep
+    rows = [r for r in store.runs(newest_first=True) if r.id in with_front and r.has_model]
+    if not rows:
+        return []
+    labels = {r.id: f"{run_label(r.spec)} [{r.id[:6]}]" for r in rows}
+    return st.multiselect("Fronts of other runs", list(labels), key="front_runs",
+                          format_func=labels.get,
+                          help="runs in the store that yield a set of models (a front), drawn "
+                          "on the same axes as the sweep")  # fmt: skip
 
 
 def _axes_controls(default: tuple[str, str]) -> tuple[str, str]:
@@ -148,7 +176,7 @@ def _table(result, quantity: str) -> None:
     """The points as a compact table: κ, I, seeds, score and fairness (with their spreads only
     when some point has several seeds), the realised constrained value and whether it meets
     κ."""
-    frame = pd.DataFrame(frontier_table(result.points))
+    frame = pd.DataFrame(frontier_table(result.ordinary))
     frame["meets κ"] = frame["meets_kappa"].map({True: "✓", False: "✗ misses κ"}).fillna("—")
     frame["I"] = [f"[{a:.0%}, {b:.0%})" for a, b in zip(frame["alpha"], frame["beta"], strict=True)]
     columns = ["solver", "kappa", "I", "n", "score", "score_spread", "fairness",
@@ -177,6 +205,10 @@ def _selected(store: Store, event, prepared, problem) -> None:
         return
     run_ids = points[0].get("customdata") or []
     run_id = run_ids[0] if isinstance(run_ids, list) else run_ids
+    if str(points[0].get("legendgroup", "")).startswith("front ") and len(run_ids) == 2:
+        st.caption(f"{run_ids[1]}: a model of the front of run {run_id[:8]}. The store keeps the "
+                   "score distributions of the model the run reports (the diamond) only.")  # fmt: skip
+        return
     spec = store.run(run_id).spec
     kappa = spec["constraint"]["kappa"] if spec.get("constraint") else problem.kappa
     figures = score_figures(store, run_id, None, prepared.group_names, tuple(spec["interval"]),

@@ -16,10 +16,18 @@ from engine import plots
 from engine.errors import UserError
 from engine.fairness.families import family_entry, quantity_name
 from engine.runs import STATUSES, Store
-from engine.runs.results import constraint_of, export_runs, metrics_rows, run_verdict
+from engine.runs.fronts import run_front
+from engine.runs.results import (
+    constraint_of,
+    export_runs,
+    front_frontier,
+    metrics_rows,
+    run_quantity,
+    run_verdict,
+)
 from engine.runs.store import RunRow
 from engine.status import ACTIVE
-from pages.shared.views import run_label
+from pages.shared.views import FRONT_WORDS, front_table_view, run_label
 
 POLL_SECONDS = 2.0
 TABLE = "runs_table"  # the table's widget key: its state is the selection, as row positions
@@ -299,10 +307,28 @@ def _comparison(store: Store, chosen: list[str]) -> None:
     frame["run"] = frame["run"].str[:8]
     frame.insert(1, "model", [model_label(store.run(r).spec) for r in chosen])
     st.dataframe(frame, hide_index=True, column_config=COLUMNS)
-    runs = [(run_label(store.run(r).spec) + f" [{r[:6]}]", store.records(r)) for r in chosen]
-    runs = [(label, records) for label, records in runs if records]
+    _fronts(store, chosen)
+    rows = [store.run(r) for r in chosen]
+    runs = [plots.trajectory_run(f"{run_label(row.spec)} [{row.id[:6]}]", row.spec,
+                                 store.records(row.id)) for row in rows]  # fmt: skip
+    runs = [run for run in runs if run.records]
     if runs:
         st.plotly_chart(plots.trajectory_figure(runs), width="stretch", key="compare")
+
+
+def _fronts(store: Store, chosen: list[str]) -> None:
+    """The front of each selected run that yields one: its models in the run's order, on the
+    test split, with the one the run reports."""
+    for run_id in chosen:
+        members = run_front(store, run_id)
+        if not members:
+            continue
+        row = store.run(run_id)
+        result = front_frontier(row.id, row.spec, members, store.metrics(row.id))
+        st.markdown(f"**Front of {run_label(row.spec)} [{run_id[:6]}]**: {len(members)} models, "
+                    "in the run's order, on the test split.")  # fmt: skip
+        st.caption(FRONT_WORDS)
+        front_table_view(result, run_quantity(row.spec))
 
 
 main()

@@ -177,3 +177,24 @@ def test_every_auc_gap_variant_is_reported_as_its_constrained_value(tiny_problem
     w = np.random.default_rng(2).normal(size=problem.design().shape[1])
     for split, values in problem.report({"w": w}).items():
         assert values["constraint"] == pytest.approx(values[AUC_GAP_REPORTED_AS[variant]]), split
+
+
+def regression(r2: float, std: float = 0.4) -> dict[str, float]:
+    """A regression's exact metrics (`Problem.report`): no accuracy, no AUC."""
+    return {"loss": 0.2, "rmse": 0.6, "r2": r2, "mae": 0.5, "mean_gap": 0.1,
+            "baseline_rmse": 0.7, "score_std": std}  # fmt: skip
+
+
+@pytest.mark.parametrize("r2", [0.0, -0.35])
+def test_a_regression_no_better_than_the_mean_label_is_degenerate(r2):
+    verdict = judge("converged", metrics(regression(0.4), test=regression(r2)), "mean gap", None)
+    assert verdict.label is Label.DEGENERATE and verdict.level is Level.ERROR
+    assert verdict.headline == (f"Degenerate on the test set: R² {r2:.4f} ≤ 0: its predictions "
+                                "are no better than predicting the mean label.")  # fmt: skip
+
+
+def test_a_regression_better_than_the_mean_label_reports_its_mean_gap():
+    values = regression(0.35)
+    verdict = judge("converged", metrics(test=values), "mean gap", None, value_metric="mean_gap")
+    assert verdict.label is Label.UNCONSTRAINED
+    assert verdict.headline == "No fairness constraint; mean gap on the test set is 0.1000."

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from engine.data.acs import ACSSpec, SyntheticACSSpec
+from engine.data.acs_tasks import ALL_TASKS
 from engine.data.adult import AdultSpec
 from engine.data.classic import CLASSIC, ClassicSpec
 from engine.data.csv_source import CSVSpec
@@ -16,6 +17,7 @@ from engine.data.prepare import PrepareOptions
 from engine.data.sources import DataSpec, grouping_from_args
 from engine.data.subgroups import SubgroupSpec
 from engine.errors import UserError
+from engine.task import Task
 
 DEFAULT_ATTRIBUTE = {
     "adult": "sex", "acs": "SEX", "synthetic": "SEX",
@@ -47,8 +49,7 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument(
         "--task",
         default="income",
-        help="ACS task: income, employment, public_coverage, health_insurance, "
-        "travel_time, mobility, employment_filtered, income_poverty_ratio",
+        help="ACS task: " + ", ".join(_label_words(name, t.task) for name, t in ALL_TASKS.items()),
     )
     source.add_argument("--horizon", default="1-Year", choices=("1-Year", "5-Year"))
     source.add_argument(
@@ -69,9 +70,11 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--csv", type=Path, help="csv: the file")
     source.add_argument(
         "--label",
-        help="csv: the label column; law: bar (passed the bar, default) or zfya (first-year "
-        "grade above the median)",
-    )
+        help="csv: the label column; for a classic data set one of its labels, the first by "
+        "default (`python -m engine data show` describes it): " + "; ".join(
+            f"{kind}: " + ", ".join(_label_words(name, label.task) for name, label in
+                                    data.labels.items()) for kind, data in CLASSIC.items()),
+    )  # fmt: skip
     source.add_argument("--positive", help="csv: the label value that counts as positive")
     source.add_argument(
         "--features",
@@ -137,6 +140,11 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SHARE",
         help="keep the subgroups holding more than this share of the training rows (default 0.01)",
     )
+
+
+def _label_words(name: str, task: Task) -> str:
+    """A label's name, marked when it is real-valued."""
+    return name if task is Task.CLASSIFICATION else f"{name} (real-valued)"
 
 
 def data_spec_from_args(args: argparse.Namespace) -> DataSpec:

@@ -13,10 +13,11 @@ from engine.cli.data_args import (
     print_download_progress,
 )
 from engine.data.acs_files import offline_files
-from engine.data.acs_tasks import TASKS
+from engine.data.acs_tasks import REGRESSION_TASKS, TASKS, ACSTask
 from engine.data.adult import ADULT_DIR
 from engine.data.classic import CLASSIC
 from engine.data.paths import acs_root
+from engine.data.prepared import LABEL_STATISTIC_WORDS, summary_statistic
 from engine.data.sources import load_prepared
 from engine.data.synthetic_pums import is_synthetic
 
@@ -27,7 +28,7 @@ SOURCES = {
     "csv": "your own table: a binary label column and protected column(s)",
     **{
         kind: f"{entry.title}: {entry.label()[1].description}; protected "
-        f"{', '.join(entry.protected)}"
+        f"{', '.join(entry.protected)}; --label {', '.join(entry.labels)}"
         for kind, entry in CLASSIC.items()
     },
 }
@@ -53,17 +54,13 @@ def list_data(args: argparse.Namespace) -> int:
          "megabytes": round(path.stat().st_size / 2**20, 1), "synthetic": is_synthetic(path)}
         for year, horizon, state, path in offline_files(root)
     ]  # fmt: skip
-    tasks = [
-        {"name": t.name, "folktables": t.folktables_name, "label": t.label_name,
-         "features": list(t.features)}
-        for t in TASKS.values()
-    ]  # fmt: skip
     listing = {
         "sources": SOURCES,
         "adult": {"folder": str(ADULT_DIR), "present": (ADULT_DIR / "adult.data.gz").is_file()},
         "acs_root": str(root),
         "acs_files": files,
-        "tasks": tasks,
+        "tasks": [_task_entry(t) for t in TASKS.values()],
+        "regression_tasks": [_task_entry(t) for t in REGRESSION_TASKS.values()],
     }
     if args.json:
         print(json.dumps(listing, indent=2))
@@ -71,9 +68,11 @@ def list_data(args: argparse.Namespace) -> int:
     print("Sources:")
     for name, text in SOURCES.items():
         print(f"  {name:<10} {text}")
-    print("\nACS tasks (--task):")
-    for task in tasks:
-        print(f"  {task['name']:<22} {task['folktables']:<24} label: {task['label']}")
+    for key, title in (("tasks", "ACS tasks (--task)"),
+                       ("regression_tasks", "ACS tasks with a real-valued label (--task)")):  # fmt: skip
+        print(f"\n{title}:")
+        for task in listing[key]:
+            print(f"  {task['name']:<22} {task['folktables']:<24} label: {task['label']}")
     print(f"\nACS files available offline under {root}:")
     if not files:
         print("  none (put census files there, or use --download with network access)")
@@ -81,6 +80,11 @@ def list_data(args: argparse.Namespace) -> int:
         mark = "  (synthetic)" if f["synthetic"] else ""
         print(f"  {f['state']}  {f['year']}  {f['horizon']}  {f['megabytes']:>7.1f} MB{mark}")
     return 0
+
+
+def _task_entry(task: ACSTask) -> dict:
+    return {"name": task.name, "folktables": task.folktables_name, "label": task.label_name,
+            "features": list(task.features)}  # fmt: skip
 
 
 def show_data(args: argparse.Namespace) -> int:
@@ -109,14 +113,16 @@ def format_summary(summary: dict) -> str:
         f"encoded features: {summary['features']}"
     )
     width = max(len(g["name"]) for g in summary["groups"]) + 2
+    statistic = summary_statistic(summary)
     header = f"{'group':<{width}}" + "".join(f"{s:>22}" for s in ("train", "val", "test"))
-    lines += ["", header, f"{'':<{width}}" + f"{'size  positive rate':>22}" * 3]
+    column = f"size  {LABEL_STATISTIC_WORDS[statistic]}"
+    lines += ["", header, f"{'':<{width}}" + f"{column:>22}" * 3]
     for group in summary["groups"]:
         cells = ""
         for split in ("train", "val", "test"):
             part = group[split]
-            rate = "—" if part["label_rate"] is None else f"{part['label_rate']:.3f}"
-            cells += f"{part['size']:>12,}{rate:>10}"
+            value = "—" if part[statistic] is None else f"{part[statistic]:.3f}"
+            cells += f"{part['size']:>12,}{value:>10}"
         lines.append(f"{group['name']:<{width}}{cells}")
     for warning in summary["warnings"]:
         lines.append(f"warning: {warning}")

@@ -27,10 +27,25 @@ from engine.fairness.families import (
     quantity_name,
 )
 from engine.models import ACTIVATIONS, ModelSpec
-from engine.objectives import OBJECTIVE_TYPES, LogisticLoss, Objective, PairwiseAUCLoss
+from engine.objectives import (
+    DEFAULT_OBJECTIVE,
+    OBJECTIVE_TYPES,
+    Objective,
+    PairwiseAUCLoss,
+    objective_type,
+)
 from engine.problem import Problem
 from engine.runs import RunSpec, Store
-from engine.runs.results import constraint_of, surrogate_tolerance, thresholded
+from engine.runs.frontier import format_front
+from engine.runs.fronts import solution_front
+from engine.runs.results import (
+    constraint_of,
+    front_frontier,
+    measure_view,
+    run_quantity,
+    surrogate_tolerance,
+    thresholded,
+)
 from engine.runs.submit import submit
 from engine.solvers import (
     Budget,
@@ -42,9 +57,12 @@ from engine.solvers import (
     solver_card,
     solver_names,
 )
+from engine.solvers.catalogue.card import SolverCard
+from engine.task import Task
 from engine.verdict import REPORTED_SPLITS, Verdict, judge
 
 CONSTRAINTS = {name.lower(): name for name in family_names()} | {"none": None}
+DEFAULT_CONSTRAINT = {Task.CLASSIFICATION: "psp", Task.REGRESSION: "none"}
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -70,9 +88,9 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     problem = parser.add_argument_group("problem")
     problem.add_argument(
         "--constraint",
-        default="psp",
         choices=sorted(CONSTRAINTS),
-        help="constraint family (psp, pdp: paper 003; none: unconstrained)",
+        help="constraint family (psp, pdp: paper 003; none: unconstrained); default psp, and "
+        "none for a real-valued label, for which no family is defined",
     )
     problem.add_argument(
         "--interval",
@@ -109,10 +127,13 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     problem.add_argument("--activation", choices=ACTIVATIONS, default="relu",
                          help="the MLP's activation after each hidden layer")  # fmt: skip
     problem.add_argument("--objective", choices=list(OBJECTIVE_TYPES),
-                         help="training objective: the logistic loss, or paper 004's pairwise "
+                         help="training objective: for a binary label the logistic loss, paper "
+                         "002's squared hinge max(0, 1 − ζh)² (ℓ2 SVM) or paper 004's pairwise "
                          "AUC square loss c1 (h(ξ) − h(ξ′) − c2)² over (positive, negative) "
-                         "pairs (eq. 3); default: the solver's (pairwise_auc for a solver that "
-                         "needs it, else logistic)")  # fmt: skip
+                         "pairs (eq. 3); for a real-valued label the squared loss ½(h − y)² "
+                         "(ridge regression with --option l2=...); default: the solver's "
+                         "(pairwise_auc for a solver that needs it, else logistic), squared for "
+                         "a real-valued label")  # fmt: skip
     problem.add_argument("--objective-c1", type=float,
                          help="pairwise_auc: c1 > 0, default 0.5 (paper 004 uses 0.5 or 1, one loss for "
                          "objective and constraint; these set the objective's own)")  # fmt: skip
@@ -168,8 +189,14 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
-def constraint_from_args(args: argparse.Namespace) -> ConstraintSpec | None:
-    family = CONSTRAINTS[args.constraint]
+def constraint_from_args(
+    args: argparse.Namespace, task: Task, card: SolverCard
+) -> ConstraintSpec | None:
+    """The constraint of --constraint and its flags; by default pSP for a binary label and none
+    for a real-valued one (`task`), for which no family is defined, or for a solver whose
+    fairness is a measure it minimises itself (the card's `measure_option`)."""
+    default = "none" if card.measure_option else DEFAULT_CONSTRAINT[task]
+    family = CONSTRAINTS[args.constraint or default]
     if family is None:
         return None
     if family != "group_loss_gap" and (args.pairs, args.condition) != ("all", "none"):
@@ -194,8 +221,9 @@ def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
     """The RunSpec the data, problem and solver flags describe (validated by the caller)."""
     card = solver_card(args.solver)
     config = config_from_dict(card.Config, parse_options(args.option))
+    data = data_spec_from_args(args)
     return RunSpec(
-        data=data_spec_from_args(args),
+        data=data,
         prepare=dataclasses.replace(prepare_options_from_args(args), cross_terms=False),
         model=ModelSpec(
             kind=args.model,
@@ -203,7 +231,7 @@ def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
             hidden=tuple(args.hidden),
             activation=args.activation,
         ),
-        constraint=constraint_from_args(args),
+        constraint=constraint_from_args(args, data.label_task, card),
         interval=tuple(args.interval),
         solver=card.name,
         config=dataclasses.asdict(config),
@@ -214,20 +242,22 @@ def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
             save_seconds=args.save_seconds,
         ),
         seed=args.seed,
-        objective=objective_from_args(args, card.default_objective),
+        objective=objective_from_args(args, card.default_objective, data.label_task),
     )
 
 
-def objective_from_args(args: argparse.Namespace, default: str) -> Objective:
-    """The training objective of --objective, else `default` (the solver's); its c1 and c2 set
-    the pairwise AUC loss only."""
+def objective_from_args(args: argparse.Namespace, default: str, task: Task) -> Objective:
+    """The training objective of --objective, else `default` (the solver's) for a binary label
+    and the squared loss for a real-valued one (`task`), the one objective defined for it; its
+    c1 and c2 set the pairwise AUC loss only."""
     given = {name: value for name, value in (("c1", args.objective_c1), ("c2", args.objective_c2))
              if value is not None}  # fmt: skip
-    if (args.objective or default) == "pairwise_auc":
+    name = args.objective or (default if task is Task.CLASSIFICATION else DEFAULT_OBJECTIVE[task])
+    if name == PairwiseAUCLoss.name:
         return PairwiseAUCLoss(**given)
     if given:
         raise UserError("--objective-c1 and --objective-c2 set the pairwise_auc objective only")
-    return LogisticLoss()
+    return objective_type(name)()
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -250,10 +280,15 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"{prepared.dataset_name}: {len(prepared.train):,} training rows, "
               f"groups {', '.join(prepared.group_names)}; solver {card.name}", file=sys.stderr)  # fmt: skip
     config = config_from_dict(card.Config, spec.config)
-    log = None if args.quiet else ProgressPrinter(family)
+    log = None if args.quiet else ProgressPrinter(family, prepared.task)
     solution = solve(problem, card.name, config, spec.budget, log=log, seed=spec.seed)
     verdict = solution_verdict(spec, solution)
-    print(format_result(solution, verdict))
+    if solution.front:  # a run that yields a set of models: its front, then the reported one
+        stored = spec.to_dict()
+        front = front_frontier(spec.run_id, stored, solution_front(solution.front),
+                               solution.metrics)  # fmt: skip
+        print(format_front(front, spec.run_id, run_quantity(stored)))
+    print(format_result(solution, verdict, prepared.task))
     if args.out is not None:
         document = {
             "spec": spec.to_dict(),
@@ -279,30 +314,40 @@ def solution_verdict(spec: RunSpec, solution: Solution) -> Verdict:
     (`engine.runs.results.run_verdict`)."""
     document = spec.to_dict()
     family, kappa = constraint_of(document)
+    view = measure_view(document)
+    shown = family or (view.family if view is not None else None)
     last = solution.last_surrogate()
-    return judge(solution.status, solution.metrics, quantity_name(family), kappa,
+    task = spec.objective.task
+    return judge(solution.status, solution.metrics, quantity_name(shown, task), kappa,
                  reason=solution.reason,
                  surrogate_violation=None if last is None else last.max_violation,
                  tolerance=surrogate_tolerance(document),
-                 value_metric=quantity_metric(family),
+                 value_metric=quantity_metric(family, view, task),
                  thresholded=thresholded(document))  # fmt: skip
+
+
+# the exact metrics shown per split of a model, by the task of its label: a classifier's
+# accuracy and AUC, a regression's RMSE and R² (the first also in the progress lines)
+SPLIT_SCORES = {Task.CLASSIFICATION: ("accuracy", "auc"), Task.REGRESSION: ("rmse", "r2")}
 
 
 class ProgressPrinter:
     """Prints one progress line per second at most; exact lines name the constrained quantity."""
 
-    def __init__(self, family: str | None) -> None:
+    def __init__(self, family: str | None, task: Task) -> None:
         self.last = -1.0
-        self.quantity = quantity_name(family)
-        self.metric = quantity_metric(family)
+        self.quantity = quantity_name(family, task)
+        self.metric = quantity_metric(family, task=task)
+        self.score = SPLIT_SCORES[task][0]
 
     def __call__(self, record: IterationRecord) -> None:
         now = time.perf_counter()
         if record.kind == "exact":
-            v, q = record.values, self.quantity
-            print(f"    exact  train acc {_fmt(v.get('train.accuracy'))} {q} "
-                  f"{_fmt(v.get(f'train.{self.metric}'))} | val acc {_fmt(v.get('val.accuracy'))} "
-                  f"{q} {_fmt(v.get(f'val.{self.metric}'))}", file=sys.stderr)  # fmt: skip
+            v, q, score = record.values, self.quantity, self.score
+            print(f"    exact  train {score} {_fmt(v.get(f'train.{score}'))} {q} "
+                  f"{_fmt(v.get(f'train.{self.metric}'))} | val {score} "
+                  f"{_fmt(v.get(f'val.{score}'))} {q} {_fmt(v.get(f'val.{self.metric}'))}",
+                  file=sys.stderr)  # fmt: skip
         elif record.kind == "surrogate" and now - self.last >= 1.0:
             self.last = now
             print(f"it {record.iteration:>7}  {record.seconds:7.1f}s  f0 {_fmt(record.objective)}"
@@ -313,25 +358,26 @@ def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
-def format_result(solution: Solution, verdict: Verdict) -> str:
-    """How the run ended, the verdict with its findings, and per split (test first) accuracy,
-    AUC and the constrained quantity, named by its family, beside κ."""
+def format_result(solution: Solution, verdict: Verdict, task: Task) -> str:
+    """How the run ended, the verdict with its findings, and per split (test first) the scores
+    of `SPLIT_SCORES` (a classifier's accuracy and AUC, a regression's RMSE and R²) and the
+    constrained quantity, named by its family, beside κ."""
     lines = [f"{solution.solver}: {solution.status} ({solution.reason}) after "
              f"{solution.iterations:,} iterations, {solution.seconds:.1f} s",
              f"verdict: {verdict.summary}"]  # fmt: skip
     lines += [f"  - {finding}" for finding in verdict.findings]
     width = max(10, len(verdict.quantity) + 2)
-    lines.append(
-        f"{'split':<7}{'accuracy':>10}{'auc':>10}{verdict.quantity:>{width}}{'κ':>8}  meets κ"
-    )
+    scores = SPLIT_SCORES[task]
+    lines.append(f"{'split':<7}" + "".join(f"{name:>10}" for name in scores)
+                 + f"{verdict.quantity:>{width}}{'κ':>8}  meets κ")  # fmt: skip
     for split in REPORTED_SPLITS:
         check, metrics = verdict.check(split), solution.metrics.get(split)
         if check is None or not metrics:
             continue
         kappa = "—" if check.kappa is None else f"{check.kappa:g}"
         meets = "" if check.meets is None else "yes" if check.meets else f"no (+{check.excess:.4f})"
-        lines.append(f"{split:<7}{_fmt(metrics.get('accuracy')):>10}{_fmt(metrics.get('auc')):>10}"
-                     f"{_fmt(check.value):>{width}}{kappa:>8}  {meets}")  # fmt: skip
+        lines.append(f"{split:<7}" + "".join(f"{_fmt(metrics.get(name)):>10}" for name in scores)
+                     + f"{_fmt(check.value):>{width}}{kappa:>8}  {meets}")  # fmt: skip
     return "\n".join(lines)
 
 

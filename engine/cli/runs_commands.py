@@ -18,12 +18,15 @@ from engine.cli.run_commands import (
 from engine.errors import UserError
 from engine.objectives import LogisticLoss, PairwiseAUCLoss
 from engine.runs import RunSpec, Store, submit_sweep, wait
-from engine.runs.frontier import SCORE_NAMES, SPREADS, format_frontier, frontier
+from engine.runs.frontier import SCORE_NAMES, SPREADS, format_front, format_frontier, frontier
+from engine.runs.fronts import run_front
 from engine.runs.grid import Grid, axes_help, grid_specs, parse_grid, parse_values
 from engine.runs.results import (
     constraint_of,
     export_run,
+    front_frontier,
     frontier_axes,
+    run_quantity,
     run_verdict,
     sweep_results,
 )
@@ -66,7 +69,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     actions = runs.add_subparsers(dest="action", required=True, metavar="ACTION")
     for name, handler, text in (
         ("list", list_runs, "runs in the store"),
-        ("show", show_run, "one run: spec, status, metrics"),
+        (
+            "show",
+            show_run,
+            "one run: spec, status, metrics (JSON), and its front, if it "
+            "yields one, as a table on stderr",
+        ),
         ("cancel", cancel_run, "cancel a queued or running run"),
         ("export", export_command, "a run's metrics and trajectory as JSON or CSV"),
         ("delete", delete_run, "remove a finished run and its files"),
@@ -110,7 +118,8 @@ def sweep_command(args: argparse.Namespace) -> int:
     base = run_spec_from_args(args)
     grid = sweep_grid(args, base)
     if args.objective is None:
-        base = dataclasses.replace(base, objective=objective_from_args(args, grid_objective(grid)))
+        objective = objective_from_args(args, grid_objective(grid), base.data.label_task)
+        base = dataclasses.replace(base, objective=objective)
     specs = grid_specs(base, grid)
     store = Store(args.home)
     sweep_id = submit_sweep(args.name or f"{len(specs)} runs", specs, grid, store,
@@ -171,7 +180,15 @@ def list_runs(args: argparse.Namespace) -> int:
 
 
 def show_run(args: argparse.Namespace) -> int:
-    print(export_run(Store(args.home), Store(args.home).run(args.run_id).id, "json"))
+    """The run as JSON on stdout; a run that yields a front also gets it as a table, on stderr
+    so that stdout stays one JSON document."""
+    store = Store(args.home)
+    row = store.run(args.run_id)
+    print(export_run(store, row.id, "json"))
+    members = run_front(store, row.id)
+    if members:
+        front = front_frontier(row.id, row.spec, members, store.metrics(row.id))
+        print(format_front(front, row.id, run_quantity(row.spec)), file=sys.stderr)
     return 0
 
 

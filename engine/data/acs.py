@@ -23,6 +23,7 @@ from engine.data.dataset import Dataset
 from engine.data.paths import acs_root, cache_root
 from engine.data.synthetic_pums import GENERATOR_VERSION, is_synthetic, write_synthetic_pums
 from engine.errors import UserError
+from engine.task import Task
 
 PROTECTED_CANDIDATES = ("SEX", "RAC1P", "MAR", "AGEP")
 
@@ -45,6 +46,10 @@ class ACSSpec:
         object.__setattr__(self, "states", tuple(check_state(s) for s in self.states))
         check_year_horizon(self.year, self.horizon)
         task_by_name(self.task)
+
+    @property
+    def label_task(self) -> Task:
+        return task_by_name(self.task).task
 
     def files(self, progress: Progress | None = None) -> tuple[Path, ...]:
         """The state files, downloaded first where that is allowed and they are missing."""
@@ -110,6 +115,11 @@ def _task_dataset(
             f"it runs on the {len(present)} of {len(task.features)} feature columns present"
         )
     rows = task.select_rows(raw)
+    label = task.label(rows)
+    if task.task is Task.REGRESSION and label.isna().any():  # e.g. no commute: worked from home
+        notes.append(f"{int(label.isna().sum()):,} rows without a {task.target} value are left "
+                     "out: their label is blank")  # fmt: skip
+        rows, label = rows[label.notna()], label[label.notna()]
     if rows.empty:
         raise UserError(f"no rows of the ACS files pass the {task.name} task's filter")
     protected = tuple(c for c in PROTECTED_CANDIDATES if c in rows.columns)
@@ -121,7 +131,7 @@ def _task_dataset(
     return Dataset(
         name=name,
         frame=rows[columns].reset_index(drop=True),
-        label=task.label(rows).to_numpy(dtype=np.int8),
+        label=label.to_numpy(dtype=np.int8 if task.task is Task.CLASSIFICATION else np.float64),
         numeric=tuple(c for c in present if c in NUMERIC_COLUMNS),
         categorical=tuple(c for c in present if c not in NUMERIC_COLUMNS),
         protected=protected,
@@ -130,6 +140,7 @@ def _task_dataset(
         synthetic=synthetic,
         missing_features=missing,
         notes=tuple(notes),
+        task=task.task,
     )
 
 
@@ -152,6 +163,10 @@ class SyntheticACSSpec:
         if self.n_persons < 100:
             raise UserError("a synthetic ACS file needs at least 100 persons")
         self.as_acs()  # validates state, year and task
+
+    @property
+    def label_task(self) -> Task:
+        return task_by_name(self.task).task
 
     def as_acs(self) -> ACSSpec:
         folder = (

@@ -10,6 +10,7 @@ import pandas as pd
 
 from engine.data.dataset import Dataset
 from engine.data.paths import BUNDLED_DATA
+from engine.task import Task
 
 ADULT_DIR = BUNDLED_DATA / "adult"
 TRAIN_FILE = "adult.data.gz"
@@ -33,6 +34,10 @@ class AdultSpec:
     """The bundled Adult data: adult.data is the training pool, adult.test the fixed test split."""
 
     kind: str = "adult"
+
+    @property
+    def label_task(self) -> Task:
+        return Task.CLASSIFICATION  # income above $50,000
 
     def files(self, progress: object = None) -> tuple[Path, ...]:
         return (ADULT_DIR / TRAIN_FILE, ADULT_DIR / TEST_FILE)

@@ -16,6 +16,7 @@ from scipy import sparse
 from engine.data.encoding import Encoder
 from engine.data.prepared import SPLITS, Prepared, SplitArrays
 from engine.data.subgroups import Subgroups
+from engine.task import Task
 
 # 2: leakage warnings, merged group spellings, CSV feature choice; 3: overlapping subgroups
 FORMAT_VERSION = 3
@@ -51,6 +52,7 @@ def load_cached(folder: Path, key: str) -> Prepared | None:
         notes=tuple(meta["notes"]),
         key=key,
         subgroups=subgroups,
+        task=Task(meta.get("task", Task.CLASSIFICATION)),  # written before regression: binary
     )
 
 
@@ -92,6 +94,7 @@ def store(folder: Path, prepared: Prepared) -> None:
         "missing_features": list(prepared.missing_features),
         "warnings": list(prepared.warnings),
         "notes": list(prepared.notes),
+        "task": str(prepared.task),
         "subgroups": None if prepared.subgroups is None else {
             "names": list(prepared.subgroups.names),
             "levels": prepared.subgroups.levels.tolist(),

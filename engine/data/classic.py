@@ -22,6 +22,7 @@ import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,7 @@ import pandas as pd
 from engine.data.dataset import Dataset
 from engine.data.paths import BUNDLED_DATA, CLASSIC_ROOT_VARIABLE, classic_roots
 from engine.errors import UserError
+from engine.task import Task
 
 CLASSIC_DIR = BUNDLED_DATA / "classic"
 FETCH_COMMAND = "make classic-data"
@@ -42,6 +44,7 @@ class Label:
     description: str
     column: str
     positive: object = None
+    task: ClassVar[Task] = Task.CLASSIFICATION
 
     def of(self, table: pd.DataFrame) -> tuple[np.ndarray, str]:
         """The label of each row (0/1) and its description."""
@@ -50,6 +53,20 @@ class Label:
             return (values == self.positive).to_numpy(dtype=np.int8), self.description
         median = float(values.median())
         return (values > median).to_numpy(dtype=np.int8), f"{self.description} ({median:g})"
+
+
+@dataclass(frozen=True)
+class NumericLabel:
+    """A real-valued label: the value of `column` itself (regression; paper 002, Table 1). While
+    it is the label, its column is not a feature, whatever the data set's feature columns say."""
+
+    description: str
+    column: str
+    task: ClassVar[Task] = Task.REGRESSION
+
+    def of(self, table: pd.DataFrame) -> tuple[np.ndarray, str]:
+        """The label of each row (a float) and its description."""
+        return table[self.column].to_numpy(dtype=np.float64), self.description
 
 
 @dataclass(frozen=True)
@@ -75,7 +92,7 @@ class Classic:
     title: str
     files: tuple[str, ...]  # the file names looked for, in order
     read: Callable[[Path], pd.DataFrame]
-    labels: Mapping[str, Label]  # the first is the default
+    labels: Mapping[str, Label | NumericLabel]  # the first is the default
     protected: tuple[str, ...]  # the first is the default
     categorical: tuple[str, ...]
     numeric: tuple[str, ...] | None
@@ -83,7 +100,7 @@ class Classic:
     wheel: Wheel | None = None  # None: bundled in data/classic/
     value_labels: Mapping[str, Mapping[object, str]] = field(default_factory=dict)
 
-    def label(self, name: str = "") -> tuple[str, Label]:
+    def label(self, name: str = "") -> tuple[str, Label | NumericLabel]:
         name = name or next(iter(self.labels))
         if name not in self.labels:
             raise UserError(
@@ -224,7 +241,11 @@ CLASSIC: dict[str, Classic] = {
         labels={
             "violent_crime": Label(
                 "violent crimes per person above the median", "ViolentCrimesPerPop"
-            )
+            ),
+            # paper 002, Table 1: the regression target "violent crimes"
+            "violent_crime_rate": NumericLabel(
+                "violent crimes per person (normalised to [0, 1])", "ViolentCrimesPerPop"
+            ),
         },
         protected=("racepctblack", "racePctHisp", "racePctAsian", "racePctWhite"),
         categorical=("state",),
@@ -240,6 +261,9 @@ CLASSIC: dict[str, Classic] = {
         labels={
             "bar": Label("passed the bar exam", "PF_1", 1),
             "zfya": Label("first-year grade above the median", "ZFYA"),
+            # paper 002, Table 1: the regression target "GPA"; law.csv's GPAs are UGPA and the
+            # standardised first-year ZFYA, and UGPA is the one known at admission
+            "ugpa": NumericLabel("undergraduate GPA (UGPA; left out of the features)", "UGPA"),
         },
         protected=("race", "sex"),
         categorical=("race", "sex"),
@@ -267,6 +291,10 @@ class ClassicSpec:
             raise UserError(f"unknown data set '{self.kind}'; the classic ones are "
                             f"{', '.join(CLASSIC)}")  # fmt: skip
         object.__setattr__(self, "label", CLASSIC[self.kind].label(self.label)[0])
+
+    @property
+    def label_task(self) -> Task:
+        return CLASSIC[self.kind].label(self.label)[1].task
 
     def files(self, progress: object = None) -> tuple[Path, ...]:
         return (find_file(self.kind),)
@@ -307,6 +335,7 @@ def load_classic(kind: str, label: str = "") -> Dataset:
     if numeric is None:
         named = {*data.categorical, *data.left_out, *_label_columns(data)}
         numeric = tuple(c for c in table.columns if c not in named)
+    numeric = tuple(c for c in numeric if c != target.column)  # a numeric label's own column
     features = (*numeric, *data.categorical)
     grouping_only = tuple(c for c in data.protected if c not in features)
     frame = table[[*features, *grouping_only]].reset_index(drop=True)
@@ -322,6 +351,7 @@ def load_classic(kind: str, label: str = "") -> Dataset:
         protected=data.protected,
         label_name=label_name,
         value_labels=data.value_labels,
+        task=target.task,
     )
 
 

@@ -13,6 +13,7 @@ from engine.data.csv_text import MAX_BYTES, read_table
 from engine.data.dataset import Dataset
 from engine.data.feature_columns import MAX_CATEGORIES, feature_kind, unusable_reason
 from engine.errors import UserError
+from engine.task import Task
 
 MIN_ROWS = 20
 
@@ -37,6 +38,10 @@ class CSVSpec:
         object.__setattr__(self, "protected", tuple(self.protected))
         if self.features is not None:
             object.__setattr__(self, "features", tuple(self.features))
+
+    @property
+    def label_task(self) -> Task:
+        return Task.CLASSIFICATION  # the label column is read as binary
 
     def files(self, progress: object = None) -> tuple[Path, ...]:
         if not Path(self.path).is_file():

@@ -9,14 +9,16 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import UserError
+from engine.task import Task
 
 
 @dataclass(frozen=True)
 class Dataset:
-    """A table of people with a binary label, ready to be grouped, split and encoded.
+    """A table of people with a label, ready to be grouped, split and encoded.
 
     `frame` holds the feature columns and the candidate protected columns (a protected column may
-    also be a feature). `fixed_test` marks rows of a published test split that must stay the test
+    also be a feature); the label is never one of them. `task` says what the label is: 0/1 for
+    classification, real numbers for regression. `fixed_test` marks rows of a published test split that must stay the test
     split (Adult's adult.test); `None` means the split is drawn at preparation.
     """
 
@@ -32,6 +34,7 @@ class Dataset:
     synthetic: bool = False
     missing_features: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    task: Task = Task.CLASSIFICATION
 
     @property
     def features(self) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from engine.data.prepared import Prepared, SplitArrays
 from engine.data.split import check_fractions, strata_of, stratified_split
 from engine.data.subgroups import SubgroupSpec, attribute_values, threshold_subgroups
 from engine.errors import UserError
+from engine.task import Task
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class PrepareOptions:
 
 
 def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepared:
+    y = _label(dataset)
     groups = make_groups(dataset, options.grouping, options.min_group_size, options.small_groups)
     assignment = _assign_splits(dataset, groups.ids, options)
     dropped = (
@@ -52,7 +54,7 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
         options.min_category_count,
     )  # fmt: skip
     X = encoder.transform(dataset.frame)
-    leaks = leakage_warnings(X[train_rows], dataset.label[train_rows], encoder)
+    leaks = leakage_warnings(X[train_rows], y[train_rows], encoder, dataset.task)
     names = encoder.feature_names
     if options.cross_terms:
         X = add_group_cross_terms(X, groups.ids, len(groups.names))
@@ -61,7 +63,7 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
     parts = [
         SplitArrays(
             X=np.ascontiguousarray(X[assignment == s]),
-            y=dataset.label[assignment == s].astype(np.int8),
+            y=y[assignment == s],
             groups=groups.ids[assignment == s],
             members=None if members is None else members[assignment == s],
         )
@@ -86,7 +88,21 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
         notes=tuple(notes),
         key=key,
         subgroups=subgroups,
+        task=dataset.task,
     )
+
+
+def _label(dataset: Dataset) -> np.ndarray:
+    """The label as the prepared arrays hold it: int8 0/1 for classification, float64 for
+    regression (never cast to an integer), whose values must all be numbers."""
+    if dataset.task is Task.CLASSIFICATION:
+        return dataset.label.astype(np.int8)
+    y = np.asarray(dataset.label, dtype=np.float64)
+    if not np.isfinite(y).all():
+        raise UserError(f"{dataset.name}: the label '{dataset.label_name}' is blank or infinite "
+                        f"in {int((~np.isfinite(y)).sum()):,} rows; a real-valued label needs a "
+                        "number in every row")  # fmt: skip
+    return y
 
 
 def _subgroups(dataset: Dataset, spec: SubgroupSpec | None, assignment: np.ndarray):
@@ -101,7 +117,9 @@ def _subgroups(dataset: Dataset, spec: SubgroupSpec | None, assignment: np.ndarr
 
 
 def _assign_splits(dataset: Dataset, group_ids: np.ndarray, options: PrepareOptions) -> np.ndarray:
-    strata = strata_of(group_ids, dataset.label)
+    """Stratified by group × label for a binary label, by group alone for a real-valued one."""
+    labels = dataset.label if dataset.task is Task.CLASSIFICATION else None
+    strata = strata_of(group_ids, labels)
     if dataset.fixed_test is None:
         return stratified_split(strata, options.split, options.seed)
     train_share, val_share, _ = options.split

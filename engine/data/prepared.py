@@ -9,14 +9,18 @@ from scipy import sparse
 
 from engine.data.encoding import Encoder
 from engine.data.subgroups import Subgroups
+from engine.task import Task
 
 SPLITS = ("train", "val", "test")
+# what the summary says of each group's labels: the share of positives, or the mean label
+LABEL_STATISTIC = {Task.CLASSIFICATION: "label_rate", Task.REGRESSION: "label_mean"}
+LABEL_STATISTIC_WORDS = {"label_rate": "positive rate", "label_mean": "mean label"}
 
 
 @dataclass(frozen=True)
 class SplitArrays:
     X: np.ndarray  # (n, d) float64
-    y: np.ndarray  # (n,) int8, 1 = positive label
+    y: np.ndarray  # (n,) int8, 1 = positive label; float64 for a real-valued label (regression)
     groups: np.ndarray  # (n,) int64 in 0..G-1
     # (n, k) 0/1 membership of the overlapping subgroups (`Prepared.subgroups`), or None
     members: sparse.csr_matrix | None = None
@@ -41,6 +45,7 @@ class Prepared:
     notes: tuple[str, ...] = ()
     key: str = ""
     subgroups: Subgroups | None = None
+    task: Task = Task.CLASSIFICATION
 
     @property
     def n_groups(self) -> int:
@@ -60,7 +65,9 @@ class Prepared:
         return {name: int(n) for name, n in zip(self.group_names, counts, strict=True)}
 
     def summary(self) -> dict:
-        """Rows, features, and per group the size and positive-label rate in every split."""
+        """Rows, features, and per group the size and, in every split, the positive-label rate
+        ("label_rate") or, for a real-valued label, the mean label ("label_mean")."""
+        statistic = LABEL_STATISTIC[self.task]
         groups = []
         for g, name in enumerate(self.group_names):
             entry: dict = {"name": name}
@@ -68,12 +75,13 @@ class Prepared:
                 part = self.split(split_name)
                 members = part.groups == g
                 size = int(members.sum())
-                rate = float(part.y[members].mean()) if size else None
-                entry[split_name] = {"size": size, "label_rate": rate}
+                mean = float(part.y[members].mean()) if size else None
+                entry[split_name] = {"size": size, statistic: mean}
             groups.append(entry)
         return {
             "dataset": self.dataset_name,
             "label": self.label_name,
+            "task": str(self.task),
             "synthetic": self.synthetic,
             "reduced": bool(self.missing_features),
             "missing_features": list(self.missing_features),
@@ -87,12 +95,20 @@ class Prepared:
 
 
 def group_table(summary: dict) -> list[dict]:
-    """One row per group: its size and positive-label rate in each split (for tables)."""
+    """One row per group: its size and positive-label rate (mean label, for a real-valued
+    label) in each split (for tables)."""
+    statistic = summary_statistic(summary)
     rows = []
     for group in summary["groups"]:
         row = {"group": group["name"]}
         for split in SPLITS:
             row[f"{split} size"] = group[split]["size"]
-            row[f"{split} positive rate"] = group[split]["label_rate"]
+            row[f"{split} {LABEL_STATISTIC_WORDS[statistic]}"] = group[split][statistic]
         rows.append(row)
     return rows
+
+
+def summary_statistic(summary: dict) -> str:
+    """The per-group label statistic of a `Prepared.summary()`: "label_rate" or "label_mean"
+    (a summary written before regression has no "task" and is a classification's)."""
+    return LABEL_STATISTIC[Task(summary.get("task", Task.CLASSIFICATION))]

@@ -1,4 +1,5 @@
-"""Train/validation/test splits, stratified by group × label, reproducible from a seed."""
+"""Train/validation/test splits, stratified by group × label (by group alone for a real-valued
+label), reproducible from a seed."""
 
 from __future__ import annotations
 
@@ -37,5 +38,8 @@ def stratified_split(strata: np.ndarray, fractions: tuple[float, ...], seed: int
     return assignment
 
 
-def strata_of(groups: np.ndarray, labels: np.ndarray) -> np.ndarray:
+def strata_of(groups: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
+    """Group × label for binary `labels`; the groups alone without (a real-valued label)."""
+    if labels is None:
+        return groups.astype(np.int64)
     return groups.astype(np.int64) * 2 + labels.astype(np.int64)

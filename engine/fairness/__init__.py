@@ -24,6 +24,9 @@ from engine.fairness.auc import (
     roc_auc,
 )
 from engine.fairness.badr_measures import (
+    BADR_MEASURES,
+    BadrMeasure,
+    LossFn,
     badr_demographic_parity,
     badr_disparate_mistreatment,
     badr_equal_opportunity,
@@ -31,6 +34,7 @@ from engine.fairness.badr_measures import (
     badr_group_variance,
     badr_hsic,
     badr_individual_fairness,
+    badr_measure,
 )
 from engine.fairness.criteria import (
     GroupRates,
@@ -67,9 +71,12 @@ from engine.fairness.table import GroupTable
 from engine.fairness.wasserstein import wasserstein_gap, wasserstein_pairs
 
 __all__ = [
+    "BADR_MEASURES",
+    "BadrMeasure",
     "GapWitness",
     "GroupRates",
     "GroupTable",
+    "LossFn",
     "accuracy",
     "average_equality_gaps",
     "badr_demographic_parity",
@@ -79,6 +86,7 @@ __all__ = [
     "badr_group_variance",
     "badr_hsic",
     "badr_individual_fairness",
+    "badr_measure",
     "bpsn_bnsp_gap",
     "bpsn_bnsp_gaps",
     "demographic_parity_gap",

@@ -76,6 +76,19 @@ def as_labels(y: ArrayLike, n: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def as_targets(y: ArrayLike, n: int) -> np.ndarray:
+    """Return real-valued labels `y` (a regression's) as a float64 array of length `n`."""
+    arr = np.asarray(y)
+    if arr.shape != (n,):
+        raise UserError(f"y must be a 1-D array of {n} labels (one per score), got {arr.shape}.")
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise UserError(f"y must hold numbers, got dtype {arr.dtype}.")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise UserError("y contains NaN or infinite values.")
+    return arr
+
+
 def as_interval(alpha: float, beta: float) -> tuple[float, float]:
     """Check the percentile interval I = [alpha, beta) with 0 <= alpha < beta <= 1."""
     alpha, beta = float(alpha), float(beta)

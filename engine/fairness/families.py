@@ -15,6 +15,7 @@ from engine.capabilities import Capability
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec, OptionValue
 from engine.lazy import load_object
+from engine.task import Task
 
 if TYPE_CHECKING:
     from engine.fairness.constraints.base import BoundConstraint
@@ -109,7 +110,9 @@ class Family:
     """A constraint family: `quantity` names the exact value its rows hold to κ (what tables,
     charts and verdicts call it); `offers` what solvers may require of it
     (`engine.capabilities`); `uses_interval` is True only for the families defined on a
-    percentile interval I (pSP, pDP)."""
+    percentile interval I (pSP, pDP); `tasks` the labels it is defined on: every family so far
+    is a classifier's (rates, AUCs and logistic losses of 0/1 labels, or percentiles of its
+    scores, papers 000, 001, 003 and 004), none a regression's."""
 
     name: str
     source: str
@@ -119,6 +122,7 @@ class Family:
     offers: frozenset[Capability]
     uses_interval: bool = False
     uses_subgroups: bool = False  # constrains the data's overlapping subgroups when it has them
+    tasks: frozenset[Task] = frozenset({Task.CLASSIFICATION})
 
     def load(self) -> type[BoundConstraint]:
         return load_object(self.implementation)
@@ -211,20 +215,53 @@ AUC_GAP_REPORTED_AS = MappingProxyType({
 })  # fmt: skip
 
 
-def quantity_name(family: str | None) -> str:
-    """What the constrained value of `family` is called ("EO gap"); "pSP" without a constraint,
-    since pSP on I is what every run reports."""
-    return "pSP" if family is None else family_entry(family).quantity
+# what every run reports beside its own constraint, by the task of its label, as (name, metric):
+# a classifier's pSP on I (paper 003); a regression's gap between the groups' mean predictions,
+# the exact demographic parity of paper 002's regressions (Table 3; engine.fairness.regression)
+REPORTED_QUANTITY = MappingProxyType({Task.CLASSIFICATION: ("pSP", REPORTED_AS["pSP"]),
+                                      Task.REGRESSION: ("mean gap", "mean_gap")})  # fmt: skip
 
 
-def quantity_metric(run_family: str | None, view: ConstraintSpec | None = None) -> str | None:
+def quantity_name(family: str | None, task: Task = Task.CLASSIFICATION) -> str:
+    """What the constrained value of `family` is called ("EO gap"); without a constraint, what
+    every run of `task` reports (`REPORTED_QUANTITY`: pSP on I for a classifier)."""
+    return REPORTED_QUANTITY[task][0] if family is None else family_entry(family).quantity
+
+
+def quantity_metric(
+    run_family: str | None, view: ConstraintSpec | None = None, task: Task = Task.CLASSIFICATION
+) -> str | None:
     """The stored metric holding the quantity of the constraint `view` for a run: "constraint"
     for a run constrained by that family, the metric every run reports it under
-    (`reported_metric`; pSP on I without a view) for a run without a constraint, None when the
-    run does not report it."""
+    (`reported_metric`; without a view, that of `REPORTED_QUANTITY` for the run's `task`: pSP
+    on I for a classifier) for a run without a constraint, None when the run does not report
+    it."""
     if run_family is not None:
         return "constraint" if view is None or view.family == run_family else None
-    return REPORTED_AS["pSP"] if view is None else reported_metric(view)
+    return REPORTED_QUANTITY[task][1] if view is None else reported_metric(view)
+
+
+def task_refusal(family: str, task: Task, label: str) -> str | None:
+    """Why the constraint `family` cannot hold a model of a label of `task` (described by
+    `label`: "data set Law school's label 'ugpa'"), in words; None when it is defined for it."""
+    entry = family_entry(family)
+    if task in entry.tasks:
+        return None
+    kinds = " or ".join(t.label_words for t in Task if t in entry.tasks)
+    serving = [name for name, other in FAMILIES.items() if task in other.tasks]
+    choice = (f"choose the constraint {' or '.join(serving)}" if serving else
+              "no constraint family is defined for one, so train it without a constraint "
+              "(e.g. the unconstrained or sgd solver)")  # fmt: skip
+    return (f"the {family} constraint ({entry.source}) is defined for a {kinds} label; {label} "
+            f"is {task.label_words}: {choice}")  # fmt: skip
+
+
+def check_family_task(family: str, task: Task, label: str) -> None:
+    """Refuse the constraint `family` for a label of `task` it is not defined on
+    (`task_refusal`)."""
+    reason = task_refusal(family, task, label)
+    if reason is not None:
+        raise UserError(reason)
 
 
 def reported_metric(spec: ConstraintSpec) -> str | None:

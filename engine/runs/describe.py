@@ -16,6 +16,7 @@ from typing import Any
 from engine.data.classic import CLASSIC
 from engine.errors import UserError
 from engine.fairness.families import family_entry, quantity_name
+from engine.objectives import LogisticLoss, PairwiseAUCLoss, objective_type
 from engine.runs.results import constraint_of
 from engine.solvers.catalogue import solver_card
 from engine.solvers.options import config_from_dict
@@ -148,10 +149,12 @@ def _model_words(model: dict[str, Any]) -> str:
 
 def _objective_words(objective: dict[str, Any] | None) -> str:
     """The training objective; a spec without one has the logistic loss (`RunSpec.to_dict`)."""
-    if objective is None or objective["name"] == "logistic":
-        return "logistic loss"
-    return (f"pairwise AUC square loss (paper 004, eq. 3), c1 = {objective['c1']:g}, "
-            f"c2 = {objective['c2']:g}")  # fmt: skip
+    if objective is None:
+        return LogisticLoss.words
+    words = objective_type(objective["name"]).words
+    if objective["name"] != PairwiseAUCLoss.name:
+        return words
+    return f"{words}, c1 = {objective['c1']:g}, c2 = {objective['c2']:g}"
 
 
 def _solver_words(name: str) -> str:

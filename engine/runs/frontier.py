@@ -23,14 +23,32 @@ misses κ is drawn differently, whatever metric is on the axis.
 
 A point is dominated when another point on the same interval has score ≥ and fairness ≥ its
 own, one of them strictly. Points on different intervals are never compared: pSP on [5%, 30%)
-and pSP on [5%, 90%) measure different things. Everything here is pure: no files, no plotting.
+and pSP on [5%, 90%) measure different things.
+
+A run may yield a set of models, its front (e.g. paper 002's weighted-sum front: one model
+w*(λ) per grid point λ of the group weights, §5 (a)). Each model of a run's front comes in as a
+RunResult of its own with `front_of` the run's id, and becomes a frontier point of its own:
+
+- it is never averaged with other points, not even with the same model of the same run on
+  another seed (n = 1, no spread): a front is one run's curve;
+- it is dominated when another model of the same front has score ≥ and fairness ≥ its own, one
+  of them strictly: a front is filtered on its own, and neither dominates nor is dominated by
+  the sweep's other points;
+- it keeps its `label` ("λ = (0.25, 0.75)") and `coordinates`.
+
+The model the run reports comes in the same way, marked `chosen`: a point of the front beside
+its models (at the same place as one of them when it is one of them), filtered with them.
+
+The other runs' points are what they would be without the fronts. `Frontier.ordinary` holds
+them, `Frontier.fronts` the fronts by run, each in its run's order. Everything here is pure: no
+files, no plotting.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -44,6 +62,7 @@ PAPER_004_AXES = ("auc", "se")  # paper 004, Sec. 6: test AUC, standard errors o
 DOMINATED_MARK = "·"
 UNCONSTRAINED_MARK = "*"
 MISSED_MARK = "!"
+CHOSEN_MARK = "◆"
 
 Interval = tuple[float, float]
 GroupKey = tuple[str, float | None, Interval]
@@ -54,7 +73,8 @@ class RunResult:
     """One finished run: its place in the sweep and its exact metrics, `metrics[split][name]`.
 
     A metric value is None when it could not be computed. `kappa` is None for the unconstrained
-    solver.
+    solver. A model of a run's front has `front_of` set to its run's id (its `run_id` too), its
+    `label` and `coordinates`; the model the run reports comes as one more, `chosen`.
     """
 
     run_id: str
@@ -63,6 +83,10 @@ class RunResult:
     interval: Interval
     seed: int
     metrics: dict[str, dict[str, float | None]]
+    front_of: str | None = None
+    label: str = ""
+    coordinates: dict[str, float | None] = field(default_factory=dict)
+    chosen: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,7 +94,11 @@ class FrontierPoint:
     """The runs of one (solver, κ, interval), averaged over seeds: the frontier's score (y) and
     fairness (x) with their spreads, `*_spread` (None with one seed: one seed says nothing about
     the spread). `constraint` is the mean exact constrained quantity on the split and
-    `meets_kappa` whether it is ≤ κ (None without κ or value)."""
+    `meets_kappa` whether it is ≤ κ (None without κ or value).
+
+    A point of a run's front (`front_of` is the run's id) is that one model, n = 1, with its
+    `label` and its `coordinates` as (name, value) pairs, or the model the run reports
+    (`chosen`); it is never `unconstrained` (the reference star)."""
 
     solver: str
     kappa: float | None
@@ -85,13 +113,19 @@ class FrontierPoint:
     unconstrained: bool
     constraint: float | None = None
     meets_kappa: bool | None = None
+    front_of: str | None = None
+    label: str = ""
+    coordinates: tuple[tuple[str, float | None], ...] = ()
+    chosen: bool = False
 
 
 @dataclass(frozen=True)
 class Frontier:
-    """Frontier points, sorted by solver, interval and κ descending (unconstrained first), and
-    the ids of the runs left out because the score or the metric was missing on the split.
-    `score` names the y axis, `spread` what ± stands for (`confidence` is the level of "ci")."""
+    """Frontier points, sorted by solver, interval and κ descending (unconstrained first), then
+    the runs' fronts, each in its run's order; and the ids of the runs left out because the
+    score or the metric was missing on the split (a run once, however many of its front's
+    models lack it). `score` names the y axis, `spread` what ± stands for (`confidence` is the
+    level of "ci")."""
 
     points: tuple[FrontierPoint, ...]
     skipped: tuple[str, ...]
@@ -100,6 +134,20 @@ class Frontier:
     confidence: float
     score: str = "accuracy"
     spread: str = "ci"
+
+    @property
+    def ordinary(self) -> tuple[FrontierPoint, ...]:
+        """The points of runs that yield one model, averaged over seeds."""
+        return tuple(p for p in self.points if p.front_of is None)
+
+    @property
+    def fronts(self) -> dict[str, tuple[FrontierPoint, ...]]:
+        """Each run's front by the run's id, in the run's order."""
+        fronts: dict[str, list[FrontierPoint]] = {}
+        for point in self.points:
+            if point.front_of is not None:
+                fronts.setdefault(point.front_of, []).append(point)
+        return {run_id: tuple(points) for run_id, points in fronts.items()}
 
 
 def is_gap(metric: str) -> bool:
@@ -122,28 +170,37 @@ def frontier(
 ) -> Frontier:
     """Group the runs by (solver, κ, interval), average each group's `score` and fairness over
     its seeds with their `spread`, mark the dominated and the unconstrained points, and count
-    the runs that lack a needed metric."""
+    the runs that lack a needed metric. The models of a run's front are points of their own,
+    marked dominated within their front only (module docstring)."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, not {confidence}")
     _check_choice("score", score, tuple(SCORE_NAMES))
     _check_choice("spread", spread, SPREADS)
     gap = is_gap(metric)
     groups: dict[GroupKey, list[tuple[str, float, float, float | None]]] = {}
+    fronts: list[FrontierPoint] = []
     skipped: list[str] = []
     for run in results:
+        if run.front_of is not None and run.front_of != run.run_id:
+            raise ValueError(f"a model of run {run.front_of}'s front came as run {run.run_id}")
         values = _read(run, split, score, metric)
         if values is None:
-            skipped.append(run.run_id)
+            if run.front_of is None or run.run_id not in skipped:
+                skipped.append(run.run_id)
             continue
         y, value = values
         fairness = 1.0 - value if gap else value
         constraint = run.metrics.get(split, {}).get("constraint")
         constraint = None if _missing(constraint) else float(constraint)
+        if run.front_of is not None:
+            fronts.append(_front_point(run, y, fairness, constraint))
+            continue
         key = (run.solver, run.kappa, (float(run.interval[0]), float(run.interval[1])))
         groups.setdefault(key, []).append((run.run_id, y, fairness, constraint))
     points = [_point(key, runs, spread, confidence) for key, runs in groups.items()]
     points = _mark_dominated(points)
     points.sort(key=_display_order)
+    points += _mark_dominated_within_fronts(fronts)
     return Frontier(tuple(points), tuple(skipped), metric, split, confidence, score, spread)
 
 
@@ -229,9 +286,38 @@ def frontier_table(points: Iterable[FrontierPoint]) -> list[dict[str, Any]]:
     ]
 
 
+def front_table(points: Iterable[FrontierPoint]) -> list[dict[str, Any]]:
+    """One flat row per point of a run's front, for printing or CSV: the run, the model's label
+    and coordinates (a dict), its score and fairness, the constrained value against κ, whether
+    another model of its front dominates it and whether it is the model the run reports."""
+    return [
+        {
+            "run": p.front_of,
+            "solver": p.solver,
+            "label": p.label,
+            "coordinates": dict(p.coordinates),
+            "score": p.score,
+            "fairness": p.fairness,
+            "kappa": p.kappa,
+            "constraint": p.constraint,
+            "meets_kappa": p.meets_kappa,
+            "dominated": p.dominated,
+            "chosen": p.chosen,
+        }
+        for p in points
+    ]
+
+
+def coordinates_text(coordinates: Iterable[tuple[str, float | None]]) -> str:
+    """A front model's coordinates in one line: "lambda.A = 0.25, beta = 1"."""
+    return ", ".join(f"{name} = {'—' if value is None else format(value, 'g')}"
+                     for name, value in coordinates)  # fmt: skip
+
+
 def format_frontier(frontier: Frontier) -> str:
     """Aligned text for the command line, in the frontier's order, with a legend for the marks;
-    the title names the score, the fairness axis and what ± stands for."""
+    the title names the score, the fairness axis and what ± stands for. Each run's front
+    follows, one model a line in its run's order."""
     axis = f"1 − {frontier.metric}" if is_gap(frontier.metric) else frontier.metric
     score = SCORE_NAMES[frontier.score]
     title = (
@@ -239,20 +325,49 @@ def format_frontier(frontier: Frontier) -> str:
         f"mean ± {spread_name(frontier.spread, frontier.confidence)} over seeds"
     )
     lines = [title]
-    if frontier.points:
+    ordinary, fronts = frontier.ordinary, frontier.fronts
+    if ordinary:
         header = ("", "solver", "κ", "I", "n", score, "fairness")
-        rows = [header, *(_text_row(p) for p in frontier.points)]
+        rows = [header, *(_text_row(p) for p in ordinary)]
         widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
         lines += [_align(row, widths) for row in rows]
         lines.append(
             f"{UNCONSTRAINED_MARK} unconstrained   {DOMINATED_MARK} dominated   "
             f"{MISSED_MARK} misses κ (exact constrained value on {frontier.split} > κ)"
         )
-    else:
+    elif not fronts:
         lines.append(f"no run has both {score} and {frontier.metric} on the {frontier.split} split")
+    lines += [format_front(frontier, run_id) for run_id in fronts]
     if frontier.skipped:
         lines.append(f"skipped {len(frontier.skipped)} run(s) with a missing metric")
     return "\n".join(lines)
+
+
+def format_front(frontier: Frontier, run_id: str, quantity: str | None = None) -> str:
+    """One run's front as aligned text: a title line, then one model a line in the run's order
+    (its label, coordinates, score, fairness and the metric's own value, named `quantity` or by
+    the metric), then a legend for the marks."""
+    points = frontier.fronts.get(run_id, ())
+    score, name = SCORE_NAMES[frontier.score], quantity or frontier.metric
+    members = sum(1 for p in points if not p.chosen)
+    title = f"front of run {run_id}"
+    if not points:
+        return f"{title}: no model has both {score} and {name} on the {frontier.split} split"
+    gap = is_gap(frontier.metric)
+    header = ("", "model", "coordinates", score, "fairness", name)
+    rows = [header, *(
+        (_front_mark(p), p.label, coordinates_text(p.coordinates), f"{p.score:.4f}",
+         f"{p.fairness:.4f}", f"{1.0 - p.fairness if gap else p.fairness:.4f}")
+        for p in points)]  # fmt: skip
+    widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
+    legend = [(CHOSEN_MARK, "the model the run reports", any(p.chosen for p in points)),
+              (DOMINATED_MARK, "dominated within its front", any(p.dominated for p in points)),
+              (MISSED_MARK, "misses κ", any(p.meets_kappa is False for p in points))]  # fmt: skip
+    return "\n".join([
+        f"{title} ({points[0].solver}): {members} models, on the {frontier.split} split",
+        *(_align(row, widths, left={0, 1, 2}) for row in rows),
+        "   ".join(f"{mark} {words}" for mark, words, shown in legend if shown),
+    ])  # fmt: skip
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -315,6 +430,47 @@ def _mark_dominated(points: list[FrontierPoint]) -> list[FrontierPoint]:
     return marked
 
 
+def _front_point(
+    run: RunResult, score: float, fairness: float, constraint: float | None
+) -> FrontierPoint:
+    meets = None if run.kappa is None or constraint is None else constraint <= run.kappa
+    return FrontierPoint(
+        solver=run.solver,
+        kappa=run.kappa,
+        interval=(float(run.interval[0]), float(run.interval[1])),
+        n=1,
+        score=score,
+        score_spread=None,
+        fairness=fairness,
+        fairness_spread=None,
+        run_ids=(run.run_id,),
+        dominated=False,
+        unconstrained=False,
+        constraint=constraint,
+        meets_kappa=meets,
+        front_of=run.front_of,
+        label=run.label,
+        coordinates=tuple(
+            (name, None if v is None else float(v)) for name, v in run.coordinates.items()
+        ),  # fmt: skip
+        chosen=run.chosen,
+    )
+
+
+def _mark_dominated_within_fronts(points: list[FrontierPoint]) -> list[FrontierPoint]:
+    """The points of the fronts, each front together in its run's order, marked dominated
+    within their own front."""
+    by_front: dict[str, list[FrontierPoint]] = {}
+    for point in points:
+        by_front.setdefault(point.front_of, []).append(point)
+    marked = []
+    for front in by_front.values():
+        mask = pareto_mask([p.fairness for p in front], [p.score for p in front])
+        marked += [replace(p, dominated=not bool(on_front))
+                   for p, on_front in zip(front, mask, strict=True)]  # fmt: skip
+    return marked
+
+
 def _display_order(point: FrontierPoint) -> tuple[str, Interval, bool, float]:
     kappa_down = -point.kappa if point.kappa is not None else 0.0
     return point.solver, point.interval, point.kappa is not None, kappa_down
@@ -339,13 +495,22 @@ def _text_row(point: FrontierPoint) -> tuple[str, ...]:
     )
 
 
+def _front_mark(point: FrontierPoint) -> str:
+    return (
+        (CHOSEN_MARK if point.chosen else "")
+        + (DOMINATED_MARK if point.dominated else "")
+        + (MISSED_MARK if point.meets_kappa is False else "")
+    )
+
+
 def with_spread(value: float, spread: float | None) -> str:
     """The value with its spread ("0.8312 ± 0.0041"), alone when there is none (one seed)."""
     return f"{value:.4f}" if spread is None else f"{value:.4f} ± {spread:.4f}"
 
 
-def _align(row: tuple[str, ...], widths: list[int]) -> str:
-    left = {0, 1}
+def _align(
+    row: tuple[str, ...], widths: list[int], left: frozenset[int] | set[int] = frozenset({0, 1})
+) -> str:
     cells = [
         cell.ljust(width) if c in left else cell.rjust(width)
         for c, (cell, width) in enumerate(zip(row, widths, strict=True))

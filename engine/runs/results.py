@@ -1,4 +1,5 @@
-"""Reading runs back: verdicts, comparison rows, frontier inputs and exportable documents."""
+"""Reading runs back: verdicts, comparison rows, frontier inputs (a run's front among them) and
+exportable documents."""
 
 from __future__ import annotations
 
@@ -6,18 +7,31 @@ import csv
 import dataclasses
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from engine.errors import UserError
+from engine.fairness.badr_measures import badr_measure
 from engine.fairness.constraint_spec import ConstraintSpec
-from engine.fairness.families import quantity_metric, quantity_name, reported_metric
-from engine.runs.frontier import PAPER_003_AXES, PAPER_004_AXES, RunResult
+from engine.fairness.families import REPORTED_AS, quantity_metric, quantity_name, reported_metric
+from engine.objectives import LogisticLoss, objective_type
+from engine.runs.frontier import PAPER_003_AXES, PAPER_004_AXES, Frontier, RunResult, frontier
+from engine.runs.fronts import REPORTED, FrontMember, reported_member, run_front
 from engine.runs.spec import constraint_from_dict
 from engine.runs.store import RunRow, Store
 from engine.solvers.catalogue import solver_card
 from engine.solvers.options import config_from_dict
+from engine.task import Task
 from engine.verdict import Verdict, judge
+
+# the test metrics a comparison table shows of a model, by the task of its label, as column →
+# metric: a classifier's accuracy beside always predicting the majority class, and its AUC; a
+# regression's RMSE beside predicting the training mean label, and its R²
+SCORE_COLUMNS = MappingProxyType({
+    Task.CLASSIFICATION: {"test accuracy": "accuracy", "majority": "majority", "test AUC": "auc"},
+    Task.REGRESSION: {"test RMSE": "rmse", "baseline RMSE": "baseline_rmse", "test R²": "r2"},
+})  # fmt: skip
 
 
 def constraint_of(spec: dict[str, Any]) -> tuple[str | None, float | None]:
@@ -26,6 +40,12 @@ def constraint_of(spec: dict[str, Any]) -> tuple[str | None, float | None]:
     if not constraint:
         return None, None
     return constraint["family"], constraint["kappa"]
+
+
+def run_task(spec: dict[str, Any]) -> Task:
+    """The task of a stored run's label: its objective's (`engine.problem.Problem` refuses an
+    objective of another task than the data's); a spec without one has the logistic loss."""
+    return objective_type(spec.get("objective", {}).get("name", LogisticLoss.name)).task
 
 
 def thresholded(spec: dict[str, Any]) -> bool:
@@ -51,6 +71,22 @@ def surrogate_tolerance(spec: dict[str, Any]) -> float:
     return surrogate_epsilon(spec) or 0.0
 
 
+def measure_view(spec: dict[str, Any]) -> ConstraintSpec | None:
+    """For a classifier run of a solver that minimises an unfairness measure itself, without a
+    constraint (paper 002: its card's `measure_option`), the family whose exact quantity is the
+    measure's unsmoothed counterpart (the DP gap for dp): the view it is judged and plotted by.
+    None for any other run, or a measure without one (dm, individual fairness, HSIC)."""
+    card = solver_card(spec["solver"])
+    if card.measure_option is None or constraint_of(spec)[0] is not None:
+        return None
+    if run_task(spec) is not Task.CLASSIFICATION:
+        return None  # a regression's reported quantity, the mean gap, is already dp's
+    config = config_from_dict(card.Config, spec.get("config", {}))
+    exact = badr_measure(getattr(config, card.measure_option)).exact
+    family = next((f for f, metric in REPORTED_AS.items() if metric == exact), None)
+    return None if family is None else ConstraintSpec(family, 1.0)
+
+
 def run_verdict(
     store: Store,
     row: RunRow,
@@ -62,12 +98,14 @@ def run_verdict(
     a run without constraint shows (its reference value beside constrained runs of it); by
     default a run's own."""
     family, kappa = constraint_of(row.spec)
+    view = view or measure_view(row.spec)
     shown = family or (view.family if view is not None else None)
     metrics = store.metrics(row.id) if metrics is None else metrics
-    return judge(row.status, metrics, quantity_name(shown), kappa,
+    task = run_task(row.spec)
+    return judge(row.status, metrics, quantity_name(shown, task), kappa,
                  reason=row.reason, surrogate_violation=store.last_surrogate_violation(row.id),
                  tolerance=surrogate_tolerance(row.spec),
-                 value_metric=quantity_metric(family, view),
+                 value_metric=quantity_metric(family, view, task),
                  thresholded=thresholded(row.spec))  # fmt: skip
 
 
@@ -93,20 +131,101 @@ def run_result(row: RunRow, store: Store, view: ConstraintSpec | None = None) ->
     """A stored run as a frontier input. A run without constraint gets, as its "constraint"
     metric, the exact value of `view`'s quantity (`reference_values`), so the unconstrained
     reference sits on the same axis as the runs under `view`."""
-    family, kappa = constraint_of(row.spec)
-    metrics = store.metrics(row.id)
-    if family is None and view is not None:
-        reference = reference_values(view, metrics)
-        metrics = {split: {**values, "constraint": reference.get(split)}
-                   for split, values in metrics.items()}  # fmt: skip
+    return _result(row.id, row.spec, store.metrics(row.id), view)
+
+
+def run_results(row: RunRow, store: Store, view: ConstraintSpec | None = None) -> list[RunResult]:
+    """A stored run as frontier inputs: `run_result` for a run that yields one model, its front
+    and its reported model for a run that yields a front (`front_results`)."""
+    return front_results(row.id, row.spec, run_front(store, row.id), store.metrics(row.id), view)
+
+
+def front_results(
+    run_id: str,
+    spec: dict[str, Any],
+    members: Sequence[FrontMember],
+    metrics: dict[str, dict[str, float | None]],
+    view: ConstraintSpec | None = None,
+) -> list[RunResult]:
+    """The frontier inputs of a run with stored `spec`, front `members` and reported model of
+    exact `metrics`: each model of the front (`front_of` the run, with its label and
+    coordinates) in its order, then the reported model (`chosen`; "reported model = <label>",
+    with that model's coordinates, when it is one of the front's, `reported_member`), all
+    measured as `run_result` measures a run; the reported model alone when the front is
+    empty."""
+    reported = _result(run_id, spec, metrics, view)
+    if not members:
+        return [reported]
+    family, _ = constraint_of(spec)
+    front = [dataclasses.replace(reported, metrics=_measured(m.metrics, family, view),
+                                 front_of=run_id, label=m.label, coordinates=m.coordinates)
+             for m in members]  # fmt: skip
+    same = reported_member(members, metrics)
+    label, coordinates = (REPORTED, {}) if same is None else (f"{REPORTED} = {same.label}",
+                                                              same.coordinates)  # fmt: skip
+    return [*front, dataclasses.replace(reported, front_of=run_id, label=label,
+                                        coordinates=coordinates, chosen=True)]  # fmt: skip
+
+
+def front_frontier(
+    run_id: str,
+    spec: dict[str, Any],
+    members: Sequence[FrontMember],
+    metrics: dict[str, dict[str, float | None]],
+    view: ConstraintSpec | None = None,
+) -> Frontier:
+    """The frontier of one run's own results (`front_results`) on the test split: its score
+    axis (`frontier_axes`) against its constrained quantity (for a run without constraint, the
+    quantity of `view`, by default the run's `measure_view` or else what every run of its task
+    reports, pSP on I for a classifier, as `run_quantity` names it)."""
+    family, _ = constraint_of(spec)
+    view = view or measure_view(spec)
+    metric = ("constraint" if family is not None or view is not None
+              else quantity_metric(None, task=run_task(spec)))  # fmt: skip
+    score, spread = frontier_axes([spec])
+    return frontier(front_results(run_id, spec, members, metrics, view), metric=metric,
+                    split="test", score=score, spread=spread)  # fmt: skip
+
+
+def run_front_frontier(store: Store, row: RunRow, view: ConstraintSpec | None = None) -> Frontier:
+    """`front_frontier` of a stored run."""
+    return front_frontier(row.id, row.spec, run_front(store, row.id), store.metrics(row.id), view)
+
+
+def run_quantity(spec: dict[str, Any], view: ConstraintSpec | None = None) -> str:
+    """The name of the quantity a run's frontier measures fairness by (`front_frontier`)."""
+    family, _ = constraint_of(spec)
+    view = view or measure_view(spec)
+    return quantity_name(family or (view.family if view is not None else None), run_task(spec))
+
+
+def _result(
+    run_id: str,
+    spec: dict[str, Any],
+    metrics: dict[str, dict[str, float | None]],
+    view: ConstraintSpec | None,
+) -> RunResult:
+    family, kappa = constraint_of(spec)
     return RunResult(
-        run_id=row.id,
-        solver=row.spec["solver"],
+        run_id=run_id,
+        solver=spec["solver"],
         kappa=kappa,
-        interval=tuple(row.spec["interval"]),
-        seed=int(row.spec["seed"]),
-        metrics=metrics,
+        interval=tuple(spec["interval"]),
+        seed=int(spec["seed"]),
+        metrics=_measured(metrics, family, view),
     )
+
+
+def _measured(
+    metrics: dict[str, dict[str, float | None]], family: str | None, view: ConstraintSpec | None
+) -> dict[str, dict[str, float | None]]:
+    """A run's exact metrics; for a run without constraint measured by `view`, with the exact
+    value of `view`'s quantity as its "constraint" metric (`reference_values`)."""
+    if family is not None or view is None:
+        return metrics
+    reference = reference_values(view, metrics)
+    return {split: {**values, "constraint": reference.get(split)}
+            for split, values in metrics.items()}  # fmt: skip
 
 
 def reference_values(
@@ -122,11 +241,12 @@ def reference_values(
 
 
 def sweep_results(store: Store, sweep_id: str) -> list[RunResult]:
-    """The sweep's finished runs that keep a reported iterate; its runs without constraint carry
-    the quantity of the constraint its other runs share (`sweep_view`)."""
+    """The sweep's finished runs that keep a reported iterate, a run's front included
+    (`run_results`); its runs without constraint carry the quantity of the constraint its other
+    runs share (`sweep_view`)."""
     rows = store.runs(sweep_id=sweep_id)
     view = sweep_view(r.spec for r in rows)
-    return [run_result(r, store, view) for r in rows if r.has_model]
+    return [result for r in rows if r.has_model for result in run_results(r, store, view)]
 
 
 def run_document(store: Store, run_id: str) -> dict[str, Any]:
@@ -145,6 +265,7 @@ def run_document(store: Store, run_id: str) -> dict[str, Any]:
         "seconds": row.seconds,
         "spec": row.spec,
         "metrics": store.metrics(row.id),
+        "front": [member.to_dict() for member in run_front(store, row.id)],
         "trajectory": store.records(row.id),
     }
 
@@ -187,14 +308,17 @@ def metrics_rows(
 ) -> list[dict[str, Any]]:
     """One compact row per run for comparison tables, test first: the verdict, the constrained
     quantity (named by its family; for a run without constraint, the constraint `view`'s where
-    it is reported) beside κ on test and train, accuracy against the majority class, AUC, and
-    how the run ended."""
+    it is reported) beside κ on test and train, the test scores of `SCORE_COLUMNS` (a
+    classifier's accuracy against the majority class and AUC, a regression's RMSE against the
+    baseline and R²), and how the run ended."""
     rows = []
     for run_id in run_ids:
         row = store.run(run_id)
         metrics = store.metrics(run_id)
         verdict = run_verdict(store, row, view, metrics)
         test, train = verdict.check("test"), verdict.check("train")
+        scores = {column: metrics.get("test", {}).get(metric)
+                  for column, metric in SCORE_COLUMNS[run_task(row.spec)].items()}  # fmt: skip
         rows.append({
             "run": run_id,
             "solver": row.spec["solver"],
@@ -203,9 +327,7 @@ def metrics_rows(
             "κ": verdict.kappa,
             "test value": test.value if test else None,
             "train value": train.value if train else None,
-            "test accuracy": metrics.get("test", {}).get("accuracy"),
-            "majority": metrics.get("test", {}).get("majority"),
-            "test AUC": metrics.get("test", {}).get("auc"),
+            **scores,
             "status": row.status,
             "seconds": row.seconds,
         })  # fmt: skip

@@ -15,9 +15,15 @@ from engine.data.sources import DataSpec, spec_from_dict, spec_to_dict
 from engine.data.subgroups import SubgroupSpec
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
-from engine.fairness.families import check_constraint
+from engine.fairness.families import check_constraint, check_family_task
 from engine.models import ModelSpec
-from engine.objectives import LogisticLoss, Objective, objective_from_dict, objective_to_dict
+from engine.objectives import (
+    LogisticLoss,
+    Objective,
+    check_objective_task,
+    objective_from_dict,
+    objective_to_dict,
+)
 from engine.solvers.catalogue import solver_card
 from engine.solvers.options import Budget, config_from_dict
 
@@ -91,7 +97,8 @@ class RunSpec:
 
     def validate(self) -> None:
         """Everything that can be checked without loading data: solver and options, I, κ, the
-        solver/constraint/model combination, and that the data files are there."""
+        solver/constraint/model combination, that the objective and the constraint are defined
+        for the data's label, and that the data files are there."""
         if self.seed < 0:
             raise UserError(f"the seed must be a whole number ≥ 0, not {self.seed}")
         alpha, beta = self.interval
@@ -103,6 +110,10 @@ class RunSpec:
             check_constraint(self.constraint)
         family = self.constraint.family if self.constraint else None
         variant = self.constraint.option("variant", None) if self.constraint else None
+        task = self.data.label_task
+        check_objective_task(self.objective.name, task, "the data's label")
+        if family is not None:
+            check_family_task(family, task, "the data's label")
         card.check_combination(self.model, family, self.objective.name, variant)
         self.data.files()  # a missing file is reported now, not in a worker
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from engine.data.paths import BUNDLED_DATA
 from engine.errors import UserError
+from engine.solvers.records import FRONT
 from engine.status import WITH_MODEL, RunStatus, StopCode, StopReason, stop_code
 
 SCHEMA_VERSION = 2
@@ -66,6 +67,7 @@ CREATE TABLE IF NOT EXISTS records (
     data TEXT NOT NULL,
     PRIMARY KEY (run_id, seq)
 );
+CREATE INDEX IF NOT EXISTS records_kind ON records(kind, run_id, seq);
 CREATE TABLE IF NOT EXISTS metrics (
     run_id TEXT NOT NULL,
     split TEXT NOT NULL,
@@ -355,12 +357,13 @@ class Store:
 
     def progress(self, run_id: str) -> tuple[int, int | None]:
         """How many trajectory records the run has, and the iteration of the last one (cheap
-        enough to ask on every poll of a live view)."""
+        enough to ask on every poll of a live view); a "front" record's iteration is its place
+        in the front, not an iteration of the solver, so it is passed over."""
         with self._connect() as db:
             count, last = db.execute(
                 "SELECT COUNT(*), (SELECT iteration FROM records WHERE run_id = ?1"
-                " ORDER BY seq DESC LIMIT 1) FROM records WHERE run_id = ?1",
-                (run_id,),
+                " AND kind != ?2 ORDER BY seq DESC LIMIT 1) FROM records WHERE run_id = ?1",
+                (run_id, FRONT),
             ).fetchone()
         return count, last
 
@@ -375,19 +378,30 @@ class Store:
             ).fetchone()
         return None if row is None else row[0]
 
-    def records(self, run_id: str, after_seq: int = -1) -> list[dict[str, Any]]:
-        """The trajectory, optionally only what came after `after_seq` (for live polling)."""
+    def records(
+        self, run_id: str, after_seq: int = -1, kind: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The trajectory, optionally only what came after `after_seq` (for live polling) and
+        only the records of one `kind` (`engine.solvers.records.IterationRecord`)."""
+        only = "" if kind is None else " AND kind = ?"
         with self._connect() as db:
             rows = db.execute(
                 "SELECT seq, iteration, seconds, kind, objective, max_violation, data FROM records"
-                " WHERE run_id = ? AND seq > ? ORDER BY seq",
-                (run_id, after_seq),
+                f" WHERE run_id = ? AND seq > ?{only} ORDER BY seq",
+                (run_id, after_seq, *(() if kind is None else (kind,))),
             ).fetchall()
         return [
             {"seq": r[0], "iteration": r[1], "seconds": r[2], "kind": r[3], "objective": r[4],
              "max_violation": r[5], **json.loads(r[6])}
             for r in rows
         ]  # fmt: skip
+
+    def runs_with(self, kind: str) -> set[str]:
+        """The ids of the runs that have records of `kind` (e.g. "front": the runs that yield a
+        set of models)."""
+        with self._connect() as db:
+            rows = db.execute("SELECT DISTINCT run_id FROM records WHERE kind = ?", (kind,))
+            return {r[0] for r in rows}
 
     # ---- sweeps -------------------------------------------------------------------------
     def add_sweep(self, sweep_id: str, name: str, grid: dict[str, Any], run_ids: list[str]) -> None:

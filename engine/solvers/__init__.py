@@ -9,6 +9,7 @@ from __future__ import annotations
 from engine.lazy import lazy_exports
 
 _HOMES = {
+    "FrontPoint": "engine.solvers.base",
     "Solver": "engine.solvers.base",
     "StepInfo": "engine.solvers.base",
     "SolverCard": "engine.solvers.catalogue",

@@ -3,7 +3,8 @@
 A solver is built from a Problem, its Config (a frozen dataclass whose defaults cite the paper,
 declared with the solver's card in `engine.solvers.catalogue`) and a random Generator; `step()`
 advances it and reports a StepInfo; `candidate()` is the iterate the solver would return now
-(for switching methods, the best nearly-feasible one).
+(for switching methods, the best nearly-feasible one). A run reports one model (`select`) and
+may also yield a set of models, its front (`front`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,18 @@ class Snapshot:
     metrics: dict[str, dict]
 
 
+@dataclass(frozen=True)
+class FrontPoint:
+    """One model of a run's front: `label` names it for people ("λ = (0.25, 0.75)", distinct
+    within the front), `params` is the model and `coordinates` the numbers that place it on
+    the front (e.g. {"lambda.<group name>": 0.25, "beta": 1.0}; paper 002 §5: the group weights
+    λ of the weighted-sum scalarisation w*(λ))."""
+
+    label: str
+    params: Params
+    coordinates: dict[str, float] = field(default_factory=dict)
+
+
 class Solver(ABC):
     """Base class of every algorithm; subclasses implement `step` and `candidate`."""
 
@@ -86,6 +99,16 @@ class Solver(ABC):
     def select(self, snapshots: list[Snapshot]) -> Params:
         """The iterate to report when the run ends; the paper's rule where it has one."""
         return self.candidate()
+
+    def front(self) -> list[FrontPoint]:
+        """The run's front, when the solver yields a set of models rather than one: e.g. the
+        weighted-sum front of paper 002 (§5 (a)), one model w*(λ) per λ on a grid of the group
+        weights, each Pareto-efficient in the group losses. Called once, after `select`; the
+        driver evaluates each model exactly on every split, off the run's clock, so the models
+        must be ones the solver has already fitted (fitting them is solving, and belongs in
+        `step`). In the solver's own order (e.g. λ along its grid); [] for a run that yields one
+        model only, as most do."""
+        return []
 
     def selection_note(self) -> str:
         """What the reported iterate is, when `select` chose it by a rule the user should

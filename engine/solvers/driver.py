@@ -17,13 +17,14 @@ from engine.errors import UserError
 from engine.fairness.constraints import BoundConstraint
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.base import Snapshot, Solver, StepInfo, aux_tensors
+from engine.solvers.base import FrontPoint, Snapshot, Solver, StepInfo, aux_tensors
 from engine.solvers.catalogue import solver_card
 from engine.solvers.kkt import kkt_terms, multipliers_from_state
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.options import Budget
-from engine.solvers.records import IterationRecord, Solution
+from engine.solvers.records import FRONT, FRONT_COORDINATE, IterationRecord, Solution
 from engine.status import StopCode, StopReason
+from engine.task import Task
 
 # the run's clock counts solver work only: surrogate records (a full-data pass), exact metrics,
 # saved iterates' evaluations and a solver's judging of its own iterates on validation
@@ -63,7 +64,11 @@ def solve(
 
     With `budget.save_every` = N, the iterate after iterations N, 2N, 3N, ... is evaluated on
     every split at once (an "iterate" record, `_iterate_record`): no driver call runs past the
-    next multiple of N, so the saves land on them exactly."""
+    next multiple of N, so the saves land on them exactly.
+
+    A solver that yields a front (`Solver.front`) has each of its models evaluated on every
+    split when the run has ended, off the run's clock: one "front" record per model, before the
+    final record, and `Solution.front`."""
     card = solver_card(solver)
     card.check_problem(problem)
     torch.set_num_threads(1)  # solver steps are many small tensor ops: threads only add overhead
@@ -150,6 +155,10 @@ def solve(
     note = instance.selection_note()
     if note:
         stop = StopReason(stop.code, f"{stop.text}; {note}")
+    # the front's models are evaluated after `seconds` was taken: off the run's clock
+    front = [_front_member(problem, point) for point in instance.front()]
+    for index, member in enumerate(front):
+        emit(_front_record(member, index, seconds))
     metrics = problem.report(params)
     emit(_final_record(metrics, iterations, seconds))
     test_scores = problem.scores(params, "test") if len(problem.data.test) else np.zeros(0)
@@ -166,6 +175,7 @@ def solve(
         group_names=problem.data.group_names,
         test_scores=test_scores,
         test_groups=problem.data.test.groups,
+        front=front,
     )
 
 
@@ -267,6 +277,11 @@ def _per_group(problem: Problem, h: np.ndarray, split: str) -> dict[str, float]:
     part = problem.data.split(split)
     if len(np.unique(part.groups)) < problem.data.n_groups:
         return {}
+    if problem.data.task is Task.REGRESSION:  # the objective's own loss; no positive rate
+        per_row, _ = problem.objective.per_sample(h, part.y)
+        losses = np.bincount(part.groups, weights=per_row) / np.bincount(part.groups)
+        return {f"group.{name}.loss": float(loss)
+                for name, loss in zip(problem.data.group_names, losses, strict=True)}  # fmt: skip
     losses = fairness.group_losses(h, part.groups, part.y)
     rates = fairness.positive_rates(h, part.groups, problem.threshold)
     out = {}
@@ -311,6 +326,28 @@ def _iterate_record(
         objective=values.get("train.loss"),
         max_violation=max(train_rows) if train_rows else None,
         values=values,
+    )
+
+
+def _front_member(problem: Problem, point: FrontPoint) -> dict:
+    """One model of the run's front with its exact metrics on every split (`Solution.front`)."""
+    return {
+        "label": point.label,
+        "coordinates": {name: float(value) for name, value in point.coordinates.items()},
+        "metrics": problem.report(point.params),
+    }
+
+
+def _front_record(member: dict, index: int, seconds: float) -> IterationRecord:
+    """A model of the front as a record (kind "front", `IterationRecord`): its exact metrics
+    "split.metric", its coordinates "coord.<name>", its label in the state."""
+    coordinates = {f"{FRONT_COORDINATE}{name}": v for name, v in member["coordinates"].items()}
+    return IterationRecord(
+        iteration=index,
+        seconds=seconds,
+        kind=FRONT,
+        values=_flatten(member["metrics"]) | coordinates,
+        state={"label": member["label"]},
     )
 
 

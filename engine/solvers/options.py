@@ -55,24 +55,33 @@ class Budget:
 @dataclass(frozen=True)
 class OptionField:
     """One solver option: `kind` is the type of a set value (bool, int, float or str);
-    `optional` options default to None, meaning unset (the solver chooses)."""
+    `optional` options default to None, meaning unset (the solver chooses); `choices` are the
+    values a text option may take (empty: any)."""
 
     name: str
     default: Any
     help: str
     kind: type
     optional: bool
+    choices: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "default": self.default, "help": self.help,
-                "type": self.kind.__name__, "optional": self.optional}  # fmt: skip
+                "type": self.kind.__name__, "optional": self.optional,
+                "choices": list(self.choices)}  # fmt: skip
 
 
 def config_fields(config_class: type) -> list[OptionField]:
     """Every option of a solver config, with its default, help (the field's `doc`) and type."""
     hints = typing.get_type_hints(config_class)
     return [
-        OptionField(f.name, f.default, f.metadata.get("doc", ""), *_kind(hints[f.name]))
+        OptionField(
+            f.name,
+            f.default,
+            f.metadata.get("doc", ""),
+            *_kind(hints[f.name]),
+            f.metadata.get("choices", ()),
+        )  # fmt: skip
         for f in dataclasses.fields(config_class)
     ]
 
@@ -146,6 +155,16 @@ def require_positive(config: Any, solver: str, names: tuple[str, ...]) -> None:
             raise UserError(f"{solver} option {name} must be a finite number > 0")
 
 
-def option(default: Any, doc: str) -> Any:
-    """A config field with its documentation (shown by `python -m engine solvers`)."""
-    return field(default=default, metadata={"doc": doc})
+def require_choices(config: Any, solver: str) -> None:
+    """Refuse a text option of `config` whose value is not among its `choices`."""
+    for option_field in config_fields(type(config)):
+        value = getattr(config, option_field.name)
+        if option_field.choices and value not in option_field.choices:
+            raise UserError(f"{solver} option {option_field.name} is one of "
+                            f"{', '.join(option_field.choices)}, not '{value}'")  # fmt: skip
+
+
+def option(default: Any, doc: str, choices: tuple[str, ...] = ()) -> Any:
+    """A config field with its documentation (shown by `python -m engine solvers`) and, for a
+    text option, the values it may take (a page offers them as a list)."""
+    return field(default=default, metadata={"doc": doc, "choices": choices})

@@ -12,6 +12,9 @@ import numpy as np
 from engine.models import Params
 from engine.status import RunStatus, StopReason
 
+FRONT = "front"  # the kind of the records of a run's front, one per model
+FRONT_COORDINATE = "coord."  # a front record's coordinates are its values "coord.<name>"
+
 
 @dataclass(frozen=True)
 class IterationRecord:
@@ -22,8 +25,13 @@ class IterationRecord:
     validation, keyed "split.metric". kind "iterate": an iterate saved every `Budget.save_every`
     iterations (paper 000 §3), on every split: the exact metrics keyed "split.metric" and the
     exact constraint rows keyed "split.row.<row>"; its objective is the train loss and its
-    largest violation the largest train row. kind "final": the exact metrics of the reported
-    iterate on every split. `seconds` is the solver's clock, which evaluations do not advance.
+    largest violation the largest train row. kind "front": one model of the run's front
+    (`Solver.front`), emitted when the run has ended, one record per model before the final
+    record: `iteration` is its place in the front (0, 1, ...), `values` its exact metrics on
+    every split keyed "split.metric" and its coordinates keyed "coord.<name>", `state` its
+    label {"label": ...}. kind "final": the exact metrics of the reported iterate on every
+    split. `seconds` is the solver's clock, which evaluations do not advance. Readers of one
+    kind ignore the others.
     """
 
     iteration: int
@@ -40,7 +48,10 @@ class IterationRecord:
 
 @dataclass
 class Solution:
-    """The chosen iterate, its exact metrics, the trajectory, and how the run ended."""
+    """The chosen iterate, its exact metrics, the trajectory, and how the run ended. `front` is
+    the run's front, the models of `Solver.front` in its order, each {"label", "coordinates",
+    "metrics"} with its exact metrics `metrics[split][name]`; empty for a run that yields one
+    model."""
 
     solver: str
     config: dict[str, Any]
@@ -54,6 +65,7 @@ class Solution:
     group_names: tuple[str, ...]
     test_scores: np.ndarray
     test_groups: np.ndarray
+    front: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def status(self) -> RunStatus:
@@ -80,6 +92,7 @@ class Solution:
             "trajectory": [r.to_dict() for r in self.trajectory],
             "snapshots": self.snapshots,
             "group_names": list(self.group_names),
+            "front": self.front,
         }
         if with_scores:
             out["test_scores"] = self.test_scores.tolist()

@@ -1,4 +1,7 @@
-"""Unconstrained logistic regression (or MLP): the reference point of every frontier.
+"""Unconstrained training of the problem's objective, with a linear model or an MLP: logistic
+regression by default, the squared-hinge SVM, or ridge regression for a real-valued label; the
+reference point of every frontier. Its l2 penalty covers every parameter, the intercept too
+(sklearn's Ridge and paper 002's μ leave the intercept out, spec 002 §1).
 
 Oracle counts (paper 001 spec §5, `engine.oracles.OracleCounts`): every evaluation of f0 comes
 with its gradient over all training rows, so it counts one objective gradient and one data pass;

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.data.acs import ACSSpec, SyntheticACSSpec
-from engine.data.acs_tasks import TASKS
+from engine.data.acs_tasks import ALL_TASKS
 from engine.data.adult import PROTECTED as ADULT_PROTECTED
 from engine.data.adult import AdultSpec
 from engine.data.classic import CLASSIC, ClassicSpec
@@ -18,6 +18,7 @@ from engine.data.sources import DataSpec, load_prepared
 from engine.data.subgroups import SubgroupSpec
 from engine.data.uploads import save_upload
 from engine.errors import UserError
+from engine.task import Task
 from pages.shared.state import initial, remember
 
 ACS_PROTECTED = ("SEX", "RAC1P", "MAR", "AGEP")
@@ -50,12 +51,13 @@ def data_controls() -> tuple[DataSpec, PrepareOptions]:
 def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
     if kind == "adult":
         return AdultSpec(), ADULT_PROTECTED
-    if kind in CLASSIC:  # its default label; a missing file is explained when it is prepared
-        return ClassicSpec(kind), CLASSIC[kind].protected
+    if kind in CLASSIC:  # a missing file is explained when it is prepared
+        return ClassicSpec(kind, _classic_label(kind)), CLASSIC[kind].protected
     if kind in ("acs", "synthetic"):
         initial("task", "income")
         initial("year", 2018, int)
-        task = st.sidebar.selectbox("Task", list(TASKS), key="task")
+        task = st.sidebar.selectbox("Task", list(ALL_TASKS), key="task",
+                                    format_func=lambda n: _marked(n, ALL_TASKS[n].task))  # fmt: skip
         year = int(st.sidebar.number_input("Year", 2014, 2030, key="year"))
         if kind == "synthetic":
             initial("synthetic_state", "CT")
@@ -89,6 +91,30 @@ def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
     spec = CSVSpec(path=path, label=label, protected=tuple(protected),
                    positive=positive or None, features=features)  # fmt: skip
     return spec, tuple(protected)
+
+
+def _classic_label(kind: str) -> str:
+    """The label of a classic data set that has several (e.g. Law school's bar passage or its
+    real-valued undergraduate GPA); its only label otherwise."""
+    labels = CLASSIC[kind].labels
+    if len(labels) == 1:
+        return next(iter(labels))
+    key = f"label_{kind}"
+    initial(key, next(iter(labels)))
+    if st.session_state[key] not in labels:
+        st.session_state[key] = next(iter(labels))
+    name = st.sidebar.selectbox("Label", list(labels), key=key,
+                                format_func=lambda n: _marked(labels[n].description,
+                                                              labels[n].task),
+                                help="a real-valued label trains a regression (paper 002's "
+                                "ridge regression); the others a classifier")  # fmt: skip
+    remember(key)
+    return name
+
+
+def _marked(text: str, task: Task) -> str:
+    """A label's name in a select, marked when it is real-valued (a regression's)."""
+    return text if task is Task.CLASSIFICATION else f"{text} (real-valued)"
 
 
 def _features(path: str, columns: tuple[str, ...], unusable: dict[str, str], label: str,

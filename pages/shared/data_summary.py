@@ -1,12 +1,13 @@
 """The prepared data at a glance: rows, label, warnings (small groups, columns that leak the label),
-notes, and each group's size and positive-label rate per split (a chart, and a table under it)."""
+notes, and each group's size and positive-label rate (mean label, for a real-valued label) per
+split (a chart, and a table under it)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from engine import plots
-from engine.data.prepared import Prepared, group_table
+from engine.data.prepared import Prepared, group_table, summary_statistic
 
 
 def data_summary(prepared: Prepared, chart: bool = True) -> None:
@@ -24,7 +25,8 @@ def data_summary(prepared: Prepared, chart: bool = True) -> None:
         st.plotly_chart(_groups_figure(prepared.key, summary), width="stretch", key="groups")
     else:  # the chart's room, so that nothing below moves when it arrives
         st.container(height=plots.GROUPS_FIGURE_HEIGHT, border=False)
-    with st.expander("Groups and label rates as a table"):
+    rates = summary_statistic(summary) == "label_rate"
+    with st.expander(f"Groups and {'label rates' if rates else 'mean labels'} as a table"):
         st.markdown(groups_markdown(summary))
 
 
@@ -35,18 +37,20 @@ def _groups_figure(key: str, _summary: dict):
 
 
 def groups_markdown(summary: dict) -> str:
-    """The groups table as Markdown: drawn at once, without the data-grid component."""
+    """The groups table as Markdown: drawn at once, without the data-grid component; rates as
+    percentages, mean labels as numbers."""
     rows = group_table(summary)
+    rates = summary_statistic(summary) == "label_rate"
     header = "| " + " | ".join(rows[0]) + " |\n|" + " ---: |" * len(rows[0])
-    lines = ["| " + " | ".join(_cell(v) for v in row.values()) + " |" for row in rows]
+    lines = ["| " + " | ".join(_cell(v, rates) for v in row.values()) + " |" for row in rows]
     return "\n".join([header, *lines])
 
 
-def _cell(value) -> str:
+def _cell(value, rates: bool) -> str:
     if value is None:
         return "—"
     if isinstance(value, float):
-        return f"{value:.1%}"
+        return f"{value:.1%}" if rates else f"{value:.4g}"
     if isinstance(value, int):
         return f"{value:,}"
     return str(value).replace("|", "\\|")

@@ -15,10 +15,11 @@ from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec, OptionValue
 from engine.fairness.families import family_entry, family_names
 from engine.models import ACTIVATIONS, ModelSpec
-from engine.objectives import LogisticLoss, Objective
+from engine.objectives import LogisticLoss, Objective, objective_type
 from engine.runs import RunSpec, sweep_specs
 from engine.solvers.catalogue import solver_card, solver_names
 from engine.solvers.options import Budget, OptionField, config_fields, config_from_dict
+from engine.task import Task
 from pages.shared.auc_gap_controls import KEYS as AUC_GAP_KEYS
 from pages.shared.auc_gap_controls import auc_gap_controls
 from pages.shared.objective_controls import KEYS as OBJECTIVE_KEYS
@@ -26,6 +27,15 @@ from pages.shared.objective_controls import objective_controls
 from pages.shared.state import initial, remember
 
 DEFAULT_FAMILY = "pSP"
+DEFAULT_KAPPA = 0.05
+REGRESSION_FAIRNESS = (
+    "A real-valued label: no constraint family is defined for one, so the runs train without a "
+    "constraint and report the gap between the groups' mean predictions (mean gap, the exact "
+    "demographic parity of paper 002's regressions)."
+)
+# a regression's (interval, κ, family, pairs, options): no family applies to it, and the
+# default one only lets the solver list grey out the solvers that need a family
+REGRESSION_CONSTRAINT = ((0.0, 1.0), DEFAULT_KAPPA, DEFAULT_FAMILY, "all", ())
 DEFAULT_SOLVERS = ["idca", "unconstrained"]
 KEYS = (
     "interval",
@@ -107,8 +117,33 @@ def interval_control(key: str = "interval", family: str = DEFAULT_FAMILY) -> tup
     return low / 100, high / 100
 
 
-def problem_controls(solver_choice: bool = True) -> Problem:
+def problem_controls(solver_choice: bool = True, task: Task = Task.CLASSIFICATION) -> Problem:
+    """What the sidebar chose for data whose label is of `task`: a classifier's constraint with
+    I and κ; a regression has no constraint family, so its runs train without one (the
+    constraint kept here only says so to the solver list) and report the mean gap."""
     st.sidebar.header("Fairness")
+    if task is Task.CLASSIFICATION:
+        interval, kappa, family, pairs, options = _fairness_controls()
+    else:
+        st.sidebar.caption(REGRESSION_FAIRNESS)
+        interval, kappa, family, pairs, options = REGRESSION_CONSTRAINT
+    model = _model_controls()
+    objective = objective_controls(task)
+    variant = dict(options).get("variant") if family == "auc_gap" else None
+    solvers, configs, budget = (
+        _solver_controls(family, model, objective.name, variant)
+        if solver_choice
+        else ((), {}, Budget())
+    )
+    remember(*KEYS)
+    return Problem(interval, kappa, family, tuple(solvers), configs, model, budget, pairs, options,
+                   objective)  # fmt: skip
+
+
+def _fairness_controls() -> tuple[
+    tuple[float, float], float, str, str, tuple[tuple[str, OptionValue], ...]
+]:
+    """A classifier's constraint: its family, I, its options and κ."""
     families = family_names()
     initial("family", DEFAULT_FAMILY)
     family = st.sidebar.selectbox("Constraint", families, key="family",
@@ -120,22 +155,12 @@ def problem_controls(solver_choice: bool = True) -> Problem:
     pairs, options = group_loss_controls() if family == "group_loss_gap" else ("all", ())
     if family == "auc_gap":
         options = auc_gap_controls()
-    initial("kappa", 0.05, float)
+    initial("kappa", DEFAULT_KAPPA, float)
     kappa = float(st.sidebar.number_input("Tolerance κ", step=0.01, format="%g", key="kappa",
                                           help=f"{entry.quantity} ≤ κ: the largest allowed gap "
                                           "between groups"
                                           + (" within I" if entry.uses_interval else "")))  # fmt: skip
-    model = _model_controls()
-    objective = objective_controls()
-    variant = dict(options).get("variant") if family == "auc_gap" else None
-    solvers, configs, budget = (
-        _solver_controls(family, model, objective.name, variant)
-        if solver_choice
-        else ((), {}, Budget())
-    )
-    remember(*KEYS)
-    return Problem(interval, kappa, family, tuple(solvers), configs, model, budget, pairs, options,
-                   objective)  # fmt: skip
+    return interval, kappa, family, pairs, options
 
 
 def _model_controls() -> ModelSpec:
@@ -197,7 +222,9 @@ def _solver_controls(family: str, model: ModelSpec, objective: str, variant: str
                             on_change=_toggle_solver, args=(name,))  # fmt: skip
     refused = [name for name, refusal in refusals.items() if refusal is not None]
     if refused:
-        st.sidebar.caption(f"Greyed out: not for {family} with this model and objective "
+        regression = objective_type(objective).task is Task.REGRESSION
+        subject = "a real-valued label" if regression else family
+        st.sidebar.caption(f"Greyed out: not for {subject} with this model and objective "
                            f"({', '.join(refused)}); "
                            "point at a name for why.")  # fmt: skip
     solvers = chosen_solvers(st.session_state["solvers"], refusals)
@@ -246,6 +273,9 @@ def _option_widget(option: OptionField, shown: Any, key: str) -> Any:
     if option.optional:
         return st.text_input(option.name, value=shown, key=key,
                              help=f"{option.help}. Leave it empty for unset.")  # fmt: skip
+    if option.choices:
+        return st.selectbox(option.name, option.choices, index=option.choices.index(shown),
+                            key=key, help=option.help)  # fmt: skip
     if option.kind is bool:
         return st.checkbox(option.name, value=shown, key=key, help=option.help)
     if option.kind is int:

@@ -13,11 +13,13 @@ from engine.fairness.distributions import candidate_intervals, interval_scan
 from engine.fairness.families import family_entry
 from engine.runs import Store
 from engine.runs.describe import run_label
+from engine.runs.frontier import SCORE_NAMES, Frontier, front_table
 from engine.runs.results import metrics_rows, run_verdict
 from engine.status import ACTIVE
+from engine.task import Task
 from engine.verdict import Label, Verdict
+from pages.shared.problem_controls import REGRESSION_FAIRNESS, interval_words
 from pages.shared.problem_controls import Problem as ViewProblem
-from pages.shared.problem_controls import interval_words
 
 LABEL_COLOUR = {Label.MEETS: "green", Label.MISSES: "orange", Label.SURROGATE_ONLY: "orange",
                 Label.NOT_CONVERGED: "orange", Label.DEGENERATE: "red", Label.DIVERGED: "red",
@@ -36,7 +38,9 @@ def live_phase(store: Store, run_ids: list[str]) -> str:
 def constraint_sentence(problem: ViewProblem, subgroups: Subgroups | None = None) -> str:
     """"Constraint pSP ≤ κ = 0.05 on I = [5 %, 30 %): each group's top 5 %–30 % of scores." —
     the interval only for the families defined on one; the data's overlapping `subgroups` for
-    the family that constrains them."""
+    the family that constrains them. A regression has none (`REGRESSION_FAIRNESS`)."""
+    if problem.objective.task is Task.REGRESSION:
+        return REGRESSION_FAIRNESS
     entry = family_entry(problem.family)
     text = f"Constraint {entry.quantity} ≤ κ = {problem.kappa:g}"
     if entry.uses_subgroups and subgroups is not None:
@@ -125,7 +129,8 @@ def metrics_table(
     store: Store, run_ids: list[str], view: ConstraintSpec | None = None
 ) -> pd.DataFrame:
     """The compact comparison table, test first: verdict, the constrained quantity beside κ,
-    accuracy beside the majority-class rate, AUC; numbers to four places."""
+    accuracy beside the majority-class rate, AUC (a regression's RMSE beside the baseline's, R²);
+    numbers to four places."""
     rows = metrics_rows(store, run_ids, view)
     quantity = rows[0]["quantity"] if rows else "value"
     frame = pd.DataFrame(rows).drop(columns=["run", "solver", "quantity"])
@@ -141,11 +146,49 @@ def metrics_table(
         "majority": number("majority rate", format="%.4f",
                            help="test accuracy of always predicting the majority class"),
         "test AUC": number(format="%.4f"),
+        "test RMSE": number(format="%.4f"),
+        "baseline RMSE": number(format="%.4f",
+                                help="test RMSE of predicting the training mean label"),
+        "test R²": number(format="%.4f", help="1 − SSE/SST on the test set; ≤ 0 is no better "
+                          "than predicting the test set's mean label"),
         "seconds": number("s", format="%.1f"),
         "verdict": st.column_config.TextColumn(width="medium"),
         "status": st.column_config.TextColumn(width="small"),
     })  # fmt: skip
     return frame
+
+
+FRONT_WORDS = (
+    "On a weighted-sum front (paper 002) every model is one that no group's loss can improve on "
+    "without another group's loss growing. Grey: dominated on these axes by another model of the "
+    "same front; ◆: the model the run reports."
+)
+
+
+def front_table_view(result: Frontier, quantity: str) -> None:
+    """The models of the frontier's fronts, one row each in their runs' order: the run, the
+    model's label and coordinates, its score and fairness, the realised constrained value
+    (`quantity`, when there is one), whether another model of its front dominates it, and which
+    one the run reports (◆)."""
+    points = [p for front in result.fronts.values() for p in front]
+    names = list(dict.fromkeys(name for p in points for name, _ in p.coordinates))
+    frame = pd.DataFrame(front_table(points))
+    for name in names:
+        frame[name] = [row.get(name) for row in frame["coordinates"]]
+    frame["run"] = frame["run"].str[:8]
+    frame["reported"] = frame["chosen"].map({True: "◆", False: ""})
+    columns = ["run", "solver", "label", *names, "score", "fairness", "constraint", "dominated",
+               "reported"]  # fmt: skip
+    if frame["constraint"].isna().all():  # a run without constraint, measured by no other
+        columns.remove("constraint")
+    number = st.column_config.NumberColumn
+    st.dataframe(frame[columns], hide_index=True, width="content", column_config={
+        "label": st.column_config.TextColumn("model", width="medium"),
+        "score": number(f"{SCORE_NAMES[result.score]} ({result.split})", format="%.4f"),
+        "fairness": number(f"1 − {quantity}" if result.metric == "constraint" else "fairness",
+                           format="%.4f"),
+        "constraint": number(f"{quantity} ({result.split})", format="%.4f"),
+    })  # fmt: skip
 
 
 def finished(store: Store, run_ids: list[str]) -> list[str]:

@@ -6,6 +6,7 @@ import hashlib
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from engine.cli import main
@@ -15,6 +16,7 @@ from engine.data.grouping import GroupingSpec
 from engine.data.prepare import PrepareOptions
 from engine.data.sources import load_prepared, spec_from_dict, spec_to_dict
 from engine.errors import UserError
+from engine.task import Task
 
 # rows, label rate range (measured: 0.4551, 0.700, 0.4977, 0.8884) and default groups' sizes
 EXPECTED = {
@@ -75,12 +77,16 @@ def test_each_data_set_has_its_rows_label_rate_and_default_groups(shared_classic
 
 @pytest.mark.parametrize("kind", list(CLASSIC))
 def test_no_identifier_score_or_label_column_is_a_feature(shared_classic, kind):
+    """A binary label's column is never a feature; a real-valued label's (Law school's UGPA) is
+    one, except when it is the label."""
     data = CLASSIC[kind]
-    dataset = load_classic(kind)
-    never = {*data.left_out, *(label.column for label in data.labels.values())}
-    assert never.isdisjoint(dataset.features)
-    assert set(dataset.protected) <= set(dataset.frame.columns)
-    assert not dataset.frame[list(dataset.features)].isna().any().any()
+    binary = {label.column for label in data.labels.values() if label.task is Task.CLASSIFICATION}
+    for name, label in data.labels.items():
+        dataset = load_classic(kind, name)
+        never = {*data.left_out, *binary, label.column}
+        assert never.isdisjoint(dataset.features)
+        assert set(dataset.protected) <= set(dataset.frame.columns)
+        assert not dataset.frame[list(dataset.features)].isna().any().any()
 
 
 def test_the_named_leaks_are_left_out(shared_classic):
@@ -101,6 +107,28 @@ def test_law_offers_the_first_year_grade_as_a_second_label(shared_classic):
     assert ClassicSpec("law") == ClassicSpec("law", "bar")
     with pytest.raises(UserError, match="its labels are bar, zfya"):
         ClassicSpec("law", "gpa")
+
+
+def test_law_and_crime_offer_real_valued_labels_that_are_not_features(shared_classic):
+    """Paper 002, Table 1: Law school's GPA (UGPA, a feature of the binary labels) and Communities
+    and Crime's violent crime rate, as numbers."""
+    table = pd.read_csv(shared_classic / "law.csv")
+    gpa = load_classic("law", "ugpa")
+    assert gpa.task is Task.REGRESSION and ClassicSpec("law", "ugpa").label_task is Task.REGRESSION
+    assert gpa.label.dtype == np.float64
+    np.testing.assert_array_equal(gpa.label, table["UGPA"].to_numpy(dtype=np.float64))
+    assert "UGPA" not in gpa.features and "LSAT" in gpa.features
+    assert "UGPA" in load_classic("law", "bar").features
+    rate = load_classic("crime", "violent_crime_rate")
+    assert rate.task is Task.REGRESSION and 0 <= rate.label.min() < rate.label.max() <= 1
+    assert "ViolentCrimesPerPop" not in rate.features
+    np.testing.assert_array_equal(load_classic("crime").label, rate.label > np.median(rate.label))
+    prepared = load_prepared(
+        ClassicSpec("law", "ugpa"), PrepareOptions(grouping=(GroupingSpec("sex"),))
+    )
+    assert prepared.task is Task.REGRESSION and prepared.train.y.dtype == np.float64
+    assert len(np.unique(prepared.train.y)) > 10
+    assert not any("alone predicts the label" in w for w in prepared.warnings)
 
 
 def test_german_age_group_and_crime_intersections(shared_classic):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 
 from engine.errors import UserError
 from engine.fairness import (
+    BADR_MEASURES,
     badr_demographic_parity,
     badr_disparate_mistreatment,
     badr_equal_opportunity,
@@ -16,6 +18,7 @@ from engine.fairness import (
     badr_group_variance,
     badr_hsic,
     badr_individual_fairness,
+    badr_measure,
 )
 
 SEEDS = range(30)
@@ -47,22 +50,47 @@ def members(c, k, label=None):
     ]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_individual_fairness(make_case, seed):
-    c = make_case(seed, labelled=True)
-    n = len(c.scores)
+def brute_individual(scores, groups, y):
+    """Berk et al.'s measure over every cross-group pair, as written in paper 002, App. A."""
+    n = len(scores)
     total = 0.0
     for i in range(n):
         for j in range(i + 1, n):
-            if c.groups[i] != c.groups[j]:
-                weight = math.exp(-abs(c.y[i] - c.y[j]))
-                total += weight * (c.scores[i] - c.scores[j]) ** 2
-    sizes = np.bincount(c.groups)
+            if groups[i] != groups[j]:
+                weight = math.exp(-abs(y[i] - y[j]))
+                total += weight * (scores[i] - scores[j]) ** 2
+    sizes = np.bincount(groups)
     ordered = sum(
-        sizes[s] * sizes[t] for s in range(c.n_groups) for t in range(c.n_groups) if s != t
+        sizes[s] * sizes[t] for s in range(len(sizes)) for t in range(len(sizes)) if s != t
     )
+    return total / ordered
+
+
+def one_hot_covariance_measure(scores, groups, ddof):
+    """1/2 sum_s Cov(1[a = s], p)^2, the covariance taken with 1/(n - ddof)."""
+    n = len(scores)
+    pbar = mean(scores)
+    total = 0.0
+    for s in range(max(groups) + 1):
+        share = sum(1 for a in groups if a == s) / n
+        cov = sum(((a == s) - share) * (p - pbar) for a, p in zip(groups, scores, strict=True))
+        total += (cov / (n - ddof)) ** 2
+    return 0.5 * total
+
+
+def paper_covariance_measure(scores, groups, ddof):
+    """Paper 002's (Cov(a, p))^2 with the integer group id a taken as a number."""
+    n = len(scores)
+    abar, pbar = mean(groups), mean(scores)
+    cross = sum((a - abar) * (p - pbar) for a, p in zip(groups, scores, strict=True))
+    return (cross / (n - ddof)) ** 2
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_individual_fairness(make_case, seed):
+    c = make_case(seed, labelled=True)
     got = badr_individual_fairness(c.scores, c.groups, c.y)
-    assert got == pytest.approx(total / ordered, rel=1e-10, abs=1e-14)
+    assert got == pytest.approx(brute_individual(c.scores, c.groups, c.y), rel=1e-10, abs=1e-14)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -85,11 +113,10 @@ def test_smoothed_parity_measures(make_case, seed, rho):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_covariance_measures_and_group_variance(make_case, seed):
     c = make_case(seed, labelled=True)
-    n = len(c.scores)
-    abar, pbar = mean(c.groups), mean(c.scores)
-    cross = sum((a - abar) * (p - pbar) for a, p in zip(c.groups, c.scores, strict=True))
-    assert badr_disparate_mistreatment(c.scores, c.groups) == pytest.approx((cross / n) ** 2)
-    assert badr_hsic(c.scores, c.groups) == pytest.approx((cross / (n - 1)) ** 2)
+    dm = one_hot_covariance_measure(c.scores, c.groups, ddof=0)
+    hsic = one_hot_covariance_measure(c.scores, c.groups, ddof=1)
+    assert badr_disparate_mistreatment(c.scores, c.groups) == pytest.approx(dm, rel=1e-10)
+    assert badr_hsic(c.scores, c.groups) == pytest.approx(hsic, rel=1e-10)
     losses = [
         mean(math.log(1 + math.exp(-(2 * yy - 1) * s)) for s, yy in members(c, k))
         for k in range(c.n_groups)
@@ -133,3 +160,173 @@ def test_sample_permutation_and_large_scores(make_case, seed):
 def test_rho_must_be_positive(rho):
     with pytest.raises(UserError, match="rho"):
         badr_demographic_parity([0.1, 0.2], [0, 1], rho)
+
+
+def random_rows(seed, n_groups, task, sizes=None):
+    """Groups of different sizes; labels with both values in every group, or real targets with
+    ties (a grid of half-units) on even seeds."""
+    rng = np.random.default_rng(seed)
+    sizes = sizes or [23, 9, 14, 6][:n_groups]
+    groups = rng.permutation(np.repeat(np.arange(n_groups), sizes))
+    scores = rng.normal(scale=1.5, size=groups.size)
+    if task == "classification":
+        y = rng.integers(0, 2, size=groups.size)
+        for k in range(n_groups):
+            rows = np.flatnonzero(groups == k)
+            y[rows[:2]] = [0, 1]
+    elif seed % 2 == 0:
+        y = rng.integers(-4, 5, size=groups.size) / 2.0
+    else:
+        y = rng.normal(size=groups.size)
+    return scores, groups, y
+
+
+def test_catalogue_names_and_fields():
+    assert list(BADR_MEASURES) == [
+        "dp",
+        "dm",
+        "eopp",
+        "eodds",
+        "group_variance",
+        "individual",
+        "hsic",
+    ]
+    both = {"classification", "regression"}
+    assert {m.name: m.tasks for m in BADR_MEASURES.values()} == {
+        "dp": both,
+        "dm": both,
+        "eopp": {"classification"},
+        "eodds": {"classification"},
+        "group_variance": both,
+        "individual": both,
+        "hsic": both,
+    }
+    assert {m.name for m in BADR_MEASURES.values() if m.smoothed} == {"dp", "eopp", "eodds"}
+    exact = {m.name: m.exact for m in BADR_MEASURES.values() if m.exact is not None}
+    assert exact == {"dp": "dp", "eopp": "eopp", "eodds": "eo", "group_variance": "group_loss_gap"}
+    assert all(badr_measure(name) is measure for name, measure in BADR_MEASURES.items())
+
+
+def test_unknown_measure_lists_the_names():
+    with pytest.raises(UserError, match="unknown badr measure 'ddp'") as error:
+        badr_measure("ddp")
+    assert "dp, dm, eopp, eodds, group_variance, individual, hsic" in str(error.value)
+
+
+@pytest.mark.parametrize("name", ["eopp", "eodds"])
+def test_classification_only_measures_refuse_regression(name):
+    scores, groups, y = random_rows(0, 2, "regression")
+    with pytest.raises(UserError, match="defined for classification only") as error:
+        badr_measure(name).value_and_grad(scores, groups, y, task="regression")
+    assert "not for regression" in str(error.value)
+
+
+def test_unknown_task_and_missing_targets_are_refused():
+    scores, groups, y = random_rows(0, 2, "classification")
+    with pytest.raises(UserError, match="task must be one of classification, regression"):
+        badr_measure("dp").value(scores, groups, y, task="ranking")
+    with pytest.raises(UserError, match="needs y"):
+        badr_measure("individual").value(scores, groups, None)
+    with pytest.raises(UserError, match="NaN or infinite"):
+        badr_measure("individual").value(
+            scores, groups, np.full(scores.size, np.nan), task="regression"
+        )
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_groups", [2, 3, 4])
+@pytest.mark.parametrize("scale", [1.0, 1e3])
+def test_individual_fairness_on_real_targets(seed, n_groups, scale):
+    """Real y, ties on even seeds, groups of different sizes; at scale 1e3 the weights between
+    distinct targets are as small as exp(-500) and exp(y) itself would overflow."""
+    scores, groups, y = random_rows(seed, n_groups, "regression")
+    y = y * scale
+    got = badr_measure("individual").value(scores, groups, y, task="regression")
+    assert got == pytest.approx(brute_individual(scores, groups, y), rel=1e-10, abs=1e-300)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_individual_fairness_has_one_value_for_binary_targets(seed):
+    """The O(n) label-cell form and the sorted real-target form agree on 0/1 targets."""
+    scores, groups, y = random_rows(seed, 3, "classification")
+    measure = badr_measure("individual")
+    as_labels = measure.value_and_grad(scores, groups, y)
+    as_targets = measure.value_and_grad(scores, groups, y.astype(float), task="regression")
+    assert as_targets[0] == pytest.approx(as_labels[0], rel=1e-12)
+    np.testing.assert_allclose(as_targets[1], as_labels[1], rtol=1e-10, atol=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("rho", RHOS)
+def test_regression_demographic_parity_uses_mean_scores(seed, rho):
+    scores, groups, y = random_rows(seed, 3, "regression")
+    means = [mean(s for s, g in zip(scores, groups, strict=True) if g == k) for k in range(3)]
+    expected = smax([math.sqrt((m - mean(means)) ** 2 + 1e-6) for m in means], rho)
+    dp = badr_measure("dp")
+    assert dp.value(scores, groups, y, rho=rho, task="regression") == pytest.approx(
+        expected, rel=1e-12
+    )
+    assert dp.value(scores, groups, None, rho=rho, task="regression") != pytest.approx(
+        dp.value(scores, groups, None, rho=rho)
+    )
+
+
+def group_loss_variance(scores, groups, y, loss):
+    per_group = [
+        mean(loss(s, t) for s, g, t in zip(scores, groups, y, strict=True) if g == k)
+        for k in range(max(groups) + 1)
+    ]
+    return mean((v - mean(per_group)) ** 2 for v in per_group)
+
+
+def squared_hinge(p, y):
+    """max(0, 1 - zeta p)^2 with zeta = 2y - 1, and its slope."""
+    zeta = 2.0 * y - 1.0
+    margin = np.maximum(0.0, 1.0 - zeta * p)
+    return margin**2, -2.0 * zeta * margin
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_groups", [2, 3])
+def test_group_variance_of_a_given_loss(seed, n_groups):
+    scores, groups, y = random_rows(seed, n_groups, "classification")
+    got = badr_measure("group_variance").value(scores, groups, y, loss=squared_hinge)
+    hinge = group_loss_variance(scores, groups, y, lambda s, t: max(0.0, 1 - (2 * t - 1) * s) ** 2)
+    assert got == pytest.approx(hinge, rel=1e-12)
+
+    scores, groups, y = random_rows(seed, n_groups, "regression")
+    got = badr_measure("group_variance").value(scores, groups, y, task="regression")
+    squared = group_loss_variance(scores, groups, y, lambda s, t: 0.5 * (s - t) ** 2)
+    assert got == pytest.approx(squared, rel=1e-12)
+
+
+def test_a_loss_of_the_wrong_shape_is_refused():
+    scores, groups, y = random_rows(0, 2, "classification")
+    with pytest.raises(UserError, match="the loss must return two arrays"):
+        badr_measure("group_variance").value(
+            scores, groups, y, loss=lambda p, t: (np.mean(p), np.ones(p.size))
+        )
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("name", ["dm", "hsic"])
+def test_covariance_measures_are_the_papers_at_two_groups(seed, name):
+    scores, groups, _ = random_rows(seed, 2, "classification")
+    ddof = {"dm": 0, "hsic": 1}[name]
+    got = badr_measure(name).value(scores, groups, None)
+    assert got == pytest.approx(paper_covariance_measure(scores, groups, ddof), rel=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("name", ["dm", "hsic"])
+def test_covariance_measures_do_not_depend_on_group_numbering(seed, name):
+    scores, groups, _ = random_rows(seed, 3, "classification")
+    ddof = {"dm": 0, "hsic": 1}[name]
+    measure = badr_measure(name)
+    values, papers = [], []
+    for relabel in itertools.permutations(range(3)):
+        renamed = np.asarray(relabel)[groups]
+        values.append(measure.value(scores, renamed, None))
+        papers.append(paper_covariance_measure(scores, renamed, ddof))
+    assert values == pytest.approx([values[0]] * len(values), rel=1e-12)
+    assert max(papers) > 1.01 * min(papers)  # the integer-id formula does depend on it

@@ -18,9 +18,11 @@ from engine.capabilities import (
     objective_offers,
 )
 from engine.errors import UserError
-from engine.fairness.families import AUC_GAP_DEFAULTS, family_names
+from engine.fairness.families import AUC_GAP_DEFAULTS, family_names, task_refusal
 from engine.lazy import load_object
 from engine.models import ModelSpec
+from engine.objectives import OBJECTIVE_TYPES
+from engine.task import Task
 
 if TYPE_CHECKING:
     from engine.problem import Problem
@@ -34,7 +36,10 @@ class SolverCard:
     """`needs` maps each capability the algorithm requires (`engine.capabilities`) to why,
     citing the paper, in the order of `Capability`: model, objective, then family. `constrained`
     is False for a reference solver, which ignores the constraint (and also runs without one)
-    and so needs nothing of a constraint family."""
+    and so needs nothing of a constraint family. `classifier_only` says why, citing the paper,
+    an algorithm trains classifiers only (a model of a binary label) whatever its family; empty
+    when it trains a model of any label (a constrained one is held to its family's labels:
+    `engine.fairness.families.Family.tasks`)."""
 
     name: str
     Config: type  # a frozen dataclass of options whose defaults cite the paper
@@ -47,6 +52,11 @@ class SolverCard:
     # the auc_gap variants (paper 004, App. A) the algorithm applies to, and why (empty: all)
     auc_variants: tuple[str, ...] = ()
     auc_variants_why: str = ""
+    classifier_only: str = ""
+    # the option naming the unfairness measure the algorithm minimises itself (paper 002's
+    # `measure`): its fairness is an upper-level objective, not a constraint, so a run that
+    # names no constraint has none
+    measure_option: str | None = None
 
     def __post_init__(self) -> None:
         ordered = {c: self.needs[c] for c in Capability if c in self.needs}
@@ -93,11 +103,13 @@ class SolverCard:
     ) -> str | None:
         """Why this algorithm cannot solve `model` under `family` (of `variant`, for auc_gap),
         in words: the first capability it misses (of the model, the objective, then the
-        family), else a variant it does not apply to; None if it can."""
+        family), else a label it is not defined for (the objective's task: a classifier's
+        algorithm, or a family it uses, for a regression), else a variant it does not apply to;
+        None if it can."""
         objective = objective or self.default_objective
         missing = self.missing(model, family, objective)
         if not missing:
-            return self._variant_refusal(family, variant)
+            return self._task_refusal(family, objective) or self._variant_refusal(family, variant)
         first = missing[0]
         needed = f"{first.words} ({self.needs[first]})"
         if first.side is Side.MODEL:
@@ -111,6 +123,19 @@ class SolverCard:
                     "unconstrained solver")  # fmt: skip
         return (f"{self.name} solves the constraint families {', '.join(self.families())} only: "
                 f"it needs {needed}, which those families offer, not {family}")  # fmt: skip
+
+    def _task_refusal(self, family: str | None, objective: str) -> str | None:
+        """An algorithm for classifiers, or a family it uses (under it, or as its penalty), that
+        is not defined for the task of the objective's label."""
+        kind = OBJECTIVE_TYPES.get(objective)  # a name the capabilities know but not the code
+        if kind is None or kind.task is Task.CLASSIFICATION:
+            return None  # every solver and family is defined for a binary label
+        if self.classifier_only:
+            return (f"{self.name} trains classifiers only ({self.classifier_only}); the "
+                    f"{objective} objective is for a {kind.task.label_words} label")  # fmt: skip
+        if family is None or not (self.constrained or self.requires_of(Side.FAMILY)):
+            return None
+        return task_refusal(family, kind.task, f"the label of the {objective} objective")
 
     def _variant_refusal(self, family: str | None, variant: str | None) -> str | None:
         variant = variant or AUC_GAP_DEFAULTS["variant"]

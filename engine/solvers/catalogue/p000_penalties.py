@@ -69,5 +69,6 @@ CARDS = (
                "engine.solvers.penalised_sgd:SGDFairret", constrained=False, needs={
                    C.GRADIENTS: "it steps along backpropagated gradients",
                    C.MINIBATCH_LOSS: "paper 000, Exp. 1: it steps on group-balanced batches",
-               }),
+               }, classifier_only="its penalty, Fairret's NormLoss(Accuracy), compares the "
+                                  "groups' accuracies on 0/1 labels (paper 000, Exp. 1)"),
 )  # fmt: skip

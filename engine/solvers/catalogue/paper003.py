@@ -153,7 +153,8 @@ def _quadratic(name: str, rows: C, equations: str, summary: str) -> SolverCard:
 
 CARDS = (
     SolverCard("unconstrained", UnconstrainedConfig, "reference",
-               "unconstrained logistic loss minimisation by L-BFGS (the frontier's start)",
+               "unconstrained minimisation of the objective (the logistic loss unless chosen; "
+               "ridge regression for a real-valued label) by L-BFGS (the frontier's start)",
                _S + "unconstrained:Unconstrained", constrained=False, needs={
                    C.GRADIENTS: "L-BFGS on the parameters of any model",
                    C.SMOOTH: "L-BFGS with a strong-Wolfe line search",
