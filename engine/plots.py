@@ -793,7 +793,9 @@ SPREAD_WORDS = {"ci": "confidence interval", "se": "standard error"}
 
 
 def _kappa_label(point: FrontierPoint) -> str:
-    return "unconstrained" if point.kappa is None else f"κ = {point.kappa:g}"
+    """κ, or for a run without one its solver: the unconstrained model, or a reference of
+    paper 002 (uniform, minimax, ...) whose fairness is a measure it minimises, not a κ."""
+    return point.solver if point.kappa is None else f"κ = {point.kappa:g}"
 
 
 def _point_hover(point: FrontierPoint, quantity: str, score: str) -> str:

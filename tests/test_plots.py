@@ -313,7 +313,7 @@ def test_frontier_figure_has_one_point_per_frontier_point(seed):
     for p in result.points:
         x, y, error_x, error_y, colour, symbol, name, text, hover = points[p.run_ids]
         assert (x, y, error_x, error_y) == (p.fairness, p.score, p.fairness_spread, p.score_spread)
-        assert text == ("unconstrained" if p.unconstrained else f"κ = {p.kappa:g}")
+        assert text == (p.solver if p.unconstrained else f"κ = {p.kappa:g}")
         assert (symbol == "star") == p.unconstrained
         if p.meets_kappa is False:
             assert (name, colour, symbol) == ("misses κ", MISSED_COLOUR, "circle-open")
