@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import badr_rows
 import numpy as np
 import pytest
 
@@ -17,23 +18,10 @@ CASES = [
 ]
 
 
-def random_rows(seed, n_groups, task, n=60):
-    """n rows in groups of different sizes; labels with both values in every group, or real
-    targets with ties (a grid of half-units) on even seeds."""
-    rng = np.random.default_rng(seed)
-    sizes = n * np.arange(1, n_groups + 1) // (n_groups * (n_groups + 1) // 2)  # 1 : 2 : 3
-    groups = rng.permutation(np.repeat(np.arange(n_groups), sizes))
-    p = rng.normal(scale=1.5, size=groups.size)
-    if task == "classification":
-        y = rng.integers(0, 2, size=groups.size)
-        for k in range(n_groups):
-            rows = np.flatnonzero(groups == k)
-            y[rows[:2]] = [0, 1]
-    elif seed % 2 == 0:
-        y = rng.integers(-4, 5, size=groups.size) / 2.0
-    else:
-        y = rng.normal(size=groups.size)
-    return p, groups, y
+def random_rows(seed, n_groups, task):
+    """60 rows in groups of sizes 1 : 2 : 3 (`badr_rows.random_rows`)."""
+    sizes = [60 * k // (n_groups * (n_groups + 1) // 2) for k in range(1, n_groups + 1)]
+    return badr_rows.random_rows(seed, n_groups, task, sizes)
 
 
 def derivative(f, p, direction):

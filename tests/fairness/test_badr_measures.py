@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from badr_rows import random_rows
 
 from engine.errors import UserError
 from engine.fairness import (
@@ -160,25 +161,6 @@ def test_sample_permutation_and_large_scores(make_case, seed):
 def test_rho_must_be_positive(rho):
     with pytest.raises(UserError, match="rho"):
         badr_demographic_parity([0.1, 0.2], [0, 1], rho)
-
-
-def random_rows(seed, n_groups, task, sizes=None):
-    """Groups of different sizes; labels with both values in every group, or real targets with
-    ties (a grid of half-units) on even seeds."""
-    rng = np.random.default_rng(seed)
-    sizes = sizes or [23, 9, 14, 6][:n_groups]
-    groups = rng.permutation(np.repeat(np.arange(n_groups), sizes))
-    scores = rng.normal(scale=1.5, size=groups.size)
-    if task == "classification":
-        y = rng.integers(0, 2, size=groups.size)
-        for k in range(n_groups):
-            rows = np.flatnonzero(groups == k)
-            y[rows[:2]] = [0, 1]
-    elif seed % 2 == 0:
-        y = rng.integers(-4, 5, size=groups.size) / 2.0
-    else:
-        y = rng.normal(size=groups.size)
-    return scores, groups, y
 
 
 def test_catalogue_names_and_fields():

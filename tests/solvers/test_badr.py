@@ -282,3 +282,23 @@ def test_the_minimax_dual_and_the_conic_epigraph_agree():
     np.testing.assert_allclose(_lambdas(runs["dual"])[-1], _lambdas(runs["epigraph"])[-1],
                                atol=2e-3)  # fmt: skip
     np.testing.assert_allclose(runs["dual"].params["w"], runs["epigraph"].params["w"], atol=1e-4)
+
+
+def test_badr_sgd_estimates_are_unbiased_for_badr_gd_directions():
+    prob = problem(2, n=300)
+    card = solver_card("badr_sgd")
+    config = card.Config(measure="dp", l2=0.05, batch_size=8, clip=1e9)
+    stochastic = card.load()(prob, config, np.random.default_rng(0))
+    full = solver_card("badr_gd").load()(prob, solver_card("badr_gd").Config(measure="dp", l2=0.05),
+                                         np.random.default_rng(0))  # fmt: skip
+    for solver in (stochastic, full):  # the same point (w, v, λ) away from the start
+        solver.w = solver.w + 0.1
+        solver.v = np.linspace(-1.0, 1.0, solver.w.size)
+        solver.weights = np.array([0.3, 0.7])
+    expected = full.directions()[:3]
+    draws = [stochastic.directions()[:3] for _ in range(3000)]
+    for k, target in enumerate(expected):
+        mean = np.mean([d[k] for d in draws], axis=0)
+        spread = np.std([d[k] for d in draws], axis=0) / np.sqrt(len(draws))
+        assert np.all(np.abs(mean - target) <= 5 * spread + 1e-12)
+        assert np.any(spread > 0)  # the estimates are random, not the full-data values
