@@ -441,7 +441,9 @@ STATE_VECTORS = {"dual": "dual variables λ<br>(per constraint row)",
                  "mu": "auxiliary multipliers μ<br>(PLADA, per row)",
                  "u": "slacks u<br>(PLADA, per row)",
                  "slack": "slack variables<br>(per constraint row)",
-                 "branch": "steps per branch<br>(switching)"}  # fmt: skip
+                 "branch": "steps per branch<br>(switching)",
+                 "lambda": "group weights λ<br>(paper 002, on the simplex)",
+                 "group_loss": "group losses F_s(w)<br>(paper 002)"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -460,6 +462,11 @@ STATE_SCALARS = {
     "dual_gap": ScalarState("‖λ − μ‖", "‖λ − μ‖ → 0<br>(PLADA, Thm 2)", log=True),
     # paper 001, eq. (11): γ_k = min{γ0, ρδ_k/(‖λ_k − μ_k‖² + 1)}, δ_k ~ 1/k
     "gamma": ScalarState("γ_k", "step size γ_k<br>(PLADA, eq. 11)", log=True),
+    # paper 002's upper level: the smoothed measure, and its stationarity ‖(λ_t − λ_{t+1})/γ‖
+    "fair": ScalarState("measure", "unfairness measure<br>(paper 002, smoothed: surrogate)"),
+    "stationarity": ScalarState(
+        "‖(λ_t − λ_{t+1})/γ‖", "stationarity in λ<br>(paper 002)", log=True
+    ),
 }
 
 

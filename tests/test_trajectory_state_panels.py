@@ -166,7 +166,9 @@ def test_many_rows_are_capped_to_the_largest_final_values_with_a_note():
 
 def test_every_panel_keeps_a_readable_height_and_the_figure_a_bounded_one():
     records = with_kkt(with_state(trajectory(0), plada_state()))
-    records = with_state(records, lambda i: {"slack.g1": 0.1, "branch.objective": float(i)})
+    records = with_state(records, lambda i: {"slack.g1": 0.1, "branch.objective": float(i),
+                                             "lambda.g1": 0.5, "group_loss.g1": 0.3,
+                                             "fair": 0.7, "stationarity": 1.0 / (i + 1)})  # fmt: skip
     fig = trajectory_figure([TrajectoryRun("all", records)])
     rows = len(fig._grid_ref)
     assert rows == 3 + 1 + len(STATE_VECTORS) + len(STATE_SCALARS)  # every optional panel

@@ -160,8 +160,9 @@ def metrics_table(
 
 FRONT_WORDS = (
     "On a weighted-sum front (paper 002) every model is one that no group's loss can improve on "
-    "without another group's loss growing. Grey: dominated on these axes by another model of the "
-    "same front; ◆: the model the run reports."
+    "without another group's loss growing; badr picks the fairest of them, the one with the "
+    "lowest unfairness measure. Grey: dominated on these axes by another model of the same "
+    "front; ◆: the model the run reports."
 )
 
 

@@ -302,3 +302,21 @@ def test_badr_sgd_estimates_are_unbiased_for_badr_gd_directions():
         spread = np.std([d[k] for d in draws], axis=0) / np.sqrt(len(draws))
         assert np.all(np.abs(mean - target) <= 5 * spread + 1e-12)
         assert np.any(spread > 0)  # the estimates are random, not the full-data values
+
+
+def test_a_badr_run_draws_its_weights_group_losses_measure_and_stationarity_live():
+    from engine.plots import STATE_SCALARS, STATE_VECTORS, TrajectoryRun, trajectory_figure
+
+    prob = problem(3)
+    config = solver_card("badr_gd").Config(measure="dp", l2=0.05, step_lambda=5.0, iterations=200)
+    solution = solve(prob, "badr_gd", config)
+    records = [r.to_dict() for r in solution.trajectory]
+    fig = trajectory_figure([TrajectoryRun("badr_gd", records)])
+    titles = [fig.layout[key].title.text for key in fig.layout if key.startswith("yaxis")]
+    for title in (STATE_VECTORS["lambda"], STATE_VECTORS["group_loss"],
+                  STATE_SCALARS["fair"].title, STATE_SCALARS["stationarity"].title):  # fmt: skip
+        assert title in titles
+    weights = [t for t in fig.data if t.name and t.name.startswith("lambda ")]
+    assert sorted(t.name for t in weights) == [f"lambda {g}" for g in sorted(prob.data.group_names)]
+    totals = np.sum([np.asarray(t.y, dtype=float) for t in weights], axis=0)
+    np.testing.assert_allclose(totals, 1.0, atol=1e-9)  # the weights drawn lie on the simplex
