@@ -60,7 +60,7 @@ def main() -> None:
     store = Store()
     try:
         data_spec, prepare = data_controls()
-        problem = problem_controls()
+        problem = problem_controls(task=data_spec.label_task)
         st.sidebar.header("Sweep")
         initial("kappas", "0.28, 0.2, 0.1, 0.05, 0.01")
         initial("extra_intervals", "")

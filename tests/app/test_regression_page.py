@@ -30,3 +30,16 @@ def test_a_real_valued_label_trains_regressions_and_shows_rmse_and_r2():
     assert table["verdict"].str.startswith("degenerate").all() == (r2 <= 0)
     assert "test mean gap" in table.columns and "test accuracy" not in table.columns
     assert len(app.get("plotly_chart")) >= 4  # groups, trajectories, CDF, rank–rank, densities
+
+
+def test_the_frontier_page_sweeps_ridge_regressions_on_a_real_valued_label():
+    app = start()
+    app.switch_page("pages/frontier.py").run()
+    app.sidebar.radio(key="source").set_value("Communities and Crime (bundled)").run()
+    app.sidebar.selectbox(key="label_crime").set_value("violent_crime_rate").run()
+    assert not app.exception, app.exception
+    assert "no constraint family is defined for one" in texts(app)
+    assert app.sidebar.selectbox(key="objective").value == "squared"
+    assert app.sidebar.checkbox(key="solver:idca").disabled
+    for solver in ("badr_front", "badr_implicit", "minimax", "uniform"):
+        assert not app.sidebar.checkbox(key=f"solver:{solver}").disabled, solver
