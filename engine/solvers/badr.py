@@ -40,9 +40,9 @@ class WeightedFit(Solver):
     def __init__(self, problem: Problem, config, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
         self.lower = GroupLosses(problem, config.l2)
-        self.upper = UpperObjective(
-            self.lower, config.measure, config.rho, getattr(config, "beta", 0.0)
-        )
+        # the reference weightings and fair_reg have no trade-off β: the measure alone judges them
+        beta = getattr(config, "beta", 0.0)
+        self.upper = UpperObjective(self.lower, config.measure, config.rho, beta)
         self.names = problem.data.group_names
 
     def weight_state(self, weights: np.ndarray, w: np.ndarray) -> dict[str, float]:
