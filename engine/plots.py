@@ -42,7 +42,7 @@ from engine.runs.frontier import (
     spread_name,
     with_spread,
 )
-from engine.runs.results import constraint_of, run_task, surrogate_epsilon
+from engine.runs.results import constraint_of, measure_view, run_task, surrogate_epsilon
 
 TEMPLATE = "plotly_white"
 MAX_CURVE_POINTS = 1500  # per trace: finer than a screen shows
@@ -166,8 +166,10 @@ def trajectory_run(
     """A stored run's trajectory, held to what its spec says; a run without a constraint shows
     the quantity of the constraint `view` where it reports it (by default pSP on I, which every
     classifier reports, or a regression's mean gap), as `engine.runs.results.run_verdict`
-    does."""
+    does, except that a solver minimising a measure of its own shows that measure's exact
+    counterpart (`measure_view`: paper 002's dp as the DP gap), as its verdict says."""
     family, kappa = constraint_of(spec)
+    view = measure_view(spec) or view
     shown = family or (view.family if view is not None else None)
     epsilon = None if family is None else surrogate_epsilon(spec)
     task = run_task(spec)

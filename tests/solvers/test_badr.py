@@ -320,3 +320,17 @@ def test_a_badr_run_draws_its_weights_group_losses_measure_and_stationarity_live
     assert sorted(t.name for t in weights) == [f"lambda {g}" for g in sorted(prob.data.group_names)]
     totals = np.sum([np.asarray(t.y, dtype=float) for t in weights], axis=0)
     np.testing.assert_allclose(totals, 1.0, atol=1e-9)  # the weights drawn lie on the simplex
+
+
+def test_a_badr_runs_trajectory_shows_its_measures_exact_counterpart_whatever_the_page_holds():
+    from engine.fairness.constraint_spec import ConstraintSpec
+    from engine.plots import trajectory_run
+
+    spec = {"solver": "badr_gd", "config": {"measure": "eopp"}, "constraint": None,
+            "interval": [0.05, 0.3], "seed": 0}  # fmt: skip
+    page_view = ConstraintSpec("pSP", 0.05, (0.05, 0.3))
+    badr = trajectory_run("badr_gd", spec, [], page_view)
+    assert (badr.quantity, badr.metric) == ("EOpp gap", "eopp")
+    reference = trajectory_run("unconstrained", spec | {"solver": "unconstrained", "config": {}},
+                               [], page_view)  # fmt: skip
+    assert reference.quantity == "pSP"
