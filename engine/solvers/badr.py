@@ -90,20 +90,14 @@ class BadrGD(WeightedFit):
         losses, slopes = lower.objective.per_sample(h, lower.y)
         curvature = lower.objective.second_derivative(h, lower.y)
         r = lower.row_weights(self.weights)
-        fair, fair_h = self.upper.measure.value_and_grad(
-            h, lower.groups, lower.y, rho=self.upper.rho, task=self.upper.task,
-            loss=lower.objective.per_sample,
-        )  # fmt: skip
-        beta, erm_r = self.upper.beta, lower.row_weights(self.upper.erm_weights)
-        upper_h = fair_h + beta * erm_r * slopes
+        values, upper_h = self.upper.at_scores(w, h, losses, slopes)
         products = lower.design.rmatmat(np.column_stack([r * slopes, r * curvature * xv, upper_h]))
         ridge = lower.l2 * lower.penalised
         grad_w = products[:, 0] + ridge * w
-        adjoint = products[:, 1] + ridge * v + products[:, 2] + beta * ridge * w
+        adjoint = products[:, 1] + ridge * v + products[:, 2] + self.upper.ridge_part(w)
         cross = np.bincount(lower.groups, weights=slopes * xv, minlength=len(self.weights))
-        penalty = lower.penalty(w)
-        group_losses = np.bincount(lower.groups, weights=losses) / lower.sizes + penalty
-        state = self.record_state(self.weights, group_losses, fair, erm_r @ losses + penalty)
+        group_losses = np.bincount(lower.groups, weights=losses) / lower.sizes + lower.penalty(w)
+        state = self.record_state(self.weights, group_losses, values.fair, values.erm)
         return grad_w, adjoint, cross / lower.sizes + ridge * w @ v, state
 
     def step(self) -> StepInfo:
@@ -152,13 +146,12 @@ class BadrSGD(BadrGD):
         size = config.batch_size or max(n // SCALABILITY_BATCH_SHARE, groups)
         self.per_group = max(size // groups, 1)
         self.sampler = BatchSampler(self.lower.groups, groups, rng)
-        self._rows = self.lower._rows
 
     def _batch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A group-balanced batch: its rows of X̃, the group ids and each row's weight 1/J (a
         mean over the group's J rows estimates that group's mean)."""
         batch = self.sampler.per_group(self.per_group)
-        return self._rows[batch.rows], batch.rows, batch.groups
+        return self.lower.rows[batch.rows], batch.rows, batch.groups
 
     def directions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
         lower, w, v, J = self.lower, self.w, self.v, self.per_group

@@ -77,7 +77,7 @@ class GroupLosses:
         self.penalised[0] = 0.0  # the intercept (paper 002's code: not penalised)
         dense = self.design.dense()  # X̃ itself, with the group cross-terms if the model has them
         sparse = np.count_nonzero(dense) < SPARSE_BELOW_DENSITY * dense.size
-        self._rows = sp.csr_array(dense) if sparse else dense
+        self.rows = sp.csr_array(dense) if sparse else dense  # X̃, for Hessians and batches
         self._members = sp.csr_array(
             (np.ones(len(self.y)), (np.arange(len(self.y)), self.groups)),
             shape=(len(self.y), self.n_groups),
@@ -118,10 +118,10 @@ class GroupLosses:
     def hessian(self, h: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """∇²_w f(w, λ) = X̃ᵀ diag(r ℓ″) X̃ + μ I_⋆ at the scores h = X̃w (dense, d × d)."""
         c = self.row_weights(weights) * self.objective.second_derivative(h, self.y)
-        if sp.issparse(self._rows):
-            gram = (self._rows.T @ self._rows.multiply(c[:, None])).toarray()
+        if sp.issparse(self.rows):
+            gram = (self.rows.T @ self.rows.multiply(c[:, None])).toarray()
         else:
-            gram = self._rows.T @ (self._rows * c[:, None])
+            gram = self.rows.T @ (self.rows * c[:, None])
         return gram + np.diag(self.l2 * self.penalised)
 
     def hessian_vector(self, h: np.ndarray, weights: np.ndarray, v: np.ndarray) -> np.ndarray:

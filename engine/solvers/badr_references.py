@@ -98,7 +98,7 @@ class Minimax(FixedWeights):
     def _epigraph(self) -> np.ndarray:
         lower = self.lower
         theta, t = cp.Variable(lower.dimension), cp.Variable()
-        h = lower._rows @ theta
+        h = lower.rows @ theta
         ridge = 0.5 * lower.l2 * cp.sum_squares(cp.multiply(np.sqrt(lower.penalised), theta))
         bounds = [self._group_loss(h, s) + ridge <= t for s in range(len(lower.sizes))]
         problem = cp.Problem(cp.Minimize(t), bounds)

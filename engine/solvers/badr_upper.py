@@ -36,19 +36,33 @@ class UpperObjective:
         self.lower, self.rho, self.beta = lower, float(rho), float(beta)
         self.measure: BadrMeasure = badr_measure(measure)
         self.task = lower.problem.data.task  # the measure refuses a task it has no form for
-        self.erm_weights = lower.sizes / lower.sizes.sum()
 
     def parts(self, w: np.ndarray) -> tuple[UpperValue, np.ndarray]:
         """Φ_β(w), its parts, and ∇_w Φ_β."""
         lower = self.lower
         h = lower.scores(w)
+        losses, slopes = lower.objective.per_sample(h, lower.y)
+        values, grad_h = self.at_scores(w, h, losses, slopes)
+        return values, lower.design.rmatvec(grad_h) + self.ridge_part(w)
+
+    def at_scores(
+        self, w: np.ndarray, h: np.ndarray, losses: np.ndarray, slopes: np.ndarray
+    ) -> tuple[UpperValue, np.ndarray]:
+        """Φ_β's parts and its gradient in the scores at h = X̃w, given the rows' losses and
+        slopes there: ∇_w Φ_β = X̃ᵀ(that gradient) + `ridge_part(w)`, so a caller with other
+        products to take shares its pass over X̃. L's row weights are all 1/n."""
+        lower = self.lower
         fair, grad_h = self.measure.value_and_grad(
             h, lower.groups, lower.y, rho=self.rho, task=self.task,
             loss=lower.objective.per_sample,
         )  # fmt: skip
-        erm, erm_grad = lower.weighted(w, self.erm_weights)
-        grad = lower.design.rmatvec(grad_h) + self.beta * erm_grad
-        return UpperValue(float(fair + self.beta * erm), float(fair), erm), grad
+        erm = float(np.mean(losses)) + lower.penalty(w)
+        values = UpperValue(float(fair + self.beta * erm), float(fair), erm)
+        return values, grad_h + self.beta * slopes / len(h)
+
+    def ridge_part(self, w: np.ndarray) -> np.ndarray:
+        """β times the gradient of L's ridge term, the part of ∇_w Φ_β outside X̃ᵀ(·)."""
+        return self.beta * self.lower.l2 * self.lower.penalised * w
 
     def __call__(self, w: np.ndarray) -> tuple[float, np.ndarray]:
         """Φ_β(w) and ∇_w Φ_β (the `Upper` of engine.solvers.badr_lower)."""
