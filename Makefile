@@ -10,10 +10,11 @@ PIP := $(PY) -m pip
 # their sha256 and puts them in data/classic/. See data/classic/ATTRIBUTION.md.
 FETCH_CLASSIC := $(PY) -c "import sys; from engine.data.classic import main; sys.exit(main())"
 
-$(VENV)/.app-installed: requirements.txt
+$(VENV)/.app-installed: requirements.txt pyproject.toml
 	python3 -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet --upgrade pip setuptools
 	$(PIP) install --quiet -r requirements.txt
+	$(PIP) install --quiet --no-deps --no-build-isolation --editable .  # the `fairfront` command
 	$(PY) -c "from engine.runs.warm_up import warm_up; warm_up()"  # compiles the solver kernels once
 	$(PY) -c "from pages.shared.preload import prepare_default_data; prepare_default_data()"
 	$(FETCH_CLASSIC) || echo "COMPAS and Law school not fetched: run make classic-data later"

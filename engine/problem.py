@@ -16,7 +16,6 @@ import numpy as np
 
 from engine import fairness
 from engine.benchmark.criteria import REPORT_NAMES, report_criteria
-from engine.data.encoding import add_group_cross_terms
 from engine.data.prepared import SPLITS, Prepared
 from engine.design import CrossDesign, Design
 from engine.errors import UserError
@@ -27,13 +26,10 @@ from engine.fairness.constraints.batch_rows import BatchRows
 from engine.fairness.families import AUC_GAP_REPORTED_AS, check_family_task, family_entry
 from engine.mlp import init_mlp_params
 from engine.models import ModelSpec, Params
-from engine.networks import Network, network_of
+from engine.networks import Network
 from engine.objectives import LogisticLoss, Objective, check_objective_task
+from engine.scoring import Rows, model_network, model_scores
 from engine.task import Task
-
-# a group-wise affine map of the model's scores, one entry per group: a row of group g scores
-# scale[g]·h + shift[g] (post-processing, paper 004, App. E.2: ω1·h + ω2 on the protected group)
-POST_SCALE, POST_SHIFT = "post.scale", "post.shift"
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,36 +69,26 @@ class Problem:
             _ = self.bound  # binds now: a bad κ, I or a too narrow band is reported at once
 
     # ---- data ---------------------------------------------------------------------------
-    def features(self, split: str) -> np.ndarray:
-        """The model's inputs of a split: X, with the group cross-terms if the model has them
-        (built once per split)."""
-        if split not in self._features:
+    def rows(self, split: str) -> Rows:
+        """A split's rows as the model scores them (engine.scoring), built once per split."""
+        if split not in self._rows:
             part = self.data.split(split)
-            self._features[split] = (
-                add_group_cross_terms(part.X, part.groups, self.data.n_groups)
-                if self.model.cross_terms
-                else part.X
+            self._rows[split] = Rows(
+                part.X, part.groups, self.data.n_groups, self.model.cross_terms
             )
-        return self._features[split]
+        return self._rows[split]
 
     @cached_property
-    def _features(self) -> dict[str, np.ndarray]:
+    def _rows(self) -> dict[str, Rows]:
         return {}
 
-    @cached_property
-    def _designs(self) -> dict[str, Design | CrossDesign]:
-        return {}
+    def features(self, split: str) -> np.ndarray:
+        """The model's inputs of a split: X, with the group cross-terms if the model has them."""
+        return self.rows(split).features
 
     def design(self, split: str = "train") -> Design | CrossDesign:
         """X̃ = [1, X] (with cross-terms if the model has them) of a split."""
-        if split not in self._designs:
-            part = self.data.split(split)
-            if self.model.cross_terms:
-                design = CrossDesign(part.X, part.groups, self.data.n_groups)
-            else:
-                design = Design(part.X)
-            self._designs[split] = design
-        return self._designs[split]
+        return self.rows(split).design
 
     def signed_labels(self, split: str = "train") -> np.ndarray:
         """ζ ∈ {−1, +1} (paper 003, Sec. 2)."""
@@ -157,20 +143,13 @@ class Problem:
     @cached_property
     def network(self) -> Network:
         """The model as a numpy function of its flat weights (engine.networks)."""
-        return network_of(self.model, self.features("train").shape[1])
+        return model_network(self.model, self.rows("train"))
 
     def scores(self, params: Params, split: str = "train") -> np.ndarray:
-        """The scores of a split, with the group-wise map of `params` when it has one
-        (POST_SCALE, POST_SHIFT). Every report, record and stored test score is computed here,
-        so the map goes wherever the model goes; the model's own weights ignore its keys."""
-        if self.model.affine:
-            h = self.design(split).matvec(params["w"])
-        else:
-            h = self.network.scores(self.network.flatten(params), self.features(split))
-        if POST_SCALE not in params:
-            return h
-        groups = self.data.split(split).groups
-        return params[POST_SCALE][groups] * h + params[POST_SHIFT][groups]
+        """The scores of a split (`engine.scoring.model_scores`, with the group-wise map of
+        `params` when it has one). Every report, record and stored test score is computed here,
+        so the map goes wherever the model goes."""
+        return model_scores(self.model, params, self.rows(split), self.network)
 
     # ---- objective ----------------------------------------------------------------------
     def loss(self, h: np.ndarray, split: str = "train") -> float:

@@ -36,7 +36,8 @@ import numpy as np
 from engine.errors import UserError
 from engine.fairness.auc_shift import PROTECTED, TwoGroupScores, map_metrics
 from engine.models import Params
-from engine.problem import POST_SCALE, POST_SHIFT, Problem
+from engine.problem import Problem
+from engine.scoring import POST_SCALE, POST_SHIFT
 from engine.solvers.base import Snapshot
 from engine.solvers.catalogue.p004_postprocess import PostProcessConfig
 from engine.solvers.unconstrained import Unconstrained

@@ -1,0 +1,76 @@
+"""A model's scores from its parameters, on any rows: the one place where parameters become
+scores, shared by training (`engine.problem.Problem.scores`), every report and an exported model
+applied to new data (`engine.model_file`), so a model scores the same wherever it goes.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from engine.data.encoding import add_group_cross_terms
+from engine.design import CrossDesign, Design
+from engine.models import ModelSpec, Params
+from engine.networks import Network, network_of
+
+# a group-wise affine map of the model's scores, one entry per group: a row of group g scores
+# scale[g]·h + shift[g] (post-processing, paper 004, App. E.2: ω1·h + ω2 on the protected group)
+POST_SCALE, POST_SHIFT = "post.scale", "post.shift"
+
+
+class Rows:
+    """Rows a model scores: their encoded features X (without group cross-terms) and group ids,
+    with the model's inputs built once, when first asked for."""
+
+    def __init__(self, X: np.ndarray, groups: np.ndarray, n_groups: int, cross_terms: bool) -> None:
+        self.X, self.groups, self.n_groups, self.cross_terms = X, groups, n_groups, cross_terms
+
+    def __len__(self) -> int:
+        return len(self.X)
+
+    @cached_property
+    def features(self) -> np.ndarray:
+        """The model's inputs: X, with the group cross-terms if the model has them."""
+        if not self.cross_terms:
+            return self.X
+        return add_group_cross_terms(self.X, self.groups, self.n_groups)
+
+    @cached_property
+    def design(self) -> Design | CrossDesign:
+        """X̃ = [1, X] (with cross-terms if the model has them), for affine models."""
+        if self.cross_terms:
+            return CrossDesign(self.X, self.groups, self.n_groups)
+        return Design(self.X)
+
+    @property
+    def n_inputs(self) -> int:
+        """Columns of the model's inputs (cross-terms included), without building them."""
+        d = self.X.shape[1]
+        return d + (self.n_groups - 1) * (d + 1) if self.cross_terms else d
+
+
+def model_network(model: ModelSpec, rows: Rows) -> Network:
+    """The model as a numpy function of its flat weights on inputs like those of `rows`."""
+    return network_of(model, rows.n_inputs)
+
+
+def model_scores(
+    model: ModelSpec, params: Params, rows: Rows, network: Network | None = None
+) -> np.ndarray:
+    """The scores of `rows`: ⟨w, x̃⟩ for a linear model, the network's output for an MLP
+    (`network`, built from the model when not given), then the group-wise map of `params` when
+    it has one (POST_SCALE, POST_SHIFT); the model's own weights ignore the map's keys."""
+    if model.affine:
+        h = rows.design.matvec(params["w"])
+    else:
+        network = network or model_network(model, rows)
+        h = network.scores(network.flatten(params), rows.features)
+    return group_map(params, h, rows.groups)
+
+
+def group_map(params: Params, h: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """The group-wise affine map of `params` applied to scores `h`; `h` itself without one."""
+    if POST_SCALE not in params:
+        return h
+    return params[POST_SCALE][groups] * h + params[POST_SHIFT][groups]
