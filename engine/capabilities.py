@@ -52,6 +52,12 @@ class Capability(Enum):
         "rows that are sums of square pair losses between sets of samples (paper 004, eqs. 4–5)",
     )
     PENALTY_TERM = (Side.FAMILY, "a penalty term of paper 003's regularisation baseline")
+    RATE_MOMENTS = (
+        Side.FAMILY,
+        "a gap between groups' rates of positive decisions, overall or among the samples of each "
+        "label, that fairlearn expresses as a moment: demographic parity, equalized odds or true "
+        "positive rate parity",
+    )
     LOSS_GAP_PENALTY = (
         Side.FAMILY,
         "rows ±(a gap between group losses) − δ, so that Σ[row + δ]₊ sums the absolute gaps",

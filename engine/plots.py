@@ -43,6 +43,7 @@ from engine.runs.frontier import (
     with_spread,
 )
 from engine.runs.results import constraint_of, measure_view, run_task, surrogate_epsilon
+from engine.verdict import FEW_DISTINCT_SCORES
 
 TEMPLATE = "plotly_white"
 MAX_CURVE_POINTS = 1500  # per trace: finer than a screen shows
@@ -807,6 +808,21 @@ def _kappa_label(point: FrontierPoint) -> str:
     return point.solver if point.kappa is None else f"κ = {point.kappa:g}"
 
 
+def _point_text(point: FrontierPoint) -> str:
+    """A point's label: its κ (`_kappa_label`), and how many distinct scores it has when they
+    are few."""
+    label = _kappa_label(point)
+    return f"{label} · {point.distinct_scores} scores" if point.few_scores else label
+
+
+def _few_scores_line(point: FrontierPoint) -> list[str]:
+    """The hover line that says a point's scores take few distinct values; none otherwise."""
+    if not point.few_scores:
+        return []
+    return [f"only {point.distinct_scores} distinct scores: ties have no order, so measures on "
+            "ranks (pSP) are coarse"]  # fmt: skip
+
+
 def _point_hover(point: FrontierPoint, quantity: str, score: str) -> str:
     alpha, beta = point.interval
     lines = [
@@ -815,6 +831,7 @@ def _point_hover(point: FrontierPoint, quantity: str, score: str) -> str:
         f"{SCORE_NAMES[score]} = {with_spread(point.score, point.score_spread)}",
         f"fairness = {with_spread(point.fairness, point.fairness_spread)}",
         f"{point.n} seed{'s' if point.n > 1 else ''}",
+        *_few_scores_line(point),
     ]
     if point.meets_kappa is False:
         lines.insert(1, f"{MISSED_NAME}: {quantity} = {point.constraint:.4f} > κ = {point.kappa:g}")
@@ -861,7 +878,7 @@ def _frontier_trace(
                 "width": [2 if p.meets_kappa is False else 1 for p in points],
             },
         },
-        text=[_kappa_label(p) for p in points],
+        text=[_point_text(p) for p in points],
         textposition="top center",
         textfont={"size": 10},
         name=name,
@@ -924,6 +941,9 @@ def _frontier_subtitle(frontier: Frontier) -> str:
     text += "; lines join each solver's best trade-offs"
     if frontier.fronts:
         text += "; a line with markers is one run's front, ◆ the model it reports"
+    if any(p.few_scores for p in frontier.points):
+        text += (f"; “n scores”: at most {FEW_DISTINCT_SCORES} distinct scores (a randomised "
+                 "classifier's probabilities), so pSP is coarse")  # fmt: skip
     if frontier.skipped:
         text += f"; {len(frontier.skipped)} run(s) lacked a metric"
     return text
@@ -941,7 +961,7 @@ def _front_hover(point: FrontierPoint, quantity: str, score: str) -> str:
         lines.insert(1, coordinates_text(point.coordinates))
     if point.meets_kappa is False:
         lines.append(f"{MISSED_NAME}: {quantity} = {point.constraint:.4f} > κ = {point.kappa:g}")
-    return "<br>".join(lines)
+    return "<br>".join(lines + _few_scores_line(point))
 
 
 def _front_colour(point: FrontierPoint, colour: str) -> str:

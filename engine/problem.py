@@ -172,7 +172,9 @@ class Problem:
         constrained quantity (the one held to κ: pSP, the EO gap, ...); "majority" the accuracy
         of always predicting the split's majority class, "positive_rate" the share predicted
         positive and "score_std" the spread of the scores (0: a constant score), so that a
-        degenerate model can be told (engine.verdict); then paper 000's criteria
+        degenerate model can be told (engine.verdict); a classifier's "distinct_scores" counts
+        the distinct values of its scores (few for a randomised classifier scored by its
+        probability, whose ranks and so pSP are then coarse); then paper 000's criteria
         (engine.benchmark.criteria.REPORT_NAMES). A regression has metrics of its own instead
         (`_regression_metrics`). `only` names the metrics wanted (default: all)."""
         part = self.data.split(split)
@@ -210,6 +212,7 @@ class Problem:
             "majority": lambda: max(np.mean(y), 1.0 - np.mean(y)),
             "positive_rate": lambda: np.mean(h > t),
             "score_std": lambda: np.std(h),
+            "distinct_scores": lambda: np.unique(h).size,
         }
 
     def _regression_metrics(self, h: np.ndarray, split: str) -> dict[str, Callable[[], float]]:

@@ -17,7 +17,8 @@ plus the run's own end when it has no model (failed, cancelled, interrupted) or 
 The label speaks of the reported split (test, else validation, else train): degenerate first,
 then whether κ is met there (a miss whose surrogate was feasible is "surrogate only"); "not
 converged" and "diverged" are flags beside it. Every split gets its own check, and every finding
-is a sentence.
+is a sentence. A classifier whose scores take few distinct values on the reported split (a
+randomised classifier scored by its probability) gets a finding that says so (`few_scores`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ from engine.status import RunStatus
 DEGENERATE_MARGIN = 1e-9  # accuracy must exceed the majority rate by more than rounding
 CONSTANT_SCORE_STD = 1e-12
 REPORTED_SPLITS = ("test", "val", "train")  # the first present is the one a headline speaks of
+# scores with at most this many distinct values put most samples in ties, whose order is
+# arbitrary: pSP and the other measures on ranks or quantiles of the scores then move in coarse
+# steps. fairlearn's randomised classifiers, scored by their probability P(ŷ = 1 | x), have a
+# few: a mixture of k classifiers at most 2^k values (k is a handful), two randomised thresholds
+# per group at most four values per group.
+FEW_DISTINCT_SCORES = 20
 
 
 class Level(StrEnum):
@@ -176,6 +183,10 @@ def judge(
     reported = next(splits[s] for s in REPORTED_SPLITS if s in splits)
     findings = _fairness_findings(reported, splits.get("train"), quantity, surrogate_violation,
                                   tolerance)  # fmt: skip
+    distinct = _number(metrics[reported.split].get("distinct_scores"))
+    if few_scores(distinct):
+        findings.append((findings[0][0], Level.INFO,
+                         f"On {_split_words(reported.split)}, {_few_scores_words(distinct)}."))  # fmt: skip
     if reported.degenerate:
         findings.insert(0, (Label.DEGENERATE, Level.ERROR,
                             f"Degenerate on {_split_words(reported.split)}: "
@@ -195,6 +206,20 @@ def judge(
         level = flags[0][1]  # a met κ of a model that did not converge is not all clear
     return Verdict(label, level, tuple(f[2] for f in findings + flags), splits, quantity, kappa,
                    tuple(f[0] for f in flags))  # fmt: skip
+
+
+def few_scores(distinct: float | None) -> bool:
+    """Whether a model's scores take more than one value (one: a constant score, degenerate) but
+    no more than FEW_DISTINCT_SCORES (`distinct` is its "distinct_scores" metric, None if
+    unknown)."""
+    return distinct is not None and 1 < distinct <= FEW_DISTINCT_SCORES
+
+
+def _few_scores_words(distinct: float) -> str:
+    """Why few distinct scores matter, as a clause: "its scores take only 3 distinct values: ..."."""
+    return (f"its scores take only {distinct:.0f} distinct values: samples tied at a value "
+            "have no order among them, so pSP and other measures on ranks or quantiles of the "
+            "scores are coarse")  # fmt: skip
 
 
 def _fairness_findings(

@@ -87,6 +87,25 @@ stochastic mirror-descent oracle finds a point below it, and the proxy-Lagrangia
 correlation-penalty and post-processing baselines run beside it; each reports the iterate with the
 best validation AUC among those within κ on validation.
 
+### fairlearn's mitigators as comparators
+fairlearn's ExponentiatedGradient and GridSearch (Agarwal et al., reductions to weighted
+classification) and its ThresholdOptimizer (Hardt et al., group-specific thresholds) run under
+DP, EO or EOpp as solvers of their own, with scikit-learn's logistic regression as the base
+model; fairlearn does the fitting, and FairFront computes every metric of their models with its
+own code on held-out data, as for any other run. Two differences of definition matter when
+reading them:
+- fairlearn's reductions hold each group's rate within κ of the rate of everyone, while the DP,
+  EO and EOpp gaps shown here are the largest gap between two groups, which their bound lets
+  reach 2κ; ThresholdOptimizer bounds the gap between groups itself (and under EO asks for equal
+  rates, with no tolerance); GridSearch's choice does not use κ at all.
+- ExponentiatedGradient and ThresholdOptimizer give **randomised classifiers**: a person gets a
+  positive decision with a probability P. FairFront scores them by P − ½, so their accuracy and
+  gaps here are those of the **majority vote** (positive when P > ½), while fairlearn's own
+  `predict` draws each decision at random; pSP is computed on these probabilities. They take few
+  distinct values (a handful of classifiers mixed, or two thresholds per group), so many people
+  tie, and the order among tied people is arbitrary: pSP and the other measures on ranks are
+  coarse for these models. The verdict and the frontier say so beside them ("n scores").
+
 ### Fairness without a tolerance: the group-loss front (paper 002)
 Paper 002 (badr) asks a different question. Give each group *s* a weight λ_s (the weights sum to
 one) and train the model that minimises the weighted sum of the groups' average losses F_s:
@@ -137,5 +156,9 @@ values appear only in the training trajectories, labelled as such.
 - PLADA: a modified proximal-perturbed Lagrangian for fairness constraints.
 - Tanji, Vaiter, Laguel. *badr: fairness-informed Pareto optimisation*.
 - Yao, Lin, Yang. *Stochastic AUC optimisation under AUC-based fairness constraints*.
+- Agarwal, Beygelzimer, Dudík, Langford, Wallach. *A reductions approach to fair
+  classification* (fairlearn's ExponentiatedGradient and GridSearch).
+- Hardt, Price, Srebro. *Equality of opportunity in supervised learning* (fairlearn's
+  ThresholdOptimizer).
 """
 )

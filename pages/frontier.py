@@ -18,6 +18,7 @@ from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, frontier_table,
 from engine.runs.results import frontier_axes, run_results
 from engine.solvers.records import FRONT
 from engine.status import ACTIVE
+from engine.verdict import FEW_DISTINCT_SCORES
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
@@ -131,6 +132,12 @@ def _view(
         if result.fronts:
             st.caption(f"Each line with markers is one run's front, its models in the run's "
                        f"order. {FRONT_WORDS}")  # fmt: skip
+        if any(p.few_scores for p in result.points):
+            st.caption(f"A point labelled “n scores” has at most {FEW_DISTINCT_SCORES} distinct "
+                       "scores: a randomised classifier (fairlearn's) is scored by its "
+                       "probability of a positive decision, and its metrics are those of its "
+                       "majority vote. Its ties have no order, so pSP and other measures on "
+                       "ranks are coarse for it.")  # fmt: skip
         event = st.plotly_chart(plots.frontier_figure(result, quantity_name(problem.family)),
                                 on_select="rerun",
                                 selection_mode="points", key="frontier", width="stretch")  # fmt: skip
@@ -179,10 +186,14 @@ def _table(result, quantity: str) -> None:
     frame = pd.DataFrame(frontier_table(result.ordinary))
     frame["meets κ"] = frame["meets_kappa"].map({True: "✓", False: "✗ misses κ"}).fillna("—")
     frame["I"] = [f"[{a:.0%}, {b:.0%})" for a, b in zip(frame["alpha"], frame["beta"], strict=True)]
+    frame["note"] = [f"only {p.distinct_scores} distinct scores: pSP coarse" if p.few_scores
+                     else "" for p in result.ordinary]  # fmt: skip
     columns = ["solver", "kappa", "I", "n", "score", "score_spread", "fairness",
-               "fairness_spread", "constraint", "meets κ", "dominated"]  # fmt: skip
+               "fairness_spread", "constraint", "meets κ", "dominated", "note"]  # fmt: skip
     if frame["score_spread"].isna().all():
         columns = [c for c in columns if not c.endswith("_spread")]
+    if not frame["note"].any():
+        columns.remove("note")
     number = st.column_config.NumberColumn
     plus_minus = f"± {spread_name(result.spread, result.confidence)}"
     st.dataframe(frame[columns], hide_index=True, width="content", column_config={

@@ -15,7 +15,9 @@ import streamlit as st
 from engine import plots
 from engine.errors import UserError
 from engine.fairness.families import family_entry, quantity_name
+from engine.model_file import model_bytes
 from engine.runs import STATUSES, Store
+from engine.runs.export import stored_run_model
 from engine.runs.fronts import run_front
 from engine.runs.results import (
     constraint_of,
@@ -30,6 +32,8 @@ from engine.status import ACTIVE
 from pages.shared.views import FRONT_WORDS, front_table_view, run_label
 
 POLL_SECONDS = 2.0
+MODEL_HELP = ("the model with its preprocessing (encoding, standardisation, groups), for "
+              "`python -m engine predict MODEL CSV`")  # fmt: skip
 TABLE = "runs_table"  # the table's widget key: its state is the selection, as row positions
 SHOWN_IDS = "runs_table_ids"  # the run ids in the order the table last showed them
 PENDING_DELETE = "runs_pending_delete"  # the run ids a Delete waits to have confirmed for
@@ -226,31 +230,63 @@ def _cancel(store: Store, run_ids: list[str]) -> None:
 
 
 def _model_download(column, store: Store, chosen: list[str]) -> None:
-    """The model file of one run (.npz), or the model files of several in one .zip."""
-    models = [r for r in chosen if (store.artifacts(r) / "params.npz").is_file()]
+    """The model file (engine.model_file: the model with its preprocessing, for `python -m
+    engine predict`) of one finished run, or those of several in one .zip."""
+    rows = [store.run(r) for r in chosen]
+    models = [
+        r.id for r in rows if r.has_model and (store.artifacts(r.id) / "params.npz").is_file()
+    ]
     if not models:
-        column.caption("No model file in the selection.")
+        column.caption("No model in the selection.")
         return
     if len(models) == 1:
-        params = store.artifacts(models[0]) / "params.npz"
-        column.download_button("Model file (.npz)", params.read_bytes,
-                               file_name=f"model-{models[0]}.npz", on_click="ignore",
-                               key="export_model")  # fmt: skip
+        row = store.run(models[0])
+        content, problem = _cached_model_file(str(store.home), row.id, row.finished, store)
+        if problem:
+            column.caption(f"No model file: {problem}")
+            return
+        column.download_button("Download model", content, file_name=f"model-{row.id}.npz",
+                               on_click="ignore", key="export_model", help=MODEL_HELP)  # fmt: skip
     else:
         column.download_button(f"Model files (.zip, {_count(len(models))})",
                                functools.partial(models_zip, store, models),
                                file_name=_file_name("models", models, "zip"), on_click="ignore",
-                               key="export_model")  # fmt: skip
+                               key="export_model", help=MODEL_HELP)  # fmt: skip
     if len(models) < len(chosen):
-        column.caption(f"{len(chosen) - len(models)} selected without a model file.")
+        column.caption(f"{len(chosen) - len(models)} selected without a model.")
+
+
+def model_file(store: Store, run_id: str) -> tuple[bytes, str]:
+    """The model file of a finished run, or why there is none (its data changed or went away)."""
+    try:
+        return model_bytes(stored_run_model(store, run_id)), ""
+    except UserError as error:
+        return b"", str(error)
+
+
+@st.cache_data(max_entries=50, show_spinner="Preparing the model file…")
+def _cached_model_file(
+    home: str, run_id: str, finished: float | None, _store: Store
+) -> tuple[bytes, str]:
+    """`model_file`, made once per run (a run made again under the same id ends at another
+    time)."""
+    return model_file(_store, run_id)
 
 
 def models_zip(store: Store, run_ids: list[str]) -> bytes:
-    """A zip of the runs' model files, `model-<run id>.npz` each."""
+    """A zip of the runs' model files, `model-<run id>.npz` each; a run whose model cannot be
+    exported is named, with the reason, in `not-exported.txt`."""
     buffer = io.BytesIO()
+    refused = []
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for run_id in run_ids:
-            archive.write(store.artifacts(run_id) / "params.npz", f"model-{run_id}.npz")
+            content, problem = model_file(store, run_id)
+            if problem:
+                refused.append(f"{run_id}: {problem}")
+            else:
+                archive.writestr(f"model-{run_id}.npz", content)
+        if refused:
+            archive.writestr("not-exported.txt", "\n".join(refused) + "\n")
     return buffer.getvalue()
 
 

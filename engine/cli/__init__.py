@@ -16,7 +16,13 @@ import tempfile
 import traceback
 import warnings
 
-from engine.cli import benchmark_commands, data_commands, run_commands, runs_commands
+from engine.cli import (
+    benchmark_commands,
+    data_commands,
+    predict_commands,
+    run_commands,
+    runs_commands,
+)
 from engine.errors import UserError
 
 USER_ERROR = 2
@@ -33,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     data_commands.register(commands)
     run_commands.register(commands)
     runs_commands.register(commands)
+    predict_commands.register(commands)
     benchmark_commands.register(commands)
     return parser
 

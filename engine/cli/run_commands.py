@@ -15,6 +15,7 @@ from engine.cli.data_args import (
     prepare_options_from_args,
     print_download_progress,
 )
+from engine.data.prepared import Prepared
 from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec, OptionValue
@@ -26,6 +27,7 @@ from engine.fairness.families import (
     quantity_metric,
     quantity_name,
 )
+from engine.model_file import save_model
 from engine.models import ACTIVATIONS, ModelSpec
 from engine.objectives import (
     DEFAULT_OBJECTIVE,
@@ -36,6 +38,7 @@ from engine.objectives import (
 )
 from engine.problem import Problem
 from engine.runs import RunSpec, Store
+from engine.runs.export import run_model
 from engine.runs.frontier import format_front
 from engine.runs.fronts import solution_front
 from engine.runs.results import (
@@ -58,6 +61,7 @@ from engine.solvers import (
     solver_names,
 )
 from engine.solvers.catalogue.card import SolverCard
+from engine.status import WITH_MODEL
 from engine.task import Task
 from engine.verdict import REPORTED_SPLITS, Verdict, judge
 
@@ -69,6 +73,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     run = commands.add_parser("run", help="train one model under a fairness constraint")
     add_problem_arguments(run)
     run.add_argument("--out", type=Path, help="write the run (config, trajectory, metrics) as JSON")
+    run.add_argument("--save-model", type=Path, metavar="PATH",
+                     help="save the trained model with its preprocessing as a model file (.npz) "
+                     "for `python -m engine predict`")  # fmt: skip
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     add_background_arguments(run)
     run.add_argument(
@@ -262,6 +269,9 @@ def objective_from_args(args: argparse.Namespace, default: str, task: Task) -> O
 
 def run_command(args: argparse.Namespace) -> int:
     spec = run_spec_from_args(args)
+    if args.background and args.save_model is not None:
+        raise UserError("--save-model saves a run made here; a background run's model is saved "
+                        "with `python -m engine runs export-model RUN_ID PATH` once it ends")  # fmt: skip
     if args.background:
         store = Store(args.home)
         (run_id,) = submit([spec], store, force=args.force, workers=args.workers)
@@ -298,7 +308,23 @@ def run_command(args: argparse.Namespace) -> int:
         }
         write_output(args.out, json.dumps(document, indent=1))
         print(f"written: {args.out}", file=sys.stderr)
+    if args.save_model is not None:
+        save_run_model(args.save_model, spec, prepared, solution, verdict)
     return 0
+
+
+def save_run_model(
+    path: Path, spec: RunSpec, prepared: Prepared, solution: Solution, verdict: Verdict
+) -> None:
+    """Save the model of a run made here (`engine.runs.export.run_model`)."""
+    if solution.status not in WITH_MODEL:
+        raise UserError(f"the run ended {solution.status} without a model; nothing was saved "
+                        f"in {path}")  # fmt: skip
+    model = run_model(spec, prepared, solution.params, spec.run_id, verdict, solution.metrics,
+                      str(solution.status))  # fmt: skip
+    save_model(model, path)
+    print(f"model written: {path} (apply it with `python -m engine predict {path} CSV`)",
+          file=sys.stderr)  # fmt: skip
 
 
 def write_output(path: Path, text: str) -> None:

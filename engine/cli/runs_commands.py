@@ -16,8 +16,10 @@ from engine.cli.run_commands import (
     write_output,
 )
 from engine.errors import UserError
+from engine.model_file import save_model
 from engine.objectives import LogisticLoss, PairwiseAUCLoss
 from engine.runs import RunSpec, Store, submit_sweep, wait
+from engine.runs.export import stored_run_model
 from engine.runs.frontier import SCORE_NAMES, SPREADS, format_front, format_frontier, frontier
 from engine.runs.fronts import run_front
 from engine.runs.grid import Grid, axes_help, grid_specs, parse_grid, parse_values
@@ -77,6 +79,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         ),
         ("cancel", cancel_run, "cancel a queued or running run"),
         ("export", export_command, "a run's metrics and trajectory as JSON or CSV"),
+        (
+            "export-model",
+            export_model_command,
+            "a finished run's model with its preprocessing as a model file (.npz) for `predict`",
+        ),
         ("delete", delete_run, "remove a finished run and its files"),
     ):
         action = actions.add_parser(name, help=text)
@@ -89,6 +96,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         if name == "export":
             action.add_argument("--format", choices=("json", "csv"), default="json")
             action.add_argument("--out", type=Path)
+        if name == "export-model":
+            action.add_argument("path", type=Path, help="the model file to write (.npz)")
         action.set_defaults(handler=handler)
 
     front = commands.add_parser("frontier", help="the score–fairness frontier of a sweep")
@@ -208,6 +217,15 @@ def export_command(args: argparse.Namespace) -> int:
         print(text)
     else:
         write_output(args.out, text)
+    return 0
+
+
+def export_model_command(args: argparse.Namespace) -> int:
+    store = Store(args.home)
+    model = stored_run_model(store, args.run_id)
+    save_model(model, args.path)
+    print(f"model of run {model.about['run']} written: {args.path} (apply it with "
+          f"`python -m engine predict {args.path} CSV`)", file=sys.stderr)  # fmt: skip
     return 0
 
 

@@ -14,12 +14,15 @@ import numpy as np
 from scipy import sparse
 
 from engine.data.encoding import Encoder
+from engine.data.group_map import GroupMap
 from engine.data.prepared import SPLITS, Prepared, SplitArrays
 from engine.data.subgroups import Subgroups
+from engine.errors import UserError
 from engine.task import Task
 
-# 2: leakage warnings, merged group spellings, CSV feature choice; 3: overlapping subgroups
-FORMAT_VERSION = 3
+# 2: leakage warnings, merged group spellings, CSV feature choice; 3: overlapping subgroups;
+# 4: the group map
+FORMAT_VERSION = 4
 
 
 def load_cached(folder: Path, key: str) -> Prepared | None:
@@ -32,12 +35,13 @@ def load_cached(folder: Path, key: str) -> Prepared | None:
             return None
         with np.load(arrays_path, allow_pickle=False) as arrays:
             subgroups = _subgroups_from(meta.get("subgroups"))
+            group_map = None if meta["group_map"] is None else GroupMap.from_dict(meta["group_map"])
             splits = {
                 s: SplitArrays(arrays[f"{s}_X"], arrays[f"{s}_y"], arrays[f"{s}_groups"],
                                _members_from(arrays, s, subgroups))
                 for s in SPLITS
             }  # fmt: skip
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, UserError):
         return None  # a damaged entry is rebuilt
     return Prepared(
         **splits,
@@ -53,6 +57,7 @@ def load_cached(folder: Path, key: str) -> Prepared | None:
         key=key,
         subgroups=subgroups,
         task=Task(meta.get("task", Task.CLASSIFICATION)),  # written before regression: binary
+        group_map=group_map,
     )
 
 
@@ -95,6 +100,7 @@ def store(folder: Path, prepared: Prepared) -> None:
         "warnings": list(prepared.warnings),
         "notes": list(prepared.notes),
         "task": str(prepared.task),
+        "group_map": None if prepared.group_map is None else prepared.group_map.to_dict(),
         "subgroups": None if prepared.subgroups is None else {
             "names": list(prepared.subgroups.names),
             "levels": prepared.subgroups.levels.tolist(),

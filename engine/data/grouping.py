@@ -8,13 +8,21 @@ import numpy as np
 import pandas as pd
 
 from engine.data.dataset import Dataset
+from engine.data.group_map import (
+    JOIN,
+    MISSING,
+    OTHER,
+    AttributeMap,
+    GroupMap,
+    bin_labels,
+    fold,
+    value_key,
+)
 from engine.errors import UserError
 
 MODES = ("auto", "all", "binary", "top-k", "bins")
 AGE_COLUMNS = frozenset({"age", "agep"})
 AGE_BINS = (25.0, 45.0, 65.0)
-OTHER = "other"
-MISSING = "(missing)"
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,7 @@ class Groups:
     names: tuple[str, ...]
     warnings: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    map: GroupMap | None = None  # how raw values give these ids, for rows not seen here
 
 
 def make_groups(
@@ -66,36 +75,63 @@ def make_groups(
         raise UserError("choose a protected attribute")
     if small_groups not in ("merge", "refuse"):
         raise UserError("small groups are either merged ('merge') or refused ('refuse')")
-    labels, order, notes = _labels_for(dataset, specs[0])
+    labels, order, notes, part = _labels_for(dataset, specs[0])
+    parts = [part]
     for spec in specs[1:]:
-        more, more_order, more_notes = _labels_for(dataset, spec)
-        labels = labels + " × " + more
-        order = [f"{a} × {b}" for a in order for b in more_order]
+        more, more_order, more_notes, more_part = _labels_for(dataset, spec)
+        labels = labels + JOIN + more
+        order = [f"{a}{JOIN}{b}" for a in order for b in more_order]
         notes += more_notes
-    groups = _merge_small(labels, min_group_size, small_groups, order)
-    return replace(groups, notes=(*notes, *groups.notes))
+        parts.append(more_part)
+    groups, other = _merge_small(labels, min_group_size, small_groups, order)
+    codes, uniques = pd.factorize(labels)
+    _, first = np.unique(codes, return_index=True)
+    label_ids = {str(uniques[c]): int(groups.ids[i]) for c, i in enumerate(first)}
+    group_map = GroupMap(tuple(p.column for p in parts), tuple(parts), label_ids, groups.names,
+                         other)  # fmt: skip
+    return replace(groups, notes=(*notes, *groups.notes), map=group_map)
 
 
-def _labels_for(dataset: Dataset, spec: GroupingSpec) -> tuple[pd.Series, list[str], list[str]]:
+def _labels_for(
+    dataset: Dataset, spec: GroupingSpec
+) -> tuple[pd.Series, list[str], list[str], AttributeMap]:
     """Each row's group name, the names in display order (codes and bins in their natural
-    order, the majority first for binary, "other" and missing values last), and notes."""
+    order, the majority first for binary, "other" and missing values last), notes, and how the
+    column's values give the names (for rows not seen here)."""
     column = dataset.column(spec.attribute)
     values = dataset.frame[column]
     numeric = pd.api.types.is_numeric_dtype(values) and column in dataset.numeric
     mode = spec.mode if spec.mode != "auto" else ("bins" if numeric else "all")
     if mode == "bins":
-        return (*_binned(values, column, spec.bins), [])
-    named = _readable(values, dataset.value_labels.get(column, {}))
-    natural = list(dict.fromkeys(named.loc[values.sort_values(kind="stable").index]))
-    named, natural, notes = _merge_spellings(named, natural)
+        labels, order, edges, names = _binned(values, column, spec.bins)
+        return labels, order, [], AttributeMap(column, "bins", edges=edges, bin_names=names)
+    readable = _readable(values, dataset.value_labels.get(column, {}))
+    natural = list(dict.fromkeys(readable.loc[values.sort_values(kind="stable").index]))
+    named, natural, notes = _merge_spellings(readable, natural)
+    unseen = None
     if mode == "binary":
         top = named.value_counts().index[0]
-        return named.where(named == top, f"not {top}"), [top, f"not {top}"], notes
-    if mode == "top-k":
+        unseen = f"not {top}"
+        named, natural = named.where(named == top, unseen), [top, unseen]
+    elif mode == "top-k":
         keep = set(named.value_counts().index[: spec.k])
         natural = [n for n in natural if n in keep] + [OTHER]
-        return named.where(named.isin(keep), OTHER), natural, notes
-    return named, natural, notes
+        named, unseen = named.where(named.isin(keep), OTHER), OTHER
+    return named, natural, notes, _value_map(column, values, readable, named, unseen)
+
+
+def _value_map(
+    column: str, values: pd.Series, readable: pd.Series, labels: pd.Series, unseen: str | None
+) -> AttributeMap:
+    """The group name each distinct raw value was given, found by its key and by its readable
+    name without regard to case and spacing."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    _, first = np.unique(codes, return_index=True)
+    by_key, by_spelling = {}, {}
+    for code, row in enumerate(first):
+        by_key.setdefault(value_key(uniques[code]), str(labels.iloc[row]))
+        by_spelling.setdefault(fold(str(readable.iloc[row])), str(labels.iloc[row]))
+    return AttributeMap(column, "values", labels=by_key, spellings=by_spelling, unseen=unseen)
 
 
 def _merge_spellings(labels: pd.Series, order: list[str]) -> tuple[pd.Series, list[str], list[str]]:
@@ -133,7 +169,11 @@ def _readable(values: pd.Series, value_labels: dict) -> pd.Series:
     return pd.Series(names[codes], index=values.index).astype("string")
 
 
-def _binned(values: pd.Series, column: str, bins: tuple[float, ...]) -> tuple[pd.Series, list[str]]:
+def _binned(
+    values: pd.Series, column: str, bins: tuple[float, ...]
+) -> tuple[pd.Series, list[str], tuple[float, ...], tuple[str, ...]]:
+    """Each row's bin name, the names in order with MISSING last, the edges (`bins`, else the
+    age stages for an age, else the quartiles) and the bins' names."""
     numbers = pd.to_numeric(values, errors="coerce")
     if numbers.notna().sum() == 0:
         raise UserError(f"'{column}' has no numbers to cut into bins")
@@ -142,11 +182,11 @@ def _binned(values: pd.Series, column: str, bins: tuple[float, ...]) -> tuple[pd
             bins = AGE_BINS
         else:
             bins = tuple(np.unique(np.quantile(numbers.dropna(), [0.25, 0.5, 0.75])))
+    bins = tuple(float(b) for b in bins)
     edges = (-np.inf, *bins, np.inf)
-    whole = bool((numbers.dropna() % 1 == 0).all()) and all(float(b).is_integer() for b in bins)
-    names = [_bin_name(lo, hi, whole) for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
-    cut = pd.cut(numbers, edges, right=False, labels=names)
-    return cut.astype("string").fillna(MISSING), [*names, MISSING]
+    whole = bool((numbers.dropna() % 1 == 0).all()) and all(b.is_integer() for b in bins)
+    names = tuple(_bin_name(lo, hi, whole) for lo, hi in zip(edges[:-1], edges[1:], strict=True))
+    return bin_labels(numbers, bins, names), [*names, MISSING], bins, names
 
 
 def _bin_name(lo: float, hi: float, whole: bool) -> str:
@@ -158,7 +198,11 @@ def _bin_name(lo: float, hi: float, whole: bool) -> str:
     return f"{lo:g}–{hi - 1:g}" if whole else f"{lo:g} to <{hi:g}"
 
 
-def _merge_small(labels: pd.Series, min_size: int, policy: str, order: list[str]) -> Groups:
+def _merge_small(
+    labels: pd.Series, min_size: int, policy: str, order: list[str]
+) -> tuple[Groups, int | None]:
+    """The groups, small ones merged into "other" (or refused), and the id of "other" (None
+    without it)."""
     counts = labels.value_counts()
     order = [n for n in order if n in counts]
     small = [n for n in order if counts[n] < min_size and n != OTHER]
@@ -172,6 +216,7 @@ def _merge_small(labels: pd.Series, min_size: int, policy: str, order: list[str]
             )
         labels = labels.where(~labels.isin(small), OTHER)
         warnings.append(f"groups with fewer than {min_size} rows merged into '{OTHER}': {listed}")
+    before = labels
     labels, order, notes = _merge_spellings(labels, order)
     counts = labels.value_counts()
     if OTHER in counts and counts[OTHER] < min_size:
@@ -186,4 +231,6 @@ def _merge_small(labels: pd.Series, min_size: int, policy: str, order: list[str]
         )
     index = {n: i for i, n in enumerate(names)}
     ids = labels.map(index).to_numpy(dtype=np.int64)
-    return Groups(ids=ids, names=tuple(names), warnings=tuple(warnings), notes=tuple(notes))
+    pooled = (before == OTHER).to_numpy()
+    other = int(ids[pooled][0]) if pooled.any() else None  # named by a spelling of it, maybe
+    return Groups(ids=ids, names=tuple(names), warnings=tuple(warnings), notes=tuple(notes)), other

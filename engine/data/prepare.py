@@ -89,6 +89,7 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
         key=key,
         subgroups=subgroups,
         task=dataset.task,
+        group_map=groups.map,
     )
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from scipy import sparse
 
 from engine.data.encoding import Encoder
+from engine.data.group_map import GroupMap
 from engine.data.subgroups import Subgroups
 from engine.task import Task
 
@@ -46,6 +47,9 @@ class Prepared:
     key: str = ""
     subgroups: Subgroups | None = None
     task: Task = Task.CLASSIFICATION
+    # how the raw protected column(s) give the group ids, for rows not prepared here (an
+    # exported model's new rows); None for data prepared without one
+    group_map: GroupMap | None = None
 
     @property
     def n_groups(self) -> int:

@@ -141,7 +141,8 @@ def _offers(*capabilities: Capability) -> frozenset[Capability]:
 # rows are affine in means over groups or (group, label) cells, or in means over the pairs of two
 # disjoint such sets: on a batch with equally many rows of every group, each of these means is an
 # unbiased estimate of its value on the data (a group's rows hold a uniform sample of each cell).
-_DC, _BATCH = Capability.DC_PARTS, Capability.MINIBATCH_ROWS
+# RATE_MOMENTS where the rows are gaps of groups' positive rates that fairlearn's moments bound.
+_DC, _BATCH, _RATES = Capability.DC_PARTS, Capability.MINIBATCH_ROWS, Capability.RATE_MOMENTS
 FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
     f.name: f
     for f in (
@@ -158,11 +159,11 @@ FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
                _offers(_DC, _BATCH, Capability.LOSS_GAP_PENALTY)),
         # DP, EO, EOpp: differences of rates, means over groups or (group, label) cells
         Family("DP", "paper 001, eq. (15)", _C + "rate_gaps:DemographicParityGap",
-               _check_rate_gap, "DP gap", _offers(_DC, _BATCH)),
+               _check_rate_gap, "DP gap", _offers(_DC, _BATCH, _RATES)),
         Family("EO", "paper 001, eq. (17)", _C + "rate_gaps:EqualizedOddsGap", _check_rate_gap,
-               "EO gap", _offers(_DC, _BATCH)),
+               "EO gap", _offers(_DC, _BATCH, _RATES)),
         Family("EOpp", "paper 001, Sec. 2.1", _C + "rate_gaps:EqualOpportunityGap",
-               _check_rate_gap, "EOpp gap", _offers(_DC, _BATCH)),
+               _check_rate_gap, "EOpp gap", _offers(_DC, _BATCH, _RATES)),
         # not MINIBATCH_ROWS: a batch's mean over all its rows weighs the groups equally, the
         # data's by their sizes (paper 001, eq. 18)
         Family("intersectional_hinge", "paper 001, eq. (18)",

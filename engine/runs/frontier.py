@@ -21,6 +21,11 @@ A point meets κ when the mean over its seeds of the exact constrained quantity 
 "constraint": pSP for pSP runs, the EO gap for EO runs, ...) on the split is ≤ κ; a point that
 misses κ is drawn differently, whatever metric is on the axis.
 
+A point whose scores take few distinct values on the split (at most
+`engine.verdict.FEW_DISTINCT_SCORES` in every run: a randomised classifier scored by its
+probability, such as fairlearn's) is marked `few_scores`: its ties have no order, so a fairness
+axis on ranks (pSP) measures it coarsely, and the plot and the tables say so beside it.
+
 A point is dominated when another point on the same interval has score ≥ and fairness ≥ its
 own, one of them strictly. Points on different intervals are never compared: pSP on [5%, 30%)
 and pSP on [5%, 90%) measure different things.
@@ -53,6 +58,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.verdict import FEW_DISTINCT_SCORES, few_scores
+
 GAP_METRICS = frozenset({"psp", "pdp", "sp", "dp", "constraint"})
 SCORE_METRICS = frozenset({"accuracy", "auc"})
 SCORE_NAMES = {"accuracy": "accuracy", "auc": "AUC"}  # the scores a frontier's y axis can show
@@ -62,6 +69,7 @@ PAPER_004_AXES = ("auc", "se")  # paper 004, Sec. 6: test AUC, standard errors o
 DOMINATED_MARK = "·"
 UNCONSTRAINED_MARK = "*"
 MISSED_MARK = "!"
+FEW_SCORES_MARK = "≈"
 CHOSEN_MARK = "◆"
 
 Interval = tuple[float, float]
@@ -94,7 +102,8 @@ class FrontierPoint:
     """The runs of one (solver, κ, interval), averaged over seeds: the frontier's score (y) and
     fairness (x) with their spreads, `*_spread` (None with one seed: one seed says nothing about
     the spread). `constraint` is the mean exact constrained quantity on the split and
-    `meets_kappa` whether it is ≤ κ (None without κ or value).
+    `meets_kappa` whether it is ≤ κ (None without κ or value). `distinct_scores` is the largest
+    number of distinct scores of its runs on the split (None when a run does not report it).
 
     A point of a run's front (`front_of` is the run's id) is that one model, n = 1, with its
     `label` and its `coordinates` as (name, value) pairs, or the model the run reports
@@ -113,10 +122,16 @@ class FrontierPoint:
     unconstrained: bool
     constraint: float | None = None
     meets_kappa: bool | None = None
+    distinct_scores: int | None = None
     front_of: str | None = None
     label: str = ""
     coordinates: tuple[tuple[str, float | None], ...] = ()
     chosen: bool = False
+
+    @property
+    def few_scores(self) -> bool:
+        """Whether its scores take few distinct values (module docstring)."""
+        return few_scores(self.distinct_scores)
 
 
 @dataclass(frozen=True)
@@ -177,7 +192,7 @@ def frontier(
     _check_choice("score", score, tuple(SCORE_NAMES))
     _check_choice("spread", spread, SPREADS)
     gap = is_gap(metric)
-    groups: dict[GroupKey, list[tuple[str, float, float, float | None]]] = {}
+    groups: dict[GroupKey, list[tuple[str, float, float, float | None, int | None]]] = {}
     fronts: list[FrontierPoint] = []
     skipped: list[str] = []
     for run in results:
@@ -192,11 +207,13 @@ def frontier(
         fairness = 1.0 - value if gap else value
         constraint = run.metrics.get(split, {}).get("constraint")
         constraint = None if _missing(constraint) else float(constraint)
+        distinct = run.metrics.get(split, {}).get("distinct_scores")
+        distinct = None if _missing(distinct) else int(distinct)
         if run.front_of is not None:
-            fronts.append(_front_point(run, y, fairness, constraint))
+            fronts.append(_front_point(run, y, fairness, constraint, distinct))
             continue
         key = (run.solver, run.kappa, (float(run.interval[0]), float(run.interval[1])))
-        groups.setdefault(key, []).append((run.run_id, y, fairness, constraint))
+        groups.setdefault(key, []).append((run.run_id, y, fairness, constraint, distinct))
     points = [_point(key, runs, spread, confidence) for key, runs in groups.items()]
     points = _mark_dominated(points)
     points.sort(key=_display_order)
@@ -335,6 +352,10 @@ def format_frontier(frontier: Frontier) -> str:
             f"{UNCONSTRAINED_MARK} unconstrained   {DOMINATED_MARK} dominated   "
             f"{MISSED_MARK} misses κ (exact constrained value on {frontier.split} > κ)"
         )
+        if any(p.few_scores for p in ordinary):
+            lines.append(f"{FEW_SCORES_MARK} few distinct scores (≤ {FEW_DISTINCT_SCORES}, e.g. "
+                         "a randomised classifier's probabilities): ties have no order, so "
+                         "measures on ranks such as pSP are coarse")  # fmt: skip
     elif not fronts:
         lines.append(f"no run has both {score} and {frontier.metric} on the {frontier.split} split")
     lines += [format_front(frontier, run_id) for run_id in fronts]
@@ -362,7 +383,9 @@ def format_front(frontier: Frontier, run_id: str, quantity: str | None = None) -
     widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
     legend = [(CHOSEN_MARK, "the model the run reports", any(p.chosen for p in points)),
               (DOMINATED_MARK, "dominated within its front", any(p.dominated for p in points)),
-              (MISSED_MARK, "misses κ", any(p.meets_kappa is False for p in points))]  # fmt: skip
+              (MISSED_MARK, "misses κ", any(p.meets_kappa is False for p in points)),
+              (FEW_SCORES_MARK, f"few distinct scores (≤ {FEW_DISTINCT_SCORES}): pSP is coarse",
+               any(p.few_scores for p in points))]  # fmt: skip
     return "\n".join([
         f"{title} ({points[0].solver}): {members} models, on the {frontier.split} split",
         *(_align(row, widths, left={0, 1, 2}) for row in rows),
@@ -389,17 +412,18 @@ def _missing(value: float | None) -> bool:
 
 def _point(
     key: GroupKey,
-    runs: list[tuple[str, float, float, float | None]],
+    runs: list[tuple[str, float, float, float | None, int | None]],
     spread: str,
     confidence: float,
 ) -> FrontierPoint:
     solver, kappa, interval = key
-    run_ids, scores, fairnesses, constraints = zip(*runs, strict=True)
+    run_ids, scores, fairnesses, constraints, distincts = zip(*runs, strict=True)
     score, score_spread = mean_and_spread(scores, spread, confidence)
     fairness, fairness_spread = mean_and_spread(fairnesses, spread, confidence)
     known = [c for c in constraints if c is not None]
     constraint = float(np.mean(known)) if len(known) == len(constraints) else None
     meets = None if kappa is None or constraint is None else constraint <= kappa
+    distinct = None if None in distincts else max(distincts)
     return FrontierPoint(
         solver=solver,
         kappa=kappa,
@@ -414,6 +438,7 @@ def _point(
         unconstrained=kappa is None,
         constraint=constraint,
         meets_kappa=meets,
+        distinct_scores=distinct,
     )
 
 
@@ -431,7 +456,7 @@ def _mark_dominated(points: list[FrontierPoint]) -> list[FrontierPoint]:
 
 
 def _front_point(
-    run: RunResult, score: float, fairness: float, constraint: float | None
+    run: RunResult, score: float, fairness: float, constraint: float | None, distinct: int | None
 ) -> FrontierPoint:
     meets = None if run.kappa is None or constraint is None else constraint <= run.kappa
     return FrontierPoint(
@@ -448,6 +473,7 @@ def _front_point(
         unconstrained=False,
         constraint=constraint,
         meets_kappa=meets,
+        distinct_scores=distinct,
         front_of=run.front_of,
         label=run.label,
         coordinates=tuple(
@@ -481,6 +507,7 @@ def _text_row(point: FrontierPoint) -> tuple[str, ...]:
         (UNCONSTRAINED_MARK if point.unconstrained else "")
         + (DOMINATED_MARK if point.dominated else "")
         + (MISSED_MARK if point.meets_kappa is False else "")
+        + (FEW_SCORES_MARK if point.few_scores else "")
     )
     kappa = "—" if point.kappa is None else f"{point.kappa:g}"
     alpha, beta = point.interval
@@ -500,6 +527,7 @@ def _front_mark(point: FrontierPoint) -> str:
         (CHOSEN_MARK if point.chosen else "")
         + (DOMINATED_MARK if point.dominated else "")
         + (MISSED_MARK if point.meets_kappa is False else "")
+        + (FEW_SCORES_MARK if point.few_scores else "")
     )
 
 

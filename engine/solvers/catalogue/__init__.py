@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 from engine.errors import UserError
 from engine.solvers.catalogue import (
+    fairlearn,
     p000_alm,
     p000_ghost,
     p000_penalties,
@@ -40,6 +41,7 @@ CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
             p004_sfls,
             p004_baselines,
             p004_postprocess,
+            fairlearn,
         )
         for card in module.CARDS
     }  # fmt: skip

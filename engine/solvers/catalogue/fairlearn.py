@@ -1,0 +1,161 @@
+"""fairlearn's mitigators as comparators: ExponentiatedGradient and GridSearch (Agarwal et al.
+2018, "A reductions approach to fair classification") and ThresholdOptimizer (Hardt et al. 2016,
+"Equality of opportunity in supervised learning"), run by fairlearn itself with scikit-learn's
+logistic regression as the base estimator. Their options with fairlearn's (and scikit-learn's)
+defaults, and their cards. Implementations: `engine.solvers.fairlearn_reductions` and
+`engine.solvers.fairlearn_threshold`.
+
+What every card says once: fairlearn's randomised classifiers predict ŷ = 1 with a probability
+P(ŷ = 1 | x); FairFront scores them by P − ½, so its exact metrics at the threshold 0 are those of
+the majority vote (ŷ = 1 when P > ½), while fairlearn's `predict` draws ŷ at random; pSP and the
+other rank measures are computed on these probabilities, which take few distinct values.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.capabilities import Capability as C
+from engine.errors import UserError
+from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.options import option, require_choices
+
+# fairlearn's ThresholdOptimizer: the performance objectives it accepts under a constraint on one
+# rate, and those it accepts under equalized odds (fairlearn.postprocessing, 0.15)
+THRESHOLD_OBJECTIVES = ("accuracy_score", "balanced_accuracy_score", "selection_rate",
+                        "true_positive_rate", "true_negative_rate")  # fmt: skip
+EQUALIZED_ODDS_OBJECTIVES = ("accuracy_score", "balanced_accuracy_score")
+# where the base model's scores are thresholded: its probability (fairlearn's "auto" on a
+# LogisticRegression) or its log-odds
+PREDICT_METHODS = ("predict_proba", "decision_function")
+
+
+@dataclass(frozen=True)
+class LogisticBaseConfig:
+    """The base estimator every fairlearn mitigator here fits: scikit-learn's LogisticRegression
+    with L-BFGS (deterministic: it draws no random numbers), as fairlearn's examples use it."""
+
+    C: float = option(
+        1.0, "C, the inverse strength of the base logistic regression's l2 penalty "
+        "(scikit-learn's default)",
+    )  # fmt: skip
+    base_max_iter: int = option(
+        100, "L-BFGS iterations of one base fit at most (scikit-learn's default max_iter)"
+    )
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.C) and self.C > 0) or self.base_max_iter < 1:
+            raise UserError("the base logistic regression needs C > 0 and base_max_iter ≥ 1")
+
+
+@dataclass(frozen=True)
+class ExponentiatedGradientConfig(LogisticBaseConfig):
+    eps: float = option(
+        0.01, "ε: the multipliers' L1 norm is at most B = 1/ε (fairlearn's default)"
+    )
+    max_iter: int = option(
+        50, "exponentiated-gradient iterations at most (fairlearn's default); each fits the "
+        "base estimator one to five times",
+    )  # fmt: skip
+    nu: float | None = option(
+        None, "ν, the duality gap at which it stops; unset: fairlearn's automatic ν, "
+        "½·std|h₀(x) − y|/√n of its first classifier h₀",
+    )  # fmt: skip
+    eta0: float = option(2.0, "η₀, the initial learning rate (fairlearn's default)")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        positive = [self.eps, self.eta0] + ([] if self.nu is None else [self.nu])
+        if not all(math.isfinite(v) and v > 0 for v in positive) or self.max_iter < 1:
+            raise UserError("exponentiated_gradient needs eps > 0, eta0 > 0, nu > 0 (or unset) "
+                            "and max_iter ≥ 1")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class GridSearchConfig(LogisticBaseConfig):
+    grid_size: int = option(10, "multiplier vectors on the grid (fairlearn's default)")
+    grid_limit: float = option(
+        2.0, "largest multiplier on the grid, which spans [−limit, limit] (fairlearn's default)"
+    )
+    constraint_weight: float = option(
+        0.5, "weight of the largest constraint violation against 1 − it on the error rate in "
+        "the rule that picks the model (fairlearn's default)",
+    )  # fmt: skip
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.grid_size < 1 or not (math.isfinite(self.grid_limit) and self.grid_limit > 0):
+            raise UserError("grid_search needs grid_size ≥ 1 and grid_limit > 0")
+        if not 0.0 <= self.constraint_weight <= 1.0:
+            raise UserError("grid_search option constraint_weight lies in [0, 1]")
+
+
+@dataclass(frozen=True)
+class ThresholdOptimizerConfig(LogisticBaseConfig):
+    objective: str = option(
+        "accuracy_score", "the performance it maximises over the thresholds (fairlearn's "
+        "default); under EO accuracy_score or balanced_accuracy_score only",
+        choices=THRESHOLD_OBJECTIVES,
+    )  # fmt: skip
+    grid_size: int = option(
+        1000, "points of the grid of the constrained rate in [0, 1] (fairlearn's default)"
+    )
+    flip: bool = option(
+        False, "also consider rules that predict positive below a threshold (fairlearn's default)"
+    )
+    predict_method: str = option(
+        "predict_proba", "the base model's output that is thresholded: its probability "
+        "(fairlearn's 'auto' takes it from a logistic regression) or its log-odds",
+        choices=PREDICT_METHODS,
+    )  # fmt: skip
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        require_choices(self, "threshold_optimizer")
+        if self.grid_size < 1:
+            raise UserError("threshold_optimizer option grid_size must be at least 1")
+
+
+_S = "engine.solvers."
+_BASE = ("its base estimator is scikit-learn's logistic regression, a linear model of the "
+         "features, group cross-terms included when the model has them")  # fmt: skip
+_MOMENTS = ("fairlearn bounds DP as DemographicParity, EO as EqualizedOdds and EOpp as "
+            "TruePositiveRateParity")  # fmt: skip
+_CLASSIFIER = "fairlearn's mitigators for classification predict a 0/1 label"
+_VOTE = ("FairFront scores its randomised classifier by P(ŷ = 1 | x) − ½: exact metrics are "
+         "those of its majority vote (fairlearn's predict draws ŷ at random), pSP is computed on "
+         "these probabilities, which take few distinct values")  # fmt: skip
+
+CARDS = (
+    SolverCard("exponentiated_gradient", ExponentiatedGradientConfig, "fairlearn",
+               "fairlearn's ExponentiatedGradient (Agarwal et al. 2018): a randomised classifier, "
+               "a mixture of logistic regressions, under DP, EO or EOpp with bound κ; fairlearn "
+               "holds each group's rate within κ of the overall rate, which lets the gap between "
+               f"two groups reach 2κ; {_VOTE}",
+               _S + "fairlearn_reductions:ExponentiatedGradientSolver", needs={
+                   C.AFFINE_SCORES: _BASE,
+                   C.RATE_MOMENTS: _MOMENTS,
+               }, classifier_only=_CLASSIFIER),
+    SolverCard("grid_search", GridSearchConfig, "fairlearn",
+               "fairlearn's GridSearch (Agarwal et al. 2018, Sec. 3.4): one logistic regression "
+               "per multiplier on a grid, the one of least (1 − w)·error + w·violation reported; "
+               "a plain linear model, scored by its log-odds; its rule does not use κ (the grid "
+               "and the weight w set the trade-off)",
+               _S + "fairlearn_reductions:GridSearchSolver", needs={
+                   C.AFFINE_SCORES: _BASE,
+                   C.RATE_MOMENTS: _MOMENTS,
+               }, classifier_only=_CLASSIFIER),
+    SolverCard("threshold_optimizer", ThresholdOptimizerConfig, "fairlearn",
+               "fairlearn's ThresholdOptimizer (Hardt et al. 2016): the unconstrained logistic "
+               "regression, then randomised thresholds per group that maximise the objective "
+               "with the groups' rates (DP: positive, EOpp: true positive) at most κ apart "
+               "(EO: both rates equal, fairlearn allows no tolerance there); needs the group at "
+               f"prediction time; {_VOTE}",
+               _S + "fairlearn_threshold:ThresholdOptimizerSolver", needs={
+                   C.AFFINE_SCORES: _BASE,
+                   C.RATE_MOMENTS: "fairlearn's ThresholdOptimizer matches the positive rates "
+                                   "(demographic_parity), the true positive rates "
+                                   "(true_positive_rate_parity) or both rates (equalized_odds)",
+               }, classifier_only=_CLASSIFIER),
+)  # fmt: skip

@@ -1,0 +1,82 @@
+"""fairlearn's mitigators go through the run store like any solver: their models are stored and
+score again as stored, their verdicts and frontier points are computed from the stored exact
+metrics, and a randomised classifier's few distinct scores are said beside its point."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import plots
+from engine.data.grouping import GroupingSpec
+from engine.data.prepare import PrepareOptions
+from engine.fairness.constraints import ConstraintSpec
+from engine.models import ModelSpec
+from engine.runs import RunSpec
+from engine.runs.frontier import FEW_SCORES_MARK, format_frontier, frontier
+from engine.runs.results import run_results, run_verdict
+from engine.runs.submit import submit
+from engine.runs.worker import build_problem, execute_run
+from engine.scoring import MIXTURE_Q, MIXTURE_W
+from engine.verdict import FEW_DISTINCT_SCORES, judge
+
+pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")
+INTERVAL = (0.1, 0.5)
+
+
+def fairlearn_spec(data, solver: str, kappa: float = 0.02) -> RunSpec:
+    return RunSpec(
+        data=data,
+        prepare=PrepareOptions(grouping=(GroupingSpec("g"),)),
+        model=ModelSpec(),
+        constraint=ConstraintSpec("DP", kappa),
+        interval=INTERVAL,
+        solver=solver,
+        config={"max_iter": 10} if solver == "exponentiated_gradient" else {},
+    )
+
+
+def test_fairlearn_runs_are_stored_judged_and_drawn_with_their_few_scores(store, csv_spec):
+    specs = [fairlearn_spec(csv_spec, s) for s in ("exponentiated_gradient", "grid_search")]
+    eg_id, grid_id = submit(specs, store, start_runner=False)
+    assert [execute_run(str(store.home), r) for r in (eg_id, grid_id)] == ["converged"] * 2
+
+    params = store.load_params(eg_id)
+    assert {MIXTURE_W, MIXTURE_Q} <= set(params)
+    scores, _ = store.load_scores(eg_id)
+    np.testing.assert_array_equal(build_problem(specs[0]).scores(params, "test"), scores)
+    distinct = store.metrics(eg_id)["test"]["distinct_scores"]
+    assert 1 < distinct == np.unique(scores).size <= FEW_DISTINCT_SCORES
+
+    eg_verdict, grid_verdict = (run_verdict(store, store.run(r)) for r in (eg_id, grid_id))
+    assert any(f"only {distinct:.0f} distinct values" in f for f in eg_verdict.findings)
+    assert not any("distinct values" in f for f in grid_verdict.findings)
+
+    results = [x for r in (eg_id, grid_id) for x in run_results(store.run(r), store)]
+    result = frontier(results, metric="psp", split="test")
+    eg, grid = (next(p for p in result.points if p.solver == s) for s in ("exponentiated_gradient",
+                                                                          "grid_search"))  # fmt: skip
+    assert eg.few_scores and eg.distinct_scores == distinct and not grid.few_scores
+    text = format_frontier(result)
+    assert f"{FEW_SCORES_MARK} few distinct scores" in text
+    rows = {s: next(line for line in text.splitlines() if f"  {s}  " in line)
+            for s in ("exponentiated_gradient", "grid_search")}  # fmt: skip
+    assert FEW_SCORES_MARK in rows["exponentiated_gradient"].split()[0]
+    assert FEW_SCORES_MARK not in rows["grid_search"]
+    figure = plots.frontier_figure(result, "DP gap")
+    drawn = {runs[0]: (label, hover) for trace in figure.data if trace.mode == "markers+text"
+             for runs, label, hover in zip(trace.customdata, trace.text, trace.hovertext,
+                                           strict=True)}  # fmt: skip
+    assert drawn[eg_id][0] == f"κ = 0.02 · {distinct:.0f} scores"
+    assert f"only {distinct:.0f} distinct scores" in drawn[eg_id][1]
+    assert drawn[grid_id][0] == "κ = 0.02" and "distinct scores" not in drawn[grid_id][1]
+    assert "distinct scores" in figure.layout.title.subtitle.text
+
+
+@pytest.mark.parametrize(("distinct", "noted"), [(1, False), (3, True), (20, True), (21, False),
+                                                  (None, False)])  # fmt: skip
+def test_the_verdict_notes_few_distinct_scores_on_the_reported_split(distinct, noted):
+    row = {"accuracy": 0.8, "majority": 0.7, "auc": 0.75, "score_std": 0.3, "constraint": 0.01}
+    metrics = {"test": row | {"distinct_scores": distinct}, "train": row | {"distinct_scores": 2}}
+    findings = judge("converged", metrics, "DP gap", 0.05).findings
+    assert any("distinct values" in f for f in findings) == noted
