@@ -4,7 +4,11 @@ A `UserError` (bad input, a refused combination, a missing file) is printed as `
 the command exits with 2, as argparse does for bad flags. Anything else is a bug: it must not be
 hidden, yet a traceback is not for the person at the terminal. So it is printed as one line that
 says it is a bug and where its traceback was written (a file in the temporary folder), and the
-command exits with 1; `FAIRFRONT_DEBUG=1` raises it instead, with the traceback.
+command exits with 1; `FAIRFRONT_DEBUG=1` raises it instead, with the traceback. Output cut short
+by its reader (`fairfront runs list | head`) ends the command quietly, as other commands do.
+
+The command is installed as `fairfront` and also runs as `python -m engine`; its usage lines
+name it as it was called.
 """
 
 from __future__ import annotations
@@ -30,9 +34,15 @@ INTERNAL_ERROR = 1
 INTERRUPTED = 130
 
 
+def program_name() -> str:
+    """`fairfront` when run as the installed command, else `python -m engine`."""
+    called = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return "fairfront" if called == "fairfront" else "python -m engine"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m engine",
+        prog=program_name(),
         description="FairFront: train classifiers under fairness constraints.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -58,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)
         return USER_ERROR
+    except BrokenPipeError:
+        # the reader has gone: point stdout at nothing so the interpreter's final flush is quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return INTERRUPTED
