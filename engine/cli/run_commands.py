@@ -42,12 +42,9 @@ from engine.runs.export import run_model
 from engine.runs.frontier import format_front
 from engine.runs.fronts import solution_front
 from engine.runs.results import (
-    constraint_of,
     front_frontier,
-    measure_view,
     run_quantity,
-    surrogate_tolerance,
-    thresholded,
+    solution_verdict,
 )
 from engine.runs.submit import submit
 from engine.solvers import (
@@ -63,7 +60,7 @@ from engine.solvers import (
 from engine.solvers.catalogue.card import SolverCard
 from engine.status import WITH_MODEL
 from engine.task import Task
-from engine.verdict import REPORTED_SPLITS, Verdict, judge
+from engine.verdict import REPORTED_SPLITS, Verdict
 
 CONSTRAINTS = {name.lower(): name for name in family_names()} | {"none": None}
 DEFAULT_CONSTRAINT = {Task.CLASSIFICATION: "psp", Task.REGRESSION: "none"}
@@ -292,7 +289,7 @@ def run_command(args: argparse.Namespace) -> int:
     config = config_from_dict(card.Config, spec.config)
     log = None if args.quiet else ProgressPrinter(family, prepared.task)
     solution = solve(problem, card.name, config, spec.budget, log=log, seed=spec.seed)
-    verdict = solution_verdict(spec, solution)
+    verdict = solution_verdict(spec.to_dict(), solution)
     if solution.front:  # a run that yields a set of models: its front, then the reported one
         stored = spec.to_dict()
         front = front_frontier(spec.run_id, stored, solution_front(solution.front),
@@ -333,23 +330,6 @@ def write_output(path: Path, text: str) -> None:
         path.write_text(text)
     except OSError as error:
         raise UserError(f"cannot write {path}: {error.strerror or error}") from None
-
-
-def solution_verdict(spec: RunSpec, solution: Solution) -> Verdict:
-    """The verdict (engine.verdict) on a run made here, judged as a stored one is
-    (`engine.runs.results.run_verdict`)."""
-    document = spec.to_dict()
-    family, kappa = constraint_of(document)
-    view = measure_view(document)
-    shown = family or (view.family if view is not None else None)
-    last = solution.last_surrogate()
-    task = spec.objective.task
-    return judge(solution.status, solution.metrics, quantity_name(shown, task), kappa,
-                 reason=solution.reason,
-                 surrogate_violation=None if last is None else last.max_violation,
-                 tolerance=surrogate_tolerance(document),
-                 value_metric=quantity_metric(family, view, task),
-                 thresholded=thresholded(document))  # fmt: skip
 
 
 # the exact metrics shown per split of a model, by the task of its label: a classifier's

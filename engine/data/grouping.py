@@ -23,6 +23,7 @@ from engine.errors import UserError
 MODES = ("auto", "all", "binary", "top-k", "bins")
 AGE_COLUMNS = frozenset({"age", "agep"})
 AGE_BINS = (25.0, 45.0, 65.0)
+ONE_GROUP = "all"  # the name of the one group of data prepared without a protected attribute
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,13 @@ class Groups:
     warnings: tuple[str, ...]
     notes: tuple[str, ...] = ()
     map: GroupMap | None = None  # how raw values give these ids, for rows not seen here
+
+
+def one_group(n_rows: int) -> Groups:
+    """Every row in one group, ONE_GROUP: data prepared without a protected attribute (a model
+    fitted by the estimator without sensitive features), on which no fairness constraint can
+    hold; there are no protected values to map."""
+    return Groups(ids=np.zeros(n_rows, dtype=np.int64), names=(ONE_GROUP,), warnings=())
 
 
 def make_groups(

@@ -8,7 +8,7 @@ import numpy as np
 
 from engine.data.dataset import Dataset
 from engine.data.encoding import add_group_cross_terms, cross_term_names, fit_encoder
-from engine.data.grouping import GroupingSpec, make_groups
+from engine.data.grouping import GroupingSpec, make_groups, one_group
 from engine.data.leakage import leakage_warnings
 from engine.data.prepared import Prepared, SplitArrays
 from engine.data.split import check_fractions, strata_of, stratified_split
@@ -41,7 +41,11 @@ class PrepareOptions:
 
 def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepared:
     y = _label(dataset)
-    groups = make_groups(dataset, options.grouping, options.min_group_size, options.small_groups)
+    groups = (
+        make_groups(dataset, options.grouping, options.min_group_size, options.small_groups)
+        if options.grouping
+        else one_group(len(dataset.frame))  # no protected attribute: one group of every row
+    )
     assignment = _assign_splits(dataset, groups.ids, options)
     dropped = (
         {dataset.column(g.attribute) for g in options.grouping} if options.drop_protected else set()

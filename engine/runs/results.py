@@ -22,6 +22,7 @@ from engine.runs.spec import constraint_from_dict
 from engine.runs.store import RunRow, Store
 from engine.solvers.catalogue import solver_card
 from engine.solvers.options import config_from_dict
+from engine.solvers.records import Solution
 from engine.task import Task
 from engine.verdict import Verdict, judge
 
@@ -97,16 +98,38 @@ def run_verdict(
     (`metrics`, when the caller has read them already). `view` is the constraint whose quantity
     a run without constraint shows (its reference value beside constrained runs of it); by
     default a run's own."""
-    family, kappa = constraint_of(row.spec)
-    view = view or measure_view(row.spec)
-    shown = family or (view.family if view is not None else None)
     metrics = store.metrics(row.id) if metrics is None else metrics
-    task = run_task(row.spec)
-    return judge(row.status, metrics, quantity_name(shown, task), kappa,
-                 reason=row.reason, surrogate_violation=store.last_surrogate_violation(row.id),
-                 tolerance=surrogate_tolerance(row.spec),
+    return spec_verdict(row.spec, row.status, metrics, row.reason,
+                        store.last_surrogate_violation(row.id), view)  # fmt: skip
+
+
+def solution_verdict(document: dict[str, Any], solution: Solution) -> Verdict:
+    """The verdict on a run made in this process (the command line's `run`, the estimator),
+    from its spec as a dict (`RunSpec.to_dict`), judged as a stored one is."""
+    last = solution.last_surrogate()
+    return spec_verdict(document, solution.status, solution.metrics, solution.reason,
+                        None if last is None else last.max_violation)  # fmt: skip
+
+
+def spec_verdict(
+    document: dict[str, Any],
+    status: str,
+    metrics: dict[str, dict[str, float | None]],
+    reason: str,
+    surrogate_violation: float | None,
+    view: ConstraintSpec | None = None,
+) -> Verdict:
+    """The verdict on a run of spec `document` that ended with `status` and these exact
+    metrics, by its constraint (or `view`, or its measure's exact counterpart) and κ."""
+    family, kappa = constraint_of(document)
+    view = view or measure_view(document)
+    shown = family or (view.family if view is not None else None)
+    task = run_task(document)
+    return judge(status, metrics, quantity_name(shown, task), kappa, reason=reason,
+                 surrogate_violation=surrogate_violation,
+                 tolerance=surrogate_tolerance(document),
                  value_metric=quantity_metric(family, view, task),
-                 thresholded=thresholded(row.spec))  # fmt: skip
+                 thresholded=thresholded(document))  # fmt: skip
 
 
 def frontier_axes(specs: Iterable[dict[str, Any]]) -> tuple[str, str]:

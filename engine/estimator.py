@@ -1,0 +1,680 @@
+"""FairFront as scikit-learn estimators: `FairFrontClassifier` and `FairFrontRegressor` train
+through the same Problem, solver catalogue and driver as the app and the command line
+(`engine.problem.Problem`, `engine.solvers.solve`), score through `engine.scoring` and are
+judged as a run is (`engine.verdict`).
+
+    from engine import FairFrontClassifier
+    clf = FairFrontClassifier(constraint="pSP", kappa=0.05)
+    clf.fit(X, y, sensitive_features="sex")      # a column of X, or the values themselves
+    clf.predict(X_new); clf.verdict_.summary
+
+The data is prepared as the app prepares a data set (`engine.estimator_data`): numeric columns
+standardised, the others one-hot encoded, groups by the values of the sensitive features, a
+validation split drawn from the rows given (`validation_fraction`) and no test split. The
+sensitive features are fit metadata (fairlearn's keyword): pass them to `GridSearchCV.fit`, or
+route them with `set_fit_request(sensitive_features=True)` under scikit-learn's metadata routing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import numbers
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import (
+    assert_all_finite,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from engine import __version__
+from engine.data.encoding import cross_term_names
+from engine.data.prepare import prepare
+from engine.data.prepared import Prepared
+from engine.errors import UserError
+from engine.estimator_data import (
+    InputError,
+    check_numbers,
+    feature_frame,
+    group_ids,
+    positional_frame,
+    preparation,
+    sensitive_frame,
+    training_dataset,
+)
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.families import check_constraint
+from engine.model_file import ExportedModel, save_model
+from engine.models import ModelSpec
+from engine.objectives import (
+    DEFAULT_OBJECTIVE,
+    LogisticLoss,
+    Objective,
+    objective_to_dict,
+    objective_type,
+)
+from engine.runs.results import solution_verdict
+from engine.scoring import MIXTURE_W, POST_SCALE, THRESHOLD_AT, Rows, model_scores
+from engine.solvers.catalogue import solver_card
+from engine.solvers.options import Budget, config_from_dict
+from engine.solvers.records import IterationRecord, Solution
+from engine.status import RunStatus, StopCode
+from engine.task import Task
+
+REFERENCE_SOLVER = "unconstrained"  # trains a fit without sensitive features (one group)
+DEFAULT_SECONDS = 60.0  # guards against a solver that runs until stopped (sgd, ssw, ...)
+BUDGET_STOPS = frozenset({StopCode.TIME_BUDGET, StopCode.ITERATION_BUDGET})
+THRESHOLD = 0.0  # a score above it predicts classes_[1] (the Problem's threshold θ̂)
+# parameters that score each group differently (engine.scoring): predicting needs the groups
+GROUP_WISE = (POST_SCALE, THRESHOLD_AT)
+
+
+@dataclasses.dataclass(frozen=True)
+class FitRun:
+    """A fit's solver with its options, model, objective, constraint on I and budget: what a
+    run specification (`engine.runs.RunSpec`) holds besides its data source."""
+
+    solver: str
+    config: Any  # the solver card's Config
+    model: ModelSpec
+    objective: Objective
+    constraint: ConstraintSpec | None
+    interval: tuple[float, float]
+    budget: Budget
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields of `RunSpec.to_dict` that judging a run reads
+        (`engine.runs.results.solution_verdict`)."""
+        return {
+            "solver": self.solver,
+            "config": dataclasses.asdict(self.config),
+            "constraint": dataclasses.asdict(self.constraint) if self.constraint else None,
+            "interval": list(self.interval),
+            "objective": objective_to_dict(self.objective),
+        }
+
+
+@contextlib.contextmanager
+def _input_errors() -> Iterator[None]:
+    """The engine's `UserError`s as `InputError`s: the same sentence, raised as the ValueError
+    scikit-learn's callers expect of bad input."""
+    try:
+        yield
+    except UserError as error:
+        if isinstance(error, ValueError):
+            raise
+        raise InputError(str(error)) from error
+
+
+PARAMETERS_DOC = """
+    Parameters
+    ----------
+    solver : str
+        A solver of the catalogue (`python -m engine solvers`), which must be able to train the
+        model under the constraint with the objective; refused with the reason otherwise.
+    constraint : str or None
+        A constraint family (`engine.fairness.families.family_names()`: "pSP", "pDP", "DP",
+        "EO", "EOpp", "group_loss_gap", "auc_gap", ...); None trains without one. A reference
+        solver (e.g. "unconstrained", "sgd") only reports it; paper 002's solvers ("badr_gd",
+        ...) minimise their own measure (`solver_options={"measure": ...}`): pass
+        constraint=None to be judged by it.
+    kappa : float
+        The tolerance κ the constrained quantity must stay within.
+    interval : (float, float)
+        I = [α, β) of pSP and pDP: the ranks, counted from the top of each group, whose scores
+        are compared ((0.05, 0.3): each group's top 5 %–30 %). The default (0, 1), the command
+        line's, compares the whole score distributions (full statistical parity); narrow it for
+        paper 003's partial fairness.
+    constraint_options : dict or None
+        Further settings of the constraint: the `ConstraintSpec` fields "pairs", "surrogate",
+        "temperature", "grid_size" and "grid", and the family's own options (auc_gap:
+        "variant", "c1", "c2"; group_loss_gap: "condition"; pSP: "mean_method").
+    model : {"linear", "mlp"}
+    cross_terms : bool
+        Adds group indicators and their products with the features to the model's inputs
+        (paper 003, Sec. 7.1); such a model needs `sensitive_features` to predict.
+    hidden : tuple of int
+        Widths of the MLP's hidden layers.
+    activation : {"relu", "sigmoid"}
+        The MLP's activation.
+    objective : str or None
+        The training objective (`engine.objectives.OBJECTIVE_TYPES`): None is the solver's
+        (the pairwise AUC loss for a solver that needs it, else the logistic loss) for a
+        classifier, the squared loss for a regression.
+    max_iter : int or None
+        Solver iterations at most (None: the solver's own stopping rule).
+    max_seconds : float or None
+        Seconds of solver time at most; the default guards against the solvers that run until
+        stopped (sgd, ssw, ...); None: no time limit.
+    solver_options : dict or None
+        The solver's options by name (`python -m engine solvers`), checked against its card.
+    validation_fraction : float
+        The share of the rows held out for validation, stratified by group and label. Paper
+        003 chooses IDCA's K on validation accuracy (App. G.2.2) and paper 004 the reported
+        iterate, or the post-processing map, on validation (App. E.3); with 0 every row trains
+        and those solvers report their last iterate (auc_postprocess maps nothing).
+    min_category_count : int
+        Categories seen fewer times in training share one "(other)" column (the app's rule).
+    random_state : int, RandomState or None
+        Seeds the validation split and the solver (an int is the seed itself, as the command
+        line's --seed; otherwise a seed is drawn from it, as scikit-learn does). `seed_` keeps
+        the seed used.
+
+    Without `sensitive_features` every row is one group: a UserWarning says so, and the model
+    is trained by the catalogue's reference solver "unconstrained" (L-BFGS) on the same model
+    and objective, without a constraint.
+
+    Attributes
+    ----------
+    coef_, intercept_ : ndarray, float
+        A linear model's weights, on the model's inputs `model_feature_names_`: the encoded
+        features (numbers standardised on the training rows, one 0/1 column per category),
+        then the group cross-terms if any. A group-wise map of the scores (auc_postprocess) is
+        applied after them (`params_`).
+    params_ : dict of ndarray
+        The model's parameters as the engine keeps them.
+    groups_ : ndarray of str
+        The group names; a row's group is the value (or the intersection " × " of the values)
+        of its sensitive features.
+    history_ : DataFrame
+        The run's records, one row each: "iteration", "seconds", "kind" ("surrogate": the
+        solver's objective and constraint rows; "exact": exact train and validation metrics;
+        "final": the reported model's), "objective", "max_violation" and the values by name.
+    metrics_ : dict
+        Exact metrics of the reported model, by split ("train", "val").
+    verdict_ : engine.verdict.Verdict
+        Whether the model meets κ (on validation when there is a validation split), is
+        degenerate, converged: judged as the command line judges a run.
+    solution_ : engine.solvers.records.Solution
+        Everything the solver returned.
+    status_ : str
+        How the run ended ("converged", "budget", "diverged", ...).
+    needs_sensitive_features_ : bool
+        Whether predicting needs the sensitive features (group cross-terms or a group-wise map).
+"""
+
+
+class FairFrontEstimator(BaseEstimator):
+    """What the classifier and the regressor share: parameters, data, training, scoring and
+    export. Subclasses say the task, turn y into the engine's label and back, and score."""
+
+    _task: ClassVar[Task]
+    # under metadata routing, scoring receives the sensitive features whenever they are passed:
+    # a model with groups needs them, any other ignores them
+    __metadata_request__score: ClassVar[dict] = {"sensitive_features": True}
+
+    def __init__(
+        self,
+        *,
+        solver: str = "idca",
+        constraint: str | None = "pSP",
+        kappa: float = 0.05,
+        interval: tuple[float, float] = (0.0, 1.0),
+        constraint_options: dict | None = None,
+        model: str = "linear",
+        cross_terms: bool = False,
+        hidden: tuple[int, ...] = (64,),
+        activation: str = "relu",
+        objective: str | None = None,
+        max_iter: int | None = None,
+        max_seconds: float | None = DEFAULT_SECONDS,
+        solver_options: dict | None = None,
+        validation_fraction: float = 0.2,
+        min_category_count: int = 5,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
+        self.solver = solver
+        self.constraint = constraint
+        self.kappa = kappa
+        self.interval = interval
+        self.constraint_options = constraint_options
+        self.model = model
+        self.cross_terms = cross_terms
+        self.hidden = hidden
+        self.activation = activation
+        self.objective = objective
+        self.max_iter = max_iter
+        self.max_seconds = max_seconds
+        self.solver_options = solver_options
+        self.validation_fraction = validation_fraction
+        self.min_category_count = min_category_count
+        self.random_state = random_state
+
+    # ---- training -------------------------------------------------------------------------
+    def fit(self, X, y, *, sensitive_features=None):
+        """Train on X and y with the groups of `sensitive_features`: a column name of X or a
+        list of them (their intersection), or values, a 1-D array or Series, or a 2-D array or
+        DataFrame (their intersection), matched to the rows of X by position. None: one group,
+        trained without a constraint (see the class's docstring)."""
+        with _input_errors():
+            frame = self._frame(X, reset=True)
+            label, label_name = self._label(y, len(frame))
+            run = self._run()
+            self._check_data_options()
+            seed = self._seed()
+            protected = None
+            if sensitive_features is not None:
+                protected = sensitive_frame(sensitive_features, frame, self._named_columns)
+            dataset = training_dataset(frame, protected, label, label_name, self._task)
+            options = preparation(dataset, self.validation_fraction, seed,
+                                  self.min_category_count)  # fmt: skip
+            if protected is None:
+                warnings.warn("no sensitive_features: every row is one group, and the model "
+                              f"is trained by the {REFERENCE_SOLVER} solver without a "
+                              "fairness constraint", UserWarning, stacklevel=2)  # fmt: skip
+                run = dataclasses.replace(run, solver=REFERENCE_SOLVER, constraint=None,
+                                          config=solver_card(REFERENCE_SOLVER).Config())  # fmt: skip
+            prepared = prepare(dataset, options)
+            for message in prepared.warnings:
+                warnings.warn(message, UserWarning, stacklevel=2)
+            solution = _train(prepared, run, seed)
+        self._keep(prepared, run, seed, solution)
+        return self
+
+    def _run(self) -> FitRun:
+        """The parameters as a run, checked before any data is read: the solver and its
+        options, the model, the objective, the constraint and their combination."""
+        card = solver_card(self.solver)
+        config = config_from_dict(card.Config, self.solver_options)
+        model = ModelSpec(kind=self.model, cross_terms=bool(self.cross_terms),
+                          hidden=_widths(self.hidden), activation=self.activation)  # fmt: skip
+        name = self.objective or (
+            card.default_objective if self._task is Task.CLASSIFICATION
+            else DEFAULT_OBJECTIVE[self._task]
+        )  # fmt: skip
+        objective = objective_type(name)()
+        interval = _interval(self.interval)
+        constraint = None
+        if self.constraint is not None:
+            fields, options = _constraint_settings(self.constraint_options)
+            constraint = ConstraintSpec(self.constraint, _number("kappa", self.kappa), interval,
+                                        options=options, **fields)  # fmt: skip
+            check_constraint(constraint)
+        family = constraint.family if constraint else None
+        variant = constraint.option("variant", None) if constraint else None
+        card.check_combination(model, family, objective.name, variant)
+        budget = Budget(max_iterations=self.max_iter, max_seconds=self.max_seconds)
+        return FitRun(card.name, config, model, objective, constraint, interval, budget)
+
+    def _check_data_options(self) -> None:
+        share = self.validation_fraction
+        if not (isinstance(share, numbers.Real) and 0.0 <= share < 1.0):
+            raise InputError(f"validation_fraction is the share of rows held out for "
+                             f"validation, 0 ≤ share < 1, not {share!r}")  # fmt: skip
+        count = self.min_category_count
+        if not (isinstance(count, numbers.Integral) and count >= 1):
+            raise InputError(f"min_category_count must be a whole number ≥ 1, not {count!r}")
+
+    def _seed(self) -> int:
+        """The split's and the solver's seed: `random_state` itself when it is a whole number,
+        else one drawn from it."""
+        state = check_random_state(self.random_state)  # refuses a negative or bad value
+        if isinstance(self.random_state, numbers.Integral):
+            return int(self.random_state)
+        return int(state.randint(np.iinfo(np.int32).max))
+
+    def _keep(self, prepared: Prepared, run: FitRun, seed: int, solution: Solution) -> None:
+        """The fitted state, every attribute ending in "_"."""
+        self.groups_ = np.asarray(prepared.group_names, dtype=object)
+        names = prepared.feature_names
+        if run.model.cross_terms:
+            names = cross_term_names(names, prepared.group_names)
+        self.model_feature_names_ = np.asarray(names, dtype=object)
+        self.solver_, self.constraint_, self.seed_ = run.solver, run.constraint, seed
+        self.params_ = solution.params
+        self.needs_sensitive_features_ = bool(
+            (run.model.cross_terms and prepared.n_groups > 1)
+            or any(name in self.params_ for name in GROUP_WISE)
+        )
+        if run.model.affine and MIXTURE_W not in self.params_:
+            self._keep_linear(self.params_["w"])
+        self.solution_ = solution
+        self.status_ = str(solution.status)
+        self.n_iter_ = solution.iterations
+        self.metrics_ = {split: values for split, values in solution.metrics.items() if values}
+        self.history_ = history_frame(solution.trajectory)
+        self.verdict_ = solution_verdict(run.to_dict(), solution)
+        self.exported_model_ = ExportedModel(
+            model=run.model,
+            params=self.params_,
+            encoder=prepared.encoder,
+            group_map=prepared.group_map,
+            group_names=prepared.group_names,
+            task=prepared.task,
+            objective=run.objective.name,
+            threshold=THRESHOLD,
+            classes=tuple(self._classes_list()),
+            label_name=prepared.label_name,
+            about=self._about(run, seed),
+        )
+
+    def _about(self, run: FitRun, seed: int) -> dict[str, Any]:
+        """Where an exported model comes from (JSON-able), as `engine.runs.export.run_about`
+        says it of a run: the estimator, solver and options, constraint with κ and I, seed,
+        how it ended, the verdict and the exact validation metrics."""
+        about = {
+            "estimator": type(self).__name__,
+            **run.to_dict(),
+            "kappa": None if run.constraint is None else run.constraint.kappa,
+            "seed": seed,
+            "status": self.status_,
+            "verdict": self.verdict_.summary,
+            "validation_metrics": self.metrics_.get("val", {}),
+            "engine_version": __version__,
+        }
+        return json.loads(json.dumps(about, default=str))
+
+    def export(self, path: str | Path) -> None:
+        """Write the fitted model as a FairFront model file (`engine.model_file`), which
+        `python -m engine predict` and `engine.model_file.load_model` read. It scores raw rows
+        with the columns of X and, for a model with groups, the protected column(s): those of
+        X named by `sensitive_features`, or "sensitive" ("sensitive 1", ...) for values given
+        without a name (`exported_model_.columns` lists them)."""
+        check_is_fitted(self)
+        save_model(self.exported_model_, path)
+
+    # ---- scoring --------------------------------------------------------------------------
+    def _scores(self, X, sensitive_features) -> np.ndarray:
+        """The model's scores of the rows of X (`engine.scoring.model_scores`, as training,
+        every report and the exported model compute them)."""
+        check_is_fitted(self)
+        exported = self.exported_model_
+        with _input_errors():
+            frame = self._frame(X, reset=False)
+            groups = self._groups_of(sensitive_features, frame)
+            rows = Rows(exported.encoder.transform(frame), groups, len(exported.group_names),
+                        exported.model.cross_terms)  # fmt: skip
+            return model_scores(exported.model, exported.params, rows)
+
+    def _groups_of(self, sensitive_features, frame: pd.DataFrame) -> np.ndarray:
+        """Each row's group id for a model that scores groups differently; zeros (unused)
+        for any other, which ignores `sensitive_features`."""
+        if not self.needs_sensitive_features_:
+            return np.zeros(len(frame), dtype=np.int64)
+        if sensitive_features is None:
+            raise InputError("this model scores each group differently (group cross-terms, or "
+                             "a group-wise map of its scores), so it needs sensitive_features "
+                             "to predict: pass them as at fit")  # fmt: skip
+        return group_ids(self.exported_model_.group_map, sensitive_features, frame,
+                         self._named_columns)  # fmt: skip
+
+    def score(self, X, y, sample_weight=None, *, sensitive_features=None) -> float:
+        """The mixin's score (accuracy for the classifier, R² for the regressor) of the
+        predictions, which take `sensitive_features` when the model needs them."""
+        predictions = self.predict(X, sensitive_features=sensitive_features)
+        return float(self._score_metric(y, predictions, sample_weight=sample_weight))
+
+    # ---- inputs ---------------------------------------------------------------------------
+    def _frame(self, X, reset: bool) -> pd.DataFrame:
+        """X as a frame whose columns are `feature_names_in_` (x0, x1, ... without them; a
+        DataFrame's columns as they are, checked; an array's as numbers), after scikit-learn's
+        checks of its shape and of the features it was fitted with."""
+        if isinstance(X, pd.DataFrame):
+            validate_data(self, X, skip_check_array=True, reset=reset)
+            if reset and len(X) < 2:
+                raise InputError(f"X has {len(X)} sample(s); at least 2 are needed to train")
+            return self._checked(feature_frame(X, self._column_names), reset)
+        numbers_only = reset or not self.exported_model_.encoder.categorical
+        values = validate_data(self, X, reset=reset, dtype=np.float64 if numbers_only else None,
+                               ensure_min_samples=2 if reset else 1)  # fmt: skip
+        frame = positional_frame(values, self._column_names)
+        return frame if numbers_only else self._checked(frame, reset)
+
+    def _checked(self, frame: pd.DataFrame, reset: bool) -> pd.DataFrame:
+        """Refuse missing or infinite numbers where the model reads numbers (when fitting,
+        `engine.estimator_data.training_dataset` checks them)."""
+        if not reset:
+            check_numbers(frame, [c.name for c in self.exported_model_.encoder.numeric])
+        return frame
+
+    @property
+    def _named_columns(self) -> bool:
+        return hasattr(self, "feature_names_in_")
+
+    @property
+    def _column_names(self) -> list[str]:
+        if self._named_columns:
+            return [str(c) for c in self.feature_names_in_]
+        return [f"x{j}" for j in range(self.n_features_in_)]
+
+    def _label(self, y, n_rows: int) -> tuple[np.ndarray, str]:
+        """The engine's label of y (checked) and its name."""
+        if y is None:
+            raise InputError(f"{type(self).__name__} requires y to be passed, but the target "
+                             "y is None")  # fmt: skip
+        name = y.name if isinstance(y, pd.Series) and isinstance(y.name, str) else "y"
+        values = column_or_1d(y, warn=True)
+        check_consistent_length(np.empty(n_rows), values)
+        if values.dtype.kind in "fc":
+            assert_all_finite(values, input_name="y")
+        return self._encode_label(values), name
+
+    def _keep_linear(self, w: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _classes_list(self) -> list:
+        """The classes an exported model predicts (JSON-able values)."""
+        return [0, 1]
+
+    def _encode_label(self, y: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _score_metric(self, y, predictions, sample_weight) -> float:
+        raise NotImplementedError
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = False
+        return tags
+
+
+class FairFrontClassifier(ClassifierMixin, FairFrontEstimator):
+    __doc__ = (
+        """A binary classifier trained under a fairness constraint (default: pSP ≤ κ by IDCA,
+    paper 003). Any two class labels (numbers, text, booleans); `classes_` is sorted and
+    `classes_[1]` is the positive label, predicted when the score is > 0. `predict_proba` is
+    the logistic objective's sigmoid of the score, or a randomised classifier's probability
+    (fairlearn's reductions); the other objectives (squared hinge, pairwise AUC) fit scores
+    without probabilities, and the estimator then has no `predict_proba`.
+    """
+        + PARAMETERS_DOC
+    )
+
+    _task = Task.CLASSIFICATION
+    score = FairFrontEstimator.score
+
+    def _encode_label(self, y: np.ndarray) -> np.ndarray:
+        check_classification_targets(y)
+        kind = type_of_target(y, input_name="y", raise_unknown=True)
+        if kind != "binary":
+            raise InputError(f"Only binary classification is supported. The type of the "
+                             f"target is {kind}: {type(self).__name__} trains a model of two "
+                             "classes")  # fmt: skip
+        classes = np.unique(y)
+        if len(classes) < 2:
+            raise InputError(f"y has one class ({classes[0]!r}); a classifier needs two")
+        self.classes_ = classes
+        return (y == classes[1]).astype(np.int8)
+
+    def _keep_linear(self, w: np.ndarray) -> None:
+        self.intercept_ = np.array([w[0]])
+        self.coef_ = w[None, 1:].copy()
+
+    def decision_function(self, X, *, sensitive_features=None) -> np.ndarray:
+        """The model's score of each row; > 0 predicts `classes_[1]`."""
+        return self._scores(X, sensitive_features)
+
+    def predict(self, X, *, sensitive_features=None) -> np.ndarray:
+        scores = self._scores(X, sensitive_features)
+        return self.classes_[(scores > THRESHOLD).astype(np.int64)]
+
+    def _has_probabilities(self) -> bool:
+        """Whether the scores say how probable `classes_[1]` is (`ExportedModel.
+        has_probabilities`); before fit, whether the objective is the logistic loss."""
+        if hasattr(self, "exported_model_"):
+            known = self.exported_model_.has_probabilities
+            name = self.exported_model_.objective
+        else:
+            name = self.objective
+            if name is None:
+                with contextlib.suppress(UserError):
+                    name = solver_card(self.solver).default_objective
+            known = name == LogisticLoss.name
+        if not known:
+            raise AttributeError(f"the {name} objective gives scores, not probabilities; "
+                                 "train with objective='logistic' for predict_proba")  # fmt: skip
+        return True
+
+    @available_if(_has_probabilities)
+    def predict_proba(self, X, *, sensitive_features=None) -> np.ndarray:
+        """[P(classes_[0]), P(classes_[1])] of each row: the sigmoid of the score for the
+        logistic loss, score + ½ for a randomised classifier (`ExportedModel.probabilities`)."""
+        scores = self._scores(X, sensitive_features)  # checks that the model is fitted
+        return self.exported_model_.probabilities(scores)
+
+    def _classes_list(self) -> list:
+        return self.classes_.tolist()
+
+    def _score_metric(self, y, predictions, sample_weight) -> float:
+        return accuracy_score(y, predictions, sample_weight=sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class FairFrontRegressor(RegressorMixin, FairFrontEstimator):
+    __doc__ = (
+        """A regression trained by FairFront's solvers on the squared loss (ridge regression
+    with `solver_options={"l2": ...}`). No constraint family is defined for a real-valued label
+    yet, so the default trains without one by paper 002's badr-gd, which picks the group
+    weights of the loss that minimise its unfairness measure (`solver_options={"measure":
+    "dp"}`: the gap between the groups' mean predictions).
+    """
+        + PARAMETERS_DOC
+    )
+
+    _task = Task.REGRESSION
+    score = FairFrontEstimator.score
+
+    def __init__(
+        self,
+        *,
+        solver: str = "badr_gd",
+        constraint: str | None = None,
+        kappa: float = 0.05,
+        interval: tuple[float, float] = (0.0, 1.0),
+        constraint_options: dict | None = None,
+        model: str = "linear",
+        cross_terms: bool = False,
+        hidden: tuple[int, ...] = (64,),
+        activation: str = "relu",
+        objective: str | None = None,
+        max_iter: int | None = None,
+        max_seconds: float | None = DEFAULT_SECONDS,
+        solver_options: dict | None = None,
+        validation_fraction: float = 0.2,
+        min_category_count: int = 5,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
+        super().__init__(
+            solver=solver, constraint=constraint, kappa=kappa, interval=interval,
+            constraint_options=constraint_options, model=model, cross_terms=cross_terms,
+            hidden=hidden, activation=activation, objective=objective, max_iter=max_iter,
+            max_seconds=max_seconds, solver_options=solver_options,
+            validation_fraction=validation_fraction, min_category_count=min_category_count,
+            random_state=random_state,
+        )  # fmt: skip
+
+    def _encode_label(self, y: np.ndarray) -> np.ndarray:
+        try:
+            values = np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError("y must be numbers for a regression") from None
+        assert_all_finite(values, input_name="y")  # text that reads as "nan" or "inf"
+        return values
+
+    def _keep_linear(self, w: np.ndarray) -> None:
+        self.intercept_ = float(w[0])
+        self.coef_ = w[1:].copy()
+
+    def predict(self, X, *, sensitive_features=None) -> np.ndarray:
+        return self._scores(X, sensitive_features)
+
+    def _score_metric(self, y, predictions, sample_weight) -> float:
+        return r2_score(y, predictions, sample_weight=sample_weight)
+
+
+def _train(prepared, run: FitRun, seed: int) -> Solution:
+    """The run through the app's Problem and driver; a budget that ended it, or a run that
+    ended without converging, is warned of."""
+    from engine.problem import Problem
+    from engine.solvers.driver import solve
+
+    problem = Problem(prepared, run.model, run.constraint, interval=run.interval,
+                      threshold=THRESHOLD, objective=run.objective)  # fmt: skip
+    solution = solve(problem, run.solver, run.config, run.budget, seed=seed)
+    if solution.stop.code in BUDGET_STOPS:
+        warnings.warn(f"{run.solver} stopped by its budget ({solution.reason}); raise max_iter "
+                      "or max_seconds for a model that may still change", ConvergenceWarning,
+                      stacklevel=3)  # fmt: skip
+    elif solution.status in (RunStatus.DIVERGED, RunStatus.FAILED):
+        warnings.warn(f"{run.solver} {solution.status}: {solution.reason}", UserWarning,
+                      stacklevel=3)  # fmt: skip
+    return solution
+
+
+def history_frame(records: list[IterationRecord]) -> pd.DataFrame:
+    """A run's records as a table, one row each (see `FairFrontEstimator.history_`)."""
+    rows = [{"iteration": r.iteration, "seconds": r.seconds, "kind": r.kind,
+             "objective": r.objective, "max_violation": r.max_violation, **r.values}
+            for r in records]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _widths(hidden: object) -> tuple[int, ...]:
+    widths = (hidden,) if isinstance(hidden, numbers.Integral) else tuple(hidden)
+    if not all(isinstance(h, numbers.Integral) for h in widths):
+        raise InputError(f"hidden is the MLP's layer widths, whole numbers, not {hidden!r}")
+    return tuple(int(h) for h in widths)
+
+
+def _interval(interval: object) -> tuple[float, float]:
+    try:
+        alpha, beta = (_number("interval", v) for v in interval)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise InputError(f"interval is two numbers (α, β), not {interval!r}") from None
+    return alpha, beta
+
+
+def _number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be a number, not {value!r}")
+    return float(value)
+
+
+SPEC_FIELDS = ("pairs", "surrogate", "temperature", "grid_size", "grid")
+
+
+def _constraint_settings(options: dict | None) -> tuple[dict, dict]:
+    """`constraint_options` split into ConstraintSpec fields and the family's own options."""
+    options = dict(options or {})
+    fields = {k: v for k, v in options.items() if k in SPEC_FIELDS}
+    return fields, {k: v for k, v in options.items() if k not in SPEC_FIELDS}
