@@ -92,16 +92,23 @@ fairlearn's ExponentiatedGradient and GridSearch (Agarwal et al., reductions to 
 classification) and its ThresholdOptimizer (Hardt et al., group-specific thresholds) run under
 DP, EO or EOpp as solvers of their own, with scikit-learn's logistic regression as the base
 model; fairlearn does the fitting, and FairFront computes every metric of their models with its
-own code on held-out data, as for any other run. Two differences of definition matter when
-reading them:
-- fairlearn's reductions hold each group's rate within κ of the rate of everyone, while the DP,
-  EO and EOpp gaps shown here are the largest gap between two groups, which their bound lets
-  reach 2κ; ThresholdOptimizer bounds the gap between groups itself (and under EO asks for equal
-  rates, with no tolerance); GridSearch's choice does not use κ at all.
+own code on held-out data, as for any other run. Three things matter when reading them:
+- fairlearn's reductions hold each group's rate within a bound b of the rate of everyone (under
+  EO and EOpp, of everyone with the same label), while the DP, EO and EOpp gaps here are the
+  largest gap between two groups. A group's distance to everyone's rate is its gap to the other
+  group times the other group's share, so with two groups FairFront gives fairlearn
+  b = κ·(1 − the smaller group's share), which is exactly "gap ≤ κ", and with more groups
+  b = κ/2, which guarantees it (the run's stop reason says b). ExponentiatedGradient then holds
+  the gap of its expected rates within κ, up to its tolerance ν; ThresholdOptimizer bounds the gap between groups
+  itself, so it gets κ unchanged (and under EO asks for equal rates, with no tolerance).
+- GridSearch fits one model per Lagrange multiplier λ on a grid and does not use the bound;
+  FairFront shows the whole grid as the run's front and reports the most accurate model whose
+  training gap is within κ (the one of the smallest gap when none is); the option select =
+  fairlearn reports fairlearn's own pick instead, the same model whatever κ.
 - ExponentiatedGradient and ThresholdOptimizer give **randomised classifiers**: a person gets a
   positive decision with a probability P. FairFront scores them by P − ½, so their accuracy and
-  gaps here are those of the **majority vote** (positive when P > ½), while fairlearn's own
-  `predict` draws each decision at random; pSP is computed on these probabilities. They take few
+  gaps here are those of the **majority vote** (positive when P > ½), which can miss κ when
+  the expected rates meet it, while fairlearn's own `predict` draws each decision at random; pSP is computed on these probabilities. They take few
   distinct values (a handful of classifiers mixed, or two thresholds per group), so many people
   tie, and the order among tied people is arbitrary: pSP and the other measures on ranks are
   coarse for these models. The verdict and the frontier say so beside them ("n scores").

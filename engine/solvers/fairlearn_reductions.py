@@ -2,21 +2,28 @@
 with scikit-learn's logistic regression as the base estimator, stepped one base fit at a time
 (`engine.solvers.fairlearn_steps`).
 
-The constraint families map to fairlearn's moments with difference bound κ (`MOMENTS`): DP to
-DemographicParity, EO to EqualizedOdds, EOpp to TruePositiveRateParity. fairlearn's moments hold
-each group's rate within κ of the rate of all samples (of each label, for EO and EOpp), while
-FairFront's gaps, which the verdict and the frontier use, are the largest differences between two
-groups: a model within fairlearn's bound has gaps of at most 2κ (with two groups, κ divided by
-the larger group's share).
+The constraint families map to fairlearn's moments (`MOMENTS`): DP to DemographicParity, EO to
+EqualizedOdds, EOpp to TruePositiveRateParity. fairlearn's moments hold each group's rate within
+a bound b of the rate of all samples of an event (DP: all samples; EO: those of each label; EOpp:
+the positives), while FairFront's gaps, which the verdict and the frontier use, are the largest
+differences between two groups: b is translated from κ (`difference_bound`) so that the two
+constraints agree.
 
 The reported models (`engine.scoring`):
 - ExponentiatedGradient: its randomised classifier, the mixture of the base classifiers it found
   with its weights (those of weight 0 left out), scored P(ŷ = 1 | x) − ½ as its `_pmf_predict`
   gives P; the exact metrics are those of its majority vote;
-- GridSearch: the one base classifier its rule picked, a linear model scored by its log-odds.
+- GridSearch: one base classifier of its grid, a linear model scored by its log-odds: the most
+  accurate one on the training split whose exact gap there is within κ (option select = "kappa";
+  none within κ: the one of the smallest gap), or the one fairlearn's own rule picks,
+  (1 − w)·error + w·max violation, which does not use the bound (select = "fairlearn"). Every
+  model of the grid is the run's front, placed by its Lagrange multipliers λ
+  (`grid_multipliers`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 from fairlearn.reductions import (
@@ -29,7 +36,9 @@ from fairlearn.reductions import (
 )
 
 from engine.models import Params
+from engine.problem import Problem
 from engine.scoring import MIXTURE_Q, MIXTURE_W
+from engine.solvers.base import FrontPoint
 from engine.solvers.catalogue.fairlearn import ExponentiatedGradientConfig, GridSearchConfig
 from engine.solvers.fairlearn_steps import FairlearnSolver, base_estimator, classifier_weights
 from engine.solvers.stepped_loop import Ask
@@ -38,37 +47,105 @@ from engine.status import StopCode
 MOMENTS: dict[str, type[Moment]] = {
     "DP": DemographicParity, "EO": EqualizedOdds, "EOpp": TruePositiveRateParity,
 }  # fmt: skip
+# the events within which each moment compares the groups' rates: the label the samples of an
+# event have (None: all samples)
+EVENTS: dict[str, tuple[int | None, ...]] = {"DP": (None,), "EO": (1, 0), "EOpp": (1,)}
 
 
-def moment(family: str, kappa: float) -> Moment:
-    """fairlearn's moment of a constraint family, with difference bound κ."""
-    return MOMENTS[family](difference_bound=kappa)
+def difference_bound(family: str, kappa: float, groups: np.ndarray, y: np.ndarray) -> float:
+    """fairlearn's difference bound b that holds FairFront's gap ≤ κ on these training samples.
+
+    Within an event, fairlearn bounds each group's distance to the rate of the event's samples,
+    |r_a − r̄| ≤ b with r̄ = Σ_c p_c r_c the share-weighted mean (p_c: group c's share of the
+    event), while FairFront's gap is max_{a,c} |r_a − r_c|. As Σ_c p_c = 1,
+    r_a − r̄ = Σ_c p_c (r_a − r_c):
+    - two groups: |r_a − r̄| = (1 − p_a)·gap, so {gap ≤ κ} = {∀a: |r_a − r̄| ≤ κ(1 − p_a)}. One b
+      for both groups gives that set exactly when b = κ(1 − p_min), p_min the smaller group's
+      share: the smaller group's constraint is then gap ≤ κ, the larger's gap ≤ κ(1 − p_min)/p_min,
+      which is looser;
+    - more groups: |r_a − r̄| ≤ b for all a implies gap ≤ 2b (through r̄), so b = κ/2 holds
+      gap ≤ κ, conservatively.
+    With two events (EO: y = 1 and y = 0) fairlearn has one b for both: the smaller of the two
+    events' bounds, exact for the event that gives it and conservative for the other. An event
+    with fewer than two groups constrains nothing."""
+    bounds = []
+    for label in EVENTS[family]:
+        counts = np.bincount(groups if label is None else groups[y == label])
+        shares = counts[counts > 0] / counts.sum()
+        if len(shares) == 2:
+            bounds.append(kappa * (1.0 - shares.min()))
+        elif len(shares) > 2:
+            bounds.append(kappa / 2.0)
+    return min(bounds, default=kappa)
+
+
+def moment(family: str, bound: float) -> Moment:
+    """fairlearn's moment of a constraint family, with difference bound `bound`."""
+    return MOMENTS[family](difference_bound=bound)
 
 
 def fit_exponentiated_gradient(
-    ask: Ask, config: ExponentiatedGradientConfig, family: str, kappa: float,
+    ask: Ask, config: ExponentiatedGradientConfig, family: str, bound: float,
     X: np.ndarray, y: np.ndarray, groups: np.ndarray,
 ) -> ExponentiatedGradient:  # fmt: skip
     mitigator = ExponentiatedGradient(
-        base_estimator(config, ask), moment(family, kappa), eps=config.eps,
+        base_estimator(config, ask), moment(family, bound), eps=config.eps,
         max_iter=config.max_iter, nu=config.nu, eta0=config.eta0,
     )  # fmt: skip
     return mitigator.fit(X, y, sensitive_features=groups)
 
 
 def fit_grid_search(
-    ask: Ask, config: GridSearchConfig, family: str, kappa: float,
+    ask: Ask, config: GridSearchConfig, family: str, bound: float,
     X: np.ndarray, y: np.ndarray, groups: np.ndarray,
 ) -> GridSearch:  # fmt: skip
     mitigator = GridSearch(
-        base_estimator(config, ask), moment(family, kappa),
+        base_estimator(config, ask), moment(family, bound),
         constraint_weight=config.constraint_weight, grid_size=config.grid_size,
         grid_limit=config.grid_limit,
     )  # fmt: skip
     return mitigator.fit(X, y, sensitive_features=groups)
 
 
-class ExponentiatedGradientSolver(FairlearnSolver):
+def grid_multipliers(fitted: GridSearch, group_names: Sequence[str]) -> list[dict[str, float]]:
+    """The Lagrange multipliers of each model of a fitted GridSearch, in its grid's order: for
+    each (event, group) of fairlearn's basis (every group but one, per event), λ = λ₊ − λ₋ on
+    that group's rate minus the event's ("lambda.<group>", under EO and EOpp
+    "lambda.<group>|y=<label>"); λ > 0 weighs the group's positive predictions down."""
+    basis = fitted.constraints_.pos_basis.loc["+"]  # (event, group) × basis direction
+    pairs = [basis[direction].idxmax() for direction in basis.columns]
+    signed = fitted.lambda_vecs_.loc["+"] - fitted.lambda_vecs_.loc["-"]
+    names = {(event, group): f"lambda.{group_names[group]}"
+             + ("" if event == "all" else "|" + event.replace("label=", "y="))
+             for event, group in pairs}  # fmt: skip
+    return [{names[pair]: float(signed.at[pair, model]) + 0.0 for pair in pairs}
+            for model in signed.columns]  # fmt: skip
+
+
+def multiplier_labels(multipliers: list[dict[str, float]]) -> list[str]:
+    """Each model's label, λ = 0.4 (one multiplier) or λ = (0.4, −1.2), with as many
+    significant digits as keep the labels distinct."""
+    for digits in range(3, 18):
+        texts = [", ".join(f"{v:.{digits}g}" for v in m.values()) for m in multipliers]
+        if len(set(texts)) == len(texts):
+            break
+    return [f"λ = {t}" if len(m) == 1 else f"λ = ({t})"
+            for t, m in zip(texts, multipliers, strict=True)]  # fmt: skip
+
+
+class ReductionSolver(FairlearnSolver):
+    """A reduction given the difference bound b of `difference_bound`."""
+
+    def fairlearn_bound(self) -> float:
+        train, spec = self.problem.data.train, self.problem.constraint
+        return difference_bound(spec.family, spec.kappa, train.groups, train.y)
+
+    def bound_text(self) -> str:
+        return (f"fairlearn's difference bound b = {self.bound:.4g} on each group's rate minus "
+                f"everyone's, for a gap ≤ κ = {self.problem.constraint.kappa:g}")  # fmt: skip
+
+
+class ExponentiatedGradientSolver(ReductionSolver):
     method = "ExponentiatedGradient"
     fit_mitigator = staticmethod(fit_exponentiated_gradient)
 
@@ -93,14 +170,67 @@ class ExponentiatedGradientSolver(FairlearnSolver):
                                         f"{fitted.best_gap_:.3g} ≥ ν = {fitted.nu:.3g}")  # fmt: skip
 
 
-class GridSearchSolver(FairlearnSolver):
+class GridSearchSolver(ReductionSolver):
     method = "GridSearch"
     fit_mitigator = staticmethod(fit_grid_search)
 
+    def __init__(
+        self, problem: Problem, config: GridSearchConfig, rng: np.random.Generator
+    ) -> None:
+        super().__init__(problem, config, rng)
+        self.note = ""  # which model of the grid `model` reported, and why
+
+    def bound_text(self) -> str:
+        return f"{super().bound_text()} (unused by GridSearch's fit)"
+
+    def grid(self, fitted: GridSearch) -> list[FrontPoint]:
+        """Every model of the grid, in its order, labelled and placed by its multipliers."""
+        multipliers = grid_multipliers(fitted, self.problem.data.group_names)
+        labels, n_weights = multiplier_labels(multipliers), len(self.latest)
+        return [
+            FrontPoint(label, {"w": classifier_weights(predictor, n_weights).copy()}, m)
+            for label, predictor, m in zip(labels, fitted.predictors_, multipliers, strict=True)
+        ]
+
     def model(self, fitted: GridSearch) -> Params:
-        chosen = fitted.predictors_[fitted.best_idx_]
-        return {"w": classifier_weights(chosen, len(self.latest)).copy()}
+        grid = self.grid(fitted)
+        if self.config.select == "fairlearn":
+            chosen = grid[fitted.best_idx_]
+            self.note = (f"reported {chosen.label}, fairlearn's pick by "
+                         f"(1 − {self.config.constraint_weight:g})·error + "
+                         f"{self.config.constraint_weight:g}·violation")  # fmt: skip
+            return chosen.params
+        index, self.note = self.within_kappa(grid)
+        return grid[index].params
+
+    def within_kappa(self, grid: list[FrontPoint]) -> tuple[int, str]:
+        """The index of the most accurate model of `grid` on the training split whose exact gap
+        there is within κ (the first of equals), else of the one of the smallest gap; and a note
+        that says which."""
+        kappa = self.problem.constraint.kappa
+        metrics = [self.problem.report_scores(self.problem.scores(point.params), "train",
+                                              only=("accuracy", "constraint"))
+                   for point in grid]  # fmt: skip
+        gaps = np.array([np.inf if m["constraint"] is None else m["constraint"] for m in metrics])
+        accuracy = np.array([m["accuracy"] for m in metrics])
+        within = gaps <= kappa
+        if not within.any():
+            index = int(np.argmin(gaps))
+            return index, (f"no model of the grid has a training gap within κ = {kappa:g}: "
+                           f"reported {grid[index].label}, the one of the smallest gap "
+                           f"({gaps[index]:.4f})")  # fmt: skip
+        index = int(np.argmax(np.where(within, accuracy, -np.inf)))
+        return index, (f"reported {grid[index].label}, the most accurate on the training split "
+                       f"of the {int(within.sum())} of {len(grid)} grid models within "
+                       f"κ = {kappa:g} there")  # fmt: skip
+
+    def selection_note(self) -> str:
+        return super().selection_note() if self.fitted is None else self.note
+
+    def front(self) -> list[FrontPoint]:
+        """The models of the grid (none when fairlearn did not finish)."""
+        return [] if self.fitted is None else self.grid(self.fitted)
 
     def end(self, fitted: GridSearch) -> tuple[StopCode, str]:
-        return StopCode.CONVERGED, (f"GridSearch tried {len(fitted.predictors_)} multipliers and "
-                                    f"picked number {fitted.best_idx_ + 1}")  # fmt: skip
+        return StopCode.CONVERGED, (f"GridSearch fitted the {len(fitted.predictors_)} models of "
+                                    "its grid")  # fmt: skip

@@ -14,8 +14,12 @@ base classifier fitted (`selection_note` says so), and its thread is stopped whe
 collected.
 
 `candidate()` is always that last base classifier, a plain linear model: the records during the
-run show it. fairlearn's result (a mixture of classifiers, randomised thresholds or the grid's
-choice, `engine.scoring`) is reported by `select` when fairlearn has returned.
+run show it. fairlearn's result (a mixture of classifiers, randomised thresholds or a model of the
+grid, `engine.scoring`) is reported by `select` when fairlearn has returned.
+
+Each mitigator is given the bound of fairlearn's own definition that holds FairFront's gap ≤ κ
+(`fairlearn_bound`); the records keep it (state "fairlearn_bound") and the run's stop reason says
+it.
 """
 
 from __future__ import annotations
@@ -96,8 +100,9 @@ def classifier_weights(classifier: Any, n_weights: int) -> np.ndarray:
 class FairlearnSolver(Solver):
     """A fairlearn mitigator stepped one base fit at a time (module docstring). A subclass
     names the mitigator (`method`), gives the function that fits it (`fit_mitigator`, a
-    staticmethod: fit_mitigator(ask, config, family, kappa, X, y, groups) -> the fitted
-    mitigator, its base estimator pausing on `ask`) and turns the fitted mitigator into the
+    staticmethod: fit_mitigator(ask, config, family, bound, X, y, groups) -> the fitted
+    mitigator, its base estimator pausing on `ask`), the bound it passes to fairlearn
+    (`fairlearn_bound`, said in words by `bound_text`) and turns the fitted mitigator into the
     reported model (`model`) and the run's end (`end`)."""
 
     method: str
@@ -109,6 +114,7 @@ class FairlearnSolver(Solver):
         if problem.threshold != 0.0 or spec.threshold != 0.0:
             raise UserError(f"{self.method} decides by its classifiers' 0/1 predictions: run it "
                             "with the decision threshold 0 (its majority vote)")  # fmt: skip
+        self.bound = self.fairlearn_bound()
         self.latest = problem.init_params()["w"]  # w of the last base fit (none yet: w = 0)
         self.fits = 0
         self.fitted: Any = None  # the mitigator, once fairlearn's fit has returned
@@ -122,8 +128,16 @@ class FairlearnSolver(Solver):
         spec = self.problem.constraint
         train = self.problem.data.train
         return functools.partial(self.fit_mitigator, config=self.config, family=spec.family,
-                                 kappa=spec.kappa, X=self.problem.features("train"), y=train.y,
+                                 bound=self.bound, X=self.problem.features("train"), y=train.y,
                                  groups=train.groups)  # fmt: skip
+
+    @abstractmethod
+    def fairlearn_bound(self) -> float | None:
+        """The bound fairlearn is given for the constraint (None: fairlearn's has none)."""
+
+    @abstractmethod
+    def bound_text(self) -> str:
+        """`bound` (not None) in words, for the run's stop reason."""
 
     @abstractmethod
     def model(self, fitted: Any) -> Params:
@@ -151,13 +165,16 @@ class FairlearnSolver(Solver):
             self.fitted = self.loop.result
             stop, reason = self.end(self.fitted)
             reason = f"{reason} ({self.fits} base fit{'s' * (self.fits != 1)})"
+            if self.bound is not None:
+                reason = f"{reason}; {self.bound_text()}"
             return StepInfo(0, self._loss(), self._state(), done=True, reason=reason, stop=stop)
         self._paused, self.latest = True, weights
         self.fits += 1
         return StepInfo(1, self._loss(), self._state())
 
     def _state(self) -> dict[str, float]:
-        return {"base_fits": float(self.fits)}
+        bound = {} if self.bound is None else {"fairlearn_bound": self.bound}
+        return {"base_fits": float(self.fits)} | bound
 
     def _loss(self) -> float:
         return self.problem.loss(self.problem.scores(self.candidate()))

@@ -3,9 +3,10 @@ regression fitted without constraint (one step, `engine.solvers.fairlearn_steps`
 randomised thresholds per group of its probability (or log-odds, option `predict_method`).
 
 The constraint families map to fairlearn's constraints (`CONSTRAINTS`): DP to
-demographic_parity and EOpp to true_positive_rate_parity, with tolerance κ on the range of the
-groups' rates, which is FairFront's gap between two groups; EO to equalized_odds, which fairlearn
-solves with both rates equal and no tolerance.
+demographic_parity and EOpp to true_positive_rate_parity, with tolerance `tol` = κ on the range
+of the groups' rates (largest minus smallest), which is FairFront's gap between two groups, so κ
+passes unchanged; EO to equalized_odds, which fairlearn solves with both rates equal and no
+tolerance.
 
 The reported model (`engine.scoring`, THRESHOLD_AT, ...) is the base linear model and, for each
 group, fairlearn's two threshold rules with their probabilities and, under EO, the probability
@@ -44,13 +45,13 @@ CONSTRAINTS = {"DP": "demographic_parity", "EO": "equalized_odds",
 
 
 def fit_threshold_optimizer(
-    ask: Ask, config: ThresholdOptimizerConfig, family: str, kappa: float,
+    ask: Ask, config: ThresholdOptimizerConfig, family: str, bound: float | None,
     X: np.ndarray, y: np.ndarray, groups: np.ndarray,
 ) -> ThresholdOptimizer:  # fmt: skip
     mitigator = ThresholdOptimizer(
         estimator=base_estimator(config, ask), constraints=CONSTRAINTS[family],
         objective=config.objective, grid_size=config.grid_size, flip=config.flip,
-        predict_method=config.predict_method, tol=None if family == "EO" else kappa,
+        predict_method=config.predict_method, tol=bound,
     )  # fmt: skip
     return mitigator.fit(X, y, sensitive_features=groups)
 
@@ -67,6 +68,14 @@ class ThresholdOptimizerSolver(FairlearnSolver):
                             f"{' or '.join(EQUALIZED_ODDS_OBJECTIVES)} only (fairlearn's rule), "
                             f"not {config.objective}")  # fmt: skip
         super().__init__(problem, config, rng)
+
+    def fairlearn_bound(self) -> float | None:
+        """`tol`: κ itself, None (equal rates) under EO (module docstring)."""
+        spec = self.problem.constraint
+        return None if spec.family == "EO" else spec.kappa
+
+    def bound_text(self) -> str:
+        return f"fairlearn's tol = κ = {self.bound:g} on the range of the groups' rates"
 
     def model(self, fitted: ThresholdOptimizer) -> Params:
         rules = fitted.interpolated_thresholder_.interpolation_dict

@@ -1,6 +1,7 @@
 """fairlearn's mitigators go through the run store like any solver: their models are stored and
 score again as stored, their verdicts and frontier points are computed from the stored exact
-metrics, and a randomised classifier's few distinct scores are said beside its point."""
+metrics, a randomised classifier's few distinct scores are said beside its point, and
+GridSearch's grid is drawn as its run's front."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.runs import RunSpec
 from engine.runs.frontier import FEW_SCORES_MARK, format_frontier, frontier
+from engine.runs.fronts import REPORTED
 from engine.runs.results import run_results, run_verdict
 from engine.runs.submit import submit
 from engine.runs.worker import build_problem, execute_run
 from engine.scoring import MIXTURE_Q, MIXTURE_W
+from engine.solvers.catalogue.fairlearn import GridSearchConfig
 from engine.verdict import FEW_DISTINCT_SCORES, judge
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")
@@ -54,22 +57,26 @@ def test_fairlearn_runs_are_stored_judged_and_drawn_with_their_few_scores(store,
 
     results = [x for r in (eg_id, grid_id) for x in run_results(store.run(r), store)]
     result = frontier(results, metric="psp", split="test")
-    eg, grid = (next(p for p in result.points if p.solver == s) for s in ("exponentiated_gradient",
-                                                                          "grid_search"))  # fmt: skip
-    assert eg.few_scores and eg.distinct_scores == distinct and not grid.few_scores
+    eg = next(p for p in result.ordinary if p.solver == "exponentiated_gradient")
+    assert eg.few_scores and eg.distinct_scores == distinct
+    grid = result.fronts[grid_id]  # the grid's models, then the model the run reports
+    assert len(grid) == GridSearchConfig().grid_size + 1 and not any(p.few_scores for p in grid)
+    assert [p.chosen for p in grid] == [False] * (len(grid) - 1) + [True]
+    assert grid[-1].label in {f"{REPORTED} = {p.label}" for p in grid[:-1]}
     text = format_frontier(result)
     assert f"{FEW_SCORES_MARK} few distinct scores" in text
-    rows = {s: next(line for line in text.splitlines() if f"  {s}  " in line)
-            for s in ("exponentiated_gradient", "grid_search")}  # fmt: skip
-    assert FEW_SCORES_MARK in rows["exponentiated_gradient"].split()[0]
-    assert FEW_SCORES_MARK not in rows["grid_search"]
+    eg_row = next(line for line in text.splitlines() if "  exponentiated_gradient  " in line)
+    assert FEW_SCORES_MARK in eg_row.split()[0]
+    front_text = text[text.index(f"front of run {grid_id} (grid_search): {len(grid) - 1} models") :]
+    assert FEW_SCORES_MARK not in front_text
     figure = plots.frontier_figure(result, "DP gap")
     drawn = {runs[0]: (label, hover) for trace in figure.data if trace.mode == "markers+text"
              for runs, label, hover in zip(trace.customdata, trace.text, trace.hovertext,
                                            strict=True)}  # fmt: skip
     assert drawn[eg_id][0] == f"κ = 0.02 · {distinct:.0f} scores"
     assert f"only {distinct:.0f} distinct scores" in drawn[eg_id][1]
-    assert drawn[grid_id][0] == "κ = 0.02" and "distinct scores" not in drawn[grid_id][1]
+    front_line = next(t for t in figure.data if t.mode == "lines+markers")
+    assert [label for _, label in front_line.customdata] == [p.label for p in grid[:-1]]
     assert "distinct scores" in figure.layout.title.subtitle.text
 
 

@@ -1,7 +1,7 @@
 """fairlearn's ExponentiatedGradient, GridSearch and ThresholdOptimizer run by FairFront's driver
 give the models fairlearn gives when run directly on the same features with the same base
-estimator; their bounds act; budgets and cancel stop them between base fits and release their
-thread; what they cannot solve is refused in words."""
+estimator and the bound FairFront translates κ to; their bounds act; budgets and cancel stop them
+between base fits and release their thread; what they cannot solve is refused in words."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ from engine.solvers.catalogue.fairlearn import (
     GridSearchConfig,
     ThresholdOptimizerConfig,
 )
+from engine.solvers.fairlearn_reductions import difference_bound
 from engine.solvers.fairlearn_steps import base_estimator
 from engine.status import StopCode
 
@@ -66,6 +67,13 @@ def fit_directly(mitigator, problem: Problem):
         return mitigator.fit(problem.features("train"), train.y, sensitive_features=train.groups)
 
 
+def translated(problem: Problem):
+    """fairlearn's moment of the problem's family with the bound the solvers pass for κ."""
+    spec, train = problem.constraint, problem.data.train
+    bound = difference_bound(spec.family, spec.kappa, train.groups, train.y)
+    return MOMENTS[spec.family](difference_bound=bound)
+
+
 def logistic() -> LogisticRegression:
     """The base estimator of the solvers' default options, as fairlearn's users write it."""
     return LogisticRegression(solver="lbfgs")
@@ -84,8 +92,8 @@ def expected_rate_gap(problem: Problem, params) -> float:
 def test_exponentiated_gradient_gives_fairlearns_probabilities(data, family):
     problem = problem_of(data, family)
     solution = solve(problem, "exponentiated_gradient", EG)
-    moment = MOMENTS[family](difference_bound=KAPPA)
-    direct = fit_directly(ExponentiatedGradient(logistic(), moment, max_iter=EG.max_iter), problem)
+    direct = fit_directly(ExponentiatedGradient(logistic(), translated(problem),
+                                                max_iter=EG.max_iter), problem)  # fmt: skip
     for split in SPLITS:
         ours = problem.scores(solution.params, split) + 0.5
         theirs = direct._pmf_predict(problem.features(split))[:, 1]
@@ -96,12 +104,11 @@ def test_exponentiated_gradient_gives_fairlearns_probabilities(data, family):
     assert 1 < solution.metrics["test"]["distinct_scores"] <= 2**mixed
 
 
-def test_grid_search_reports_the_classifier_fairlearn_picks(data):
+def test_grid_search_reports_the_classifier_fairlearn_picks_when_asked(data):
     problem = problem_of(data, "EOpp", model=ModelSpec(cross_terms=True))
-    solution = solve(problem, "grid_search")
-    moment = TruePositiveRateParity(difference_bound=KAPPA)
-    direct = fit_directly(GridSearch(logistic(), moment, grid_size=GridSearchConfig().grid_size),
-                          problem)  # fmt: skip
+    solution = solve(problem, "grid_search", GridSearchConfig(select="fairlearn"))
+    direct = fit_directly(GridSearch(logistic(), translated(problem),
+                                     grid_size=GridSearchConfig().grid_size), problem)  # fmt: skip
     chosen = direct.predictors_[direct.best_idx_]
     assert isinstance(chosen, LogisticRegression)
     for split in SPLITS:
@@ -109,6 +116,7 @@ def test_grid_search_reports_the_classifier_fairlearn_picks(data):
                                    chosen.decision_function(problem.features(split)),
                                    rtol=0, atol=1e-9)  # fmt: skip
     assert solution.iterations == len(direct.predictors_) and set(solution.params) == {"w"}
+    assert "fairlearn's pick by (1 − 0.5)·error + 0.5·violation" in solution.stop.text
 
 
 @pytest.mark.parametrize(
@@ -138,7 +146,32 @@ def test_a_tighter_dp_bound_gives_a_smaller_gap_of_expected_rates(data):
                                      solve(problem, "exponentiated_gradient", EG).params)
             for kappa in (0.005, 0.2)}  # fmt: skip
     assert gaps[0.005] < gaps[0.2] / 2
-    assert gaps[0.005] <= 2 * 0.005 + 0.01  # fairlearn's bound on each group vs all: gap ≤ 2κ
+
+
+def test_exponentiated_gradient_holds_the_gap_between_two_groups_within_kappa(data):
+    """fairlearn stops when its duality gap is below ν. That gap is at least
+    L(Q̂, λ_best) − L(Q̂, λ̂) ≥ (B − ‖λ̂‖₁)·v, v the largest excess of a group's expected rate's
+    distance to the overall rate over fairlearn's bound b (B = 1/eps = 100 bounds the
+    multipliers' L1 norm), so v < ν while ‖λ̂‖₁ ≤ B − 1; an excess v of the smaller group's
+    constraint (1 − p_min)·gap ≤ b is an excess v/(1 − p_min) of the gap: the slack."""
+    kappa, nu = 0.05, 0.005
+    problem = problem_of(data, "DP", kappa)
+    config = dataclasses.replace(EG, nu=nu)
+    solution = solve(problem, "exponentiated_gradient", config)
+    assert solution.stop.code is StopCode.CONVERGED  # duality gap < ν
+    train = data.train
+    slack = nu / (1.0 - np.bincount(train.groups).min() / len(train))
+    assert expected_rate_gap(problem, solution.params) <= kappa + slack
+    bound = difference_bound("DP", kappa, train.groups, train.y)
+    last = [r for r in solution.trajectory if r.kind == "surrogate"][-1]
+    assert last.state["fairlearn_bound"] == bound < kappa
+    assert f"fairlearn's difference bound b = {bound:.4g}" in solution.stop.text
+    # given κ itself as its bound, as before the translation, fairlearn goes past κ
+    untranslated = ExponentiatedGradient(logistic(), DemographicParity(difference_bound=kappa),
+                                         max_iter=config.max_iter, nu=nu)  # fmt: skip
+    probability = fit_directly(untranslated, problem)._pmf_predict(problem.features("train"))
+    rates = [probability[train.groups == g, 1].mean() for g in range(data.n_groups)]
+    assert max(rates) - min(rates) > kappa + slack
 
 
 def test_an_iteration_budget_stops_between_base_fits_and_releases_the_thread(data):
@@ -148,8 +181,7 @@ def test_an_iteration_budget_stops_between_base_fits_and_releases_the_thread(dat
     assert solution.stop.code is StopCode.ITERATION_BUDGET and solution.iterations == 3
     assert "did not finish: the model reported is its last base classifier" in solution.stop.text
     fits = []  # fairlearn's own run, each base fit's weights recorded
-    moment = DemographicParity(difference_bound=KAPPA)
-    fit_directly(ExponentiatedGradient(base_estimator(EG, fits.append), moment,
+    fit_directly(ExponentiatedGradient(base_estimator(EG, fits.append), translated(problem),
                                        max_iter=EG.max_iter), problem)  # fmt: skip
     np.testing.assert_allclose(solution.params["w"], fits[2], rtol=0, atol=1e-12)
     assert set(solution.params) == {"w"}
