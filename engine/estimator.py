@@ -69,7 +69,7 @@ from engine.objectives import (
     objective_type,
 )
 from engine.runs.results import solution_verdict
-from engine.scoring import MIXTURE_W, POST_SCALE, THRESHOLD_AT, Rows, model_scores
+from engine.scoring import MIXTURE_W, Rows, model_scores, uses_groups
 from engine.solvers.catalogue import solver_card
 from engine.solvers.options import Budget, config_from_dict
 from engine.solvers.records import IterationRecord, Solution
@@ -80,8 +80,6 @@ REFERENCE_SOLVER = "unconstrained"  # trains a fit without sensitive features (o
 DEFAULT_SECONDS = 60.0  # guards against a solver that runs until stopped (sgd, ssw, ...)
 BUDGET_STOPS = frozenset({StopCode.TIME_BUDGET, StopCode.ITERATION_BUDGET})
 THRESHOLD = 0.0  # a score above it predicts classes_[1] (the Problem's threshold θ̂)
-# parameters that score each group differently (engine.scoring): predicting needs the groups
-GROUP_WISE = (POST_SCALE, THRESHOLD_AT)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -337,10 +335,7 @@ class FairFrontEstimator(BaseEstimator):
         self.model_feature_names_ = np.asarray(names, dtype=object)
         self.solver_, self.constraint_, self.seed_ = run.solver, run.constraint, seed
         self.params_ = solution.params
-        self.needs_sensitive_features_ = bool(
-            (run.model.cross_terms and prepared.n_groups > 1)
-            or any(name in self.params_ for name in GROUP_WISE)
-        )
+        self.needs_sensitive_features_ = uses_groups(run.model, self.params_, prepared.n_groups)
         if run.model.affine and MIXTURE_W not in self.params_:
             self._keep_linear(self.params_["w"])
         self.solution_ = solution

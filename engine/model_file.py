@@ -36,11 +36,10 @@ from engine.models import ModelSpec, Params
 from engine.numerics import sigmoid
 from engine.objectives import OBJECTIVE_TYPES, LogisticLoss
 from engine.scoring import (
-    MIXTURE_W,
     POST_SCALE,
     POST_SHIFT,
-    THRESHOLD_AT,
     Rows,
+    is_randomised,
     model_network,
     model_scores,
 )
@@ -113,13 +112,9 @@ class ExportedModel:
     def has_probabilities(self) -> bool:
         """Whether the scores say how probable the second class is: log-odds for the logistic
         loss, P − ½ for a randomised classifier (engine.scoring)."""
-        return self._randomised or (
+        return is_randomised(self.params) or (
             self.task is Task.CLASSIFICATION and self.objective == LogisticLoss.name
         )
-
-    @property
-    def _randomised(self) -> bool:
-        return MIXTURE_W in self.params or THRESHOLD_AT in self.params
 
     def predict_proba(self, frame: pd.DataFrame) -> np.ndarray | None:
         """The probability of each class of `classes` (n × 2, as scikit-learn gives it) where the
@@ -133,7 +128,7 @@ class ExportedModel:
         """`predict_proba` from scores already computed."""
         if not self.has_probabilities:
             return None
-        if self._randomised:
+        if is_randomised(self.params):
             positive = np.clip(scores + 0.5, 0.0, 1.0)
             return np.column_stack([1.0 - positive, positive])
         return np.column_stack([sigmoid(-scores), sigmoid(scores)])

@@ -70,6 +70,18 @@ def model_network(model: ModelSpec, rows: Rows) -> Network:
     return network_of(model, rows.n_inputs)
 
 
+def uses_groups(model: ModelSpec, params: Params, n_groups: int) -> bool:
+    """Whether scoring rows needs their groups: group cross-terms among several groups, or
+    parameters that score each group differently (a group-wise map, randomised thresholds)."""
+    return (model.cross_terms and n_groups > 1) or POST_SCALE in params or THRESHOLD_AT in params
+
+
+def is_randomised(params: Params) -> bool:
+    """Whether the scores are P(ŷ = 1) − ½ of a randomised classifier (a mixture, or
+    randomised thresholds) rather than a model's own scores."""
+    return MIXTURE_W in params or THRESHOLD_AT in params
+
+
 def model_scores(
     model: ModelSpec, params: Params, rows: Rows, network: Network | None = None
 ) -> np.ndarray:
