@@ -22,7 +22,7 @@ from engine.verdict import FEW_DISTINCT_SCORES
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
-from pages.shared.views import FRONT_WORDS, front_table_view, score_figures, show_group_problems
+from pages.shared.views import front_table_view, front_words, score_figures, show_group_problems
 
 
 def parse_numbers(text: str, name: str) -> list[float]:
@@ -130,8 +130,9 @@ def _view(
         if not result.points:
             return
         if result.fronts:
+            solvers = [p.solver for front in result.fronts.values() for p in front]
             st.caption(f"Each line with markers is one run's front, its models in the run's "
-                       f"order. {FRONT_WORDS}")  # fmt: skip
+                       f"order. {front_words(solvers)}")  # fmt: skip
         if any(p.few_scores for p in result.points):
             st.caption(f"A point labelled “n scores” has at most {FEW_DISTINCT_SCORES} distinct "
                        "scores: a randomised classifier (fairlearn's) is scored by its "

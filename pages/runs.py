@@ -29,7 +29,7 @@ from engine.runs.results import (
 )
 from engine.runs.store import RunRow
 from engine.status import ACTIVE
-from pages.shared.views import FRONT_WORDS, front_table_view, run_label
+from pages.shared.views import front_table_view, front_words, run_label
 
 POLL_SECONDS = 2.0
 MODEL_HELP = ("the model with its preprocessing (encoding, standardisation, groups), for "
@@ -363,7 +363,7 @@ def _fronts(store: Store, chosen: list[str]) -> None:
         result = front_frontier(row.id, row.spec, members, store.metrics(row.id))
         st.markdown(f"**Front of {run_label(row.spec)} [{run_id[:6]}]**: {len(members)} models, "
                     "in the run's order, on the test split.")  # fmt: skip
-        st.caption(FRONT_WORDS)
+        st.caption(front_words([row.spec["solver"]]))
         front_table_view(result, run_quantity(row.spec))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pandas as pd
 import streamlit as st
 
@@ -15,6 +17,7 @@ from engine.runs import Store
 from engine.runs.describe import run_label
 from engine.runs.frontier import SCORE_NAMES, Frontier, front_table
 from engine.runs.results import metrics_rows, run_verdict
+from engine.solvers.catalogue import solver_card
 from engine.status import ACTIVE
 from engine.task import Task
 from engine.verdict import Label, Verdict
@@ -158,12 +161,12 @@ def metrics_table(
     return frame
 
 
-FRONT_WORDS = (
-    "On a weighted-sum front (paper 002) every model is one that no group's loss can improve on "
-    "without another group's loss growing; badr picks the fairest of them, the one with the "
-    "lowest unfairness measure. Grey: dominated on these axes by another model of the same "
-    "front; ◆: the model the run reports."
-)
+def front_words(solvers: Iterable[str]) -> str:
+    """What the fronts of these solvers' runs are and which model each run reports (their
+    cards' `front_words`), then how the models are marked."""
+    said = dict.fromkeys(solver_card(name).front_words for name in solvers)
+    return " ".join([*filter(None, said), "Grey: dominated on these axes by another model of "
+                     "the same front; ◆: the model the run reports."])  # fmt: skip
 
 
 def front_table_view(result: Frontier, quantity: str) -> None:

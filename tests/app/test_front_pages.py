@@ -91,3 +91,22 @@ def test_the_runs_page_shows_a_selected_runs_front(front_run):
     front = app.dataframe[-1].value
     assert front["label"].tolist() == [*LABELS, f"reported model = {LABELS[1]}"]
     assert front["dominated"].dtype == bool and front["score"].notna().all()
+
+
+def test_every_solver_that_yields_a_front_says_what_its_front_is():
+    """A solver that overrides `Solver.front` has words on its card for the pages, and a front's
+    caption carries only its own solvers' words."""
+    from engine.solvers.base import Solver
+    from engine.solvers.catalogue import solver_card, solver_names
+    from pages.shared.views import front_words
+
+    yielding = [
+        name for name in solver_names() if solver_card(name).load().front is not Solver.front
+    ]
+    assert {"badr_front", "fair_reg", "grid_search"} <= set(yielding)
+    for name in yielding:
+        assert solver_card(name).front_words, name
+    grid = front_words(["grid_search", "grid_search"])
+    assert "Lagrange multiplier" in grid and "badr" not in grid and grid.count("GridSearch") == 1
+    assert "badr picks the fairest" in front_words(["badr_front"])
+    assert front_words([]).startswith("Grey: dominated")

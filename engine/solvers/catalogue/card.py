@@ -57,6 +57,9 @@ class SolverCard:
     # `measure`): its fairness is an upper-level objective, not a constraint, so a run that
     # names no constraint has none
     measure_option: str | None = None
+    # for a solver that yields a front (`Solver.front`): what its models are and which one the
+    # run reports, in words for the pages beside the front
+    front_words: str = ""
 
     def __post_init__(self) -> None:
         ordered = {c: self.needs[c] for c in Capability if c in self.needs}

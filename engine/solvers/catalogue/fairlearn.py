@@ -157,7 +157,11 @@ CARDS = (
                _S + "fairlearn_reductions:GridSearchSolver", needs={
                    C.AFFINE_SCORES: _BASE,
                    C.RATE_MOMENTS: _MOMENTS,
-               }, classifier_only=_CLASSIFIER),
+               }, classifier_only=_CLASSIFIER,
+               front_words="GridSearch's front is its grid: one logistic regression per "
+               "Lagrange multiplier λ; the run reports the most accurate of them whose training "
+               "gap is within κ (option select = kappa) or fairlearn's own pick (select = "
+               "fairlearn)."),
     SolverCard("threshold_optimizer", ThresholdOptimizerConfig, "fairlearn",
                "fairlearn's ThresholdOptimizer (Hardt et al. 2016): the unconstrained logistic "
                "regression, then randomised thresholds per group that maximise the objective "

@@ -171,9 +171,11 @@ _NEEDS = {
 }  # fmt: skip
 
 
-def _card(name: str, config: type, summary: str, implementation: str) -> SolverCard:
+def _card(
+    name: str, config: type, summary: str, implementation: str, front_words: str = ""
+) -> SolverCard:
     return SolverCard(name, config, "002", summary, implementation, needs=_NEEDS,
-                      constrained=False, measure_option="measure")  # fmt: skip
+                      constrained=False, measure_option="measure", front_words=front_words)  # fmt: skip
 
 
 CARDS = (
@@ -204,9 +206,15 @@ CARDS = (
           "the Pareto front of the group losses (paper 002, Exp 1–3): one model w*(λ) for each "
           "λ of a grid, or for each β of Φ_β; the run reports the one with the lowest Φ_β on "
           "the training data",
-          "engine.solvers.badr_fronts:WeightedSumFront"),
+          "engine.solvers.badr_fronts:WeightedSumFront",
+          "On a weighted-sum front (paper 002) every model is one that no group's loss can "
+          "improve on without another group's loss growing; badr picks the fairest of them, the "
+          "one with the lowest unfairness measure."),
     _card("fair_reg", RegularisedPathConfig,
           "fairness regularisation (paper 002, Fig. 1): min_w Σ_s F_s/S + κ·Fair(w) along a "
           "path of κ, one model each; not Pareto-efficient in the group losses",
-          "engine.solvers.badr_fronts:RegularisedPath"),
+          "engine.solvers.badr_fronts:RegularisedPath",
+          "fair_reg's models are the fairness-regularisation path (paper 002, Fig. 1), one per "
+          "strength κ of the unfairness penalty; unlike a weighted-sum front they are not "
+          "Pareto-efficient in the group losses."),
 )  # fmt: skip
