@@ -33,7 +33,7 @@ from engine.runs.results import (
     sweep_results,
 )
 from engine.runs.runner import serve_and_say
-from engine.solvers.catalogue import solver_card
+from engine.solvers.catalogue import solver_card, solver_names
 
 # the grid axes with flags of their own: axis → the flag's dest (--solvers, ...)
 FLAG_AXES = {"solver": "solvers", "interval": "intervals", "seed": "seeds", "kappa": "kappas"}
@@ -172,7 +172,8 @@ def list_runs(args: argparse.Namespace) -> int:
     store = Store(args.home)
     sweep = store.sweep_id(args.sweep) if args.sweep else None
     rows = store.runs(status=args.status, sweep_id=sweep, newest_first=True)
-    print(f"{'id':<17}{'status':<12}{'verdict':<16}{'solver':<15}{'constraint':<21}{'κ':>7}"
+    width = max(map(len, solver_names())) + 1  # the column of solver names fits the longest
+    print(f"{'id':<17}{'status':<12}{'verdict':<16}{'solver':<{width}}{'constraint':<21}{'κ':>7}"
           f"{'I':>13}{'seed':>5}{'test acc':>10}{'test value':>12}  reason")  # fmt: skip
     for row in rows:
         spec, verdict = row.spec, run_verdict(store, row)
@@ -181,7 +182,7 @@ def list_runs(args: argparse.Namespace) -> int:
         family, _ = constraint_of(spec)
         quantity = verdict.quantity if family is not None else f"none ({verdict.quantity})"
         interval = "[{:g}, {:g})".format(*spec["interval"])
-        print(f"{row.id:<17}{row.status:<12}{verdict.summary:<16}{spec['solver']:<15}"
+        print(f"{row.id:<17}{row.status:<12}{verdict.summary:<16}{spec['solver']:<{width}}"
               f"{quantity[:20]:<21}{_num(verdict.kappa, 'g'):>7}{interval:>13}{spec['seed']:>5}"
               f"{_num(accuracy):>10}{_num(check.value if check else None):>12}"
               f"  {row.reason[:60]}")  # fmt: skip
