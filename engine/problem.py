@@ -39,7 +39,9 @@ class Problem:
     `interval` is I = [α, β), counted from the top of each group (paper 003, Def. 4.1); pSP and
     pDP are reported on it whatever the constraint is. `threshold` is the decision threshold θ̂.
     The objective and the constraint family must be defined for the data's task (a binary or a
-    real-valued label, `engine.task.Task`).
+    real-valued label, `engine.task.Task`). `start`, when given, is the model the solvers that
+    take a warm start begin from (a neighbouring κ's or I's solution in a continuation sweep)
+    instead of their papers' initial point.
     """
 
     data: Prepared
@@ -48,6 +50,7 @@ class Problem:
     interval: tuple[float, float] = (0.0, 1.0)
     threshold: float = 0.0
     objective: Objective = LogisticLoss()
+    start: Params | None = None
 
     def __post_init__(self) -> None:
         alpha, beta = self.interval
@@ -135,10 +138,16 @@ class Problem:
 
     # ---- model --------------------------------------------------------------------------
     def init_params(self, seed: int = 0) -> Params:
-        """w⁰ = 0 for linear models (paper 003, G.2.2); PyTorch's default init for an MLP."""
+        """w⁰ = 0 for linear models (paper 003, G.2.2); PyTorch's default init for an MLP; or,
+        with a `start`, a copy of its model parameters (its auxiliary variables, fitted to its
+        own κ and I, are left out: solvers fit them to the start's scores)."""
         if self.model.affine:
-            return {"w": np.zeros(self.design().shape[1])}
-        return init_mlp_params(self.features("train").shape[1], self.model.hidden, seed)
+            cold = {"w": np.zeros(self.design().shape[1])}
+        else:
+            cold = init_mlp_params(self.features("train").shape[1], self.model.hidden, seed)
+        if self.start is None:
+            return cold
+        return {name: _start_value(self.start, name, value) for name, value in cold.items()}
 
     @cached_property
     def network(self) -> Network:
@@ -261,3 +270,13 @@ def _metric_or_none(compute) -> float | None:
     except UserError:
         return None
     return value if math.isfinite(value) else None
+
+
+def _start_value(start: Params, name: str, cold: np.ndarray) -> np.ndarray:
+    """The warm start's parameter `name`, which must have the shape of the cold one."""
+    value = start.get(name)
+    if value is None or np.shape(value) != cold.shape:
+        found = "none" if value is None else f"shape {np.shape(value)}"
+        raise UserError(f"the warm start does not fit this model: its parameter {name} should "
+                        f"have shape {cold.shape}, found {found}")  # fmt: skip
+    return np.array(value, dtype=cold.dtype, copy=True)

@@ -24,6 +24,8 @@ from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
 from pages.shared.views import front_table_view, front_words, score_figures, show_group_problems
 
+WORKERS = 2  # the runner's worker processes, and so the chains of a continuation sweep
+
 
 def parse_numbers(text: str, name: str) -> list[float]:
     try:
@@ -66,15 +68,22 @@ def main() -> None:
         initial("kappas", "0.28, 0.2, 0.1, 0.05, 0.01")
         initial("extra_intervals", "")
         initial("n_seeds", 1, int)
+        initial("continuation", True, bool)
         kappas = parse_numbers(st.sidebar.text_input("κ values", key="kappas"), "κ values")
         extra = parse_intervals(st.sidebar.text_input("More intervals (%, e.g. 5-50, 5-90)",
                                                       key="extra_intervals"))  # fmt: skip
         seeds = list(range(int(st.sidebar.number_input("Seeds (splits)", 1, 10, key="n_seeds"))))
-        remember("kappas", "extra_intervals", "n_seeds")
+        warm = st.sidebar.checkbox(
+            "Start each κ from its neighbour's model", key="continuation",
+            help="a continuation sweep: from loose to tight κ, each point of IDCA, SSG, SSw or "
+                 "SSL-ALM starts from the model of the point before it (two chains, as two runs "
+                 "go at once), which ends most runs far sooner; off, every point starts afresh",
+        )  # fmt: skip
+        remember("kappas", "extra_intervals", "n_seeds", "continuation")
         base = base_spec(data_spec, prepare, problem)
         intervals = [problem.interval, *[i for i in extra if i != problem.interval]]
         specs = sweep_specs(base, kappas, intervals, list(problem.solvers), seeds,
-                            configs=problem.configs)  # fmt: skip
+                            configs=problem.configs, chains=WORKERS if warm else 0)  # fmt: skip
         for spec in specs:
             spec.validate()
         prepared = prepared_data(data_spec, prepare)
@@ -86,7 +95,7 @@ def main() -> None:
                          disabled=too_small):  # fmt: skip
         grid = {"kappas": kappas, "intervals": intervals, "solvers": list(problem.solvers),
                 "seeds": seeds}  # fmt: skip
-        submit_sweep(f"{len(specs)} runs", specs, grid, store, workers=2)
+        submit_sweep(f"{len(specs)} runs", specs, grid, store, workers=WORKERS)
     axes = frontier_axes(spec.to_dict() for spec in specs)
     _view(store, [s.run_id for s in specs], prepared, problem, base.constraint, axes)
 

@@ -18,7 +18,7 @@ from engine.cli.run_commands import (
 from engine.errors import UserError
 from engine.model_file import save_model
 from engine.objectives import LogisticLoss, PairwiseAUCLoss
-from engine.runs import RunSpec, Store, submit_sweep, wait
+from engine.runs import RunSpec, Store, continuation_specs, submit_sweep, wait
 from engine.runs.export import stored_run_model
 from engine.runs.frontier import SCORE_NAMES, SPREADS, format_front, format_frontier, frontier
 from engine.runs.fronts import run_front
@@ -63,6 +63,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                       help="one more axis of the grid, e.g. option.rho=0.5,1 or "
                       "model.hidden=64x32,32 (repeatable; the axes are listed below)")  # fmt: skip
     grid.add_argument("--name", default="", help="a name for the sweep")
+    grid.add_argument("--cold", action="store_true",
+                      help="start every point afresh (default: a continuation sweep: each κ or I "
+                      "point of a solver that takes a warm start starts from its neighbour's "
+                      "model, in as many chains as --workers; the first of each chain is cold)")  # fmt: skip
     grid.add_argument("--scheduler", help="Dask scheduler address (tcp://host:port)")
     grid.add_argument("--wait", action="store_true", help="return when every run has ended")
     sweep.set_defaults(handler=sweep_command)
@@ -129,7 +133,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     if args.objective is None:
         objective = objective_from_args(args, grid_objective(grid), base.data.label_task)
         base = dataclasses.replace(base, objective=objective)
-    specs = grid_specs(base, grid)
+    specs = continuation_specs(grid_specs(base, grid), 0 if args.cold else args.workers)
     store = Store(args.home)
     sweep_id = submit_sweep(args.name or f"{len(specs)} runs", specs, grid, store,
                             workers=args.workers, scheduler=args.scheduler, force=args.force)  # fmt: skip

@@ -22,6 +22,7 @@ _HOMES = {
     "STATUSES": "engine.runs.store",
     "Store": "engine.runs.store",
     "default_home": "engine.runs.store",
+    "continuation_specs": "engine.runs.continuation",
     "submit_sweep": "engine.runs.submit",
     "sweep_specs": "engine.runs.submit",
     "wait": "engine.runs.submit",

@@ -31,8 +31,9 @@ from engine.solvers.options import Budget, config_from_dict
 @dataclass(frozen=True)
 class RunSpec:
     """A data source and its preparation, a model, a constraint with I and κ, a solver with its
-    options, a budget, a seed (which draws the train/validation split and seeds the solver) and
-    the training objective."""
+    options, a budget, a seed (which draws the train/validation split and seeds the solver), the
+    training objective and, for a continuation sweep's point, `warm_start`: the id of the run
+    whose model this one starts from (`engine.runs.continuation`)."""
 
     data: DataSpec
     prepare: PrepareOptions
@@ -44,25 +45,31 @@ class RunSpec:
     budget: Budget = field(default_factory=Budget)
     seed: int = 0
     objective: Objective = LogisticLoss()
+    warm_start: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as JSON-able fields; the objective only when it is not the default logistic
-        loss, so that the canonical JSON, and so the run id, of a logistic run is what it was
-        before the field existed."""
+        loss, and the warm start only when there is one, so that the canonical JSON, and so the
+        run id, of a cold logistic run is what it was before those fields existed."""
         objective = {} if self.objective == LogisticLoss() else {
             "objective": objective_to_dict(self.objective)}  # fmt: skip
-        return {
-            "data": spec_to_dict(self.data),
-            "prepare": _prepare_dict(self.prepare),
-            "model": dataclasses.asdict(self.model),
-            "constraint": dataclasses.asdict(self.constraint) if self.constraint else None,
-            "interval": list(self.interval),
-            "solver": self.solver,
-            "config": dict(self.config),
-            "budget": _budget_dict(self.budget),
-            "seed": self.seed,
-            "engine_version": __version__,
-        } | objective
+        start = {} if self.warm_start is None else {"warm_start": self.warm_start}
+        return (
+            {
+                "data": spec_to_dict(self.data),
+                "prepare": _prepare_dict(self.prepare),
+                "model": dataclasses.asdict(self.model),
+                "constraint": dataclasses.asdict(self.constraint) if self.constraint else None,
+                "interval": list(self.interval),
+                "solver": self.solver,
+                "config": dict(self.config),
+                "budget": _budget_dict(self.budget),
+                "seed": self.seed,
+                "engine_version": __version__,
+            }
+            | objective
+            | start
+        )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunSpec:
@@ -86,6 +93,7 @@ class RunSpec:
             budget=Budget(**data.get("budget", {})),
             seed=int(data.get("seed", 0)),
             objective=objective_from_dict(data.get("objective", {"name": LogisticLoss.name})),
+            warm_start=data.get("warm_start"),
         )
 
     def canonical_json(self) -> str:
@@ -106,6 +114,9 @@ class RunSpec:
             raise UserError(f"the interval [α, β) = [{alpha}, {beta}) needs 0 ≤ α < β ≤ 1")
         card = solver_card(self.solver)
         config_from_dict(card.Config, self.config)
+        if self.warm_start is not None and not card.warm_start:
+            raise UserError(f"{self.solver} starts where its paper says; it takes no warm start "
+                            "from another run's model")  # fmt: skip
         if self.constraint is not None:
             check_constraint(self.constraint)
         family = self.constraint.family if self.constraint else None

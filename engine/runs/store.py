@@ -322,9 +322,16 @@ class Store:
                        stop_code(r[12])) for r in rows]  # fmt: skip
 
     def queued(self, limit: int) -> list[str]:
+        """The oldest queued runs that can start now: a run that starts from another run's
+        model (its spec's `warm_start`) waits while that run is queued or running."""
         with self._connect() as db:
             rows = db.execute(
-                "SELECT id FROM runs WHERE status = 'queued' ORDER BY created LIMIT ?", (limit,)
+                "SELECT id FROM runs AS r WHERE status = 'queued' AND NOT EXISTS ("
+                "  SELECT 1 FROM runs AS source"
+                "  WHERE source.id = json_extract(r.spec, '$.warm_start')"
+                "  AND source.status IN ('queued', 'running'))"
+                " ORDER BY created, id LIMIT ?",
+                (limit,),
             ).fetchall()
         return [r[0] for r in rows]
 

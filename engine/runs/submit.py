@@ -6,6 +6,7 @@ import hashlib
 import json
 import time
 
+from engine.runs.continuation import chains_of, continuation_specs
 from engine.runs.grid import grid_specs
 from engine.runs.runner import IDLE_EXIT_SECONDS, ensure_runner
 from engine.runs.spec import RunSpec
@@ -41,13 +42,15 @@ def sweep_specs(
     solvers: list[str],
     seeds: list[int],
     configs: dict[str, dict] | None = None,
+    chains: int = 0,
 ) -> list[RunSpec]:
     """The grid solver × I × seed × κ (`engine.runs.grid.grid_specs`, which says how reference
     solvers ignore κ); `configs` holds each solver's options (default: the base spec's for its
-    own solver)."""
+    own solver). With `chains` ≥ 1, a continuation sweep in that many chains
+    (`engine.runs.continuation`); cold points otherwise."""
     grid = {"solver": list(solvers), "interval": [tuple(i) for i in intervals],
             "seed": list(seeds), "kappa": list(kappas)}  # fmt: skip
-    return grid_specs(base, grid, configs)
+    return continuation_specs(grid_specs(base, grid, configs), chains)
 
 
 def submit_sweep(
@@ -71,16 +74,23 @@ def submit_sweep(
 
 def run_on_dask(store: Store, run_ids: list[str], scheduler: str) -> None:
     """Execute queued runs on a Dask cluster through joblib's dask backend; the workers write
-    into the same store, so the store's folder must be reachable from them."""
+    into the same store, so the store's folder must be reachable from them. A continuation
+    sweep's chain is one task, its runs in order (each starts from the one before)."""
     from dask.distributed import Client
     from joblib import Parallel, delayed, parallel_config
 
+    queued = {r.id: r.spec for r in store.runs(status="queued")}
+    todo = [RunSpec.from_dict(queued[r]) for r in run_ids if r in queued]
+    chains = [[spec.run_id for spec in chain] for chain in chains_of(todo)]
+    with Client(scheduler), parallel_config(backend="dask"):
+        Parallel()(delayed(execute_chain)(str(store.home), chain) for chain in chains)
+
+
+def execute_chain(home: str, run_ids: list[str]) -> list[str]:
+    """Run queued runs one after the other in this process; their final statuses."""
     from engine.runs.worker import execute_run  # the solvers, in this process only for Dask
 
-    queued = {r.id for r in store.runs(status="queued")}
-    todo = [r for r in run_ids if r in queued]
-    with Client(scheduler), parallel_config(backend="dask"):
-        Parallel()(delayed(execute_run)(str(store.home), run_id) for run_id in todo)
+    return [execute_run(home, run_id) for run_id in run_ids]
 
 
 def wait(store: Store, run_ids: list[str], timeout: float | None = None, poll: float = 0.2) -> dict:

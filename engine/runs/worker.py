@@ -11,6 +11,7 @@ import torch
 
 from engine.data.sources import load_prepared
 from engine.errors import UserError
+from engine.models import Params
 from engine.problem import Problem
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
@@ -58,10 +59,30 @@ class CancelPoller:
         return self.cancelled
 
 
-def build_problem(spec: RunSpec) -> Problem:
+def build_problem(spec: RunSpec, start: Params | None = None) -> Problem:
     prepared = load_prepared(spec.data, spec.prepare)
     return Problem(prepared, spec.model, spec.constraint, interval=spec.interval,
-                   objective=spec.objective)  # fmt: skip
+                   objective=spec.objective, start=start)  # fmt: skip
+
+
+def warm_start(store: Store, spec: RunSpec) -> tuple[Params | None, str]:
+    """The model a run starts from, and what its stop reason should say of it: the model of
+    the run `spec.warm_start` when that run ended with one; otherwise a cold start, said so."""
+    if spec.warm_start is None:
+        return None, ""
+    source = spec.warm_start
+    try:
+        row = store.run(source)
+    except UserError:
+        return None, f"started cold: run {source}, its warm start, is gone"
+    if not row.has_model:
+        return None, (
+            f"started cold: run {source}, its warm start, ended {row.status} without a model"
+        )
+    constraint = row.spec.get("constraint") or {}
+    alpha, beta = row.spec["interval"]
+    at = f" (κ = {constraint['kappa']:g}, I = [{alpha:g}, {beta:g}))" if constraint else ""
+    return store.load_params(source), f"started from the model of run {source}{at}"
 
 
 def execute_run(home: str, run_id: str) -> str:
@@ -75,12 +96,15 @@ def execute_run(home: str, run_id: str) -> str:
     try:
         spec = RunSpec.from_dict(spec_dict)
         config = config_from_dict(solver_card(spec.solver).Config, spec.config)
-        solution = solve(build_problem(spec), spec.solver, config, spec.budget, log=writer,
+        start, started = warm_start(store, spec)
+        solution = solve(build_problem(spec, start), spec.solver, config, spec.budget, log=writer,
                          seed=spec.seed, should_stop=CancelPoller(store, run_id))  # fmt: skip
+        stop = solution.stop
+        if started:
+            stop = StopReason(stop.code, f"{stop.text}; {started}")
         writer.flush()
         store.save_artifacts(run_id, solution.params, solution.test_scores, solution.test_groups)
-        store.finish(run_id, solution.stop, solution.iterations, solution.seconds,
-                     solution.metrics)  # fmt: skip
+        store.finish(run_id, stop, solution.iterations, solution.seconds, solution.metrics)
         return str(solution.status)
     except UserError as error:
         writer.flush()

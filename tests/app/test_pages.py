@@ -147,6 +147,29 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     assert "numbers separated by commas" in app.error[0].value
 
 
+def test_a_frontier_sweep_continues_along_kappa_unless_told_to_start_each_point_afresh():
+    app = start()
+    app.switch_page("pages/frontier.py").run()
+    assert app.sidebar.checkbox(key="continuation").value  # on by default
+    app.sidebar.text_input(key="kappas").set_value("0.1, 0.3, 0.2").run()
+    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.button(key="sweep").click().run()
+    wait_for_runs(app)
+    idca = {r.spec["constraint"]["kappa"]: r for r in Store().runs() if r.spec["solver"] == "idca"}
+    assert set(idca) == {0.3, 0.2, 0.1}
+    # two chains, loose to tight: 0.3 → 0.1 and 0.2 alone; the first of each starts cold
+    assert idca[0.1].spec["warm_start"] == idca[0.3].id
+    assert "warm_start" not in idca[0.3].spec and "warm_start" not in idca[0.2].spec
+    assert f"started from the model of run {idca[0.3].id}" in idca[0.1].reason
+    assert "4 of 4 runs finished" in app.get("progress")[0].text  # and the unconstrained model
+    app.sidebar.checkbox(key="continuation").uncheck().run()
+    app.sidebar.button(key="sweep").click().run()
+    wait_for_runs(app)
+    cold = [r for r in Store().runs() if r.spec["solver"] == "idca" and "warm_start" not in r.spec]
+    assert sorted(r.spec["constraint"]["kappa"] for r in cold) == [0.1, 0.2, 0.3]  # one new run
+    assert len(Store().runs()) == 5
+
+
 def test_an_auc_gap_frontier_shows_auc_and_the_references_own_gap():
     """Paper 004's sweeps default to AUC with standard errors, and the unconstrained reference
     carries the exact gap of the sweep's variant (here intra-group), not the group AUC gap."""

@@ -60,6 +60,10 @@ class SolverCard:
     # for a solver that yields a front (`Solver.front`): what its models are and which one the
     # run reports, in words for the pages beside the front
     front_words: str = ""
+    # why the algorithm may start from a given model (`Problem.start`: a neighbouring κ's or I's
+    # solution, so a sweep continues along κ or I instead of starting each point afresh); empty
+    # when it starts only where its paper says
+    warm_start: str = ""
 
     def __post_init__(self) -> None:
         ordered = {c: self.needs[c] for c in Capability if c in self.needs}

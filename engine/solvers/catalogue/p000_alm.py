@@ -85,6 +85,7 @@ class ALMConfig(SSLALMConfig):
 
 
 _IMPLEMENTATION = "engine.solvers.alm:SSLALM"
+_START = "paper 000, Alg. 2 starts from any primal x⁰; its duals start at 0 as from a cold start"
 _NEEDS = {
     C.GRADIENTS: "it steps along backpropagated gradients",
     C.MINIBATCH_LOSS: "paper 000, Alg. 2: its primal step uses a batch ξ",
@@ -101,8 +102,8 @@ CARDS = (
     SolverCard("ssl_alm", SSLALMConfig, "000",
                "stochastic smoothed linearized augmented Lagrangian (paper 000, Alg. 2): "
                + _SUMMARY + "; proximal term (μ/2)‖x − z‖² with z ← z + β(x − z)",
-               _IMPLEMENTATION, needs=_NEEDS),
+               _IMPLEMENTATION, needs=_NEEDS, warm_start=_START),
     SolverCard("alm", ALMConfig, "000",
                "stochastic linearized augmented Lagrangian (paper 000's ALM: Alg. 2 with μ = 0): "
-               + _SUMMARY, _IMPLEMENTATION, needs=_NEEDS),
+               + _SUMMARY, _IMPLEMENTATION, needs=_NEEDS, warm_start=_START),
 )  # fmt: skip

@@ -78,5 +78,6 @@ CARDS = (
                    C.MINIBATCH_LOSS: "paper 000, Alg. 3: objective steps use a batch ξ",
                    C.SURROGATE: "paper 000, Alg. 3: constraint steps follow the most violated "
                                 "row",
-               }),
+               }, warm_start="paper 000, Alg. 3 starts from any x⁰: a step along the most "
+                             "violated row while one is, along the objective once none is"),
 )  # fmt: skip

@@ -151,6 +151,13 @@ def _quadratic(name: str, rows: C, equations: str, summary: str) -> SolverCard:
                       })  # fmt: skip
 
 
+# paper 003, Alg. 2 and 3: a switching step moves along the worst row while it is violated and
+# along f0 once it is not, so neither needs a feasible start; w⁰ = 0 (G.2.2) is one choice
+_SWITCHING_START = (
+    "switching subgradient steps need no feasible start (paper 003, Alg. 2–3): "
+    "from a neighbour's model they first restore feasibility, then descend"
+)
+
 CARDS = (
     SolverCard("unconstrained", UnconstrainedConfig, "reference",
                "unconstrained minimisation of the objective (the logistic loss unless chosen; "
@@ -166,13 +173,13 @@ CARDS = (
                                     "convex in the weights only then",
                    C.CONVEX: "paper 003, eq. 31: its subproblems are convex",
                    C.DC_PARTS: "paper 003, eq. 27",
-               }),
+               }, warm_start=_SWITCHING_START),
     SolverCard("ssg", SSGConfig, "003",
                "switching subgradient directly on the non-convex surrogate problem (paper 003, "
                "Alg. 3)", _S + "ssg:SwitchingSubgradient", needs={
                    C.AFFINE_SCORES: _LINEAR_STEPS,
                    C.SURROGATE: "paper 003, Alg. 3: it steps along the most violated row",
-               }),
+               }, warm_start=_SWITCHING_START),
     SolverCard("penalty", PenaltyConfig, "003",
                "regularisation baseline: subgradient descent on f0 + λ·(surrogate pSP or pDP) "
                "(paper 003, App. G.4)", _S + "penalty:Penalty", needs={

@@ -1,0 +1,112 @@
+"""A κ frontier of IDCA cold and as a continuation sweep, through the run store on 2 workers.
+
+Adult (bundled), groups by sex, linear model with group cross-terms (paper 003, §7.1),
+I = [5 %, 30 %), 10 values of κ from 0.3 to 0.01 (geometric), the paper's IDCA defaults. The
+same sweep runs twice on fresh stores, as the Frontier page and `sweep` run it:
+- cold: every point from w⁰ = 0 (paper 003, G.2.2);
+- warm: a continuation sweep (`engine.runs.continuation`): two chains, loose to tight κ, each
+  point starting from the model of the point before it in its chain.
+
+Printed: the wall time of each sweep from submission to the last result (targets: warm ≤ 60 s),
+and per κ the test accuracy and test 1 − pSP of both, the warm point's accuracy minus its cold
+twin's (target: within 0.003, at equal or better fairness), and each run's solver seconds and
+iterations.
+
+    .venv/bin/python bench/frontier_speed.py [--points 10] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.data.adult import AdultSpec  # noqa: E402
+from engine.data.grouping import GroupingSpec  # noqa: E402
+from engine.data.prepare import PrepareOptions  # noqa: E402
+from engine.data.sources import load_prepared  # noqa: E402
+from engine.fairness.constraints import ConstraintSpec  # noqa: E402
+from engine.models import ModelSpec  # noqa: E402
+from engine.runs import RunSpec, Store, submit_sweep, sweep_specs, wait  # noqa: E402
+from engine.runs.runner import stop_runners  # noqa: E402
+
+INTERVAL = (0.05, 0.30)
+ACCURACY_TOLERANCE = 0.003  # the issue's target for a warm point against its cold twin
+
+
+def base_spec() -> RunSpec:
+    return RunSpec(
+        data=AdultSpec(),
+        prepare=PrepareOptions(grouping=(GroupingSpec("sex"),)),
+        model=ModelSpec(cross_terms=True),
+        constraint=ConstraintSpec("pSP", 0.05, INTERVAL),
+        interval=INTERVAL,
+        solver="idca",
+    )
+
+
+def run_sweep(kappas: list[float], chains: int, workers: int) -> tuple[float, dict[float, dict]]:
+    """Wall time of the sweep on a fresh store, and per κ its run's test metrics and costs."""
+    specs = sweep_specs(base_spec(), kappas, [INTERVAL], ["idca"], [0], chains=chains)
+    with tempfile.TemporaryDirectory() as home:
+        store = Store(home)
+        try:
+            start = time.perf_counter()
+            submit_sweep("frontier speed", specs, {}, store, workers=workers)
+            wait(store, [s.run_id for s in specs])
+            wall = time.perf_counter() - start
+            points = {}
+            for spec in specs:
+                row, test = store.run(spec.run_id), store.metrics(spec.run_id)["test"]
+                points[spec.constraint.kappa] = {
+                    "status": row.status, "accuracy": test["accuracy"],
+                    "fairness": 1.0 - test["constraint"], "seconds": row.seconds,
+                    "iterations": row.iterations, "warm": spec.warm_start is not None,
+                }  # fmt: skip
+        finally:
+            stop_runners(store.home)
+    return wall, points
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--points", type=int, default=10)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    kappas = [float(f"{k:.4g}") for k in np.geomspace(0.3, 0.01, args.points)]
+    load_prepared(base_spec().data, base_spec().prepare)  # prepared (and cached) once
+    cold_wall, cold = run_sweep(kappas, 0, args.workers)
+    warm_wall, warm = run_sweep(kappas, args.workers, args.workers)
+    print(f"Adult by sex, linear with cross-terms, I = [5%, 30%), IDCA, {args.points} κ from "
+          f"0.3 to 0.01, {args.workers} workers\n")  # fmt: skip
+    print(f"wall time: cold {cold_wall:.0f} s, warm {warm_wall:.0f} s "
+          f"(warm ÷ cold {warm_wall / cold_wall:.2f}; target warm ≤ 60 s)\n")  # fmt: skip
+    print(f"{'κ':>7} | {'cold acc':>8} {'1−pSP':>7} {'s':>5} {'iter':>6} | "
+          f"{'warm acc':>8} {'1−pSP':>7} {'s':>5} {'iter':>6} {'start':>5} | "
+          f"{'Δacc':>7} {'Δ(1−pSP)':>9} ok")  # fmt: skip
+    within = 0
+    for kappa in kappas:
+        c, w = cold[kappa], warm[kappa]
+        d_acc, d_fair = w["accuracy"] - c["accuracy"], w["fairness"] - c["fairness"]
+        ok = abs(d_acc) <= ACCURACY_TOLERANCE and d_fair >= 0
+        within += ok
+        print(f"{kappa:>7.4f} | {c['accuracy']:>8.4f} {c['fairness']:>7.4f} {c['seconds']:>5.1f} "
+              f"{c['iterations']:>6} | {w['accuracy']:>8.4f} {w['fairness']:>7.4f} "
+              f"{w['seconds']:>5.1f} {w['iterations']:>6} {'warm' if w['warm'] else 'cold':>5} | "
+              f"{d_acc:>+7.4f} {d_fair:>+9.4f} {'yes' if ok else 'no'}")  # fmt: skip
+    print(f"\nwarm points within {ACCURACY_TOLERANCE} accuracy of their cold twin at equal or "
+          f"better test fairness: {within} of {len(kappas)}")  # fmt: skip
+    print(f"solver seconds in all: cold {sum(p['seconds'] for p in cold.values()):.0f}, warm "
+          f"{sum(p['seconds'] for p in warm.values()):.0f}; iterations: cold "
+          f"{sum(p['iterations'] for p in cold.values()):,}, warm "
+          f"{sum(p['iterations'] for p in warm.values()):,}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
