@@ -53,11 +53,12 @@ from engine.solvers import (
     Solution,
     config_fields,
     config_from_dict,
-    solve,
+    solve_run,
     solver_card,
     solver_names,
 )
 from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.honour_rules import HONOUR_SPLITS
 from engine.status import WITH_MODEL
 from engine.task import Task
 from engine.verdict import REPORTED_SPLITS, Verdict
@@ -154,6 +155,10 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     )
     solver.add_argument("--iterations", type=int, help="stop after this many iterations")
     solver.add_argument("--seconds", type=float, help="stop after this many seconds")
+    solver.add_argument("--honour", choices=HONOUR_SPLITS, metavar="SPLIT",
+                        help="honour κ on 'val' or 'train': while the model's exact constrained "
+                        "value there exceeds κ, solve again with a tighter inner κ′, each solve "
+                        "from the last model (default: solve at κ alone)")  # fmt: skip
     solver.add_argument("--save-every", type=positive_int, metavar="N",
                         help="save and evaluate the iterate every N iterations")  # fmt: skip
     solver.add_argument("--save-seconds", type=float, metavar="T",
@@ -247,6 +252,7 @@ def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
         ),
         seed=args.seed,
         objective=objective_from_args(args, card.default_objective, data.label_task),
+        honour=args.honour,
     )
 
 
@@ -288,7 +294,7 @@ def run_command(args: argparse.Namespace) -> int:
               f"groups {', '.join(prepared.group_names)}; solver {card.name}", file=sys.stderr)  # fmt: skip
     config = config_from_dict(card.Config, spec.config)
     log = None if args.quiet else ProgressPrinter(family, prepared.task)
-    solution = solve(problem, card.name, config, spec.budget, log=log, seed=spec.seed)
+    solution = solve_run(problem, card.name, spec.honour, config, spec.budget, log, spec.seed)
     verdict = solution_verdict(spec.to_dict(), solution)
     if solution.front:  # a run that yields a set of models: its front, then the reported one
         stored = spec.to_dict()

@@ -25,6 +25,7 @@ from engine.objectives import (
     objective_to_dict,
 )
 from engine.solvers.catalogue import solver_card
+from engine.solvers.honour_rules import check_honour
 from engine.solvers.options import Budget, config_from_dict
 
 
@@ -32,8 +33,10 @@ from engine.solvers.options import Budget, config_from_dict
 class RunSpec:
     """A data source and its preparation, a model, a constraint with I and κ, a solver with its
     options, a budget, a seed (which draws the train/validation split and seeds the solver), the
-    training objective and, for a continuation sweep's point, `warm_start`: the id of the run
-    whose model this one starts from (`engine.runs.continuation`)."""
+    training objective; for a continuation sweep's point, `warm_start`: the id of the run
+    whose model this one starts from (`engine.runs.continuation`); and `honour`: the split
+    ("val" or "train") on which κ is honoured by tightening the inner κ′
+    (`engine.solvers.honour`), None to solve at κ alone."""
 
     data: DataSpec
     prepare: PrepareOptions
@@ -46,14 +49,17 @@ class RunSpec:
     seed: int = 0
     objective: Objective = LogisticLoss()
     warm_start: str | None = None
+    honour: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as JSON-able fields; the objective only when it is not the default logistic
-        loss, and the warm start only when there is one, so that the canonical JSON, and so the
-        run id, of a cold logistic run is what it was before those fields existed."""
+        loss, the warm start and the honoured split only when there are, so that the canonical
+        JSON, and so the run id, of a plain logistic run is what it was before those fields
+        existed."""
         objective = {} if self.objective == LogisticLoss() else {
             "objective": objective_to_dict(self.objective)}  # fmt: skip
         start = {} if self.warm_start is None else {"warm_start": self.warm_start}
+        honour = {} if self.honour is None else {"honour": self.honour}
         return (
             {
                 "data": spec_to_dict(self.data),
@@ -69,6 +75,7 @@ class RunSpec:
             }
             | objective
             | start
+            | honour
         )
 
     @classmethod
@@ -94,6 +101,7 @@ class RunSpec:
             seed=int(data.get("seed", 0)),
             objective=objective_from_dict(data.get("objective", {"name": LogisticLoss.name})),
             warm_start=data.get("warm_start"),
+            honour=data.get("honour"),
         )
 
     def canonical_json(self) -> str:
@@ -117,6 +125,8 @@ class RunSpec:
         if self.warm_start is not None and not card.warm_start:
             raise UserError(f"{self.solver} starts where its paper says; it takes no warm start "
                             "from another run's model")  # fmt: skip
+        if self.honour is not None:
+            check_honour(self.solver, self.constraint is not None, self.honour)
         if self.constraint is not None:
             check_constraint(self.constraint)
         family = self.constraint.family if self.constraint else None

@@ -15,7 +15,8 @@ from engine.models import Params
 from engine.problem import Problem
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
-from engine.solvers import IterationRecord, config_from_dict, solve, solver_card
+from engine.solvers import IterationRecord, config_from_dict, solver_card
+from engine.solvers.honour import solve_run
 from engine.status import StopCode, StopReason
 
 FLUSH_EVERY_SECONDS = 0.5
@@ -97,8 +98,8 @@ def execute_run(home: str, run_id: str) -> str:
         spec = RunSpec.from_dict(spec_dict)
         config = config_from_dict(solver_card(spec.solver).Config, spec.config)
         start, started = warm_start(store, spec)
-        solution = solve(build_problem(spec, start), spec.solver, config, spec.budget, log=writer,
-                         seed=spec.seed, should_stop=CancelPoller(store, run_id))  # fmt: skip
+        solution = solve_run(build_problem(spec, start), spec.solver, spec.honour, config,
+                             spec.budget, writer, spec.seed, CancelPoller(store, run_id))  # fmt: skip
         stop = solution.stop
         if started:
             stop = StopReason(stop.code, f"{stop.text}; {started}")

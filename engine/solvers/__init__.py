@@ -16,6 +16,7 @@ _HOMES = {
     "solver_card": "engine.solvers.catalogue",
     "solver_names": "engine.solvers.catalogue",
     "solve": "engine.solvers.driver",
+    "solve_run": "engine.solvers.honour",
     "Budget": "engine.solvers.options",
     "config_fields": "engine.solvers.options",
     "config_from_dict": "engine.solvers.options",

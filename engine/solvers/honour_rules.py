@@ -1,0 +1,20 @@
+"""Which runs can honour κ, and on which split (no solver code: run specs check it)."""
+
+from __future__ import annotations
+
+from engine.errors import UserError
+from engine.solvers.catalogue import solver_card
+
+HONOUR_SPLITS = ("val", "train")  # validation first: what generalises
+
+
+def check_honour(solver: str, has_constraint: bool, on: str) -> None:
+    """Whether κ can be honoured on split `on` for `solver` (refused in words otherwise)."""
+    if on not in HONOUR_SPLITS:
+        raise UserError(f"κ is honoured on 'val' (validation) or 'train', not {on!r}")
+    card = solver_card(solver)
+    if not has_constraint or not card.constrained:
+        raise UserError(f"{solver} runs without a constraint: there is no κ to honour")
+    if card.front_words:
+        raise UserError(f"{solver} yields a front of models, each judged against κ on its own; "
+                        "honouring κ applies to a run of one model")  # fmt: skip
