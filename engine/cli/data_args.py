@@ -16,6 +16,7 @@ from engine.data.paths import acs_root
 from engine.data.prepare import PrepareOptions
 from engine.data.sources import DataSpec, grouping_from_args
 from engine.data.subgroups import SubgroupSpec
+from engine.data.synthetic_pums import FULL_SIZE_PERSONS
 from engine.errors import UserError
 from engine.task import Task
 
@@ -43,7 +44,8 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         default=["CT"],
         metavar="ST",
-        help="ACS state code(s); several are pooled (default CT)",
+        help="ACS state code(s), or 'all' for the 50 states and Puerto Rico; several are pooled "
+        "(default CT)",
     )
     source.add_argument("--year", type=int, default=2018, help="ACS survey year (default 2018)")
     source.add_argument(
@@ -64,7 +66,11 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
         help="allow downloading missing ACS files from the census website",
     )
     source.add_argument(
-        "--n-persons", type=int, default=5000, help="synthetic: persons to generate"
+        "--n-persons",
+        type=int,
+        default=5000,
+        help="synthetic: persons to generate, shared among several states by population "
+        f"({FULL_SIZE_PERSONS:,} with --state all give about 1.66 M income rows)",
     )
     source.add_argument("--synthetic-seed", type=int, default=0, help="synthetic: generator seed")
     source.add_argument("--csv", type=Path, help="csv: the file")
@@ -164,7 +170,7 @@ def data_spec_from_args(args: argparse.Namespace) -> DataSpec:
         )
     if args.source == "synthetic":
         return SyntheticACSSpec(
-            state=args.state[0],
+            state=",".join(args.state),
             year=args.year,
             task=args.task,
             n_persons=args.n_persons,

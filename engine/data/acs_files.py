@@ -11,12 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from folktables.load_acs import _STATE_CODES  # the census FIPS codes folktables' reader uses
+from folktables.load_acs import state_list as _FOLKTABLES_STATES
 
 from engine.errors import UserError
 
 CENSUS_PUMS_URL = "https://www2.census.gov/programs-surveys/acs/data/pums"
 HORIZONS = ("1-Year", "5-Year")
 FIRST_YEAR = 2014  # folktables reads 2014 and later
+
+ALL = "all"
+ALL_STATES: tuple[str, ...] = tuple(_FOLKTABLES_STATES)  # the 50 states and Puerto Rico
 
 Progress = Callable[[int, int | None], None]
 """Called with (bytes received, total bytes or None if the server does not say)."""
@@ -38,9 +42,21 @@ def check_state(state: str) -> str:
     if code not in _STATE_CODES:
         raise UserError(
             f"unknown state '{state}'; use a two-letter code such as CT, CA or NY "
-            f"(one of {', '.join(sorted(_STATE_CODES))})"
+            f"(one of {', '.join(sorted(_STATE_CODES))}), or '{ALL}' for every one"
         )
     return code
+
+
+def expand_states(states: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Checked upper-case codes, in the order given; "all" stands for every state (ALL_STATES)."""
+    if any(s.strip().lower() == ALL for s in states):
+        return ALL_STATES
+    return tuple(check_state(s) for s in states)
+
+
+def states_label(states: tuple[str, ...]) -> str:
+    """States as a data set's name shows them: CT+NY, or "all states"."""
+    return "all states" if set(states) == set(ALL_STATES) else "+".join(states)
 
 
 def check_year_horizon(year: int, horizon: str) -> None:

@@ -1,6 +1,7 @@
 """On-disk cache of prepared arrays, keyed by a hash of everything that produced them.
 
-Arrays go to an uncompressed .npz (fast to load, no pickle), metadata and the encoder to JSON.
+Arrays go to an uncompressed .npz (fast to load, no pickle), metadata and the encoder to JSON. A
+sparse X is stored as its CSR arrays.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from engine.data.encoding import Encoder
+from engine.data.encoding import Design, Encoder
 from engine.data.group_map import GroupMap
 from engine.data.prepared import SPLITS, Prepared, SplitArrays
 from engine.data.subgroups import Subgroups
@@ -21,8 +22,8 @@ from engine.errors import UserError
 from engine.task import Task
 
 # 2: leakage warnings, merged group spellings, CSV feature choice; 3: overlapping subgroups;
-# 4: the group map
-FORMAT_VERSION = 4
+# 4: the group map; 5: X of large data as CSR float32 (its data, indices, indptr and shape)
+FORMAT_VERSION = 5
 
 
 def load_cached(folder: Path, key: str) -> Prepared | None:
@@ -37,7 +38,7 @@ def load_cached(folder: Path, key: str) -> Prepared | None:
             subgroups = _subgroups_from(meta.get("subgroups"))
             group_map = None if meta["group_map"] is None else GroupMap.from_dict(meta["group_map"])
             splits = {
-                s: SplitArrays(arrays[f"{s}_X"], arrays[f"{s}_y"], arrays[f"{s}_groups"],
+                s: SplitArrays(_design_from(arrays, s), arrays[f"{s}_y"], arrays[f"{s}_groups"],
                                _members_from(arrays, s, subgroups))
                 for s in SPLITS
             }  # fmt: skip
@@ -68,6 +69,22 @@ def _subgroups_from(meta: dict | None) -> Subgroups | None:
                      tuple(meta["attributes"]))  # fmt: skip
 
 
+def _design_from(arrays, split: str) -> Design:
+    """A split's X: dense as stored, or a CSR matrix from its arrays."""
+    if f"{split}_X" in arrays:
+        return arrays[f"{split}_X"]
+    parts = (arrays[f"{split}_X_{name}"] for name in ("data", "indices", "indptr"))
+    return sparse.csr_array(tuple(parts), shape=tuple(arrays[f"{split}_X_shape"]))
+
+
+def _design_arrays(split: str, X: Design) -> dict[str, np.ndarray]:
+    if not sparse.issparse(X):
+        return {f"{split}_X": X}
+    X = sparse.csr_array(X)
+    return {f"{split}_X_data": X.data, f"{split}_X_indices": X.indices,
+            f"{split}_X_indptr": X.indptr, f"{split}_X_shape": np.array(X.shape)}  # fmt: skip
+
+
 def _members_from(arrays, split: str, subgroups: Subgroups | None) -> sparse.csr_matrix | None:
     """A split's 0/1 membership matrix from its CSR index arrays."""
     if subgroups is None:
@@ -84,7 +101,7 @@ def store(folder: Path, prepared: Prepared) -> None:
     arrays = {}
     for s in SPLITS:
         part = prepared.split(s)
-        arrays.update({f"{s}_X": part.X, f"{s}_y": part.y, f"{s}_groups": part.groups})
+        arrays.update({**_design_arrays(s, part.X), f"{s}_y": part.y, f"{s}_groups": part.groups})
         if part.members is not None:
             arrays.update({f"{s}_members_indices": part.members.indices,
                            f"{s}_members_indptr": part.members.indptr})  # fmt: skip

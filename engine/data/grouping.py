@@ -114,7 +114,7 @@ def _labels_for(
         labels, order, edges, names = _binned(values, column, spec.bins)
         return labels, order, [], AttributeMap(column, "bins", edges=edges, bin_names=names)
     readable = _readable(values, dataset.value_labels.get(column, {}))
-    natural = list(dict.fromkeys(readable.loc[values.sort_values(kind="stable").index]))
+    natural = list(readable.loc[values.sort_values(kind="stable").index].unique())
     named, natural, notes = _merge_spellings(readable, natural)
     unseen = None
     if mode == "binary":
@@ -168,7 +168,7 @@ def _readable(values: pd.Series, value_labels: dict) -> pd.Series:
     def name(v: object) -> str:
         if pd.isna(v):
             return MISSING
-        if isinstance(v, float) and v.is_integer():
+        if isinstance(v, float | np.floating) and float(v).is_integer():  # ACS codes: float32
             v = int(v)
         return " ".join(str(value_labels.get(v, v)).split()) or MISSING
 

@@ -15,15 +15,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
+from scipy import sparse
 
-from engine.data.encoding import Encoder
+from engine.data.encoding import Design, Encoder
 from engine.task import Task
 
 LEAK_AUC = 0.98  # real predictors of a noisy social outcome stay far below; a copied label is 1
 LEAK_CORRELATION = 0.98  # likewise
 
 
-def column_aucs(X: np.ndarray, y: np.ndarray, encoder: Encoder) -> dict[str, float]:
+def column_aucs(X: Design, y: np.ndarray, encoder: Encoder) -> dict[str, float]:
     """max(AUC, 1 − AUC) of each of the encoder's source columns alone as a score for `y`.
 
     `X` holds rows encoded by `encoder` (its columns first, as `Encoder.transform` writes them).
@@ -33,7 +34,7 @@ def column_aucs(X: np.ndarray, y: np.ndarray, encoder: Encoder) -> dict[str, flo
             for name, codes, categorical in _column_codes(X, encoder)}  # fmt: skip
 
 
-def column_correlations(X: np.ndarray, y: np.ndarray, encoder: Encoder) -> dict[str, float]:
+def column_correlations(X: Design, y: np.ndarray, encoder: Encoder) -> dict[str, float]:
     """For a real-valued `y`: |rank correlation| of each numeric source column with it, the
     correlation ratio η of each categorical one (`X` as in `column_aucs`)."""
     y = np.asarray(y, dtype=np.float64)
@@ -41,7 +42,7 @@ def column_correlations(X: np.ndarray, y: np.ndarray, encoder: Encoder) -> dict[
             for name, codes, categorical in _column_codes(X, encoder)}  # fmt: skip
 
 
-def leakage_warnings(X: np.ndarray, y: np.ndarray, encoder: Encoder, task: Task) -> list[str]:
+def leakage_warnings(X: Design, y: np.ndarray, encoder: Encoder, task: Task) -> list[str]:
     if task is Task.CLASSIFICATION:
         scores, measure, cut = column_aucs(X, y, encoder), "AUC", LEAK_AUC
     else:
@@ -53,18 +54,36 @@ def leakage_warnings(X: np.ndarray, y: np.ndarray, encoder: Encoder, task: Task)
     ]
 
 
-def _column_codes(X: np.ndarray, encoder: Encoder) -> Iterator[tuple[str, np.ndarray, bool]]:
+def _column_codes(X: Design, encoder: Encoder) -> Iterator[tuple[str, np.ndarray, bool]]:
     """Each source column as integer codes, with whether it is categorical: a number's code is
-    the rank of its distinct value, a category's the position of its one-hot column."""
+    the rank of its distinct value, a category's the position of its one-hot column. `X` may be
+    dense or CSR (`engine.data.encoding.Design`)."""
     for j, column in enumerate(encoder.numeric):
-        _, codes = np.unique(X[:, j], return_inverse=True)
+        _, codes = np.unique(_column(X, j), return_inverse=True)
         yield column.name, codes, False
     start = len(encoder.numeric)
     for column in encoder.categorical:
-        block = X[:, start : start + len(column.categories)]
-        start += len(column.categories)
+        stop = start + len(column.categories)
         unseen = len(column.categories)  # rows of a value training never had (no RARE column)
-        yield column.name, np.where(block.any(axis=1), block.argmax(axis=1), unseen), True
+        yield column.name, _block_codes(X, start, stop, unseen), True
+        start = stop
+
+
+def _column(X: Design, j: int) -> np.ndarray:
+    return X[:, [j]].toarray().ravel() if sparse.issparse(X) else X[:, j]
+
+
+def _block_codes(X: Design, start: int, stop: int, unseen: int) -> np.ndarray:
+    """The position of each row's 1 in the one-hot columns start..stop-1, `unseen` for none."""
+    if not sparse.issparse(X):
+        block = X[:, start:stop]
+        return np.where(block.any(axis=1), block.argmax(axis=1), unseen)
+    block = sparse.csr_array(X[:, start:stop])
+    block.eliminate_zeros()
+    codes = np.full(block.shape[0], unseen, dtype=np.int64)
+    filled = np.diff(block.indptr) > 0
+    codes[filled] = block.indices[block.indptr[:-1][filled]]  # at most one entry per row
+    return codes
 
 
 def _auc(codes: np.ndarray, positive: np.ndarray, by_rate: bool) -> float:

@@ -16,6 +16,14 @@ from engine.data.subgroups import SubgroupSpec, attribute_values, threshold_subg
 from engine.errors import UserError
 from engine.task import Task
 
+# Above this size of the dense float64 design (rows × encoded columns × 8 bytes), the prepared X
+# is a CSR matrix of float32 (`SplitArrays.X`). One-hot rows are mostly zeros: the ACS income task
+# has about 10 nonzeros in hundreds of columns, so at 1.66 M rows the dense design would take
+# gigabytes (and its copies and cross-terms several times that) where CSR takes about 130 MB.
+# Below it the design stays dense float64, exactly as small data sets always had it. Part of the
+# cache key (`engine.data.sources.cache_key`), so changing it never reads an entry of the other kind.
+SPARSE_FROM_BYTES = 512 * 2**20
+
 
 @dataclass(frozen=True)
 class PrepareOptions:
@@ -52,26 +60,31 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
     )
     numeric = tuple(c for c in dataset.numeric if c not in dropped)
     categorical = tuple(c for c in dataset.categorical if c not in dropped)
-    train_rows = assignment == 0
+    split_rows = [np.flatnonzero(assignment == s) for s in range(3)]
     encoder = fit_encoder(
-        dataset.frame.loc[train_rows], numeric, categorical, dataset.value_labels,
+        dataset.frame.iloc[split_rows[0]], numeric, categorical, dataset.value_labels,
         options.min_category_count,
     )  # fmt: skip
-    X = encoder.transform(dataset.frame)
-    leaks = leakage_warnings(X[train_rows], y[train_rows], encoder, dataset.task)
     names = encoder.feature_names
     if options.cross_terms:
-        X = add_group_cross_terms(X, groups.ids, len(groups.names))
         names = cross_term_names(names, groups.names)
+    sparse_design = len(dataset.frame) * len(names) * 8 > SPARSE_FROM_BYTES
     subgroups, members = _subgroups(dataset, options.subgroups, assignment)
+    encode = encoder.transform_sparse if sparse_design else encoder.transform
+    # split by split, so that the whole design is never held besides its parts
+    designs = [encode(dataset.frame.iloc[rows]) for rows in split_rows]
+    leaks = leakage_warnings(designs[0], y[split_rows[0]], encoder, dataset.task)
+    if options.cross_terms:
+        designs = [add_group_cross_terms(X, groups.ids[rows], len(groups.names))
+                   for X, rows in zip(designs, split_rows, strict=True)]  # fmt: skip
     parts = [
         SplitArrays(
-            X=np.ascontiguousarray(X[assignment == s]),
-            y=y[assignment == s],
-            groups=groups.ids[assignment == s],
-            members=None if members is None else members[assignment == s],
+            X=X,
+            y=y[rows],
+            groups=groups.ids[rows],
+            members=None if members is None else members[rows],
         )
-        for s in range(3)
+        for X, rows in zip(designs, split_rows, strict=True)
     ]
     _check_groups_in_train(parts[0], groups.names)
     notes = [*dataset.notes, *groups.notes]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from engine.data.encoding import Encoder
+from engine.data.encoding import Design, Encoder
 from engine.data.group_map import GroupMap
 from engine.data.subgroups import Subgroups
 from engine.task import Task
@@ -20,7 +20,9 @@ LABEL_STATISTIC_WORDS = {"label_rate": "positive rate", "label_mean": "mean labe
 
 @dataclass(frozen=True)
 class SplitArrays:
-    X: np.ndarray  # (n, d) float64
+    # (n, d): dense float64, or for large one-hot data (engine.data.prepare.SPARSE_FROM_BYTES) a
+    # scipy.sparse.csr_array of float32
+    X: Design
     y: np.ndarray  # (n,) int8, 1 = positive label; float64 for a real-valued label (regression)
     groups: np.ndarray  # (n,) int64 in 0..G-1
     # (n, k) 0/1 membership of the overlapping subgroups (`Prepared.subgroups`), or None

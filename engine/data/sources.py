@@ -7,6 +7,7 @@ import json
 from dataclasses import asdict, fields
 from pathlib import Path
 
+from engine.data import prepare as preparation
 from engine.data.acs import ACSSpec, SyntheticACSSpec
 from engine.data.acs_files import Progress
 from engine.data.adult import AdultSpec
@@ -41,7 +42,8 @@ def spec_from_dict(data: dict) -> DataSpec:
 
 
 def cache_key(spec: DataSpec, options: PrepareOptions, files: tuple[Path, ...]) -> str:
-    """A hash of the source (its settings and its files' contents or size and time) and options.
+    """A hash of the source (its settings and its files' contents or size and time), options and
+    the size from which the design is sparse.
 
     CSV files are identified by content; bundled, classic and large ACS state files by size and
     modification time, so that a cache hit needs no pass over them. A CSV file's name stays in
@@ -58,6 +60,7 @@ def cache_key(spec: DataSpec, options: PrepareOptions, files: tuple[Path, ...]) 
         "files": file_ids,
         "options": asdict(options),
         "format": FORMAT_VERSION,
+        "sparse_from": preparation.SPARSE_FROM_BYTES,  # it decides whether X is stored sparse
     }
     text = json.dumps(payload, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:24]

@@ -16,6 +16,7 @@ from engine.data.prepare import PrepareOptions
 from engine.data.prepared import Prepared
 from engine.data.sources import DataSpec, load_prepared
 from engine.data.subgroups import SubgroupSpec
+from engine.data.synthetic_pums import FULL_SIZE_PERSONS
 from engine.data.uploads import save_upload
 from engine.errors import UserError
 from engine.task import Task
@@ -62,15 +63,19 @@ def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
         if kind == "synthetic":
             initial("synthetic_state", "CT")
             initial("persons", 5000, int)
-            state = st.sidebar.text_input("State", key="synthetic_state")
-            persons = int(st.sidebar.number_input("Persons", 100, 200_000, key="persons"))
+            state = st.sidebar.text_input("State(s), comma-separated, or all",
+                                          key="synthetic_state")  # fmt: skip
+            persons = int(st.sidebar.number_input(
+                "Persons", 100, FULL_SIZE_PERSONS, key="persons",
+                help="shared among several states by population",
+            ))  # fmt: skip
             return SyntheticACSSpec(
                 state=state, year=year, task=task, n_persons=persons
             ), ACS_PROTECTED
         initial("states", "CT")
         initial("acs_root", str(acs_root()))
         initial("download", False)
-        states = st.sidebar.text_input("State(s), comma-separated", key="states")
+        states = st.sidebar.text_input("State(s), comma-separated, or all", key="states")
         root = st.sidebar.text_input("ACS folder", key="acs_root")
         download = st.sidebar.checkbox("Allow download from the census website", key="download")
         codes = tuple(s for s in (x.strip() for x in states.split(",")) if s)

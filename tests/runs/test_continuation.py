@@ -7,13 +7,21 @@ import dataclasses
 import itertools
 
 import pytest
-from run_fixtures import make_spec
+from run_fixtures import INTERVAL, make_spec
 
+from engine.data.acs import SyntheticACSSpec
+from engine.data.grouping import GroupingSpec
+from engine.data.prepare import PrepareOptions
+from engine.data.sources import load_prepared
 from engine.errors import UserError
+from engine.fairness.constraints import ConstraintSpec
+from engine.models import ModelSpec
 from engine.runs import RunSpec, submit_sweep, sweep_specs, wait
 from engine.runs.continuation import chains_of, continuation_specs
-from engine.runs.runner import runner_pid
+from engine.runs.runner import runner_pid, stop_runners
+from engine.runs.store import Store
 from engine.runs.submit import submit
+from engine.solvers import Budget
 from engine.status import StopCode, StopReason
 
 KAPPAS = [0.05, 0.3, 0.1, 0.2, 0.02]  # in no order: a chain runs them from loose to tight
@@ -103,18 +111,31 @@ def test_a_point_whose_neighbour_left_no_model_starts_cold_and_says_so(store, cs
 
 
 @pytest.mark.slow
-def test_a_continuation_sweep_on_a_local_dask_cluster_runs_its_chains_in_order(store, csv_spec):
+def test_a_continuation_sweep_on_a_local_dask_cluster_runs_its_chains_in_order(tmp_path):
+    """Two Dask worker processes, synthetic census files of three states pooled, the store on a
+    folder of its own that the workers share: each chain runs in order on one worker."""
     from dask.distributed import LocalCluster
 
-    specs = sweep_specs(make_spec(csv_spec, iterations=200), [0.3, 0.2, 0.1, 0.05], [(0.1, 0.5)],
-                        ["idca", "unconstrained"], [0], chains=2)  # fmt: skip
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster:  # fmt: skip
-        sweep_id = submit_sweep("dask", specs, {}, store, scheduler=cluster.scheduler_address)
-    rows = {r.id: r for r in store.runs(sweep_id=sweep_id)}
+    data = SyntheticACSSpec(state="CT,RI,VT", n_persons=6000)
+    base = RunSpec(data=data, prepare=PrepareOptions(grouping=(GroupingSpec("SEX"),)),
+                   model=ModelSpec(cross_terms=True),
+                   constraint=ConstraintSpec("pSP", 0.1, INTERVAL), interval=INTERVAL,
+                   solver="idca", budget=Budget(max_iterations=2000))  # fmt: skip
+    specs = sweep_specs(base, [0.3, 0.2, 0.1, 0.05], [INTERVAL], ["idca", "unconstrained"], [0],
+                        chains=2)  # fmt: skip
+    shared = Store(tmp_path / "shared-folder" / "runs")
+    try:
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster:  # fmt: skip
+            sweep_id = submit_sweep("dask", specs, {}, shared, scheduler=cluster.scheduler_address)
+    finally:
+        stop_runners(shared.home)
+    rows = {r.id: r for r in shared.runs(sweep_id=sweep_id)}
     assert len(rows) == 5 and all(r.has_model for r in rows.values())
-    assert runner_pid(store.home) is None  # nothing ran locally
+    assert runner_pid(shared.home) is None  # nothing ran locally
+    assert "(synthetic)" in load_prepared(data, base.prepare).dataset_name
     for spec in specs:
         if spec.warm_start is not None:
             assert rows[spec.run_id].started >= rows[spec.warm_start].finished
+            assert rows[spec.run_id].pid == rows[spec.warm_start].pid  # a chain is one task
             assert "started from the model of run" in rows[spec.run_id].reason
