@@ -1,7 +1,10 @@
 """The design matrix X̃ = [1, X] of a linear model, stored sparse when that is faster.
 
 One-hot encoded tables are mostly zeros (Adult: about one entry in eight is non-zero), so their
-products X̃·w and X̃ᵀ·r run several times faster on a CSR matrix than on a dense one.
+products X̃·w and X̃ᵀ·r run several times faster on a CSR matrix than on a dense one. X may come
+dense (float64) or already sparse (a CSR matrix, float32 for large one-hot data): a sparse X is
+never made dense here (but by `dense()`, on request), and keeps its value type; products add in
+float64 and return float64 (`engine.kernels`).
 """
 
 from __future__ import annotations
@@ -12,9 +15,18 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.data.encoding import add_group_cross_terms
-from engine.kernels import csr_rows_transpose_product
+from engine.dense import check_dense_fits, to_dense
+from engine.kernels import (
+    csr_matvec,
+    csr_rmatmat,
+    csr_rmatvec,
+    csr_rows_transpose_product,
+    unsigned_csr,
+)
 
 SPARSE_BELOW_DENSITY = 0.3
+
+Matrix = np.ndarray | sp.csr_array  # a split's X: dense float64, or CSR (float32 when large)
 
 
 @dataclass(frozen=True)
@@ -29,41 +41,67 @@ class BlockForm:
     expand: sp.csr_array
 
 
+def with_ones(X: sp.csr_array) -> sp.csr_array:
+    """[1, X] in CSR, with X's value type (a column of ones is exact in any float type): each
+    row's entries after a leading 1 in column 0."""
+    n, d = X.shape
+    starts = X.indptr[:-1]
+    indices = np.insert(X.indices + 1, starts, 0)
+    data = np.insert(X.data, starts, 1)
+    indptr = X.indptr + np.arange(n + 1, dtype=X.indptr.dtype)
+    return sp.csr_array((data, indices, indptr), shape=(n, d + 1))
+
+
+def _density(X: np.ndarray) -> float:
+    """The share of non-zero entries of [1, X], counted without building it."""
+    n, d = X.shape
+    return (n + np.count_nonzero(X)) / max(n * (d + 1), 1)
+
+
 class Design:
     """X̃ with a leading column of ones; `matvec` is X̃·w, `rmatvec` is X̃ᵀ·r."""
 
-    def __init__(self, X: np.ndarray) -> None:
-        ones = np.ones((X.shape[0], 1))
-        dense = np.ascontiguousarray(np.hstack([ones, X]))
-        self.shape = dense.shape
-        density = np.count_nonzero(dense) / max(dense.size, 1)
-        self.sparse = density < SPARSE_BELOW_DENSITY
+    def __init__(self, X: Matrix) -> None:
+        self.shape = (X.shape[0], X.shape[1] + 1)
+        self.sparse = sp.issparse(X) or _density(X) < SPARSE_BELOW_DENSITY
         if self.sparse:
-            self._rows = sp.csr_array(dense)
-            self._columns = sp.csr_array(dense.T)  # X̃ᵀ stored by rows: a fast transpose product
+            self._rows = with_ones(sp.csr_array(X))
+            self._parts = unsigned_csr(self._rows)
         else:
-            self._rows = dense
-            self._columns = np.ascontiguousarray(dense.T)
+            self._rows = np.ascontiguousarray(np.hstack([np.ones((X.shape[0], 1)), X]))
+            self._columns = np.ascontiguousarray(self._rows.T)
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
-        return self._rows @ w
+        if not self.sparse:
+            return self._rows @ w
+        out = np.empty(self.shape[0])
+        csr_matvec(*self._parts, np.ascontiguousarray(w, dtype=np.float64), out)
+        return out
 
     def rmatvec(self, r: np.ndarray) -> np.ndarray:
-        return self._columns @ r
+        if not self.sparse:
+            return self._columns @ r
+        out = np.empty(self.shape[1])
+        csr_rmatvec(*self._parts, np.ascontiguousarray(r, dtype=np.float64), out)
+        return out
 
     def rmatmat(self, R: np.ndarray) -> np.ndarray:
         """X̃ᵀ·R for an (n, m) matrix R, as a dense (d, m) array."""
-        return np.asarray(self._columns @ R)
+        if not self.sparse:
+            return np.asarray(self._columns @ R)
+        out = np.empty((self.shape[1], R.shape[1]))
+        csr_rmatmat(*self._parts, np.ascontiguousarray(R, dtype=np.float64), out)
+        return out
 
     def rmatvec_rows(self, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
         """X̃[rows]ᵀ·values, touching only the rows with a non-zero value when sparse."""
         if self.sparse:
-            m = self._rows
-            return csr_rows_transpose_product(m.indptr, m.indices, m.data, rows, values, m.shape[1])
+            return csr_rows_transpose_product(*self._parts, rows, values, self.shape[1])
         return values @ self._rows[rows]
 
     def dense(self) -> np.ndarray:
-        return self._rows.toarray() if self.sparse else self._rows
+        """X̃ as a dense float64 array (refused, with the sizes, when it would not fit)."""
+        return to_dense(self._rows, "this solver's design matrix X̃") if self.sparse else self._rows
 
     def block_form(self) -> BlockForm:
         return BlockForm(
@@ -82,7 +120,7 @@ class CrossDesign:
     that of `add_group_cross_terms` after the intercept: [1, x, γ_1..γ_{G−1}, γ_1·x, …].
     """
 
-    def __init__(self, X: np.ndarray, groups: np.ndarray, n_groups: int) -> None:
+    def __init__(self, X: Matrix, groups: np.ndarray, n_groups: int) -> None:
         self.n, self.d = X.shape[0], X.shape[1] + 1  # d counts the intercept
         self.n_groups = n_groups
         self.shape = (self.n, self.d + (n_groups - 1) * self.d)
@@ -137,11 +175,14 @@ class CrossDesign:
         return np.vstack([total, *gammas, *products])
 
     def dense(self) -> np.ndarray:
-        crossed = add_group_cross_terms(self._X, self._groups, self.n_groups)
+        """X̃ as a dense float64 array (refused, with the sizes, when it would not fit)."""
+        check_dense_fits(*self.shape, "this solver's design matrix X̃")
+        X = to_dense(self._X, "this solver's design matrix X̃")
+        crossed = add_group_cross_terms(X, self._groups, self.n_groups)
         return np.hstack([np.ones((self.n, 1)), crossed])
 
     def block_form(self) -> BlockForm:
-        rows = sp.csr_array(np.hstack([np.ones((self.n, 1)), self._X]))
+        rows = with_ones(sp.csr_array(self._X))
         # column j of `expand`: the block vectors of the unit vector e_j
         expand = sp.csr_array(np.vstack(self._group_vectors(np.eye(self.shape[1]))))
         return BlockForm(rows=rows, block=self._groups.astype(np.int64), expand=expand)

@@ -1,16 +1,64 @@
-"""Compiled single-pass loops for the per-step work of the switching-subgradient solvers.
+"""Compiled single-pass loops for the per-step work of the switching-subgradient solvers, and
+the products of a CSR design with vectors.
 
 A switching step (paper 003, Alg. 2) needs, besides one X̃·w, the ramp means of every group at
 every cut and the product of X̃ᵀ with one constraint row's subgradient. Written as whole-array
 operations these take a dozen passes over the n samples each; here each is one loop (numba), so
 their cost is close to that of reading the data once. `cache=True` keeps the machine code on disk
 after the first compilation.
+
+The CSR products read the matrix's values in their own type (float32 for large one-hot data: half
+the bytes to read) and add in float64; scipy would first copy a float32 matrix to float64 on every
+product with a float64 vector. Positions are read unsigned: numba checks every signed index for
+wrap-around (x[-1]), which in the per-non-zero loops costs as much as the arithmetic.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from numba import njit
+
+
+def unsigned_csr(matrix: sp.csr_array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The CSR arrays (indptr, indices, data) of `matrix`, its positions viewed as unsigned
+    integers of the same width (no copy)."""
+    return (
+        matrix.indptr.view(np.dtype(matrix.indptr.dtype.str.replace("i", "u"))),
+        matrix.indices.view(np.dtype(matrix.indices.dtype.str.replace("i", "u"))),
+        matrix.data,
+    )
+
+
+@njit(cache=True, nogil=True)
+def csr_matvec(indptr, indices, data, x, out) -> None:
+    """out = M·x for M in CSR, each row's sum in float64."""
+    for i in range(out.shape[0]):
+        acc = 0.0
+        for q in range(indptr[i], indptr[i + 1]):
+            acc += data[q] * x[indices[q]]
+        out[i] = acc
+
+
+@njit(cache=True, nogil=True)
+def csr_rmatvec(indptr, indices, data, r, out) -> None:
+    """out = Mᵀ·r for M in CSR (out has M's column count), rows added in order."""
+    out[:] = 0.0
+    for i in range(r.shape[0]):
+        v = r[i]
+        for q in range(indptr[i], indptr[i + 1]):
+            out[indices[q]] += v * data[q]
+
+
+@njit(cache=True, nogil=True)
+def csr_rmatmat(indptr, indices, data, R, out) -> None:
+    """out = Mᵀ·R for M in CSR and R of shape (rows of M, m); out (columns of M, m)."""
+    out[:] = 0.0
+    for i in range(R.shape[0]):
+        for q in range(indptr[i], indptr[i + 1]):
+            j, a = indices[q], data[q]
+            for k in range(R.shape[1]):
+                out[j, k] += a * R[i, k]
 
 
 @njit(cache=True, nogil=True)
@@ -94,4 +142,16 @@ def csr_rows_transpose_product(
             r = rows[k]
             for p in range(indptr[r], indptr[r + 1]):
                 out[indices[p]] += v * data[p]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def csr_rows_dense(indptr, indices, data, rows, n_columns: int) -> np.ndarray:
+    """The rows `rows` of a CSR matrix as a dense float64 array (a minibatch: a few rows of a
+    large sparse matrix, without scipy's per-call indexing overhead)."""
+    out = np.zeros((rows.shape[0], n_columns))
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        for p in range(indptr[r], indptr[r + 1]):
+            out[k, indices[p]] += data[p]
     return out

@@ -1,5 +1,7 @@
 """A Problem's minibatch oracles, for stochastic solvers: the objective and the constraint rows,
 with their gradients in all primal variables, on any batch of training rows; every call counted.
+On sparse data (large one-hot tables) a minibatch's rows alone are made dense, and a full-data
+batch stays sparse (`engine.scoring.Rows.batch`).
 
 The primal variables are one flat vector x laid out by `engine.variables.Layout`: the model's
 weights, then the auxiliary variables the constraint family declares (pSP's θ), then whatever a
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 import torch
 
 from engine.models import Params
@@ -66,7 +69,7 @@ class MinibatchOracles:
         self.problem = problem
         self.network = problem.network
         train = problem.data.train
-        self.X, self.y, self.groups = problem.features("train"), train.y, train.groups
+        self.train_rows, self.y, self.groups = problem.rows("train"), train.y, train.groups
         self.counts = OracleCounts()
         self.layout = Layout()
         self.layout.add(WEIGHTS, Kind.WEIGHTS, (self.network.size,))
@@ -83,6 +86,12 @@ class MinibatchOracles:
             self.aux_names = tuple(aux)
         self._start = np.concatenate(parts)
         self._weights = self.layout[WEIGHTS]
+
+    @property
+    def X(self) -> np.ndarray | sp.csr_array:
+        """The model's inputs on all training rows (`engine.scoring.Rows.inputs`: sparse on
+        sparse data)."""
+        return self.train_rows.inputs
 
     def add(self, name: str, kind: Kind, size: int, box: Box = UNBOUNDED) -> slice:
         """A solver's own block of variables (e.g. slacks), started at 0."""
@@ -110,7 +119,7 @@ class MinibatchOracles:
 
     def _forward(self, x: np.ndarray, rows: np.ndarray):
         self.counts.samples += len(rows)
-        return self.network.forward(x[self._weights], self.X[rows])
+        return self.network.forward(x[self._weights], self.train_rows.batch(rows))
 
     def _full(self, x: np.ndarray, tape, d_h: np.ndarray, d_aux: dict[str, np.ndarray]):
         """A gradient in x from one in the scores (pulled back through the network) and one in

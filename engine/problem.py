@@ -144,7 +144,7 @@ class Problem:
         if self.model.affine:
             cold = {"w": np.zeros(self.design().shape[1])}
         else:
-            cold = init_mlp_params(self.features("train").shape[1], self.model.hidden, seed)
+            cold = init_mlp_params(self.rows("train").n_inputs, self.model.hidden, seed)
         if self.start is None:
             return cold
         return {name: _start_value(self.start, name, value) for name, value in cold.items()}

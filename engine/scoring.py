@@ -8,10 +8,13 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import expit
 
 from engine.data.encoding import add_group_cross_terms
-from engine.design import CrossDesign, Design
+from engine.dense import check_dense_fits, to_dense
+from engine.design import CrossDesign, Design, Matrix
+from engine.kernels import csr_rows_dense, unsigned_csr
 from engine.models import ModelSpec, Params
 from engine.networks import Network, network_of
 
@@ -32,24 +35,66 @@ MIXTURE_W, MIXTURE_Q = "mixture.w", "mixture.q"
 THRESHOLD_AT, THRESHOLD_SIGN, THRESHOLD_P = "threshold.at", "threshold.sign", "threshold.p"
 THRESHOLD_IGNORE, THRESHOLD_CONSTANT = "threshold.ignore", "threshold.constant"
 THRESHOLD_ON_PROBABILITY = "threshold.on_probability"
+# a batch of at most this many rows of sparse X is made dense (a minibatch step's few rows read
+# fastest dense); a larger one (a full-data pass) stays sparse
+DENSE_BATCH_ROWS = 4096
 
 
 class Rows:
-    """Rows a model scores: their encoded features X (without group cross-terms) and group ids,
-    with the model's inputs built once, when first asked for."""
+    """Rows a model scores: their encoded features X (without group cross-terms; dense, or a CSR
+    matrix for large one-hot data) and group ids, with the model's inputs built once, when first
+    asked for."""
 
-    def __init__(self, X: np.ndarray, groups: np.ndarray, n_groups: int, cross_terms: bool) -> None:
+    def __init__(self, X: Matrix, groups: np.ndarray, n_groups: int, cross_terms: bool) -> None:
         self.X, self.groups, self.n_groups, self.cross_terms = X, groups, n_groups, cross_terms
 
     def __len__(self) -> int:
-        return len(self.X)
+        return self.X.shape[0]
+
+    @property
+    def sparse(self) -> bool:
+        return sp.issparse(self.X)
 
     @cached_property
     def features(self) -> np.ndarray:
-        """The model's inputs: X, with the group cross-terms if the model has them."""
+        """The model's inputs as a dense float64 array: X, with the group cross-terms if the
+        model has them, for a consumer that needs them dense; a sparse X is made dense here, and
+        refused with the sizes when the copy would not fit in memory."""
+        what = f"the model's inputs on {len(self):,} rows as a dense matrix"
+        if self.sparse or self.cross_terms:  # a new array
+            check_dense_fits(len(self), self.n_inputs, what)
+        return self._with_cross_terms(to_dense(self.X, what), self.groups)
+
+    @cached_property
+    def inputs(self) -> np.ndarray | sp.csr_array:
+        """The model's inputs on all rows as the networks read them (`engine.networks`):
+        `features` on dense X; on sparse X a float64 CSR matrix (cross-terms included), never
+        made dense."""
+        if not self.sparse:
+            return self.features
+        return self._with_cross_terms(sp.csr_array(self.X, dtype=np.float64), self.groups)
+
+    def batch(self, rows: np.ndarray) -> np.ndarray | sp.csr_array:
+        """The model's inputs on some of the rows (`inputs[rows]`). On sparse X a minibatch (at
+        most DENSE_BATCH_ROWS rows) is made dense from its own rows alone, a larger batch (a
+        full-data pass) stays sparse."""
+        if not self.sparse:
+            return self.features[rows]
+        rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) > DENSE_BATCH_ROWS:
+            whole = len(rows) == len(self) and np.array_equal(rows, np.arange(len(self)))
+            return self.inputs if whole else self.inputs[rows]
+        X = csr_rows_dense(*self._csr_parts, rows, self.X.shape[1])
+        return self._with_cross_terms(X, self.groups[rows])
+
+    @cached_property
+    def _csr_parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return unsigned_csr(sp.csr_array(self.X))
+
+    def _with_cross_terms(self, X: Matrix, groups: np.ndarray) -> Matrix:
         if not self.cross_terms:
-            return self.X
-        return add_group_cross_terms(self.X, self.groups, self.n_groups)
+            return X
+        return add_group_cross_terms(X, groups, self.n_groups)
 
     @cached_property
     def design(self) -> Design | CrossDesign:
@@ -96,7 +141,7 @@ def model_scores(
         h = rows.design.matvec(params["w"])
     else:
         network = network or model_network(model, rows)
-        h = network.scores(network.flatten(params), rows.features)
+        h = network.scores(network.flatten(params), rows.inputs)
     if THRESHOLD_AT in params:
         return randomised_thresholds(params, h, rows.groups)
     return group_map(params, h, rows.groups)

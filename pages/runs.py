@@ -1,5 +1,7 @@
-"""Runs: the history in the store, newest first — filter, compare side by side, cancel, delete,
-export. While a run is queued or running the table refreshes itself."""
+"""Runs: the history in the store, newest first — filter, compare side by side, cancel, re-run,
+delete, export. While a run is queued or running the table refreshes itself. Runs that a restart
+of the app or of its runner interrupted are named above the table, with a button that queues
+them again."""
 
 from __future__ import annotations
 
@@ -27,8 +29,9 @@ from engine.runs.results import (
     run_quantity,
     run_verdict,
 )
+from engine.runs.runner import ensure_runner
 from engine.runs.store import RunRow
-from engine.status import ACTIVE
+from engine.status import ACTIVE, RETRYABLE, RunStatus
 from pages.shared.views import front_table_view, front_words, run_label
 
 POLL_SECONDS = 2.0
@@ -37,7 +40,11 @@ MODEL_HELP = ("the model with its preprocessing (encoding, standardisation, grou
 TABLE = "runs_table"  # the table's widget key: its state is the selection, as row positions
 SHOWN_IDS = "runs_table_ids"  # the run ids in the order the table last showed them
 PENDING_DELETE = "runs_pending_delete"  # the run ids a Delete waits to have confirmed for
+PENDING_RERUN = "runs_pending_rerun"  # the run ids a Re-run of finished runs waits on
 NOTICES = "runs_notices"  # what an action did, shown after the rerun it asks for
+INTERRUPTED_VERDICT = "interrupted — re-run it"
+RERUN_HELP = ("queue the selected failed, cancelled or interrupted runs again under their own "
+              "settings; finished runs keep their results unless you confirm")  # fmt: skip
 VERDICTS = (
     "Verdict: **meets κ** / **misses κ** — the exact test value against κ; **surrogate only** — "
     "the solver's surrogate rows hold but the exact value misses κ; **degenerate** — no better "
@@ -77,6 +84,8 @@ def main() -> None:
         getattr(st, show)(text)
     if PENDING_DELETE in st.session_state:
         _confirm_delete(store, st.session_state[PENDING_DELETE])
+    if PENDING_RERUN in st.session_state:
+        _confirm_rerun(store, st.session_state[PENDING_RERUN])
     runs = store.runs(newest_first=True)
     left, right = st.columns(2)
     status = left.multiselect("Status", list(STATUSES), key="filter_status")
@@ -89,6 +98,21 @@ def _any_active(runs: list[RunRow]) -> bool:
     return any(r.status in ACTIVE for r in runs)
 
 
+def _interrupted_note(store: Store, interrupted: list[str]) -> None:
+    """Runs that the app's or the runner's end cut short have no result, through no fault of
+    their own: say so above the table, with one button that queues them all again."""
+    if not interrupted:
+        return
+    many, one = _count(len(interrupted)), len(interrupted) == 1
+    note, button = st.columns([4, 1], vertical_alignment="center")
+    note.warning(f"**{many.capitalize()} interrupted**: the app or its runner stopped while "
+                 f"{'it' if one else 'they'} ran, so there is no result. Re-run "
+                 f"{'it' if one else 'them'} under the same settings.")  # fmt: skip
+    if button.button(f"Re-run {many}", key="rerun_interrupted", type="primary",
+                     help="queue every interrupted run again under its own settings"):  # fmt: skip
+        _rerun(store, interrupted)
+
+
 def _history(store: Store, status: list[str], solver: list[str], live: bool) -> None:
     """The table, and what to do with the selected runs; it polls the store while `live`."""
 
@@ -99,6 +123,7 @@ def _history(store: Store, status: list[str], solver: list[str], live: bool) -> 
             st.rerun()  # start or stop polling
         st.caption(" · ".join(f"{n} {s}" for s, n in sorted(store.counts().items()))
                    or "No runs yet.")  # fmt: skip
+        _interrupted_note(store, [r.id for r in runs if r.status == RunStatus.INTERRUPTED])
         shown = [r for r in runs if (not status or r.status in status)
                  and (not solver or r.spec["solver"] in solver)]  # fmt: skip
         if not shown:
@@ -107,7 +132,7 @@ def _history(store: Store, status: list[str], solver: list[str], live: bool) -> 
         chosen = _table(store, shown)
         st.caption(VERDICTS)
         if not chosen:
-            st.caption("Select rows to compare, cancel, delete or export runs.")
+            st.caption("Select rows to compare, cancel, re-run, delete or export runs.")
             return
         _actions(store, chosen)
         _comparison(store, chosen)
@@ -131,7 +156,7 @@ def history_row(store: Store, row: RunRow) -> dict:
         "quantity": quantity_name(family) if family else "—",
         "κ": kappa,
         "I": "[{:.0%}, {:.0%})".format(*row.spec["interval"]) if uses_interval else "—",
-        "verdict": verdict.summary,
+        "verdict": INTERRUPTED_VERDICT if row.status == RunStatus.INTERRUPTED else verdict.summary,
         "test value": test.value if test and family else None,
         "test accuracy": metrics.get("test", {}).get("accuracy"),
         "status": row.status,
@@ -203,11 +228,13 @@ def _keep_selection(ids: list[str]) -> None:
 
 def _actions(store: Store, chosen: list[str]) -> None:
     many = _count(len(chosen))
-    active = [r for r in chosen if store.run(r).status in ACTIVE]
-    cancel, delete, as_json, as_csv, model = st.columns(5)
+    rows = [store.run(r) for r in chosen]
+    active = [r.id for r in rows if r.status in ACTIVE]
+    cancel, rerun, delete, as_json, as_csv, model = st.columns([0.8, 0.8, 0.9, 1.3, 1.3, 1.5])
     if cancel.button("Cancel", key="cancel", disabled=not active,
                      help="stop the selected runs that are queued or running"):  # fmt: skip
         _cancel(store, active)
+    _rerun_button(rerun, store, rows)
     if delete.button("Delete…", key="delete", help=f"delete {many} (asks first)"):
         st.session_state[PENDING_DELETE] = chosen
         st.rerun()
@@ -227,6 +254,57 @@ def _cancel(store: Store, run_ids: list[str]) -> None:
             f"asked {_count(asked)} to stop" if asked else ""]  # fmt: skip
     _notify("success", "; ".join(s for s in said if s).capitalize() + ".")
     st.rerun()
+
+
+def _rerun_button(column, store: Store, rows: list[RunRow]) -> None:
+    """Re-run queues the selected failed, cancelled and interrupted runs again at once; a run
+    that ended with a model is re-run only once the user confirms it (the same settings give the
+    same model again, so a re-run loses its result for nothing unless a time budget ended it);
+    a queued or running run is on its way already."""
+    again = [r.id for r in rows if r.status in RETRYABLE]
+    finished = [r.id for r in rows if r.has_model]
+    if column.button("Re-run", key="rerun", disabled=not (again or finished),
+                     help=RERUN_HELP):  # fmt: skip
+        if finished:
+            st.session_state[PENDING_RERUN] = again + finished
+            st.rerun()
+        else:
+            _rerun(store, again)
+    if not again and not finished:
+        column.caption("Queued or running: on its way already.")
+
+
+def _rerun(store: Store, run_ids: list[str], replace: bool = False) -> None:
+    """Queue the runs again under their own specs and make sure a runner works on them."""
+    queued = [r for r in run_ids if store.rerun(r, replace=replace)]
+    if queued:
+        ensure_runner(store.home)
+        _notify("success", f"Queued {_count(len(queued))} again.")
+    st.rerun()
+
+
+def _forget_rerun() -> None:
+    st.session_state.pop(PENDING_RERUN, None)
+
+
+@st.dialog("Re-run runs", on_dismiss=_forget_rerun)
+def _confirm_rerun(store: Store, run_ids: list[str]) -> None:
+    rows = [store.run(r) for r in run_ids]
+    finished = [r.id for r in rows if r.has_model]
+    again = [r.id for r in rows if r.status in RETRYABLE]
+    st.markdown(f"**{_count(len(finished)).capitalize()} with a result** "
+                f"{'is' if len(finished) == 1 else 'are'} selected. Re-running replaces "
+                "the model, metrics and trajectory; the same settings give the same model "
+                "again, unless a time budget ended the run.")  # fmt: skip
+    replace, keep = st.columns(2)
+    if replace.button(f"Re-run {_count(len(finished) + len(again))}", type="primary",
+                      key="confirm_rerun"):  # fmt: skip
+        _forget_rerun()
+        _rerun(store, again + finished, replace=True)
+    if keep.button(f"Only the {_count(len(again))} without a result" if again else "Keep them",
+                   key="keep_results"):  # fmt: skip
+        _forget_rerun()
+        _rerun(store, again)
 
 
 def _model_download(column, store: Store, chosen: list[str]) -> None:

@@ -32,7 +32,7 @@ from engine.runs.results import (
     run_verdict,
     sweep_results,
 )
-from engine.runs.runner import serve_and_say
+from engine.runs.runner import ensure_runner, serve_and_say
 from engine.solvers.catalogue import solver_card, solver_names
 
 # the grid axes with flags of their own: axis → the flag's dest (--solvers, ...)
@@ -71,7 +71,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     grid.add_argument("--wait", action="store_true", help="return when every run has ended")
     sweep.set_defaults(handler=sweep_command)
 
-    runs = commands.add_parser("runs", help="list, show, cancel, export or delete runs")
+    runs = commands.add_parser("runs", help="list, show, cancel, re-run, export or delete runs")
     actions = runs.add_subparsers(dest="action", required=True, metavar="ACTION")
     for name, handler, text in (
         ("list", list_runs, "runs in the store"),
@@ -103,6 +103,19 @@ def register(commands: argparse._SubParsersAction) -> None:
         if name == "export-model":
             action.add_argument("path", type=Path, help="the model file to write (.npz)")
         action.set_defaults(handler=handler)
+    rerun = actions.add_parser(
+        "rerun",
+        help="queue failed, cancelled or interrupted runs again under their own settings",
+        description="Queue runs again under their own spec and id, and make sure a runner is "
+        "working on them. A run that ended with a model keeps it unless --replace: the same "
+        "settings give the same model again (unless a time budget ended the run).",
+    )
+    rerun.add_argument("run_ids", nargs="+", metavar="RUN_ID")
+    rerun.add_argument("--home", type=Path, default=None)
+    rerun.add_argument("--replace", action="store_true",
+                       help="also re-run finished runs, replacing their results")  # fmt: skip
+    rerun.add_argument("--workers", type=positive_int, default=2)
+    rerun.set_defaults(handler=rerun_runs)
 
     front = commands.add_parser("frontier", help="the score–fairness frontier of a sweep")
     front.add_argument("sweep_id")
@@ -231,6 +244,24 @@ def export_model_command(args: argparse.Namespace) -> int:
     save_model(model, args.path)
     print(f"model of run {model.about['run']} written: {args.path} (apply it with "
           f"`python -m engine predict {args.path} CSV`)", file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def rerun_runs(args: argparse.Namespace) -> int:
+    """Each run on a line: queued again, or why not."""
+    store = Store(args.home)
+    rows = [store.run(run_id) for run_id in args.run_ids]  # an unknown id stops all of them
+    queued = False
+    for row in rows:
+        if store.rerun(row.id, replace=args.replace):
+            queued = True
+            print(f"{row.id}: queued again (it was {row.status})")
+        elif row.has_model:
+            print(f"{row.id}: kept, it is {row.status} with a model (--replace re-runs it)")
+        else:
+            print(f"{row.id}: already {row.status}")
+    if queued:
+        ensure_runner(store.home, args.workers)
     return 0
 
 

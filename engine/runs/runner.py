@@ -2,14 +2,16 @@
 reusable worker processes (joblib's loky backend), one run per worker at a time.
 
 Each worker slot is a single-process loky executor, so a worker that dies (killed, out of
-memory) fails only its own run; the slot gets a fresh process and the other runs go on. The
-runner holds an exclusive lock on the store while it lives; whoever can take the lock knows that
-no runner is alive, so runs still marked 'running' were orphaned and are marked interrupted.
+memory) fails only its own run; the slot gets a fresh process and the other runs go on. A worker
+never outlives its runner, however the runner ends. The runner holds an exclusive lock on the
+store while it lives; whoever can take the lock knows that no runner is alive, so runs still
+marked 'running' were orphaned and are marked interrupted.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import os
 import signal
@@ -34,6 +36,31 @@ LOCK_NAME = "runner.lock"
 SPAWNED_NAME = "runner.spawned"  # process ids of runners started by ensure_runner
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 WORKER_NICENESS = 10  # solving yields the processor to the app's server and the browser
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>: the signal a process gets when its parent ends
+PARENT_POLL_SECONDS = 0.2  # where that request does not exist, how often a worker looks
+
+
+def _end_with_runner(runner: int) -> None:
+    """Run first in every worker process: the worker is killed as soon as its runner ends.
+
+    A runner stopped by a signal it can handle shuts its workers down itself, but SIGKILL (or
+    the out-of-memory killer) gives it no chance, and loky's workers would live on: an orphan
+    goes on solving and writes into the store after the next runner has marked its run
+    interrupted, and into the new attempt of that run once someone re-runs it."""
+    if sys.platform == "linux":
+        # the kernel kills the worker, whatever it is doing, when the thread that started it
+        # ends: the runner's serving thread, which ends only with the runner
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    else:
+        threading.Thread(target=_watch_runner, args=(runner,), daemon=True).start()
+    if os.getppid() != runner:  # the runner ended before the request above was made
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _watch_runner(runner: int) -> None:
+    while os.getppid() == runner:
+        time.sleep(PARENT_POLL_SECONDS)
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _warm_up() -> int:
@@ -59,7 +86,8 @@ class Slot:
 
     @staticmethod
     def _fresh_executor() -> ProcessPoolExecutor:
-        executor = ProcessPoolExecutor(max_workers=1)
+        executor = ProcessPoolExecutor(max_workers=1, initializer=_end_with_runner,
+                                       initargs=(os.getpid(),))  # fmt: skip
         executor.submit(_warm_up)  # start the process and ready it now, not at the first run
         return executor
 

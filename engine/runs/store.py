@@ -262,6 +262,17 @@ class Store:
                 (reason, run_id),
             )
 
+    def rerun(self, run_id: str, replace: bool = False) -> bool:
+        """Queue a run again under its own stored spec and id, dropping its trajectory and
+        metrics; True if it was queued. Failed, cancelled and interrupted runs are; a queued or
+        running one is left as it is, and so is one that ended with a model unless `replace`:
+        its spec gives the same model again (unless a time budget ended it), so a re-run would
+        only lose the result it has."""
+        row = self.run(run_id)
+        if row.status in ("queued", "running") or (row.has_model and not replace):
+            return False
+        return self.enqueue(row.id, row.spec, force=True)
+
     def mark_orphans_interrupted(self) -> list[str]:
         """Runs left 'running' with no live runner: called by the runner that owns the store."""
         with self._write() as db:

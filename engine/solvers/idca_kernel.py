@@ -19,7 +19,7 @@ from numba import njit
 
 from engine.design import BlockForm
 from engine.fairness.constraints import PSPConstraint
-from engine.kernels import bucket_means, bucket_of
+from engine.kernels import bucket_means, bucket_of, csr_matvec
 from engine.solvers.switching import TIE_TOLERANCE, TINY_NORM_SQUARED
 
 
@@ -31,6 +31,7 @@ class RampPSPData:
     indptr: np.ndarray
     indices: np.ndarray
     data: np.ndarray
+    valued: np.uint64  # entries at the start of every row whose values may differ from 1
     width: np.uint64  # columns of the block rows
     block: np.ndarray
     expand: tuple[np.ndarray, np.ndarray, np.ndarray]  # CSR of the block-vector map
@@ -48,8 +49,12 @@ class RampPSPData:
         # in the per-non-zero loops costs as much as the arithmetic.
         codes = bound.data.codes
         sizes = np.bincount(codes)
+        indptr, indices, data = _unsigned_csr(form.rows)
         return cls(
-            *_unsigned_csr(form.rows),
+            indptr,
+            indices,
+            data,
+            valued=_valued_prefix(indptr, data),
             width=np.uint64(form.rows.shape[1]),
             block=form.block.astype(np.uint64),
             expand=_unsigned_csr(form.expand),
@@ -65,10 +70,21 @@ class RampPSPData:
 
 def _unsigned_csr(matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """CSR arrays with unsigned positions; column indices in 32 bits (less to read per
-    non-zero) when they fit."""
+    non-zero) when they fit; float32 values kept as they are (half the bytes to read; the
+    loops add in float64)."""
     csr = sp.csr_array(matrix)
     index_type = np.uint32 if csr.shape[1] < 2**32 else np.uint64
-    return csr.indptr.astype(np.uint64), csr.indices.astype(index_type), csr.data.astype(np.float64)
+    value_type = np.float32 if csr.dtype == np.float32 else np.float64
+    return csr.indptr.astype(np.uint64), csr.indices.astype(index_type), csr.data.astype(value_type)
+
+
+def _valued_prefix(indptr: np.ndarray, data: np.ndarray) -> np.uint64:
+    """How many entries at the start of each row hold all its values other than 1: one-hot
+    entries are exactly 1 and the encoder puts the numeric features first, so a row's score
+    reads the values of its first few entries only (the ones column and the numbers)."""
+    rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr).astype(np.int64))
+    place = np.arange(len(data)) - indptr[rows].astype(np.int64)  # each entry's place in its row
+    return np.uint64(place[data != 1].max(initial=-1) + 1)
 
 
 @dataclass(frozen=True)
@@ -86,7 +102,7 @@ def ramp_psp_minus_linearization(
 ) -> MinusLinearization:
     """What IDCA freezes at each outer iteration, in one pass over the rows."""
     value, d_w, d_theta, h = _minus_linearization(
-        problem.indptr, problem.indices, problem.data, problem.width, problem.block,
+        problem.indptr, problem.indices, problem.data, problem.valued, problem.width, problem.block,
         *problem.expand, *problem.expand_t, problem.codes, problem.group_sizes,
         problem.temperature, problem.grid, problem.band, w, theta,
     )  # fmt: skip
@@ -125,7 +141,8 @@ def ramp_psp_steps(
     are updated in place; `settings` = (ε, μ, longest move). Stops early at a zero direction."""
     epsilon, mu, max_step = settings
     out = _steps(
-        problem.indptr, problem.indices, problem.data, problem.width, problem.block, *problem.expand,
+        problem.indptr, problem.indices, problem.data, problem.valued, problem.width, problem.block,
+        *problem.expand,
         *problem.expand_t, problem.zeta, problem.codes, problem.group_sizes,
         problem.temperature, v, theta, center[0], center[1],
         *linearization, best[1], best[2], best[0], objective, epsilon, mu, max_step, steps,
@@ -135,22 +152,17 @@ def ramp_psp_steps(
                        objective_steps)  # fmt: skip
 
 
-@njit(cache=True, nogil=True)
-def _csr_matvec(indptr, indices, data, x, out):
-    """out = M·x for M in CSR."""
-    for i in range(out.shape[0]):
-        acc = 0.0
-        for q in range(indptr[i], indptr[i + 1]):
-            acc += data[q] * x[indices[q]]
-        out[i] = acc
-
-
 @njit(cache=True, nogil=True, inline="always")
-def _row_score(indptr, indices, data, u, i, offset):
-    """⟨row i, u_b⟩ for the block vector u_b starting at `offset`."""
+def _row_score(indptr, indices, data, valued, u, i, offset):
+    """⟨row i, u_b⟩ for the block vector u_b starting at `offset`; past the row's first `valued`
+    entries every value is 1, so those add u alone (the same sums, without reading values)."""
+    start, end = indptr[i], indptr[i + 1]
+    split = min(start + valued, end)
     acc = 0.0
-    for q in range(indptr[i], indptr[i + 1]):
+    for q in range(start, split):
         acc += data[q] * u[offset + indices[q]]
+    for q in range(split, end):
+        acc += u[offset + indices[q]]
     return acc
 
 
@@ -167,7 +179,7 @@ def _ramp_kinks(theta, tau, cuts):
 
 @njit(cache=True, nogil=True)
 def _steps(
-    indptr, indices, data, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, zeta, codes,
+    indptr, indices, data, valued, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, zeta, codes,
     group_sizes, tau, v, theta, center_w, center_theta, minus,
     minus_dw, minus_dtheta, best_v, best_theta, best_objective, objective, epsilon, mu,
     max_step, steps,
@@ -201,10 +213,10 @@ def _steps(
         bounds[1:-1] = sorted_cuts
         sums[:] = 0.0
         counts[:] = 0.0
-        _csr_matvec(e_ptr, e_idx, e_val, v, u)
+        csr_matvec(e_ptr, e_idx, e_val, v, u)
         for i in range(n):
             offset = block[i] * width
-            acc = _row_score(indptr, indices, data, u, i, offset)
+            acc = _row_score(indptr, indices, data, valued, u, i, offset)
             h[i] = acc
             b = bucket[i]  # try the last bucket first
             if step == 0 or bounds[b] >= acc or acc > bounds[b + one]:
@@ -249,7 +261,7 @@ def _steps(
                 offset = block[i] * width
                 for q in range(indptr[i], indptr[i + 1]):
                     block_grad[offset + indices[q]] += r_i * data[q]
-            _csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
+            csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
             objective = loss / n + proximal
             if objective < best_objective:
                 best_objective = objective
@@ -267,7 +279,7 @@ def _steps(
             active = counts_2d[k, above:].sum()
             for b in range(above, n_cuts + 1):  # Σ x̃_i over the group's samples above it
                 block_grad += bucket_rows[k, b]
-            _csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
+            csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
             slope = 1.0 / (tau * group_sizes[k])
             d_w *= slope
             d_w += mu * dv - minus_dw[worst]
@@ -288,7 +300,7 @@ def _steps(
 
 @njit(cache=True, nogil=True)
 def _minus_linearization(
-    indptr, indices, data, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, codes,
+    indptr, indices, data, valued, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, codes,
     group_sizes, tau, grid, band, w, theta,
 ):  # fmt: skip
     """Example D.3: lower f⁻ = mean σ⁺ − p, upper f⁻ = mean σ⁻ + p + κ(β − α), whose
@@ -302,14 +314,14 @@ def _minus_linearization(
     position = np.empty(n_cuts, dtype=np.int64)
     position[order] = np.arange(n_cuts)
     u = np.empty(size)
-    _csr_matvec(e_ptr, e_idx, e_val, w, u)
+    csr_matvec(e_ptr, e_idx, e_val, w, u)
     sums = np.zeros((n_groups, n_cuts + 1))
     counts = np.zeros((n_groups, n_cuts + 1))
     rows = np.zeros((n_groups, n_cuts + 1, size))  # Σ of block rows per (group, bucket)
     h = np.empty(n)
     for i in range(n):
         offset = block[i] * width
-        acc = _row_score(indptr, indices, data, u, i, offset)
+        acc = _row_score(indptr, indices, data, valued, u, i, offset)
         h[i] = acc
         b = bucket_of(acc, sorted_cuts)
         g = codes[i]
@@ -333,6 +345,6 @@ def _minus_linearization(
         slope = 1.0 / (tau * group_sizes[k])
         mean = means[k, cut] / tau
         value[r] = mean - grid[p] if side == 0 else mean + grid[p] + band
-        _csr_matvec(et_ptr, et_idx, et_val, rows[k, j + 1] * slope, d_w[r])
+        csr_matvec(et_ptr, et_idx, et_val, rows[k, j + 1] * slope, d_w[r])
         d_theta[r, p] = -above[k, j] * slope
     return value, d_w, d_theta, h

@@ -1,5 +1,6 @@
 """The Runs page through AppTest, on runs written straight into the store (no solver runs):
-newest first, verdicts, cancel, a delete that asks first, and exports of several runs."""
+newest first, verdicts, cancel, a delete that asks first, re-runs (of interrupted runs in one
+click; of finished runs only once confirmed), and exports of several runs."""
 
 from __future__ import annotations
 
@@ -31,6 +32,16 @@ def store(app_home) -> Store:
 
 
 @pytest.fixture
+def runners(monkeypatch) -> list:
+    """The stores a re-run asked to have a runner for (none is started: the runs stay queued)."""
+    asked = []
+    monkeypatch.setattr(
+        "engine.runs.runner.ensure_runner", lambda home, *a, **k: asked.append(home)
+    )
+    return asked
+
+
+@pytest.fixture
 def downloads(monkeypatch) -> dict:
     """What each download button would give when clicked, by file name: the page makes the
     contents only on a click, so the test keeps the makers Streamlit is handed and calls them."""
@@ -52,6 +63,7 @@ def add_run(
     kappa: float = 0.05,
     value: float | None = None,
     end: StopCode | str = StopCode.CONVERGED,
+    reason: str = "converged",
 ) -> str:
     """A run in the store as a worker would leave it: `value` is the exact constrained quantity
     on the test set; `end` "queued" or "running" leaves it there."""
@@ -72,7 +84,7 @@ def add_run(
     if end == "running":
         return spec.run_id
     split = {"constraint": value, "accuracy": 0.82, "majority": 0.76, "auc": 0.88}
-    store.finish(spec.run_id, StopReason(end, "converged"), iterations=10, seconds=1.0,
+    store.finish(spec.run_id, StopReason(end, reason), iterations=10, seconds=1.0,
                  metrics={"test": split, "train": split})  # fmt: skip
     store.save_artifacts(spec.run_id, {"w": np.arange(3.0)}, np.zeros(4), np.zeros(4, int))
     return spec.run_id
@@ -172,3 +184,54 @@ def test_the_selection_stays_on_its_runs_when_a_new_run_arrives_above(store):
     assert table(app)["id"].tolist()[1] == first
     compared = app.dataframe[1].value
     assert compared["run"].tolist() == [first[:8]]
+
+
+def interrupted_run(store: Store, seed: int) -> str:
+    return add_run(store, seed, end=StopCode.INTERRUPTED, reason="the process running it ended")
+
+
+def test_interrupted_runs_are_named_and_one_click_queues_them_again(store, runners):
+    done = add_run(store, 0, value=0.04)
+    interrupted = [interrupted_run(store, s) for s in (1, 2)]
+    app = open_runs_page()
+    frame = table(app).set_index("id")
+    assert frame.loc[interrupted, "status"].tolist() == ["interrupted"] * 2
+    assert frame.loc[interrupted, "verdict"].tolist() == ["interrupted — re-run it"] * 2
+    assert frame.loc[done, "verdict"] == "meets κ"
+    (warning,) = app.warning
+    assert warning.value.startswith("**2 runs interrupted**: the app or its runner stopped")
+    app.button(key="rerun_interrupted").click().run()
+    assert not app.exception, app.exception
+    assert [store.run(r).status for r in interrupted] == ["queued", "queued"]
+    assert store.metrics(interrupted[0]) == {} and store.run(done).status == "converged"
+    assert runners == [store.home]
+    assert "Queued 2 runs again." in texts(app) and not app.warning
+    assert set(table(app).set_index("id").loc[interrupted, "status"]) == {"queued"}
+
+
+def test_rerun_queues_runs_without_a_result_and_asks_before_replacing_one(store, runners):
+    finished = add_run(store, 0, value=0.04)
+    failed = add_run(store, 1, end=StopCode.WORKER_DIED, reason="the worker process died")
+    running = add_run(store, 2, end="running")
+    app = select(open_runs_page(), [0, 1, 2])  # newest first: running, failed, finished
+    app.button(key="rerun").click().run()
+    assert "**1 run with a result** is selected" in texts(app)  # asked, nothing queued yet
+    assert store.run(failed).status == "failed" and runners == []
+    app.button(key="keep_results").click().run()
+    assert not app.exception, app.exception
+    assert [store.run(r).status for r in (finished, failed, running)] == [
+        "converged", "queued", "running"]  # fmt: skip
+    assert store.metrics(finished)["test"]["accuracy"] == 0.82
+    assert "Queued 1 run again." in texts(app) and runners == [store.home]
+
+    app = select(app, [table(app)["id"].tolist().index(finished)])
+    app.button(key="rerun").click().run()
+    app.button(key="confirm_rerun").click().run()
+    assert store.run(finished).status == "queued" and store.metrics(finished) == {}
+
+
+def test_rerun_is_off_for_runs_that_are_on_their_way(store, runners):
+    add_run(store, 0, end="queued")
+    app = select(open_runs_page(), [0])
+    assert app.button(key="rerun").disabled
+    assert "Queued or running: on its way already." in texts(app)

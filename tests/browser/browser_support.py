@@ -15,6 +15,11 @@ ARTIFACTS = PROJECT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync"]  # fmt: skip
+# the verdict sentence of a constrained run on the Explore page: meets/misses, value and κ
+VERDICT = r"(Meets|Misses) κ on the test set: {quantity} = (\d\.\d{{4}}) (≤|>) κ = (\d+(?:\.\d+)?)"
+# every run of the view has ended and the constrained one has its verdict on `quantity`
+SETTLED = """([pattern]) => !document.body.innerText.match(/\\b(running|queued)\\b/)
+    && new RegExp(pattern).test(document.body.innerText)"""
 
 
 def free_port() -> int:
@@ -23,8 +28,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(home: Path, cache: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
+def start_server(home: Path, cache: Path, port: int | None = None) -> tuple[subprocess.Popen, str]:
+    """A server on `port` (default: a free one), once it answers; it leads its own process
+    group."""
+    port = port or free_port()
     env = {**os.environ, "FAIRFRONT_HOME": str(home), "FAIRFRONT_CACHE": str(cache)}
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),

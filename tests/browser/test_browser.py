@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import ARTIFACTS
+from browser_support import ARTIFACTS, SETTLED, VERDICT
 
 from engine.runs.store import Store
 
@@ -25,10 +25,6 @@ FRONTIER = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
     .filter(plot => ((plot.layout.title || {}).text || '').includes('frontier'))
     .flatMap(plot => plot._fullData.filter(t => t.mode && t.mode.includes('markers'))
     .map(t => [t.name, Array.from(t.x)]))"""
-VERDICT = r"(Meets|Misses) κ on the test set: {quantity} = (\d\.\d{{4}}) (≤|>) κ = (\d+(?:\.\d+)?)"
-# every run of the view has ended and the constrained one has its verdict on `quantity`
-SETTLED = """([pattern]) => !document.body.innerText.match(/\\b(running|queued)\\b/)
-    && new RegExp(pattern).test(document.body.innerText)"""
 
 
 def sidebar_number(page, label: str, value: str) -> None:
@@ -84,7 +80,9 @@ def test_verdicts_and_constrained_values_in_a_browser(server, browser):
     page.wait_for_timeout(2500)
     assert page.evaluate(POINTS, ["CCDF"]) > 100  # real per-group step functions
     said, value, kappa = verdict_on_page(page, "pSP")
-    assert kappa == 0.05 and value == pytest.approx(stored_test_value(home, "idca", "pSP"), abs=5e-5)
+    assert kappa == 0.05 and value == pytest.approx(
+        stored_test_value(home, "idca", "pSP"), abs=5e-5
+    )
     assert said == ("Meets" if value <= kappa else "Misses")
     assert "Constraint pSP ≤ κ = 0.05 on I = [5%, 30%)" in page.inner_text("body")
     page.screenshot(path=str(ARTIFACTS / "explore-idca.png"), full_page=True)

@@ -2,14 +2,13 @@
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 from run_fixtures import lasting_spec, make_spec, wait_for
+from soak import soak
 
 from engine.runs import submit_sweep, sweep_specs, wait
 from engine.runs.runner import WORKER_NICENESS, Runner, runner_pid
@@ -78,28 +77,9 @@ def test_cancelling_a_running_run_of_a_lower_priority_worker(store, csv_spec):
 
 def test_fifty_runs_on_two_workers_with_a_reader_polling(store, csv_spec):
     specs = [make_spec(csv_spec, solver="unconstrained", iterations=3, seed=s) for s in range(50)]
-    errors, stop = [], threading.Event()
-
-    def read():
-        while not stop.is_set():
-            try:
-                store.counts()
-                for row in store.runs(status="running"):
-                    store.records(row.id)
-            except sqlite3.OperationalError as error:
-                errors.append(error)
-            time.sleep(0.005)
-
-    reader = threading.Thread(target=read)
-    reader.start()
-    try:
-        ids = submit(specs, store)
-        statuses = wait(store, ids, timeout=300)
-    finally:
-        stop.set()
-        reader.join()
-    assert errors == []
-    assert list(statuses.values()) == ["budget"] * 50  # each ends at its 3-iteration budget
+    result = soak(store, specs, timeout=300)
+    assert result.errors == [] and result.reads > 0
+    assert list(result.statuses.values()) == ["budget"] * 50  # each ends at its 3-iteration budget
     assert store.counts() == {"budget": 50}
 
 
