@@ -70,6 +70,10 @@ class Network(ABC):
     def backward(self, w: np.ndarray, tape: Any, g: np.ndarray) -> np.ndarray:
         """Σ_i g_i ∂h_i/∂w, a vector of `size` entries (the vector-Jacobian product)."""
 
+    def backward_many(self, w: np.ndarray, tape: Any, G: np.ndarray) -> np.ndarray:
+        """`backward` for each column of G (n, m) at once: (m, size), row k that of G[:, k]."""
+        return np.array([self.backward(w, tape, g) for g in G.T]).reshape(G.shape[1], self.size)
+
 
 class LinearNetwork(Network):
     """h = w_0 + ⟨w_1:, x⟩ (x with its group cross-terms when the model has them)."""
@@ -85,6 +89,13 @@ class LinearNetwork(Network):
         grad[0] = g.sum()
         grad[1:] = transposed_product(tape, g)
         return grad
+
+    def backward_many(self, w: np.ndarray, tape: Inputs, G: np.ndarray) -> np.ndarray:
+        """One product Xᵀ·G for all columns: a constraint Jacobian's m pullbacks read X once."""
+        grads = np.empty((G.shape[1], self.size))
+        grads[:, 0] = G.sum(axis=0)
+        grads[:, 1:] = transposed_product(tape, G).T
+        return grads
 
 
 def transposed_product(X: Inputs, g: np.ndarray) -> np.ndarray:

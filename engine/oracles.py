@@ -176,8 +176,18 @@ class MinibatchOracles:
         return values, gradient
 
     def constraint_jacobian(self, x: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """c(x, ζ) and ∇c(x, ζ), shape (m, size of x): one pullback per row."""
-        values, gradient = self.constraint_linearised(x, rows)
-        unit = np.eye(len(values))
-        jacobian = np.array([gradient(e) for e in unit]).reshape(len(values), self.layout.size)
+        """c(x, ζ) and ∇c(x, ζ), shape (m, size of x): one pullback per row into score space,
+        then all m through the network at once (one pass over the inputs, not m)."""
+        h, tape = self._forward(x, rows)
+        values, pullback = self._rows(rows).linearise(h, self.aux(x))
+        self.counts.constraint_values += 1
+        self.counts.constraint_gradients += len(values)
+        pulled = [pullback(e) for e in np.eye(len(values))]
+        jacobian = np.zeros((len(values), self.layout.size))
+        if pulled:
+            scores = np.column_stack([np.broadcast_to(d_h, h.shape) for d_h, _ in pulled])
+            jacobian[:, self._weights] = self.network.backward_many(x[self._weights], tape, scores)
+        for row, (_, d_aux) in enumerate(pulled):
+            for name, value in d_aux.items():
+                jacobian[row, self.layout[f"aux.{name}"]] = np.ravel(value)
         return values, jacobian

@@ -75,15 +75,16 @@ class Rows:
         return self._with_cross_terms(sp.csr_array(self.X, dtype=np.float64), self.groups)
 
     def batch(self, rows: np.ndarray) -> np.ndarray | sp.csr_array:
-        """The model's inputs on some of the rows (`inputs[rows]`). On sparse X a minibatch (at
-        most DENSE_BATCH_ROWS rows) is made dense from its own rows alone, a larger batch (a
-        full-data pass) stays sparse."""
+        """The model's inputs on some of the rows (`inputs[rows]`; `inputs` itself, not a copy,
+        for all rows in order). On sparse X a minibatch (at most DENSE_BATCH_ROWS rows) is made
+        dense from its own rows alone, a larger batch stays sparse."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) == len(self) and np.array_equal(rows, np.arange(len(self))):
+            return self.inputs  # a full-data pass: no copy
         if not self.sparse:
             return self.features[rows]
-        rows = np.asarray(rows, dtype=np.int64)
         if len(rows) > DENSE_BATCH_ROWS:
-            whole = len(rows) == len(self) and np.array_equal(rows, np.arange(len(self)))
-            return self.inputs if whole else self.inputs[rows]
+            return self.inputs[rows]
         X = csr_rows_dense(*self._csr_parts, rows, self.X.shape[1])
         return self._with_cross_terms(X, self.groups[rows])
 

@@ -23,6 +23,7 @@ from pages.shared.problem_controls import problem_controls, run_specs
 from pages.shared.views import (
     constraint_sentence,
     finished,
+    honour_search_view,
     interval_scan_figure,
     live_phase,
     metrics_table,
@@ -68,7 +69,7 @@ def main() -> None:
 def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_line,
                       charts: bool) -> None:  # fmt: skip
     try:
-        problem = problem_controls(task=prepared.task)
+        problem = problem_controls(task=prepared.task, honour_choice=True)
         specs = run_specs(data_spec, prepare, problem)
     except UserError as error:
         st.error(str(error))
@@ -141,6 +142,8 @@ def _results(
                                         if classifier else "RMSE beside predicting the training "
                                         "mean label, and R²."))  # fmt: skip
     metrics_table(store, done, view)
+    for run_id in done:
+        honour_search_view(store, run_id)
     reference = next((r for r in done if not store.run(r).spec.get("constraint")), None)
     constrained = [r for r in done if r != reference]
     labels = {r: run_label(store.run(r).spec) for r in constrained or done}

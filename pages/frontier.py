@@ -14,7 +14,15 @@ from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_name
 from engine.runs import Store, submit_sweep, sweep_specs
 from engine.runs.describe import run_label
-from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, frontier_table, spread_name
+from engine.runs.frontier import (
+    SCORE_NAMES,
+    SPREADS,
+    frontier,
+    frontier_table,
+    honour_words,
+    honoured_splits,
+    spread_name,
+)
 from engine.runs.results import frontier_axes, run_results
 from engine.solvers.records import FRONT
 from engine.status import ACTIVE
@@ -22,7 +30,13 @@ from engine.verdict import FEW_DISTINCT_SCORES
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
-from pages.shared.views import front_table_view, front_words, score_figures, show_group_problems
+from pages.shared.views import (
+    front_table_view,
+    front_words,
+    honour_search_view,
+    score_figures,
+    show_group_problems,
+)
 
 WORKERS = 2  # the runner's worker processes, and so the chains of a continuation sweep
 
@@ -63,7 +77,7 @@ def main() -> None:
     store = Store()
     try:
         data_spec, prepare = data_controls()
-        problem = problem_controls(task=data_spec.label_task)
+        problem = problem_controls(task=data_spec.label_task, honour_choice=True)
         st.sidebar.header("Sweep")
         initial("kappas", "0.28, 0.2, 0.1, 0.05, 0.01")
         initial("extra_intervals", "")
@@ -138,6 +152,8 @@ def _view(
         result = frontier(results, metric=metric, split=split, score=score, spread=spread)
         if not result.points:
             return
+        for honoured in honoured_splits(result.ordinary):
+            st.caption(f"{honour_words(honoured)}. Click a point for its run's κ′ search.")
         if result.fronts:
             solvers = [p.solver for front in result.fronts.values() for p in front]
             st.caption(f"Each line with markers is one run's front, its models in the run's "
@@ -234,6 +250,7 @@ def _selected(store: Store, event, prepared, problem) -> None:
     kappa = spec["constraint"]["kappa"] if spec.get("constraint") else problem.kappa
     figures = score_figures(store, run_id, None, prepared.group_names, tuple(spec["interval"]),
                             kappa)  # fmt: skip
+    honour_search_view(store, run_id)
     for view, (_, figure) in enumerate(figures):  # keyed by position: updated in place
         st.plotly_chart(figure, width="stretch", key=f"selected_view_{view}")
 

@@ -32,7 +32,7 @@ from engine.runs.results import (
 from engine.runs.runner import ensure_runner
 from engine.runs.store import RunRow
 from engine.status import ACTIVE, RETRYABLE, RunStatus
-from pages.shared.views import front_table_view, front_words, run_label
+from pages.shared.views import front_table_view, front_words, honour_search_view, run_label
 
 POLL_SECONDS = 2.0
 MODEL_HELP = ("the model with its preprocessing (encoding, standardisation, groups), for "
@@ -422,6 +422,8 @@ def _comparison(store: Store, chosen: list[str]) -> None:
     frame.insert(1, "model", [model_label(store.run(r).spec) for r in chosen])
     st.dataframe(frame, hide_index=True, column_config=COLUMNS)
     _fronts(store, chosen)
+    for run_id in chosen:
+        honour_search_view(store, run_id)
     rows = [store.run(r) for r in chosen]
     runs = [plots.trajectory_run(f"{run_label(row.spec)} [{row.id[:6]}]", row.spec,
                                  store.records(row.id)) for row in rows]  # fmt: skip

@@ -26,6 +26,11 @@ A point whose scores take few distinct values on the split (at most
 probability, such as fairlearn's) is marked `few_scores`: its ties have no order, so a fairness
 axis on ranks (pSP) measures it coarsely, and the plot and the tables say so beside it.
 
+A run that honours κ (`engine.solvers.honour`) reports the model of the loosest inner κ′ whose
+exact value met κ on the split it honours κ on (validation or train), so its point is that
+model's. Runs that honour κ on a split and runs that do not are never averaged together: the
+split is part of a point's key (`honour`), and the text frontier says it under its table.
+
 A point is dominated when another point on the same interval has score ≥ and fairness ≥ its
 own, one of them strictly. Points on different intervals are never compared: pSP on [5%, 30%)
 and pSP on [5%, 90%) measure different things.
@@ -58,6 +63,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.solvers.honour_rules import SPLIT_WORDS
 from engine.verdict import FEW_DISTINCT_SCORES, few_scores
 
 GAP_METRICS = frozenset({"psp", "pdp", "sp", "dp", "constraint"})
@@ -73,7 +79,7 @@ FEW_SCORES_MARK = "≈"
 CHOSEN_MARK = "◆"
 
 Interval = tuple[float, float]
-GroupKey = tuple[str, float | None, Interval]
+GroupKey = tuple[str, float | None, Interval, str | None]
 
 
 @dataclass(frozen=True)
@@ -82,7 +88,8 @@ class RunResult:
 
     A metric value is None when it could not be computed. `kappa` is None for the unconstrained
     solver. A model of a run's front has `front_of` set to its run's id (its `run_id` too), its
-    `label` and `coordinates`; the model the run reports comes as one more, `chosen`.
+    `label` and `coordinates`; the model the run reports comes as one more, `chosen`. `honour`
+    is the split the run honours κ on ("val" or "train"), None for a run solved at κ alone.
     """
 
     run_id: str
@@ -95,6 +102,7 @@ class RunResult:
     label: str = ""
     coordinates: dict[str, float | None] = field(default_factory=dict)
     chosen: bool = False
+    honour: str | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +115,8 @@ class FrontierPoint:
 
     A point of a run's front (`front_of` is the run's id) is that one model, n = 1, with its
     `label` and its `coordinates` as (name, value) pairs, or the model the run reports
-    (`chosen`); it is never `unconstrained` (the reference star)."""
+    (`chosen`); it is never `unconstrained` (the reference star). `honour` is the split its
+    runs honour κ on, None when they solve at κ alone."""
 
     solver: str
     kappa: float | None
@@ -127,6 +136,7 @@ class FrontierPoint:
     label: str = ""
     coordinates: tuple[tuple[str, float | None], ...] = ()
     chosen: bool = False
+    honour: str | None = None
 
     @property
     def few_scores(self) -> bool:
@@ -183,10 +193,10 @@ def frontier(
     score: str = "accuracy",
     spread: str = "ci",
 ) -> Frontier:
-    """Group the runs by (solver, κ, interval), average each group's `score` and fairness over
-    its seeds with their `spread`, mark the dominated and the unconstrained points, and count
-    the runs that lack a needed metric. The models of a run's front are points of their own,
-    marked dominated within their front only (module docstring)."""
+    """Group the runs by (solver, κ, interval, honoured split), average each group's `score`
+    and fairness over its seeds with their `spread`, mark the dominated and the unconstrained
+    points, and count the runs that lack a needed metric. The models of a run's front are
+    points of their own, marked dominated within their front only (module docstring)."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, not {confidence}")
     _check_choice("score", score, tuple(SCORE_NAMES))
@@ -212,7 +222,7 @@ def frontier(
         if run.front_of is not None:
             fronts.append(_front_point(run, y, fairness, constraint, distinct))
             continue
-        key = (run.solver, run.kappa, (float(run.interval[0]), float(run.interval[1])))
+        key = (run.solver, run.kappa, (float(run.interval[0]), float(run.interval[1])), run.honour)
         groups.setdefault(key, []).append((run.run_id, y, fairness, constraint, distinct))
     points = [_point(key, runs, spread, confidence) for key, runs in groups.items()]
     points = _mark_dominated(points)
@@ -331,6 +341,20 @@ def coordinates_text(coordinates: Iterable[tuple[str, float | None]]) -> str:
                      for name, value in coordinates)  # fmt: skip
 
 
+def honoured_splits(points: Iterable[FrontierPoint]) -> list[str]:
+    """The splits the points' runs honour κ on, in order of first appearance."""
+    return list(dict.fromkeys(p.honour for p in points if p.honour is not None))
+
+
+def honour_words(split: str) -> str:
+    """What a point of runs that honour κ on `split` is, in one sentence."""
+    words = SPLIT_WORDS[split]
+    return (
+        f"κ honoured on {words}: each run reports the model of the loosest inner κ′ ≤ κ "
+        f"whose exact constrained value on {words} met κ (or the closest, when none did)"
+    )
+
+
 def format_frontier(frontier: Frontier) -> str:
     """Aligned text for the command line, in the frontier's order, with a legend for the marks;
     the title names the score, the fairness axis and what ± stands for. Each run's front
@@ -352,6 +376,7 @@ def format_frontier(frontier: Frontier) -> str:
             f"{UNCONSTRAINED_MARK} unconstrained   {DOMINATED_MARK} dominated   "
             f"{MISSED_MARK} misses κ (exact constrained value on {frontier.split} > κ)"
         )
+        lines += [honour_words(split) for split in honoured_splits(ordinary)]
         if any(p.few_scores for p in ordinary):
             lines.append(f"{FEW_SCORES_MARK} few distinct scores (≤ {FEW_DISTINCT_SCORES}, e.g. "
                          "a randomised classifier's probabilities): ties have no order, so "
@@ -416,7 +441,7 @@ def _point(
     spread: str,
     confidence: float,
 ) -> FrontierPoint:
-    solver, kappa, interval = key
+    solver, kappa, interval, honour = key
     run_ids, scores, fairnesses, constraints, distincts = zip(*runs, strict=True)
     score, score_spread = mean_and_spread(scores, spread, confidence)
     fairness, fairness_spread = mean_and_spread(fairnesses, spread, confidence)
@@ -439,6 +464,7 @@ def _point(
         constraint=constraint,
         meets_kappa=meets,
         distinct_scores=distinct,
+        honour=honour,
     )
 
 
@@ -480,6 +506,7 @@ def _front_point(
             (name, None if v is None else float(v)) for name, v in run.coordinates.items()
         ),  # fmt: skip
         chosen=run.chosen,
+        honour=run.honour,
     )
 
 

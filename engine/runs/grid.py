@@ -23,6 +23,7 @@ from engine.errors import UserError
 from engine.models import ACTIVATIONS
 from engine.runs.spec import RunSpec, with_seed
 from engine.solvers.catalogue import solver_card, solver_names
+from engine.solvers.honour_rules import honour_refusal
 from engine.solvers.options import config_fields, config_from_dict
 
 Grid = dict[str, list[Any]]  # axis name → values; the product varies the last axis fastest
@@ -67,9 +68,11 @@ def grid_points(
     for its own solver, the defaults for another), so option axes apply to the point's solver.
     Then, as sweeps always have: a reference solver (its card's `constrained` is False) runs
     without the constraint, so its κ and pairs collapse into one run (unless `keep_constraint`:
-    a benchmark judges every solver against the same constraint); a linear model keeps the
-    base's hidden widths and activation, which it does not use; and options are written in full,
-    as a single run's are, so equal settings give equal run ids."""
+    a benchmark judges every solver against the same constraint); a point whose solver cannot
+    honour κ (`engine.solvers.honour_rules`) is solved at κ alone, and a grid where no point
+    can is refused; a linear model keeps the base's hidden widths and activation, which it
+    does not use; and options are written in full, as a single run's are, so equal settings
+    give equal run ids."""
     axes = {name: axis(name) for name in grid}
     for name, values in grid.items():
         if not values:
@@ -91,6 +94,9 @@ def grid_points(
             words = ", ".join(f"{n}={axes[n].show(point[n])}" for n in varying)
             raise UserError(f"the grid point {words}: {error}") from None
         specs.setdefault(run_id, (point, spec))
+    if base.honour is not None and not any(spec.honour for _, spec in specs.values()):
+        _, first = next(iter(specs.values()))  # no point honours κ: say why for the first
+        raise UserError(str(honour_refusal(first.solver, first.constraint is not None)))
     return list(specs.values())
 
 
@@ -162,8 +168,10 @@ def _point_spec(
     if model.kind == "linear":
         model = replace(model, hidden=base.model.hidden, activation=base.model.activation)
     constraint = spec.constraint if card.constrained or keep_constraint else None
+    honours = honour_refusal(spec.solver, constraint is not None) is None
     return replace(spec, model=model, constraint=constraint,
-                   config=dataclasses.asdict(config_from_dict(card.Config, spec.config)))  # fmt: skip
+                   config=dataclasses.asdict(config_from_dict(card.Config, spec.config)),
+                   honour=spec.honour if honours else None)  # fmt: skip
 
 
 def _check_options_apply(grid: Mapping[str, Sequence[Any]], solvers: list[str]) -> None:

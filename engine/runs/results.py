@@ -236,6 +236,7 @@ def _result(
         interval=tuple(spec["interval"]),
         seed=int(spec["seed"]),
         metrics=_measured(metrics, family, view),
+        honour=spec.get("honour"),
     )
 
 

@@ -29,7 +29,7 @@ from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import Log, solve
-from engine.solvers.honour_rules import check_honour
+from engine.solvers.honour_rules import HONOUR, SPLIT_WORDS, check_honour
 from engine.solvers.options import Budget
 from engine.solvers.records import IterationRecord, Solution
 from engine.status import StopCode, StopReason
@@ -37,7 +37,6 @@ from engine.status import StopCode, StopReason
 MAX_SOLVES = 6  # the first solve and five re-solves: bisection then narrows κ′ to ~κ/8
 LEAST_STEP, MOST_STEP = 0.25, 0.9  # κ′ shrinks to between a quarter and 90 % of itself per miss
 BRACKET = 0.05  # bisection stops when the bracket on κ′ is narrower than this share of κ
-HONOUR = "honour"  # the kind of the records of the search, one per solve
 ENDS_SEARCH = (StopCode.CANCELLED, StopCode.NON_FINITE)  # a solve that ends so ends the search
 
 
@@ -74,8 +73,9 @@ def solve_honouring(
     Its trajectory holds every solve's records in turn (iterations and seconds running on from
     one solve to the next, the solve's κ′ in each record's state as "honour.kappa_prime"),
     then one record of kind "honour" per solve (values "kappa_prime", "value", "accuracy",
-    "iterations"; state "split" and "chosen"), then the final record of the chosen solve; its
-    iterations and seconds are those of all the solves."""
+    "iterations"; state "split" and "chosen", and on the chosen one "sentence": what the
+    search did, in the words it adds to the stop reason), then the final record of the chosen
+    solve; its iterations and seconds are those of all the solves."""
     _check(problem, solver, on, max_solves)
     budget = budget or Budget()
     kappa = problem.constraint.kappa
@@ -171,17 +171,18 @@ def _result(
     chosen = max(meeting, key=lambda s: s.kappa_prime) if meeting else min(solves, key=_distance)
     iterations = sum(s.iterations for s in solves)
     seconds = sum(s.seconds for s in solves)
+    sentence = honour_sentence(problem, on, kappa, solves, chosen, max_solves, floor)
     for index, inner in enumerate(solves):
+        state = {"split": on, "chosen": "yes" if inner is chosen else "no"}
         record = IterationRecord(
             iteration=index, seconds=seconds, kind=HONOUR,
             values={"kappa_prime": inner.kappa_prime, "value": inner.value,
                     "accuracy": inner.accuracy, "iterations": float(inner.iterations)},
-            state={"split": on, "chosen": "yes" if inner is chosen else "no"},
+            state=state | {"sentence": sentence} if inner is chosen else state,
         )  # fmt: skip
         _emit(records, log, record)
     final = chosen.solution.trajectory[-1]
     _emit(records, log, dataclasses.replace(final, iteration=iterations, seconds=seconds))
-    sentence = honour_sentence(problem, on, kappa, solves, chosen, max_solves, floor)
     return dataclasses.replace(
         chosen.solution,
         stop=StopReason(chosen.solution.stop.code, f"{chosen.solution.stop.text}; {sentence}"),
@@ -202,7 +203,7 @@ def honour_sentence(
 ) -> str:
     """What the search did, in words, for the run's stop reason."""
     quantity = quantity_name(problem.constraint.family)
-    split = {"val": "validation", "train": "train"}[on]
+    split = SPLIT_WORDS[on]
     count = f"{len(solves)} solve{'s' if len(solves) > 1 else ''}"
     if chosen.meets(kappa) and chosen.kappa_prime == kappa:
         return f"κ honoured on {split} at κ′ = κ: {quantity} {chosen.value:.4f} ≤ κ = {kappa:g}"

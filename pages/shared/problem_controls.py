@@ -18,6 +18,7 @@ from engine.models import ACTIVATIONS, ModelSpec
 from engine.objectives import LogisticLoss, Objective, objective_type
 from engine.runs import RunSpec, sweep_specs
 from engine.solvers.catalogue import solver_card, solver_names
+from engine.solvers.honour_rules import HONOUR_SPLITS, SPLIT_WORDS, honour_refusal
 from engine.solvers.options import Budget, OptionField, config_fields, config_from_dict
 from engine.task import Task
 from pages.shared.auc_gap_controls import KEYS as AUC_GAP_KEYS
@@ -49,10 +50,13 @@ KEYS = (
     "seconds",
     "pairs",
     "loss_condition",
+    "honour",
     *AUC_GAP_KEYS,
     *OBJECTIVE_KEYS,
 )
 DEFAULT_HIDDEN = (64,)
+HONOUR_OFF = "off"
+HONOUR_CHOICES = {**{split: SPLIT_WORDS[split] for split in HONOUR_SPLITS}, HONOUR_OFF: "off"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,6 +73,7 @@ class Problem:
     pairs: str = "all"
     options: tuple[tuple[str, OptionValue], ...] = ()
     objective: Objective = LogisticLoss()
+    honour: str | None = None  # the split κ is honoured on (`engine.solvers.honour`), or None
 
 
 # the group-loss gap's two settings (paper 000): which groups are compared, and which losses
@@ -117,10 +122,14 @@ def interval_control(key: str = "interval", family: str = DEFAULT_FAMILY) -> tup
     return low / 100, high / 100
 
 
-def problem_controls(solver_choice: bool = True, task: Task = Task.CLASSIFICATION) -> Problem:
+def problem_controls(
+    solver_choice: bool = True, task: Task = Task.CLASSIFICATION, honour_choice: bool = False
+) -> Problem:
     """What the sidebar chose for data whose label is of `task`: a classifier's constraint with
     I and κ; a regression has no constraint family, so its runs train without one (the
-    constraint kept here only says so to the solver list) and report the mean gap."""
+    constraint kept here only says so to the solver list) and report the mean gap. With
+    `honour_choice`, a classifier's runs honour κ on the split the user picks (validation by
+    default)."""
     st.sidebar.header("Fairness")
     if task is Task.CLASSIFICATION:
         interval, kappa, family, pairs, options = _fairness_controls()
@@ -130,14 +139,36 @@ def problem_controls(solver_choice: bool = True, task: Task = Task.CLASSIFICATIO
     model = _model_controls()
     objective = objective_controls(task)
     variant = dict(options).get("variant") if family == "auc_gap" else None
-    solvers, configs, budget = (
-        _solver_controls(family, model, objective.name, variant)
+    honour_choice = honour_choice and task is Task.CLASSIFICATION
+    solvers, configs, budget, honour = (
+        _solver_controls(family, model, objective.name, variant, honour_choice)
         if solver_choice
-        else ((), {}, Budget())
+        else ((), {}, Budget(), None)
     )
     remember(*KEYS)
     return Problem(interval, kappa, family, tuple(solvers), configs, model, budget, pairs, options,
-                   objective)  # fmt: skip
+                   objective, honour)  # fmt: skip
+
+
+def honour_control(solvers: list[str]) -> str | None:
+    """The "Honour κ on" control: validation (the default), train or off, for the chosen
+    `solvers`; the split, or None when off or when no chosen solver can honour κ (the control
+    is then greyed out). The solvers that cannot are named under it, with why: their runs
+    solve at κ alone."""
+    refusals = {name: honour_refusal(name, solver_card(name).constrained) for name in solvers}
+    able = [name for name, refusal in refusals.items() if refusal is None]
+    initial("honour", HONOUR_SPLITS[0])
+    choice = st.sidebar.radio(
+        "Honour κ on", list(HONOUR_CHOICES), key="honour", format_func=HONOUR_CHOICES.get,
+        horizontal=True, disabled=not able,
+        help="the surrogate constraint only approximates the exact one, so a model can meet it "
+        "and still exceed κ; honouring κ solves again at a tighter inner κ′ < κ, each solve from "
+        "the last model and within the time budget, until the exact value on this split is ≤ κ, "
+        "and keeps the loosest κ′ that did. Validation is what generalises.",
+    )  # fmt: skip
+    for refusal in filter(None, refusals.values()):
+        st.sidebar.caption(f"Not honoured: {refusal}.")
+    return choice if able and choice != HONOUR_OFF else None
 
 
 def _fairness_controls() -> tuple[
@@ -209,7 +240,9 @@ def chosen_solvers(wanted: list[str], refusals: dict[str, str | None]) -> list[s
     return [name for name, refusal in refusals.items() if name in wanted and refusal is None]
 
 
-def _solver_controls(family: str, model: ModelSpec, objective: str, variant: str | None):
+def _solver_controls(
+    family: str, model: ModelSpec, objective: str, variant: str | None, honour_choice: bool
+):
     st.sidebar.header("Solvers")
     refusals = solver_refusals(family, model, objective, variant)
     initial("solvers", DEFAULT_SOLVERS)
@@ -230,13 +263,14 @@ def _solver_controls(family: str, model: ModelSpec, objective: str, variant: str
     solvers = chosen_solvers(st.session_state["solvers"], refusals)
     initial("seconds", 60.0, float)
     seconds = float(st.sidebar.number_input("Time budget per run (s)", 1.0, 3600.0, key="seconds"))
+    honour = honour_control(solvers) if honour_choice else None
     configs = {}
     with st.sidebar.expander("Advanced solver settings"):
         for name in solvers:
             configs[name] = _options(name)
     if not solvers:
         raise UserError("choose at least one solver")
-    return solvers, configs, Budget(max_seconds=seconds)
+    return solvers, configs, Budget(max_seconds=seconds), honour
 
 
 def _toggle_solver(name: str) -> None:
@@ -294,13 +328,14 @@ def _float_step(value: float) -> float | None:
 
 def base_spec(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> RunSpec:
     """The run the controls describe, with its constraint, for the first chosen solver: what a
-    sweep's grid varies (a reference solver's points drop the constraint there)."""
+    sweep's grid varies (a reference solver's points drop the constraint there, and a point
+    whose solver cannot honour κ its honoured split)."""
     constraint = ConstraintSpec(problem.family, problem.kappa, problem.interval,
                                 pairs=problem.pairs, options=problem.options)  # fmt: skip
     return RunSpec(data=data, prepare=prepare, model=problem.model, constraint=constraint,
                    interval=problem.interval, solver=problem.solvers[0],
                    budget=problem.budget, seed=prepare.seed,
-                   objective=problem.objective)  # fmt: skip
+                   objective=problem.objective, honour=problem.honour)  # fmt: skip
 
 
 def run_specs(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> list[RunSpec]:

@@ -12,12 +12,14 @@ from engine.data.group_checks import rank_band_problems
 from engine.data.subgroups import Subgroups
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.distributions import candidate_intervals, interval_scan
-from engine.fairness.families import family_entry
+from engine.fairness.families import family_entry, quantity_name
 from engine.runs import Store
 from engine.runs.describe import run_label
 from engine.runs.frontier import SCORE_NAMES, Frontier, front_table
-from engine.runs.results import metrics_rows, run_verdict
+from engine.runs.honour_search import honour_search, search_table
+from engine.runs.results import constraint_of, metrics_rows, run_verdict
 from engine.solvers.catalogue import solver_card
+from engine.solvers.honour_rules import HONOUR
 from engine.status import ACTIVE
 from engine.task import Task
 from engine.verdict import Label, Verdict
@@ -159,6 +161,37 @@ def metrics_table(
         "status": st.column_config.TextColumn(width="small"),
     })  # fmt: skip
     return frame
+
+
+def honour_search_view(store: Store, run_id: str) -> None:
+    """The κ′ search of a run that honours κ (`engine.solvers.honour`): a title, the sentence
+    that says which κ′ the run used and why, and one row per inner solve (κ′, the exact
+    constrained value and accuracy on the honoured split, iterations, whether it meets κ), the
+    chosen one marked ◆. Nothing for a run without one."""
+    search = honour_search(store.records(run_id, kind=HONOUR))
+    if search is None:
+        return
+    spec = store.run(run_id).spec
+    quantity = quantity_name(constraint_of(spec)[0])
+    where = search.split_words
+    st.markdown(f"**κ′ search of {run_label(spec)}**, honouring κ on {where}")
+    if search.sentence:
+        st.caption(f"{search.sentence}.")
+    frame = pd.DataFrame(search_table(search))
+    frame["meets_kappa"] = frame["meets_kappa"].map({True: "✓", False: "✗"}).fillna("—")
+    frame["chosen"] = frame["chosen"].map({True: "◆", False: ""})
+    number = st.column_config.NumberColumn
+    st.dataframe(frame, hide_index=True, width="content", column_config={
+        "solve": number("solve", help="the solves in the order they ran"),
+        "kappa_prime": number("κ′", format="%.4g", help="the inner tolerance the surrogate "
+                              "constraint was held to"),
+        "value": number(f"{quantity} ({where})", format="%.4f",
+                        help=f"exact {quantity} of the solve's model on {where}"),
+        "accuracy": number(f"accuracy ({where})", format="%.4f"),
+        "iterations": number("iterations"),
+        "meets_kappa": st.column_config.TextColumn(f"≤ κ = {search.kappa:g}"),
+        "chosen": st.column_config.TextColumn("chosen", help="◆: the model the run reports"),
+    })  # fmt: skip
 
 
 def front_words(solvers: Iterable[str]) -> str:

@@ -47,6 +47,11 @@ def texts(app: AppTest) -> str:
     return " ".join(m.value for m in app.markdown) + " ".join(c.value for c in app.caption)
 
 
+def metrics_frame(app: AppTest):
+    """Explore's comparison table (one row per model), whatever tables follow it."""
+    return next(d.value for d in app.dataframe if "model" in d.value.columns)
+
+
 def test_explore_opens_on_adult_and_describes_the_interval_in_words():
     app = start()
     assert "Adult (UCI)" in texts(app)
@@ -68,13 +73,18 @@ def test_explore_runs_solvers_and_shows_exact_metrics_and_figures():
     assert not app.exception
     wait_for_runs(app)
     assert not app.exception
-    table = app.dataframe[-1].value
+    table = metrics_frame(app)
     assert set(table["model"]) == {"idca (κ = 0.05)", "unconstrained"}
     assert table["test pSP"].notna().all() and table["κ"].dropna().tolist() == [0.05]
     labels = {v.split(" · ")[0] for v in table["verdict"]}
     assert labels <= {"meets κ", "misses κ", "surrogate only", "no constraint",
                       "degenerate"}  # 3 s on a shared machine may not suffice  # fmt: skip
-    assert "Not converged (time budget of 3 s reached)" in texts(app)  # IDCA needs more
+    assert "Not converged (time budget of 3 s reached" in texts(app)  # IDCA needs more
+    # κ is honoured on validation by default: IDCA's κ′ search follows the table, its first
+    # solve at κ itself, the model the run reports marked
+    assert "**κ′ search of idca (κ = 0.05)**, honouring κ on validation" in texts(app)
+    search = app.dataframe[1].value
+    assert search["kappa_prime"].iloc[0] == 0.05 and search["chosen"].tolist().count("◆") == 1
     charts = len(app.get("plotly_chart"))
     assert charts >= 4  # trajectories, CDF, rank–rank, densities
     assert any(b.label == "Download report (HTML)" for b in app.get("download_button"))
@@ -91,9 +101,9 @@ def test_a_cached_result_is_shown_without_running_again():
     before = {r.id: r.finished for r in Store().runs()}
     app.sidebar.number_input(key="kappa").set_value(0.1).run()
     # the unconstrained model does not depend on κ, so only it is known for κ = 0.1
-    assert app.dataframe[-1].value["model"].tolist() == ["unconstrained"]
+    assert metrics_frame(app)["model"].tolist() == ["unconstrained"]
     app.sidebar.number_input(key="kappa").set_value(0.05).run()
-    assert set(app.dataframe[-1].value["model"]) == {"idca (κ = 0.05)", "unconstrained"}
+    assert set(metrics_frame(app)["model"]) == {"idca (κ = 0.05)", "unconstrained"}
     assert {r.id: r.finished for r in Store().runs()} == before
 
 
@@ -136,13 +146,23 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     app.sidebar.button(key="sweep").click().run()
     wait_for_runs(app)
     assert not app.exception
-    assert len(Store().runs()) == 3  # two κ for IDCA and the unconstrained model
+    runs = Store().runs()
+    assert len(runs) == 3  # two κ for IDCA and the unconstrained model
     assert app.get("plotly_chart") and "3 of 3 runs finished" in app.get("progress")[0].text
+    # κ honoured on validation by default, where there is a κ: the caption says so
+    assert sorted((r.spec["solver"], r.spec.get("honour")) for r in runs) == [
+        ("idca", "val"), ("idca", "val"), ("unconstrained", None)]  # fmt: skip
+    assert "κ honoured on validation: each run reports the model of the loosest" in texts(app)
     table = app.dataframe[0].value
     assert len(table) == 3 and (table["solver"] == "unconstrained").sum() == 1
     assert table.loc[table["solver"] == "unconstrained", "meets κ"].tolist() == ["—"]
     assert (app.radio(key="score_axis").value, app.radio(key="spread").value) == ("accuracy", "ci")
     assert axis_titles(app) == ("fairness = 1 − pSP (exact, test)", "accuracy (exact, test)")
+    tight = next(r for r in runs if r.spec.get("constraint", {}).get("kappa") == 0.05)
+    app.session_state["frontier"] = {"selection": {  # the person clicks IDCA's κ = 0.05 point
+        "points": [{"customdata": [tight.id]}], "point_indices": [0], "box": [], "lasso": []}}  # fmt: skip
+    app.run()
+    assert "**κ′ search of idca (κ = 0.05)**, honouring κ on validation" in texts(app)
     app.sidebar.text_input(key="kappas").set_value("0.2, lots").run()
     assert "numbers separated by commas" in app.error[0].value
 
