@@ -12,9 +12,12 @@ Printed, one line per κ, for the plain run and then the honoured one:
 - exact pSP on train, val and test (no surrogate), and whether the test pSP meets κ (✓);
 - test accuracy;
 - wall time in seconds (the honoured run's covers all its solves).
-Then a summary: how many honoured models meet κ on test and on validation (beside the plain
-ones), the mean test accuracy the honoured models give up against the plain ones, and the
-honoured runs' wall time over the plain runs'. Each honoured run's stop sentence follows.
+Above the table, the sampling noise of pSP on the honoured split: its standard error σ
+(`engine.fairness.noise`), below about 2σ of which the split cannot tell a model that meets κ
+from one that does not (`engine.solvers.honour`). Then a summary: how many honoured models meet
+κ on test and on validation (beside the plain ones), the mean test accuracy the honoured models
+give up against the plain ones, and the honoured runs' wall time over the plain runs'. Each
+honoured run's stop sentence follows.
 
     .venv/bin/python bench/honour_kappa.py [--quick] [--kappas 0.1 0.05] [--split val]
 """
@@ -41,7 +44,7 @@ from engine.models import ModelSpec  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.runs.honour_search import honour_search  # noqa: E402
 from engine.solvers import Solution, solve  # noqa: E402
-from engine.solvers.honour import solve_honouring  # noqa: E402
+from engine.solvers.honour import RESOLVES, SplitNoise, solve_honouring, split_noise  # noqa: E402
 from engine.solvers.honour_rules import HONOUR_SPLITS  # noqa: E402
 
 INTERVAL = (0.05, 0.30)
@@ -91,7 +94,7 @@ def measure(run: Callable[[], Solution], kappa: float) -> Measured:
 def cells(run: Measured, kappa: float) -> str:
     psp = " ".join(f"{run.psp[split]:>7.4f}" for split in SPLITS)
     mark = "✓" if run.meets(kappa, "test") else " "
-    return (f"{run.kappa_prime:>7.4g} {run.solves:>2} {psp} {mark} {run.accuracy:>7.4f} "
+    return (f"{run.kappa_prime:>8.4g} {run.solves:>2} {psp} {mark} {run.accuracy:>7.4f} "
             f"{run.seconds:>6.1f}")  # fmt: skip
 
 
@@ -115,7 +118,8 @@ def main() -> None:
         rows.append((kappa, plain, honoured))
         print(f"κ = {kappa:g} done: plain {plain.seconds:.0f} s, honoured {honoured.seconds:.0f} s",
               file=sys.stderr)  # fmt: skip
-    report(rows, args.split, len(prepared.train))
+    noise = split_noise(problem(prepared, kappas[0]), args.split)
+    report(rows, args.split, len(prepared.train), noise)
 
 
 def meeting(runs: list[tuple[float, Measured]], split: str) -> int:
@@ -123,10 +127,14 @@ def meeting(runs: list[tuple[float, Measured]], split: str) -> int:
     return sum(run.meets(kappa, split) for kappa, run in runs)
 
 
-def report(rows: list[tuple[float, Measured, Measured]], split: str, train_rows: int) -> None:
+def report(
+    rows: list[tuple[float, Measured, Measured]], split: str, train_rows: int, noise: SplitNoise
+) -> None:
     print(f"Adult by sex ({train_rows:,} training rows), linear with cross-terms, pSP on "
-          f"I = [5%, 30%), IDCA defaults; honoured on {split}\n")  # fmt: skip
-    head = f"{'κ′':>7} {'n':>2} {'train':>7} {'val':>7} {'test':>7} ✓ {'acc':>7} {'s':>6}"
+          f"I = [5%, 30%), IDCA defaults; honoured on {split}")  # fmt: skip
+    print(f"pSP on {split} ({noise.rows:,} rows): σ = {noise.sigma:.4f}, 2σ = "
+          f"{RESOLVES * noise.sigma:.4f}\n")  # fmt: skip
+    head = f"{'κ′':>8} {'n':>2} {'train':>7} {'val':>7} {'test':>7} ✓ {'acc':>7} {'s':>6}"
     print(f"{'κ':>5} | {'plain':<{len(head)}} | honoured")
     print(f"{'':>5} | {head} | {head}")
     for kappa, plain, honoured in rows:

@@ -71,8 +71,8 @@ class Network(ABC):
         """Σ_i g_i ∂h_i/∂w, a vector of `size` entries (the vector-Jacobian product)."""
 
     def backward_many(self, w: np.ndarray, tape: Any, G: np.ndarray) -> np.ndarray:
-        """`backward` for each column of G (n, m) at once: (m, size), row k that of G[:, k]."""
-        return np.array([self.backward(w, tape, g) for g in G.T]).reshape(G.shape[1], self.size)
+        """`backward` for each row of G (m, n) at once: (m, size), row k that of G[k]."""
+        return np.array([self.backward(w, tape, g) for g in G]).reshape(len(G), self.size)
 
 
 class LinearNetwork(Network):
@@ -91,10 +91,10 @@ class LinearNetwork(Network):
         return grad
 
     def backward_many(self, w: np.ndarray, tape: Inputs, G: np.ndarray) -> np.ndarray:
-        """One product Xᵀ·G for all columns: a constraint Jacobian's m pullbacks read X once."""
-        grads = np.empty((G.shape[1], self.size))
-        grads[:, 0] = G.sum(axis=0)
-        grads[:, 1:] = transposed_product(tape, G).T
+        """One product Xᵀ·Gᵀ for all rows of G: a constraint Jacobian's m pullbacks read X once."""
+        grads = np.empty((len(G), self.size))
+        grads[:, 0] = G.sum(axis=1)
+        grads[:, 1:] = transposed_product(tape, G.T).T
         return grads
 
 

@@ -185,7 +185,7 @@ class MinibatchOracles:
         pulled = [pullback(e) for e in np.eye(len(values))]
         jacobian = np.zeros((len(values), self.layout.size))
         if pulled:
-            scores = np.column_stack([np.broadcast_to(d_h, h.shape) for d_h, _ in pulled])
+            scores = np.stack([np.broadcast_to(d_h, h.shape) for d_h, _ in pulled])
             jacobian[:, self._weights] = self.network.backward_many(x[self._weights], tape, scores)
         for row, (_, d_aux) in enumerate(pulled):
             for name, value in d_aux.items():

@@ -37,6 +37,8 @@ from engine.runs.frontier import (
     Frontier,
     FrontierPoint,
     coordinates_text,
+    honour_words,
+    honoured_splits,
     is_gap,
     pareto_mask,
     spread_name,
@@ -944,6 +946,7 @@ def _frontier_subtitle(frontier: Frontier) -> str:
     if any(p.few_scores for p in frontier.points):
         text += (f"; “n scores”: at most {FEW_DISTINCT_SCORES} distinct scores (a randomised "
                  "classifier's probabilities), so pSP is coarse")  # fmt: skip
+    text += "".join(f"; {honour_words(split)}" for split in honoured_splits(frontier.ordinary))
     if frontier.skipped:
         text += f"; {len(frontier.skipped)} run(s) lacked a metric"
     return text

@@ -16,22 +16,27 @@ import plotly.io as pio
 
 from engine.plots import TrajectoryAxis, trajectory_figure, trajectory_run
 from engine.runs.describe import Setting, describe_spec, run_label, split_settings
+from engine.runs.honour_search import HonourSearch, honour_search, search_table
 from engine.runs.results import metrics_rows, run_verdict
 from engine.runs.spec import constraint_from_dict
 from engine.runs.store import Store
+from engine.solvers.honour_rules import HONOUR
 from engine.verdict import Verdict
 
 MISSING = "—"
+_MEETS = {True: "✓", False: "✗", None: MISSING}
 
 
 @dataclass(frozen=True)
 class ReportRun:
-    """One run's block: its label, the verdict on it, and the settings it does not share with the
-    other runs of the report (e.g. its solver and κ)."""
+    """One run's block: its label, the verdict on it, the settings it does not share with the
+    other runs of the report (e.g. its solver and κ), and the κ′ search of a run that honours κ
+    (`engine.runs.honour_search`), None for a run that does not."""
 
     label: str
     verdict: Verdict
     settings: Sequence[Setting] = ()
+    search: HonourSearch | None = None
 
 
 def html_report(
@@ -74,7 +79,8 @@ def store_report(
     view = next((c for c in (constraint_from_dict(r.spec.get("constraint")) for r in rows) if c),
                 None)  # fmt: skip
     shared, own = split_settings([describe_spec(row.spec) for row in rows])
-    blocks = [ReportRun(label, run_verdict(store, row, view), settings)
+    blocks = [ReportRun(label, run_verdict(store, row, view), settings,
+                        honour_search(store.records(row.id, kind=HONOUR)))
               for label, row, settings in zip(labels, rows, own, strict=True)]  # fmt: skip
     metrics = [{"model": label, **line, "run": line["run"][:8]}
                for label, line in zip(labels, metrics_rows(store, list(run_ids), view),
@@ -90,9 +96,24 @@ def _verdict_block(run: ReportRun) -> str:
     verdict = run.verdict
     findings = "".join(f"<li>{html.escape(f)}</li>" for f in verdict.findings)
     settings = _settings_table(run.settings) if run.settings else ""
+    search = "" if run.search is None else _search_block(run.search, verdict.quantity)
     return (f"<div class='verdict {html.escape(str(verdict.level))}'>"
             f"<h3>{html.escape(run.label)} <span class='badge'>{html.escape(verdict.summary)}"
-            f"</span></h3><ul>{findings}</ul>{settings}</div>")  # fmt: skip
+            f"</span></h3><ul>{findings}</ul>{search}{settings}</div>")  # fmt: skip
+
+
+def _search_block(search: HonourSearch, quantity: str) -> str:
+    """A run's κ′ search: what it did in words, then one row per solve, the reported one ◆."""
+    where = search.split_words
+    rows = [{"solve": row["solve"], "κ′": f"{row['kappa_prime']:.4g}",
+             f"{quantity} ({where})": row["value"], f"accuracy ({where})": row["accuracy"],
+             "iterations": row["iterations"], f"≤ κ = {search.kappa:g}": _MEETS[row["meets_kappa"]],
+             "reported": "◆" if row["chosen"] else ""}
+            for row in search_table(search)]  # fmt: skip
+    said = f"κ′ search, honouring κ on {where}" + (
+        f": {search.sentence}." if search.sentence else ""
+    )
+    return f"<p class='search'>{html.escape(said)}</p>{_table(rows)}"
 
 
 def _settings_table(settings: Sequence[Setting]) -> str:

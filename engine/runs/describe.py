@@ -19,6 +19,7 @@ from engine.fairness.families import family_entry, quantity_name
 from engine.objectives import LogisticLoss, PairwiseAUCLoss, objective_type
 from engine.runs.results import constraint_of
 from engine.solvers.catalogue import solver_card
+from engine.solvers.honour_rules import SPLIT_WORDS
 from engine.solvers.options import config_from_dict
 
 Setting = tuple[str, str]
@@ -71,7 +72,8 @@ def run_label(spec: dict[str, Any]) -> str:
 
 def _constraint_words(spec: dict[str, Any]) -> str:
     """The constraint, e.g. "EO gap ≤ κ = 0.05"; the interval I in words only for the families
-    defined on one."""
+    defined on one; the split κ is honoured on for a run that honours it
+    (`engine.solvers.honour`)."""
     family, kappa = constraint_of(spec)
     if family is None:
         return "none (unconstrained)"
@@ -79,6 +81,9 @@ def _constraint_words(spec: dict[str, Any]) -> str:
     if family_entry(family).uses_interval:
         alpha, beta = spec["constraint"].get("interval") or spec["interval"]
         text += f" on I = {interval_words(alpha, beta)}"
+    if spec.get("honour"):
+        text += (f"; κ honoured on {SPLIT_WORDS[spec['honour']]} (solved again at a tighter "
+                 "inner κ′ while the exact value there exceeds κ)")  # fmt: skip
     return text
 
 

@@ -351,7 +351,8 @@ def honour_words(split: str) -> str:
     words = SPLIT_WORDS[split]
     return (
         f"κ honoured on {words}: each run reports the model of the loosest inner κ′ ≤ κ "
-        f"whose exact constrained value on {words} met κ (or the closest, when none did)"
+        f"whose exact constrained value on {words} met κ, or, when none did, the loosest "
+        f"within the sampling noise of {words} of the closest"
     )
 
 

@@ -35,12 +35,15 @@ class InnerSolveRow:
 class HonourSearch:
     """The search of one run: the split κ was honoured on ("val" or "train"), κ itself (the
     first solve's κ′), its solves in order, and what it did in words ("" when the records do
-    not say)."""
+    not say); `sigma`, the standard error of the constrained value on that split
+    (`engine.fairness.noise`), and `split_rows`, its rows, when the records hold them."""
 
     split: str
     kappa: float
     rows: tuple[InnerSolveRow, ...]
     sentence: str
+    sigma: float | None = None
+    split_rows: int | None = None
 
     @property
     def chosen(self) -> InnerSolveRow | None:
@@ -72,7 +75,11 @@ def honour_search(
             chosen=state.get("chosen") == "yes",
         ))  # fmt: skip
     sentence = next((str(s["sentence"]) for _, s in search if s.get("sentence")), "")
-    return HonourSearch(str(search[0][1]["split"]), kappa, tuple(rows), sentence)
+    first = search[0][0]
+    split_rows = _number(first.get("rows"))
+    return HonourSearch(str(search[0][1]["split"]), kappa, tuple(rows), sentence,
+                        _number(first.get("sigma")),
+                        None if split_rows is None else int(split_rows))  # fmt: skip
 
 
 def search_table(search: HonourSearch) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.data.paths import BUNDLED_DATA
 from engine.errors import UserError
-from engine.solvers.records import FRONT
+from engine.solvers.records import FRONT, HONOUR, KAPPA_PRIME
 from engine.status import WITH_MODEL, RunStatus, StopCode, StopReason, stop_code
 
 SCHEMA_VERSION = 2
@@ -387,12 +387,17 @@ class Store:
 
     def last_surrogate_violation(self, run_id: str) -> float | None:
         """The largest surrogate row of the run's last surrogate record (the solver's own view
-        of feasibility at the end), or None when it logged none."""
+        of feasibility at the end), or None when it logged none; of a run that honours κ
+        (`engine.solvers.honour`), the last of the solve whose model it reports, the one whose
+        κ′ its chosen "honour" record names."""
+        chosen = ("SELECT json_extract(data, '$.values.kappa_prime') FROM records"
+                  " WHERE run_id = ?1 AND kind = ?2 AND json_extract(data, '$.state.chosen') = 'yes'")  # fmt: skip
         with self._connect() as db:
             row = db.execute(
-                "SELECT max_violation FROM records WHERE run_id = ? AND kind = 'surrogate'"
+                "SELECT max_violation FROM records WHERE run_id = ?1 AND kind = 'surrogate'"
+                f" AND (NOT EXISTS ({chosen}) OR json_extract(data, ?3) = ({chosen}))"
                 " ORDER BY seq DESC LIMIT 1",
-                (run_id,),
+                (run_id, HONOUR, f'$.state."{KAPPA_PRIME}"'),
             ).fetchone()
         return None if row is None else row[0]
 

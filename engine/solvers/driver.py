@@ -35,8 +35,8 @@ EXACT_EVERY_SECONDS = 1.0  # exact train/val metrics of the candidate, about onc
 # on large data a record's full-data pass can take longer than those gaps: the gap after a record
 # is then this many times the record's own time, so records take at most 1/(1 + this) of the run,
 # up to a longest gap (a first record may pay one-off costs such as compiling a kernel)
-RECORD_SHARE = {"surrogate": 4.0, "exact": 9.0}
-LONGEST_GAP = {"surrogate": 1.0, "exact": 10.0}
+RECORD_SHARE = {"surrogate": 9.0, "exact": 9.0}
+LONGEST_GAP = {"surrogate": 2.0, "exact": 60.0}
 # a saved iterate's evaluation (paper 000 §3: loss and the constraint rows on train and test)
 ITERATE_SPLITS = ("train", "test")
 ITERATE_METRICS = ("loss", "accuracy", "constraint")

@@ -10,10 +10,34 @@ the other families), so a model feasible for the surrogate at κ can realise an 
    between `LEAST_STEP` and `MOST_STEP` of the tightest κ′ at a time;
 3. once one has, bisects between the loosest κ′ that met κ and the tightest looser one that did
    not, for the loosest that meets it, until they are within `BRACKET` of κ.
+
+The exact value is measured on a sample, the honoured split, and so carries sampling noise: its
+standard error σ for a model whose groups do not differ (`engine.fairness.noise`: for a
+difference of two groups' shares √(p(1 − p)(1/n_a + 1/n_b)), pSP's divided by the width of I).
+On Adult's validation split (8,141 rows, groups of 2,700 and 5,400) σ of pSP on
+I = [5 %, 30 %) is 0.043; two models whose values differ by less than σ cannot be told apart
+there, and a κ below about `RESOLVES`·σ cannot be told from zero (groups that do not differ at
+all give pSP above 2σ one time in ten). Chasing such differences selects models by the noise
+of that one sample, and each tighter κ′ costs accuracy, so where σ is known and κ is honoured
+on validation the search
+- stops tightening when a re-solve did not bring the value more than σ below the best before it
+  (a tighter κ′ buys no difference the split can see);
+- stops bisecting when its bracket's two values are within σ of each other;
+- when no κ′ met κ, reports the loosest κ′ whose value is within σ of the lowest (statistically
+  equivalent models: the one that gives up least), which is κ itself when no tighter solve beat
+  it by more than σ;
+- says so in its sentence: that a κ below `RESOLVES`·σ is more than the split resolves, and that
+  a model meets κ by less than σ (on other data it may not).
+On train the model is fitted to the very rows it is measured on: its value there is no noisy
+measurement of something else but the quantity the user asked to bring to κ, and a tighter κ′
+moves it as surely as the optimiser does; so there, and for a family without a σ (`value_noise`
+is None), the search runs on the values alone: it tightens until a κ′ meets κ or its solves run
+out, and reports the closest when none did. Its sentence still says when κ is below what the
+split resolves and when the margin is under σ, which is what the value says of new data.
+
 Each solve starts from the model of the one before when the solver takes a warm start (its card
 says why), so a re-solve costs a fraction of the first. The search stops after `max_solves`
-solves, when the run's budget is spent or when the run is cancelled, and reports the loosest κ′
-that met κ or, when none did, the solve whose exact value came closest, saying so.
+solves, when the run's budget is spent or when the run is cancelled.
 """
 
 from __future__ import annotations
@@ -25,19 +49,49 @@ from dataclasses import dataclass
 
 from engine.errors import UserError
 from engine.fairness.families import quantity_name
+from engine.fairness.noise import value_noise
 from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import Log, solve
 from engine.solvers.honour_rules import HONOUR, SPLIT_WORDS, check_honour
 from engine.solvers.options import Budget
-from engine.solvers.records import IterationRecord, Solution
+from engine.solvers.records import KAPPA_PRIME, IterationRecord, Solution
 from engine.status import StopCode, StopReason
 
 MAX_SOLVES = 6  # the first solve and five re-solves: bisection then narrows κ′ to ~κ/8
 LEAST_STEP, MOST_STEP = 0.25, 0.9  # κ′ shrinks to between a quarter and 90 % of itself per miss
 BRACKET = 0.05  # bisection stops when the bracket on κ′ is narrower than this share of κ
+RESOLVES = 2.0  # a split resolves values above about this many σ of its sampling noise
 ENDS_SEARCH = (StopCode.CANCELLED, StopCode.NON_FINITE)  # a solve that ends so ends the search
+MOST_ALLOWED = "the most allowed"
+
+
+@dataclass(frozen=True)
+class SplitNoise:
+    """How precisely the honoured split measures the constrained value: the split, its rows
+    and the standard error σ of the value there (None for a family without one)."""
+
+    split: str
+    rows: int
+    sigma: float | None
+
+    @property
+    def search_sigma(self) -> float | None:
+        """The σ the search's rules use: validation's. A model is fitted to the training rows,
+        so its value there is not a measurement of a held-out sample but the very quantity a
+        search on train is asked to bring to κ; σ then only qualifies the sentence."""
+        return self.sigma if self.split == "val" else None
+
+    def resolves(self, kappa: float) -> bool:
+        """Whether the split can tell a value of κ from none at all."""
+        return self.sigma is None or kappa >= RESOLVES * self.sigma
+
+
+def split_noise(problem: Problem, on: str) -> SplitNoise:
+    """The sampling noise of the problem's constrained value on split `on`."""
+    part = problem.data.split(on)
+    return SplitNoise(on, len(part), value_noise(problem.constraint, part.groups, part.y))
 
 
 @dataclass(frozen=True)
@@ -68,26 +122,30 @@ def solve_honouring(
     max_solves: int = MAX_SOLVES,
 ) -> Solution:
     """`engine.solvers.driver.solve`, honouring κ on the split `on` ("val" or "train"): the
-    solution of the loosest κ′ ≤ κ whose model meets κ there, or the closest when none does.
+    solution of the loosest κ′ ≤ κ whose model meets κ there, or, when none does, of the one
+    `chosen_solve` picks.
 
     Its trajectory holds every solve's records in turn (iterations and seconds running on from
     one solve to the next, the solve's κ′ in each record's state as "honour.kappa_prime"),
     then one record of kind "honour" per solve (values "kappa_prime", "value", "accuracy",
-    "iterations"; state "split" and "chosen", and on the chosen one "sentence": what the
-    search did, in the words it adds to the stop reason), then the final record of the chosen
-    solve; its iterations and seconds are those of all the solves."""
+    "iterations", and the split's "sigma" and "rows"; state "split" and "chosen", and on the
+    chosen one "sentence": what the search did, in the words it adds to the stop reason), then
+    the final record of the chosen solve; its iterations and seconds are those of all the
+    solves."""
     _check(problem, solver, on, max_solves)
     budget = budget or Budget()
     kappa = problem.constraint.kappa
+    noise = split_noise(problem, on)
     warm = bool(solver_card(solver).warm_start)
     solves: list[InnerSolve] = []
     records: list[IterationRecord] = []
     kappa_prime: float | None = kappa
     start: Params | None = None
-    floor = ""  # why κ′ could go no lower, when it could not
+    end = ""  # why the search ended, in words (read only when no κ′ met κ)
     while kappa_prime is not None:
         left = _left(budget, solves)
         if left is None:
+            end = "the run's budget is spent"
             break
         try:
             tightened = dataclasses.replace(problem.constraint, kappa=kappa_prime)
@@ -97,7 +155,7 @@ def solve_honouring(
         except UserError as error:  # κ′ below what the family allows on these data
             if not solves:
                 raise
-            floor = str(error)
+            end = f"κ′ can go no lower ({str(error).rstrip('.')})"
             break
         solution = solve(inner, solver, config, left, _offset_log(records, log, solves, kappa_prime),
                          seed, should_stop)  # fmt: skip
@@ -106,10 +164,16 @@ def solve_honouring(
                                  metrics.get("accuracy"), solution.iterations, solution.seconds,
                                  solution))  # fmt: skip
         start = solution.params
-        if solution.stop.code in ENDS_SEARCH or len(solves) >= max_solves:
+        if solution.stop.code in ENDS_SEARCH:
+            end = f"the last solve ended: {solution.stop.text}"
             break
-        kappa_prime = next_kappa_prime(kappa, [(s.kappa_prime, s.value) for s in solves])
-    return _result(problem, on, kappa, solves, records, log, max_solves, floor)
+        if len(solves) >= max_solves:
+            end = MOST_ALLOWED
+            break
+        kappa_prime = next_kappa_prime(kappa, _tried(solves), noise.search_sigma)
+        if kappa_prime is None and not any(s.meets(kappa) for s in solves):
+            end = _stall_words(problem, solves, noise)  # only σ ends a search that met κ nowhere
+    return _result(problem, on, kappa, solves, records, log, noise, end)
 
 
 def solve_run(
@@ -128,19 +192,49 @@ def solve_run(
     return solve_honouring(problem, solver, honour, config, budget, log, seed, should_stop)
 
 
-def next_kappa_prime(kappa: float, tried: list[tuple[float, float]]) -> float | None:
-    """The next inner tolerance to try after the solves `tried` (κ′, exact value), or None when
-    the search is done: the first κ′ met κ, or the bracket is narrow enough."""
-    meeting = [k for k, v in tried if v <= kappa]
+def next_kappa_prime(
+    kappa: float, tried: list[tuple[float, float]], sigma: float | None = None
+) -> float | None:
+    """The next inner tolerance to try after the solves `tried` (κ′, exact value, in the order
+    they ran), or None when the search is done: the first κ′ met κ, the bracket is narrow
+    enough, or, with the value's noise `sigma`, its two ends are within σ of each other or the
+    last tightening brought the value no more than σ below the best before it."""
     if tried[0][1] <= kappa:
         return None  # κ itself is honoured
+    meeting = [(k, v) for k, v in tried if v <= kappa]
     if not meeting:
+        if sigma is not None and len(tried) > 1 and stalled(tried, sigma):
+            return None
         return _tighter(kappa, sorted(tried))
-    loosest_meeting = max(meeting)
-    tightest_missing = min(k for k, v in tried if v > kappa and k > loosest_meeting)
-    if tightest_missing - loosest_meeting <= BRACKET * kappa:
+    loosest, meets_value = max(meeting)
+    tightest, misses_value = min((k, v) for k, v in tried if v > kappa and k > loosest)
+    if tightest - loosest <= BRACKET * kappa:
         return None
-    return 0.5 * (loosest_meeting + tightest_missing)
+    if sigma is not None and misses_value - meets_value <= sigma:
+        return None  # every κ′ between gives a model the split cannot tell from these two
+    return 0.5 * (loosest + tightest)
+
+
+def stalled(tried: list[tuple[float, float]], sigma: float) -> bool:
+    """Whether the last of the solves `tried` (κ′, value, in the order they ran) brought the
+    value no more than `sigma` below the best of those before it."""
+    return tried[-1][1] > min(v for _, v in tried[:-1]) - sigma
+
+
+def chosen_solve(kappa: float, tried: list[tuple[float, float]], sigma: float | None) -> int:
+    """The index of the solve among `tried` (κ′, exact value) whose model the search reports:
+    the loosest κ′ that met κ; when none did, the loosest whose value is within `sigma` of the
+    lowest (the models the split cannot tell apart, the one that gives up least), or without a
+    σ the lowest."""
+    indices = range(len(tried))
+    meeting = [i for i in indices if tried[i][1] <= kappa]
+    if meeting:
+        return max(meeting, key=lambda i: tried[i][0])
+    lowest = min(indices, key=lambda i: tried[i][1])
+    if sigma is None:
+        return lowest
+    within = [i for i in indices if tried[i][1] <= tried[lowest][1] + sigma]
+    return max(within, key=lambda i: tried[i][0])
 
 
 def _tighter(kappa: float, misses: list[tuple[float, float]]) -> float:
@@ -164,20 +258,20 @@ def _result(
     solves: list[InnerSolve],
     records: list[IterationRecord],
     log: Log | None,
-    max_solves: int,
-    floor: str,
+    noise: SplitNoise,
+    end: str,
 ) -> Solution:
-    meeting = [s for s in solves if s.meets(kappa)]
-    chosen = max(meeting, key=lambda s: s.kappa_prime) if meeting else min(solves, key=_distance)
+    chosen = solves[chosen_solve(kappa, _tried(solves), noise.search_sigma)]
     iterations = sum(s.iterations for s in solves)
     seconds = sum(s.seconds for s in solves)
-    sentence = honour_sentence(problem, on, kappa, solves, chosen, max_solves, floor)
+    sentence = honour_sentence(problem, on, kappa, solves, chosen, noise, end)
     for index, inner in enumerate(solves):
         state = {"split": on, "chosen": "yes" if inner is chosen else "no"}
         record = IterationRecord(
             iteration=index, seconds=seconds, kind=HONOUR,
             values={"kappa_prime": inner.kappa_prime, "value": inner.value,
-                    "accuracy": inner.accuracy, "iterations": float(inner.iterations)},
+                    "accuracy": inner.accuracy, "iterations": float(inner.iterations),
+                    "sigma": noise.sigma, "rows": float(noise.rows)},
             state=state | {"sentence": sentence} if inner is chosen else state,
         )  # fmt: skip
         _emit(records, log, record)
@@ -198,36 +292,71 @@ def honour_sentence(
     kappa: float,
     solves: list[InnerSolve],
     chosen: InnerSolve,
-    max_solves: int,
-    floor: str = "",
+    noise: SplitNoise,
+    end: str = "",
 ) -> str:
-    """What the search did, in words, for the run's stop reason."""
+    """What the search did, in words, for the run's stop reason: first, when κ is below what
+    the split resolves, that it is; then whether κ was honoured and with which κ′, or, when it
+    was not, why the search ended (`end`) and which model it reports."""
     quantity = quantity_name(problem.constraint.family)
     split = SPLIT_WORDS[on]
+    resolution = (
+        "" if noise.resolves(kappa) else f"{_resolution_words(quantity, split, noise, kappa)}; "
+    )
     count = f"{len(solves)} solve{'s' if len(solves) > 1 else ''}"
-    if chosen.meets(kappa) and chosen.kappa_prime == kappa:
-        return f"κ honoured on {split} at κ′ = κ: {quantity} {chosen.value:.4f} ≤ κ = {kappa:g}"
     if chosen.meets(kappa):
-        return (f"κ honoured on {split}: the surrogate at κ′ = {chosen.kappa_prime:.4g} gives "
-                f"{quantity} {chosen.value:.4f} ≤ κ = {kappa:g} (the loosest κ′ that did, of "
-                f"{count})")  # fmt: skip
-    why = (f"after {count}, the most allowed" if len(solves) >= max_solves
-           else f"after {count}: {_search_end(solves, floor)}")  # fmt: skip
-    return (f"κ not honoured on {split} {why}; the closest, κ′ = {chosen.kappa_prime:.4g}, "
-            f"gives {quantity} {chosen.value:.4f} > κ = {kappa:g}")  # fmt: skip
+        if chosen.kappa_prime == kappa:
+            said = f"κ honoured on {split} at κ′ = κ: {quantity} {chosen.value:.4f} ≤ κ = {kappa:g}"
+        else:
+            said = (f"κ honoured on {split}: the surrogate at κ′ = {chosen.kappa_prime:.4g} gives "
+                    f"{quantity} {chosen.value:.4f} ≤ κ = {kappa:g} (the loosest κ′ that did, of "
+                    f"{count})")  # fmt: skip
+        if resolution or noise.sigma is None or kappa - chosen.value >= noise.sigma:
+            return resolution + said
+        return (f"{said}; it meets κ by {kappa - chosen.value:.4f}, less than the sampling noise "
+                f"of {quantity} on {split} (σ ≈ {noise.sigma:.2g}): on other data it may not")  # fmt: skip
+    why = f", {MOST_ALLOWED}" if end == MOST_ALLOWED else f": {end}"
+    return (f"{resolution}κ not honoured on {split} after {count}{why}; "
+            f"{_choice_words(quantity, split, kappa, solves, chosen, noise.search_sigma)}")  # fmt: skip
 
 
-def _search_end(solves: list[InnerSolve], floor: str) -> str:
-    if floor:
-        return f"κ′ can go no lower ({floor.rstrip('.')})"
-    last = solves[-1].solution.stop
-    if last.code in ENDS_SEARCH:
-        return f"the last solve ended: {last.text}"
-    return "the run's budget is spent"
+def _resolution_words(quantity: str, split: str, noise: SplitNoise, kappa: float) -> str:
+    return (f"{split} ({noise.rows:,} rows) cannot tell {quantity} apart below about "
+            f"{RESOLVES * noise.sigma:.2g} ({RESOLVES:g}σ, its sampling noise σ ≈ "
+            f"{noise.sigma:.2g}), and κ = {kappa:g} is below that")  # fmt: skip
 
 
-def _distance(inner: InnerSolve) -> float:
-    return inner.value if math.isfinite(inner.value) else math.inf
+def _choice_words(
+    quantity: str,
+    split: str,
+    kappa: float,
+    solves: list[InnerSolve],
+    chosen: InnerSolve,
+    sigma: float | None,
+) -> str:
+    """Which model a search that met κ nowhere reports, and why."""
+    itself = " (κ itself)" if chosen.kappa_prime == kappa else ""
+    model = f"κ′ = {chosen.kappa_prime:.4g}{itself}"
+    lowest = min(s.value for s in solves)
+    if sigma is None or chosen.value <= lowest:
+        return f"the closest, {model}, gives {quantity} {chosen.value:.4f} > κ = {kappa:g}"
+    return (f"reported: the loosest κ′ within σ ≈ {sigma:.2g} of the lowest {quantity} "
+            f"({lowest:.4f}), models {split} cannot tell apart: {model}, {quantity} "
+            f"{chosen.value:.4f} > κ = {kappa:g}")  # fmt: skip
+
+
+def _stall_words(problem: Problem, solves: list[InnerSolve], noise: SplitNoise) -> str:
+    """Why a search whose last tightening bought no difference the split can see ended."""
+    quantity = quantity_name(problem.constraint.family)
+    best = min(s.value for s in solves[:-1])
+    last = solves[-1]
+    return (f"tightening to κ′ = {last.kappa_prime:.4g} gave {quantity} {last.value:.4f}, less "
+            f"than its sampling noise σ ≈ {noise.sigma:.2g} below the best before "
+            f"({best:.4f})")  # fmt: skip
+
+
+def _tried(solves: list[InnerSolve]) -> list[tuple[float, float]]:
+    return [(s.kappa_prime, s.value) for s in solves]
 
 
 def _left(budget: Budget, solves: list[InnerSolve]) -> Budget | None:
@@ -256,7 +385,7 @@ def _offset_log(
     def offset(record: IterationRecord) -> None:
         if record.kind == "final":
             return
-        state = record.state | {"honour.kappa_prime": kappa_prime}
+        state = record.state | {KAPPA_PRIME: kappa_prime}
         _emit(records, log, dataclasses.replace(record, iteration=record.iteration + iterations,
                                                 seconds=record.seconds + seconds, state=state))  # fmt: skip
 

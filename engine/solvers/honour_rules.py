@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from engine.errors import UserError
 from engine.solvers.catalogue import solver_card
+from engine.solvers.records import HONOUR
+
+__all__ = ["HONOUR", "HONOUR_SPLITS", "SPLIT_WORDS", "check_honour", "honour_refusal"]
 
 HONOUR_SPLITS = ("val", "train")  # validation first: what generalises
 SPLIT_WORDS = {"val": "validation", "train": "train"}
-HONOUR = "honour"  # the kind of the records of a run's κ′ search, one per solve
 
 
 def honour_refusal(solver: str, has_constraint: bool) -> str | None:

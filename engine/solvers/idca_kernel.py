@@ -56,7 +56,7 @@ class RampPSPData:
             data,
             valued=_valued_prefix(indptr, data),
             width=np.uint64(form.rows.shape[1]),
-            block=form.block.astype(np.uint64),
+            block=form.block.astype(_narrowest_unsigned(form.block.max(initial=0))),
             expand=_unsigned_csr(form.expand),
             expand_t=_unsigned_csr(form.expand.T),
             zeta=np.ascontiguousarray(zeta, dtype=np.float64),
@@ -76,6 +76,14 @@ def _unsigned_csr(matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     index_type = np.uint32 if csr.shape[1] < 2**32 else np.uint64
     value_type = np.float32 if csr.dtype == np.float32 else np.float64
     return csr.indptr.astype(np.uint64), csr.indices.astype(index_type), csr.data.astype(value_type)
+
+
+def _narrowest_unsigned(largest: int) -> type:
+    """The narrowest unsigned integer type that holds 0..`largest`: a per-row array the steps
+    read on every pass over the rows costs fewer bytes to read."""
+    return next(
+        t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if largest <= np.iinfo(t).max
+    )
 
 
 def _valued_prefix(indptr: np.ndarray, data: np.ndarray) -> np.uint64:
@@ -167,6 +175,18 @@ def _row_score(indptr, indices, data, valued, u, i, offset):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _add_row(indptr, indices, data, valued, out, i, offset, weight):
+    """out[offset:] += weight · row i, reading the values of its first `valued` entries only
+    (as `_row_score`)."""
+    start, end = indptr[i], indptr[i + 1]
+    split = min(start + valued, end)
+    for q in range(start, split):
+        out[offset + indices[q]] += weight * data[q]
+    for q in range(split, end):
+        out[offset + indices[q]] += weight
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _ramp_kinks(theta, tau, cuts):
     """Fill `cuts` with the kinks θ_p − τ/2 of σ⁺ then θ_p + τ/2 of σ⁻; their sorting order and
     the sorted kinks."""
@@ -198,7 +218,7 @@ def _steps(
     cuts = np.empty(n_cuts)
     bounds = np.empty(n_cuts + 2)  # −∞, the sorted cuts, +∞: bucket b is (bounds[b], bounds[b + 1]]
     bounds[0], bounds[-1] = -np.inf, np.inf
-    slots = codes.astype(np.uint64) * np.uint64(n_cuts + 1)  # sample i's (group, 0) slot
+    slots = codes.astype(np.uint32) * np.uint32(n_cuts + 1)  # sample i's (group, 0) slot
     sums = np.empty(n_groups * (n_cuts + 1))
     counts = np.empty(n_groups * (n_cuts + 1))
     means = np.empty((n_groups, 2 * n_grid))
@@ -258,9 +278,7 @@ def _steps(
                 inverse = 1.0 / (1.0 + e)
                 loss += max(z, 0.0) - np.log(inverse)
                 r_i = -zeta[i] * (inverse if z >= 0 else e * inverse) * inverse_n
-                offset = block[i] * width
-                for q in range(indptr[i], indptr[i + 1]):
-                    block_grad[offset + indices[q]] += r_i * data[q]
+                _add_row(indptr, indices, data, valued, block_grad, i, block[i] * width, r_i)
             csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
             objective = loss / n + proximal
             if objective < best_objective:

@@ -14,6 +14,8 @@ from engine.status import RunStatus, StopReason
 
 FRONT = "front"  # the kind of the records of a run's front, one per model
 FRONT_COORDINATE = "coord."  # a front record's coordinates are its values "coord.<name>"
+HONOUR = "honour"  # the kind of the records of a run's κ′ search, one per solve
+KAPPA_PRIME = "honour.kappa_prime"  # in a record's state: the κ′ of the solve that made it
 
 
 @dataclass(frozen=True)
@@ -76,8 +78,12 @@ class Solution:
         return self.stop.text
 
     def last_surrogate(self) -> IterationRecord | None:
-        """The last record of the solver's own (surrogate) view, if any."""
-        return next((r for r in reversed(self.trajectory) if r.kind == "surrogate"), None)
+        """The last record of the solver's own (surrogate) view, if any; of a run that honours κ
+        (`engine.solvers.honour`), the last of the solve whose model it reports."""
+        chosen = next((r.values["kappa_prime"] for r in self.trajectory
+                       if r.kind == HONOUR and r.state.get("chosen") == "yes"), None)  # fmt: skip
+        return next((r for r in reversed(self.trajectory) if r.kind == "surrogate"
+                     and (chosen is None or r.state.get(KAPPA_PRIME) == chosen)), None)  # fmt: skip
 
     def to_dict(self, with_scores: bool = False) -> dict[str, Any]:
         out = {

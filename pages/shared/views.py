@@ -41,7 +41,7 @@ def live_phase(store: Store, run_ids: list[str]) -> str:
 
 
 def constraint_sentence(problem: ViewProblem, subgroups: Subgroups | None = None) -> str:
-    """"Constraint pSP ≤ κ = 0.05 on I = [5 %, 30 %): each group's top 5 %–30 % of scores." —
+    """ "Constraint pSP ≤ κ = 0.05 on I = [5 %, 30 %): each group's top 5 %–30 % of scores." —
     the interval only for the families defined on one; the data's overlapping `subgroups` for
     the family that constrains them. A regression has none (`REGRESSION_FAIRNESS`)."""
     if problem.objective.task is Task.REGRESSION:
@@ -66,8 +66,9 @@ def show_group_problems(prepared, family: str, kappas: list[float],
         sentence
         for kappa in kappas
         for interval in intervals
-        for sentence in rank_band_problems(prepared.group_sizes("train"), family, kappa,
-                                           interval, sizes=prepared.group_sizes())  # fmt: skip
+        for sentence in rank_band_problems(
+            prepared.group_sizes("train"), family, kappa, interval, sizes=prepared.group_sizes()
+        )  # fmt: skip
     )
     for sentence in sentences:
         st.error(sentence)
@@ -76,8 +77,10 @@ def show_group_problems(prepared, family: str, kappas: list[float],
 
 def verdict_badge(verdict: Verdict) -> str:
     """The verdict as a coloured Streamlit badge ("meets κ" green, "misses κ" orange, ...)."""
-    return " ".join(f":{LABEL_COLOUR.get(label, 'gray')}-badge[{label}]"
-                    for label in (verdict.label, *verdict.flags))
+    return " ".join(
+        f":{LABEL_COLOUR.get(label, 'gray')}-badge[{label}]"
+        for label in (verdict.label, *verdict.flags)
+    )
 
 
 def status_line(store: Store, run_ids: list[str], view: ConstraintSpec | None = None) -> None:
@@ -177,6 +180,9 @@ def honour_search_view(store: Store, run_id: str) -> None:
     st.markdown(f"**κ′ search of {run_label(spec)}**, honouring κ on {where}")
     if search.sentence:
         st.caption(f"{search.sentence}.")
+    if search.sigma is not None and search.split_rows is not None:
+        st.caption(f"Sampling noise of {quantity} on {where} ({search.split_rows:,} rows): "
+                   f"σ ≈ {search.sigma:.4f}; values closer than σ cannot be told apart.")  # fmt: skip
     frame = pd.DataFrame(search_table(search))
     frame["meets_kappa"] = frame["meets_kappa"].map({True: "✓", False: "✗"}).fillna("—")
     frame["chosen"] = frame["chosen"].map({True: "◆", False: ""})

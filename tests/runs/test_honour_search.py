@@ -10,6 +10,7 @@ import pytest
 from run_fixtures import make_spec
 
 from engine.errors import UserError
+from engine.fairness.noise import value_noise
 from engine.runs import sweep_specs
 from engine.runs.frontier import format_frontier, frontier, honour_words
 from engine.runs.honour_search import honour_search, search_table
@@ -47,6 +48,9 @@ def test_a_solutions_search_is_one_row_per_solve_with_the_chosen_one_marked(csv_
     assert chosen.value == pytest.approx(solution.metrics["train"]["constraint"])
     assert chosen.accuracy == pytest.approx(solution.metrics["train"]["accuracy"])
     assert search.sentence and solution.reason.endswith(search.sentence)
+    train = problem.data.train
+    sigma = value_noise(problem.constraint, train.groups, train.y)
+    assert search.sigma == pytest.approx(sigma) and search.split_rows == len(train)
     assert f"κ′ = {chosen.kappa_prime:.4g}" in search.sentence or "at κ′ = κ" in search.sentence
     table = search_table(search)
     assert [row["chosen"] for row in table] == [row.chosen for row in search.rows]

@@ -8,14 +8,19 @@ from adult_sample import adult_sample
 
 from engine.errors import UserError
 from engine.fairness.constraints import ConstraintSpec
+from engine.fairness.noise import value_noise
 from engine.models import ModelSpec
 from engine.problem import Problem
+from engine.runs.honour_search import honour_search
 from engine.solvers import solve
 from engine.solvers.honour import (
     BRACKET,
     HONOUR,
     LEAST_STEP,
+    MAX_SOLVES,
     MOST_STEP,
+    RESOLVES,
+    chosen_solve,
     next_kappa_prime,
     solve_honouring,
 )
@@ -56,6 +61,52 @@ def test_once_a_kappa_prime_meets_kappa_the_search_bisects_for_the_loosest_that_
     assert next_kappa_prime(0.1, tried) == pytest.approx(0.0625)
     narrow = [(0.1, 0.15), (0.05, 0.08), (0.05 + 0.9 * BRACKET * 0.1, 0.11)]
     assert next_kappa_prime(0.1, narrow) is None
+
+
+def test_with_sigma_the_search_stops_tightening_when_a_resolve_gains_no_more_than_sigma():
+    tried = [(0.05, 0.084), (0.03, 0.065)]  # 0.019 lower: less than σ = 0.043
+    assert next_kappa_prime(0.05, tried, sigma=0.043) is None
+    assert next_kappa_prime(0.05, tried, sigma=0.01) == next_kappa_prime(0.05, tried) < 0.03
+    # measured against the best before, not the last: a solve that only wins back a loss stops
+    wandering = [(0.2, 0.5), (0.1, 0.3), (0.08, 0.4), (0.06, 0.28)]
+    assert next_kappa_prime(0.05, wandering, sigma=0.05) is None
+    assert next_kappa_prime(0.05, wandering[:2], sigma=0.05) is not None
+
+
+def test_with_sigma_the_bisection_stops_once_its_two_ends_are_within_sigma():
+    tried = [(0.1, 0.113), (0.088, 0.095)]
+    assert next_kappa_prime(0.1, tried) == pytest.approx(0.094)
+    assert next_kappa_prime(0.1, tried, sigma=0.043) is None
+    assert next_kappa_prime(0.1, tried, sigma=0.01) == pytest.approx(0.094)
+
+
+def test_with_sigma_the_loosest_model_within_sigma_of_the_lowest_is_reported():
+    none_helped = [(0.05, 0.084), (0.03, 0.065), (0.02, 0.06)]
+    assert chosen_solve(0.05, none_helped, sigma=0.043) == 0  # κ′ = κ kept
+    assert chosen_solve(0.05, none_helped, sigma=None) == 2  # without σ: the lowest
+    one_helped = [(0.1, 0.3), (0.05, 0.15), (0.03, 0.13)]
+    assert chosen_solve(0.01, one_helped, sigma=0.043) == 1  # 0.15 is within σ of 0.13
+    met = [(0.1, 0.13), (0.05, 0.08), (0.075, 0.09)]
+    assert chosen_solve(0.1, met, sigma=0.043) == 2  # the loosest that meets κ, σ or not
+
+
+def test_on_a_validation_split_too_small_for_kappa_the_search_keeps_kappa_and_says_why(data):
+    kappa = 0.2
+    honoured = solve_honouring(_problem(data, kappa), "idca", "val")
+    plain = solve(_problem(data, kappa), "idca")
+    search = honour_search(honoured.trajectory)
+    sigma = value_noise(_problem(data, kappa).constraint, data.val.groups, data.val.y)
+    assert search.sigma == pytest.approx(sigma) and kappa < RESOLVES * sigma
+    assert search.split_rows == len(data.val)
+    assert 1 < len(search.rows) < MAX_SOLVES  # it stopped tightening early
+    assert all(row.value > kappa for row in search.rows)
+    assert search.rows[0].value - min(row.value for row in search.rows) <= sigma
+    assert search.chosen.kappa_prime == kappa
+    assert honoured.metrics["val"]["constraint"] == plain.metrics["val"]["constraint"]
+    assert f"validation ({len(data.val):,} rows) cannot tell pSP apart below about " in (
+        honoured.reason
+    )
+    assert f"σ ≈ {sigma:.2g}" in honoured.reason and "(κ itself)" in honoured.reason
 
 
 @pytest.mark.slow
