@@ -8,7 +8,8 @@ same sweep runs twice on fresh stores, as the Frontier page and `sweep` run it:
   point starting from the model of the point before it in its chain.
 
 Printed: the wall time of each sweep from submission to the last result (targets: warm ≤ 60 s),
-and per κ the test accuracy and test 1 − pSP of both, the warm point's accuracy minus its cold
+and per κ the test accuracy, test 1 − pSP and train pSP (the split the constraint is held on)
+of both, the warm point's accuracy minus its cold
 twin's (target: within 0.003, at equal or better fairness), and each run's solver seconds and
 iterations.
 
@@ -63,9 +64,11 @@ def run_sweep(kappas: list[float], chains: int, workers: int) -> tuple[float, di
             wall = time.perf_counter() - start
             points = {}
             for spec in specs:
-                row, test = store.run(spec.run_id), store.metrics(spec.run_id)["test"]
+                row, metrics = store.run(spec.run_id), store.metrics(spec.run_id)
+                test = metrics["test"]
                 points[spec.constraint.kappa] = {
                     "status": row.status, "accuracy": test["accuracy"],
+                    "train": metrics["train"]["constraint"],
                     "fairness": 1.0 - test["constraint"], "seconds": row.seconds,
                     "iterations": row.iterations, "warm": spec.warm_start is not None,
                 }  # fmt: skip
@@ -87,8 +90,8 @@ def main() -> None:
           f"0.3 to 0.01, {args.workers} workers\n")  # fmt: skip
     print(f"wall time: cold {cold_wall:.0f} s, warm {warm_wall:.0f} s "
           f"(warm ÷ cold {warm_wall / cold_wall:.2f}; target warm ≤ 60 s)\n")  # fmt: skip
-    print(f"{'κ':>7} | {'cold acc':>8} {'1−pSP':>7} {'s':>5} {'iter':>6} | "
-          f"{'warm acc':>8} {'1−pSP':>7} {'s':>5} {'iter':>6} {'start':>5} | "
+    print(f"{'κ':>7} | {'cold acc':>8} {'1−pSP':>7} {'train':>6} {'s':>5} {'iter':>6} | "
+          f"{'warm acc':>8} {'1−pSP':>7} {'train':>6} {'s':>5} {'iter':>6} {'start':>5} | "
           f"{'Δacc':>7} {'Δ(1−pSP)':>9} ok")  # fmt: skip
     within = 0
     for kappa in kappas:
@@ -96,9 +99,9 @@ def main() -> None:
         d_acc, d_fair = w["accuracy"] - c["accuracy"], w["fairness"] - c["fairness"]
         ok = abs(d_acc) <= ACCURACY_TOLERANCE and d_fair >= 0
         within += ok
-        print(f"{kappa:>7.4f} | {c['accuracy']:>8.4f} {c['fairness']:>7.4f} {c['seconds']:>5.1f} "
-              f"{c['iterations']:>6} | {w['accuracy']:>8.4f} {w['fairness']:>7.4f} "
-              f"{w['seconds']:>5.1f} {w['iterations']:>6} {'warm' if w['warm'] else 'cold':>5} | "
+        print(f"{kappa:>7.4f} | {c['accuracy']:>8.4f} {c['fairness']:>7.4f} {c['train']:>6.4f} "
+              f"{c['seconds']:>5.1f} {c['iterations']:>6} | {w['accuracy']:>8.4f} "
+              f"{w['fairness']:>7.4f} {w['train']:>6.4f} {w['seconds']:>5.1f} {w['iterations']:>6} {'warm' if w['warm'] else 'cold':>5} | "
               f"{d_acc:>+7.4f} {d_fair:>+9.4f} {'yes' if ok else 'no'}")  # fmt: skip
     print(f"\nwarm points within {ACCURACY_TOLERANCE} accuracy of their cold twin at equal or "
           f"better test fairness: {within} of {len(kappas)}")  # fmt: skip

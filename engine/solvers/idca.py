@@ -111,13 +111,23 @@ class IDCA(Solver):
         return linear.value.numpy().copy(), d_w, d_theta, h
 
     def _finish_outer(self) -> StopReason | None:
-        """Take the subproblem's output as w^{k+1}; returns why to stop, or None."""
-        _, w, theta = self.best
+        """Take the subproblem's output as w^{k+1}; returns why to stop, or None.
+
+        From w⁰ = 0 every subproblem has a nearly-feasible iterate (t = 0: g(w^k) ≤ ε, spec 003
+        §3.2). A warm start from a looser κ's model can lie outside the tighter κ's feasible
+        set; its subproblem may then end with none, and w^{k+1} is the last inner iterate, where
+        the constraint steps led (a restoration phase). Only a feasible outer iterate counts
+        towards the early stop: an unmoved infeasible one is no convergence."""
+        objective, w, theta = self.best
+        feasible = bool(np.isfinite(objective))
+        if not feasible:
+            w, theta = self.v, self.theta
         previous = self.sub.objective
         self.outer += 1
         self._start_outer(w, theta)
         change = abs(self.sub.objective - previous) / max(1.0, abs(previous))
-        self.unchanged = self.unchanged + 1 if change <= self.config.stop_tolerance else 0
+        unchanged = feasible and change <= self.config.stop_tolerance
+        self.unchanged = self.unchanged + 1 if unchanged else 0
         if (
             self.outer % self.config.snapshot_every == 0
             or self.outer == self.config.outer_iterations
@@ -233,8 +243,8 @@ class IDCA(Solver):
 
     def candidate(self) -> Params:
         """The best nearly-feasible iterate of the current subproblem, or the outer iterate w^k
-        before it has one: either is feasible for the surrogate (f ≤ g ≤ ε), so a run cut short
-        mid-subproblem still returns progress."""
+        before it has one: either is feasible for the surrogate (f ≤ g ≤ ε) once a feasible
+        iterate was reached, so a run cut short mid-subproblem still returns progress."""
         objective, w, theta = self.best
         if not np.isfinite(objective):
             w, theta = self.sub.w, self.sub.theta

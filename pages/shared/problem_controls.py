@@ -164,7 +164,8 @@ def honour_control(solvers: list[str]) -> str | None:
         help="the surrogate constraint only approximates the exact one, so a model can meet it "
         "and still exceed κ; honouring κ solves again at a tighter inner κ′ < κ, each solve from "
         "the last model and within the time budget, until the exact value on this split is ≤ κ, "
-        "and keeps the loosest κ′ that did. Validation is what generalises.",
+        "and keeps the loosest κ′ that did (when none does, the loosest within the split's "
+        "sampling noise of the best). Validation is what generalises.",
     )  # fmt: skip
     for refusal in filter(None, refusals.values()):
         st.sidebar.caption(f"Not honoured: {refusal}.")

@@ -71,3 +71,17 @@ def test_a_warm_kappa_sweep_matches_the_cold_one_in_far_fewer_iterations(data):
         if start is not None:
             assert warm.iterations < cold.iterations / 3
         start = warm.params
+
+
+@pytest.mark.slow
+def test_a_start_outside_a_tight_kappas_feasible_set_is_led_back_to_feasibility(data):
+    """The unconstrained model lies far outside κ = 0.02's feasible set, so IDCA's first
+    subproblems have no nearly-feasible iterate: it follows their constraint steps until it
+    reaches one, instead of stopping early on the unmoved infeasible start."""
+    tight = _problem(data, 0.02)
+    start = solve(tight, "unconstrained").params
+    warm = solve(_problem(data, 0.02, start), "idca")
+    last = [r for r in warm.trajectory if r.kind == "surrogate"][-1]
+    assert last.max_violation <= EPSILON
+    exact = tight.report(start, splits=("train",))["train"]["constraint"]
+    assert warm.metrics["train"]["constraint"] < exact / 2
