@@ -9,9 +9,10 @@ same sweep runs twice on fresh stores, as the Frontier page and `sweep` run it:
 
 Printed: the wall time of each sweep from submission to the last result (targets: warm ≤ 60 s),
 and per κ the test accuracy, test 1 − pSP and train pSP (the split the constraint is held on)
-of both, the warm point's accuracy minus its cold
-twin's (target: within 0.003, at equal or better fairness), and each run's solver seconds and
-iterations.
+of both, the warm point's accuracy minus its cold twin's (target: within 0.003, at equal or
+better fairness; counted also against the sampling noise σ of test pSP, `engine.fairness.noise`,
+since two models that hold train pSP to the same κ can differ on test by about that much), and
+each run's solver seconds and iterations.
 
     .venv/bin/python bench/frontier_speed.py [--points 10] [--workers 2]
 """
@@ -33,6 +34,7 @@ from engine.data.grouping import GroupingSpec  # noqa: E402
 from engine.data.prepare import PrepareOptions  # noqa: E402
 from engine.data.sources import load_prepared  # noqa: E402
 from engine.fairness.constraints import ConstraintSpec  # noqa: E402
+from engine.fairness.noise import value_noise  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
 from engine.runs import RunSpec, Store, submit_sweep, sweep_specs, wait  # noqa: E402
 from engine.runs.runner import stop_runners  # noqa: E402
@@ -83,7 +85,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     kappas = [float(f"{k:.4g}") for k in np.geomspace(0.3, 0.01, args.points)]
-    load_prepared(base_spec().data, base_spec().prepare)  # prepared (and cached) once
+    prepared = load_prepared(base_spec().data, base_spec().prepare)  # prepared (and cached) once
+    test = prepared.split("test")
+    sigma = value_noise(base_spec().constraint, test.groups, test.y)
     cold_wall, cold = run_sweep(kappas, 0, args.workers)
     warm_wall, warm = run_sweep(kappas, args.workers, args.workers)
     print(f"Adult by sex, linear with cross-terms, I = [5%, 30%), IDCA, {args.points} κ from "
@@ -93,18 +97,20 @@ def main() -> None:
     print(f"{'κ':>7} | {'cold acc':>8} {'1−pSP':>7} {'train':>6} {'s':>5} {'iter':>6} | "
           f"{'warm acc':>8} {'1−pSP':>7} {'train':>6} {'s':>5} {'iter':>6} {'start':>5} | "
           f"{'Δacc':>7} {'Δ(1−pSP)':>9} ok")  # fmt: skip
-    within = 0
+    within = within_noise = 0
     for kappa in kappas:
         c, w = cold[kappa], warm[kappa]
         d_acc, d_fair = w["accuracy"] - c["accuracy"], w["fairness"] - c["fairness"]
         ok = abs(d_acc) <= ACCURACY_TOLERANCE and d_fair >= 0
         within += ok
+        within_noise += abs(d_acc) <= ACCURACY_TOLERANCE and d_fair >= -sigma
         print(f"{kappa:>7.4f} | {c['accuracy']:>8.4f} {c['fairness']:>7.4f} {c['train']:>6.4f} "
               f"{c['seconds']:>5.1f} {c['iterations']:>6} | {w['accuracy']:>8.4f} "
               f"{w['fairness']:>7.4f} {w['train']:>6.4f} {w['seconds']:>5.1f} {w['iterations']:>6} {'warm' if w['warm'] else 'cold':>5} | "
               f"{d_acc:>+7.4f} {d_fair:>+9.4f} {'yes' if ok else 'no'}")  # fmt: skip
     print(f"\nwarm points within {ACCURACY_TOLERANCE} accuracy of their cold twin at equal or "
-          f"better test fairness: {within} of {len(kappas)}")  # fmt: skip
+          f"better test fairness: {within} of {len(kappas)}; at test fairness no worse than "
+          f"the sampling noise σ = {sigma:.4f} of test pSP: {within_noise} of {len(kappas)}")  # fmt: skip
     print(f"solver seconds in all: cold {sum(p['seconds'] for p in cold.values()):.0f}, warm "
           f"{sum(p['seconds'] for p in warm.values()):.0f}; iterations: cold "
           f"{sum(p['iterations'] for p in cold.values()):,}, warm "

@@ -63,11 +63,12 @@ def _watch_runner(runner: int) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _warm_up() -> int:
+def _warm_up(workers: int) -> int:
     os.nice(WORKER_NICENESS)
     from engine.runs.warm_up import warm_up
+    from engine.threads import share_of_cores
 
-    return warm_up()
+    return warm_up(share_of_cores(workers))
 
 
 def _execute_run(home: str, run_id: str) -> str:
@@ -79,16 +80,17 @@ def _execute_run(home: str, run_id: str) -> str:
 class Slot:
     """One reusable worker process and the run it is busy with."""
 
-    def __init__(self) -> None:
+    def __init__(self, workers: int) -> None:
+        self.workers = workers  # the slots solving side by side, which share the cores
         self.executor = self._fresh_executor()
         self.future: Future | None = None
         self.run_id: str | None = None
 
-    @staticmethod
-    def _fresh_executor() -> ProcessPoolExecutor:
+    def _fresh_executor(self) -> ProcessPoolExecutor:
         executor = ProcessPoolExecutor(max_workers=1, initializer=_end_with_runner,
                                        initargs=(os.getpid(),))  # fmt: skip
-        executor.submit(_warm_up)  # start the process and ready it now, not at the first run
+        # start the process and ready it now, not at the first run
+        executor.submit(_warm_up, self.workers)
         return executor
 
     def start(self, home: str, run_id: str) -> None:
@@ -142,7 +144,7 @@ class Runner:
                 return True
 
     def _loop(self) -> None:
-        slots = [Slot() for _ in range(self.workers)]
+        slots = [Slot(self.workers) for _ in range(self.workers)]
         idle_since = time.monotonic()
         try:
             while self.stopped_by is None:

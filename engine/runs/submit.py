@@ -87,9 +87,12 @@ def run_on_dask(store: Store, run_ids: list[str], scheduler: str) -> None:
 
 
 def execute_chain(home: str, run_ids: list[str]) -> list[str]:
-    """Run queued runs one after the other in this process; their final statuses."""
+    """Run queued runs one after the other in this process; their final statuses. A Dask
+    worker runs as many chains at once as it has threads, so each solves on one."""
     from engine.runs.worker import execute_run  # the solvers, in this process only for Dask
+    from engine.threads import use_threads
 
+    use_threads(1)
     return [execute_run(home, run_id) for run_id in run_ids]
 
 

@@ -10,7 +10,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import torch
 
 from engine.data.dataset import Dataset
 from engine.data.grouping import GroupingSpec
@@ -21,14 +20,15 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.runs import worker  # noqa: F401  (a run's own imports: data sources, store, specs)
 from engine.solvers import Budget, solve, solver_card, solver_names
+from engine.threads import use_threads
 
 WARM_UP_ROWS = 400
 WARM_UP_INTERVAL = (0.05, 0.3)
 
 
-def warm_up() -> int:
-    """Ready this process for runs; returns its process id."""
-    torch.set_num_threads(1)
+def warm_up(threads: int = 1) -> int:
+    """Ready this process for runs, each solving on `threads` threads; returns its process id."""
+    use_threads(threads)
     data = _tiny_data()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a tiny problem may warn about its narrow rank band

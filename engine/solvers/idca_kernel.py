@@ -6,7 +6,10 @@ Python dispatch around the two passes over the data a step really needs. Here a 
 one call: each step is one pass over the rows computing h = X̃·v while it buckets the scores among
 the ramp cuts (the group means of both ramp parts follow from the buckets), then one pass for the
 chosen direction: X̃ᵀ·∇f0 on an objective step, or the sum of x̃_i over the active band of one
-group on a constraint step. Tests check it against the generic step iterate by iterate.
+group on a constraint step. Both passes run on CHUNKS fixed row ranges at once, on as many
+threads as `engine.threads` allows, each range adding into its own sums, which are then added
+in range order: the steps are the same on any number of threads. Tests check them against the
+generic step iterate by iterate.
 """
 
 from __future__ import annotations
@@ -15,12 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
+from numba import njit, prange
 
 from engine.design import BlockForm
 from engine.fairness.constraints import PSPConstraint
 from engine.kernels import bucket_means, bucket_of, csr_matvec
 from engine.solvers.switching import TIE_TOLERANCE, TINY_NORM_SQUARED
+
+CHUNKS = 4  # row ranges the passes of a step split into: enough for 4 threads, fixed for all
 
 
 @dataclass(frozen=True)
@@ -206,50 +211,40 @@ def _steps(
 ):  # fmt: skip
     n, d = zeta.shape[0], v.shape[0]
     n_grid, n_groups, m = theta.shape[0], group_sizes.shape[0], minus.shape[0]
-    u = np.empty(e_ptr.shape[0] - 1)  # block vectors, u_b = u[b·width : (b + 1)·width]
-    block_grad = np.empty(e_ptr.shape[0] - 1)
+    size, n_cuts = e_ptr.shape[0] - 1, 2 * n_grid
+    n_slots = n_groups * (n_cuts + 1)
+    starts = np.linspace(0, n, CHUNKS + 1).astype(np.int64)
+    u = np.empty(size)  # block vectors, u_b = u[b·width : (b + 1)·width]
+    block_grad = np.empty(size)
+    chunk_grad = np.empty((CHUNKS, size))
+    chunk_loss = np.empty(CHUNKS)
     h = np.empty(n)
-    n_cuts = 2 * n_grid
-    one = np.uint64(1)
     bucket = np.zeros(n, dtype=np.uint64)  # number of cuts below h_i
-    # Σ of the block rows per (group, bucket), kept as samples change bucket (rarely: scores and
-    # cuts move little per step), so a constraint direction is a sum over buckets, not rows
-    bucket_rows = np.zeros((n_groups, n_cuts + 1, e_ptr.shape[0] - 1))
+    # Σ of the block rows per (chunk, group, bucket), kept as samples change bucket (rarely:
+    # scores and cuts move little per step), so a constraint direction is a sum over buckets
+    bucket_rows = np.zeros((CHUNKS, n_groups, n_cuts + 1, size))
     cuts = np.empty(n_cuts)
     bounds = np.empty(n_cuts + 2)  # −∞, the sorted cuts, +∞: bucket b is (bounds[b], bounds[b + 1]]
     bounds[0], bounds[-1] = -np.inf, np.inf
     slots = codes.astype(np.uint32) * np.uint32(n_cuts + 1)  # sample i's (group, 0) slot
-    sums = np.empty(n_groups * (n_cuts + 1))
-    counts = np.empty(n_groups * (n_cuts + 1))
+    chunk_sums = np.empty((CHUNKS, n_slots))
+    chunk_counts = np.empty((CHUNKS, n_slots))
+    sums = np.empty(n_slots)
+    counts = np.empty(n_slots)
     means = np.empty((n_groups, 2 * n_grid))
     d_w = np.empty(d)
     d_theta = np.empty(n_grid)
     g = np.empty(m)
     violation, scale, branch, objective_steps = np.nan, 0.0, 0, 0
-    inverse_n = 1.0 / n
     for step in range(steps):
         # scores and the ramp means: σ^±((h − θ_p)/τ) = max{h − (θ_p ∓ τ/2), 0}/τ
         order, sorted_cuts = _ramp_kinks(theta, tau, cuts)
         bounds[1:-1] = sorted_cuts
-        sums[:] = 0.0
-        counts[:] = 0.0
         csr_matvec(e_ptr, e_idx, e_val, v, u)
-        for i in range(n):
-            offset = block[i] * width
-            acc = _row_score(indptr, indices, data, valued, u, i, offset)
-            h[i] = acc
-            b = bucket[i]  # try the last bucket first
-            if step == 0 or bounds[b] >= acc or acc > bounds[b + one]:
-                b = np.uint64(bucket_of(acc, sorted_cuts))
-                if step == 0 or b != bucket[i]:
-                    for q in range(indptr[i], indptr[i + 1]):
-                        column = offset + indices[q]
-                        if step > 0:
-                            bucket_rows[codes[i], bucket[i], column] -= data[q]
-                        bucket_rows[codes[i], b, column] += data[q]
-                    bucket[i] = b
-            sums[slots[i] + b] += acc
-            counts[slots[i] + b] += 1.0
+        _score_pass(indptr, indices, data, valued, width, block, codes, slots, u, starts, step == 0,
+                    bounds, sorted_cuts, h, bucket, bucket_rows, chunk_sums, chunk_counts)  # fmt: skip
+        _add_chunks(chunk_sums, sums)
+        _add_chunks(chunk_counts, counts)
         sums_2d = sums.reshape((n_groups, n_cuts + 1))
         counts_2d = counts.reshape((n_groups, n_cuts + 1))
         bucket_means(sums_2d, counts_2d, sorted_cuts, order, means)
@@ -266,21 +261,15 @@ def _steps(
                 return step, False, np.nan, best_objective, np.nan, 0.0, 0, objective_steps
         worst = np.argmax(g >= g.max() - TIE_TOLERANCE)  # as `switching.worst_row`
         violation = g[worst]
-        block_grad[:] = 0.0
         if violation <= epsilon:  # objective step: logistic loss and X̃ᵀ∇f0 in one pass
-            # (engine.objectives.LogisticLoss.value_and_grad, inlined: numba cannot call it)
             branch = 1
             objective_steps += 1
-            loss = 0.0
-            for i in range(n):  # ln(1 + exp(z)) = max(z, 0) + ln(1 + e), e = exp(−|z|) ≤ 1
-                z = -zeta[i] * h[i]
-                e = np.exp(-abs(z))
-                inverse = 1.0 / (1.0 + e)
-                loss += max(z, 0.0) - np.log(inverse)
-                r_i = -zeta[i] * (inverse if z >= 0 else e * inverse) * inverse_n
-                _add_row(indptr, indices, data, valued, block_grad, i, block[i] * width, r_i)
+            _loss_pass(indptr, indices, data, valued, width, block, zeta, h, starts, chunk_grad,
+                       chunk_loss)  # fmt: skip
+            _add_chunks(chunk_grad, block_grad)
+            block_grad /= n
             csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
-            objective = loss / n + proximal
+            objective = chunk_loss.sum() / n + proximal
             if objective < best_objective:
                 best_objective = objective
                 best_v[:] = v
@@ -295,8 +284,10 @@ def _steps(
             kink = n_grid + p if side == 0 else p  # lower rows: σ⁻ at θ_p + τ/2; upper: σ⁺
             above = np.argmax(order == kink) + 1  # the buckets above the kink
             active = counts_2d[k, above:].sum()
-            for b in range(above, n_cuts + 1):  # Σ x̃_i over the group's samples above it
-                block_grad += bucket_rows[k, b]
+            block_grad[:] = 0.0
+            for c in range(CHUNKS):  # Σ x̃_i over the group's samples above it
+                for b in range(above, n_cuts + 1):
+                    block_grad += bucket_rows[c, k, b]
             csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
             slope = 1.0 / (tau * group_sizes[k])
             d_w *= slope
@@ -314,6 +305,64 @@ def _steps(
         v -= scale * d_w
         theta -= scale * d_theta
     return steps, False, objective, best_objective, violation, scale, branch, objective_steps
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _score_pass(
+    indptr, indices, data, valued, width, block, codes, slots, u, starts, first, bounds,
+    sorted_cuts, h, bucket, bucket_rows, chunk_sums, chunk_counts,
+):  # fmt: skip
+    """h = X̃·v, each sample's bucket among the sorted cuts (its block row moved between the
+    chunk's per-bucket sums when the bucket changes) and the chunk's score sums and counts per
+    (group, bucket) slot; the chunks run in parallel."""
+    one = np.uint64(1)
+    chunk_sums[:] = 0.0
+    chunk_counts[:] = 0.0
+    for c in prange(starts.shape[0] - 1):
+        for i in range(starts[c], starts[c + 1]):
+            offset = block[i] * width
+            acc = _row_score(indptr, indices, data, valued, u, i, offset)
+            h[i] = acc
+            b = bucket[i]  # try the last bucket first
+            if first or bounds[b] >= acc or acc > bounds[b + one]:
+                b = np.uint64(bucket_of(acc, sorted_cuts))
+                if first or b != bucket[i]:
+                    for q in range(indptr[i], indptr[i + 1]):
+                        column = offset + indices[q]
+                        if not first:
+                            bucket_rows[c, codes[i], bucket[i], column] -= data[q]
+                        bucket_rows[c, codes[i], b, column] += data[q]
+                    bucket[i] = b
+            chunk_sums[c, slots[i] + b] += acc
+            chunk_counts[c, slots[i] + b] += 1.0
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _loss_pass(
+    indptr, indices, data, valued, width, block, zeta, h, starts, chunk_grad, chunk_loss
+):
+    """Each chunk's logistic loss Σ ln(1 + exp(−ζ_i h_i)) and its X̃ᵀ-sum of the loss's
+    derivatives in the scores (engine.objectives.LogisticLoss.value_and_grad, inlined: numba
+    cannot call it); the chunks run in parallel."""
+    chunk_grad[:] = 0.0
+    for c in prange(starts.shape[0] - 1):
+        loss = 0.0
+        for i in range(starts[c], starts[c + 1]):
+            z = -zeta[i] * h[i]  # ln(1 + exp(z)) = max(z, 0) + ln(1 + e), e = exp(−|z|) ≤ 1
+            e = np.exp(-abs(z))
+            inverse = 1.0 / (1.0 + e)
+            loss += max(z, 0.0) - np.log(inverse)
+            r_i = -zeta[i] * (inverse if z >= 0 else e * inverse)
+            _add_row(indptr, indices, data, valued, chunk_grad[c], i, block[i] * width, r_i)
+        chunk_loss[c] = loss
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_chunks(per_chunk, out):
+    """out = the sum of the rows of `per_chunk`, in row order."""
+    out[:] = per_chunk[0]
+    for c in range(1, per_chunk.shape[0]):
+        out += per_chunk[c]
 
 
 @njit(cache=True, nogil=True)

@@ -16,6 +16,7 @@ from engine.solvers import Budget, solve
 from engine.solvers.catalogue.paper003 import IDCAConfig
 from engine.solvers.idca import IDCA
 from engine.solvers.idca_kernel import ramp_psp_minus_linearization
+from engine.threads import share_of_cores, use_threads
 
 INTERVAL = (0.1, 0.5)
 
@@ -181,6 +182,24 @@ def test_compiled_steps_follow_the_generic_steps(groups, model, proximal):
     for key, value in generic.candidate().items():
         np.testing.assert_allclose(compiled.candidate()[key], value, rtol=1e-9, atol=1e-12)
     assert compiled.objective == pytest.approx(generic.objective, rel=1e-12)
+
+
+def test_compiled_steps_are_the_same_on_any_number_of_threads():
+    problem = psp_problem(toy_prepared(seed=4, groups=3))
+    config = IDCAConfig(outer_iterations=3, inner_iterations=80, patience=0)
+    candidates = []
+    try:
+        for threads in (1, 2, 1):
+            use_threads(threads)
+            solver = IDCA(problem, config, np.random.default_rng(0))
+            while not solver.advance(50).done:
+                pass
+            candidates.append(solver.candidate())
+    finally:
+        use_threads(share_of_cores(1))
+    for other in candidates[1:]:
+        for key, value in candidates[0].items():
+            np.testing.assert_array_equal(other[key], value)
 
 
 def test_compiled_run_keeps_the_iteration_budget(toy):

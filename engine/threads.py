@@ -1,0 +1,24 @@
+"""How many threads one process's solving may use: torch's operations and the compiled loops of
+the solvers (`engine.solvers.idca_kernel` splits a step's passes over the rows among threads).
+
+Processes that solve side by side (the runner's workers, a Dask worker's tasks) share the cores:
+more threads than cores make every step wait for a thread that is not running."""
+
+from __future__ import annotations
+
+import os
+
+import numba
+import torch
+
+
+def share_of_cores(processes: int) -> int:
+    """The threads each of `processes` solving processes may use on this machine (at least 1)."""
+    return max(1, (os.cpu_count() or 1) // max(1, processes))
+
+
+def use_threads(threads: int) -> None:
+    """Let this process's solving (torch and the compiled loops, called from this thread) use
+    `threads` threads."""
+    torch.set_num_threads(threads)
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
