@@ -126,8 +126,9 @@ def measure_minibatch(rows: int, seconds: float) -> dict:
 
 def in_fresh_process(*arguments: str) -> dict:
     """Run this script with `arguments` in a new interpreter; its last output line (JSON)."""
-    done = subprocess.run([sys.executable, __file__, *arguments], check=True,
-                          capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run([sys.executable, __file__, *arguments], capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"the child run {' '.join(arguments)} failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -143,7 +144,8 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--sizes", type=int, nargs="+", help="income-task rows, all splits")
     parser.add_argument("--quick", action="store_true", help="small sizes, K = 10, a short run")
-    parser.add_argument("--minibatch-seconds", type=float, default=120.0)
+    parser.add_argument("--minibatch-seconds", type=float, default=120.0,
+                        help="solver seconds of the minibatch run on the largest size; 0: none")  # fmt: skip
     parser.add_argument("--child", choices=("files", "idca", "minibatch"), help=argparse.SUPPRESS)
     parser.add_argument("--rows", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--outer", type=int, default=IDCAConfig().outer_iterations,
@@ -180,14 +182,17 @@ def main() -> None:
               f"{result['accuracy']:>9.4f}{result['psp']:>9.4f}{result['load']:>6.1f}",
               flush=True)  # fmt: skip
     counts = [r["rows"] for r in results]
-    print("\nfitted exponent b of time ∝ rows^b: "
-          f"prepare {fitted_exponent(counts, [r['prepare'] for r in results]):.2f}, "
-          f"IDCA wall {fitted_exponent(counts, [r['wall'] for r in results]):.2f}, "
-          f"step {fitted_exponent(counts, [r['step'] for r in results]):.2f}, "
-          f"report {fitted_exponent(counts, [r['report'] for r in results]):.2f}, "
-          f"peak memory {fitted_exponent(counts, [r['peak'] for r in results]):.2f}")  # fmt: skip
+    if len(counts) > 1:
+        print("\nfitted exponent b of time ∝ rows^b: "
+              f"prepare {fitted_exponent(counts, [r['prepare'] for r in results]):.2f}, "
+              f"IDCA wall {fitted_exponent(counts, [r['wall'] for r in results]):.2f}, "
+              f"step {fitted_exponent(counts, [r['step'] for r in results]):.2f}, "
+              f"report {fitted_exponent(counts, [r['report'] for r in results]):.2f}, "
+              f"peak memory {fitted_exponent(counts, [r['peak'] for r in results]):.2f}")  # fmt: skip
     for r in results:
         print(f"  {r['rows']:,} rows: {r['stop']}")
+    if budget <= 0:
+        return
     largest = max(sizes)
     mini = in_fresh_process("--child", "minibatch", "--rows", str(largest),
                             "--minibatch-seconds", str(budget))  # fmt: skip

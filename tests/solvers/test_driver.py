@@ -184,8 +184,9 @@ def test_a_solvers_own_iteration_cap_ends_the_run_as_budget(toy, solver, family,
 
 
 def test_slow_records_take_a_bounded_share_of_the_run(toy, monkeypatch):
-    """When a surrogate record costs 30 ms, records come at most every 4 × 30 ms: they take at
-    most a fifth of the run's wall time, however slow the full-data pass."""
+    """When a surrogate record costs 50 ms, the next comes 19 × 50 ms later: the records take
+    about a twentieth of the run's wall time (the run's last record aside), however slow the
+    full-data pass."""
     import time
 
     from engine.solvers.base import Solver
@@ -193,15 +194,15 @@ def test_slow_records_take_a_bounded_share_of_the_run(toy, monkeypatch):
     view = Solver.surrogate_view
 
     def slow_view(self):
-        time.sleep(0.03)
+        time.sleep(0.05)
         return view(self)
 
     monkeypatch.setattr(Solver, "surrogate_view", slow_view)
     started = time.perf_counter()
-    solution = solve(problem_of(toy), "sgd", budget=Budget(max_seconds=0.6))
+    solution = solve(problem_of(toy), "sgd", budget=Budget(max_seconds=3.0))
     wall = time.perf_counter() - started
     surrogate = [r for r in solution.trajectory if r.kind == "surrogate"]
-    assert len(surrogate) * 0.03 <= 0.3 * wall
+    assert (len(surrogate) - 1) * 0.05 <= wall / 16
     assert len(surrogate) >= 3
 
 
