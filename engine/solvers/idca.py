@@ -29,6 +29,7 @@ from engine.solvers.base import Snapshot, Solver, StepInfo
 from engine.solvers.catalogue.paper003 import IDCAConfig
 from engine.solvers.idca_kernel import (
     RampPSPData,
+    StepsWorkspace,
     ramp_psp_minus_linearization,
     ramp_psp_steps,
 )
@@ -65,6 +66,7 @@ class IDCA(Solver):
         self.counts = OracleCounts()
         self._snapshots: list[Snapshot] = []
         self._ramp_psp = self._compiled_steps_data() if config.compiled else None
+        self._workspace = None if self._ramp_psp is None else StepsWorkspace.of(self._ramp_psp)
         self._start_outer(w, theta)
 
     def _compiled_steps_data(self) -> RampPSPData | None:
@@ -165,6 +167,7 @@ class IDCA(Solver):
             (sub.minus, sub.d_w, sub.d_theta), (self.best[0], best_v, best_theta),
             self.objective, (config.epsilon, config.proximal, config.max_step),
             min(max_iterations, config.inner_iterations - self.inner),
+            self._workspace, rebuild=self.inner == 0,
         )  # fmt: skip
         if result.best_objective < self.best[0]:
             self.best = (result.best_objective, best_v, best_theta)

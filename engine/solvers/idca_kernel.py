@@ -123,6 +123,25 @@ def ramp_psp_minus_linearization(
     return MinusLinearization(value, d_w, d_theta, h)
 
 
+@dataclass(frozen=True)
+class StepsWorkspace:
+    """What the compiled steps keep per row between calls: each row's score and bucket among
+    the ramp cuts, and the per-(chunk, group, bucket) sums of the block rows. A run of steps
+    only moves the rows that changed bucket; the sums are rebuilt from the rows at the start of
+    each subproblem (`rebuild`), so rounding from rows moving in and out never builds up."""
+
+    scores: np.ndarray
+    bucket: np.ndarray
+    bucket_rows: np.ndarray
+
+    @classmethod
+    def of(cls, problem: RampPSPData) -> StepsWorkspace:
+        n, n_groups = len(problem.zeta), len(problem.group_sizes)
+        size, n_cuts = len(problem.expand[0]) - 1, 2 * len(problem.grid)
+        return cls(np.empty(n), np.zeros(n, dtype=np.uint64),
+                   np.zeros((CHUNKS, n_groups, n_cuts + 1, size)))  # fmt: skip
+
+
 @dataclass
 class StepsResult:
     """The last of the steps taken: `branch` 1 objective / 0 constraint, its worst subproblem
@@ -149,10 +168,13 @@ def ramp_psp_steps(
     objective: float,
     settings: tuple[float, float, float],
     steps: int,
+    workspace: StepsWorkspace,
+    rebuild: bool,
 ) -> StepsResult:
     """Up to `steps` switching steps on subproblem (31) centred at (w^k, θ^k) = `center`, with
     f⁻ frozen as (value, ∂_w, ∂_θ) = `linearization`. `v`, `theta` and the best iterate's arrays
-    are updated in place; `settings` = (ε, μ, longest move). Stops early at a zero direction."""
+    are updated in place; `settings` = (ε, μ, longest move). Stops early at a zero direction.
+    `workspace` carries the rows' buckets from the last call; `rebuild` recomputes them all."""
     epsilon, mu, max_step = settings
     out = _steps(
         problem.indptr, problem.indices, problem.data, problem.valued, problem.width, problem.block,
@@ -160,6 +182,7 @@ def ramp_psp_steps(
         *problem.expand_t, problem.zeta, problem.codes, problem.group_sizes,
         problem.temperature, v, theta, center[0], center[1],
         *linearization, best[1], best[2], best[0], objective, epsilon, mu, max_step, steps,
+        workspace.scores, workspace.bucket, workspace.bucket_rows, rebuild,
     )  # fmt: skip
     done, stationary, objective, best_objective, violation, scale, branch, objective_steps = out
     return StepsResult(done, bool(stationary), objective, best_objective, violation, scale, branch,
@@ -208,7 +231,7 @@ def _steps(
     indptr, indices, data, valued, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, zeta, codes,
     group_sizes, tau, v, theta, center_w, center_theta, minus,
     minus_dw, minus_dtheta, best_v, best_theta, best_objective, objective, epsilon, mu,
-    max_step, steps,
+    max_step, steps, h, bucket, bucket_rows, rebuild,
 ):  # fmt: skip
     n, d = zeta.shape[0], v.shape[0]
     n_grid, n_groups, m = theta.shape[0], group_sizes.shape[0], minus.shape[0]
@@ -219,11 +242,11 @@ def _steps(
     block_grad = np.empty(size)
     chunk_grad = np.empty((CHUNKS, size))
     chunk_loss = np.empty(CHUNKS)
-    h = np.empty(n)
-    bucket = np.zeros(n, dtype=np.uint64)  # number of cuts below h_i
-    # Σ of the block rows per (chunk, group, bucket), kept as samples change bucket (rarely:
-    # scores and cuts move little per step), so a constraint direction is a sum over buckets
-    bucket_rows = np.zeros((CHUNKS, n_groups, n_cuts + 1, size))
+    # bucket[i]: the number of cuts below h_i; bucket_rows: Σ of the block rows per (chunk,
+    # group, bucket), kept as samples change bucket (rarely: scores and cuts move little per
+    # step), so a constraint direction is a sum over buckets
+    if rebuild:
+        bucket_rows[:] = 0.0
     cuts = np.empty(n_cuts)
     bounds = np.empty(n_cuts + 2)  # −∞, the sorted cuts, +∞: bucket b is (bounds[b], bounds[b + 1]]
     bounds[0], bounds[-1] = -np.inf, np.inf
@@ -242,8 +265,8 @@ def _steps(
         order, sorted_cuts = _ramp_kinks(theta, tau, cuts)
         bounds[1:-1] = sorted_cuts
         csr_matvec(e_ptr, e_idx, e_val, v, u)
-        _score_pass(indptr, indices, data, valued, width, block, codes, slots, u, starts, step == 0,
-                    bounds, sorted_cuts, h, bucket, bucket_rows, chunk_sums, chunk_counts)  # fmt: skip
+        _score_pass(indptr, indices, data, valued, width, block, codes, slots, u, starts,
+                    rebuild and step == 0, bounds, sorted_cuts, h, bucket, bucket_rows, chunk_sums, chunk_counts)  # fmt: skip
         _add_chunks(chunk_sums, sums)
         _add_chunks(chunk_counts, counts)
         sums_2d = sums.reshape((n_groups, n_cuts + 1))
