@@ -4,7 +4,7 @@ Adult (bundled), groups by sex, linear model with group cross-terms (paper 003, 
 I = [5 %, 30 %), 10 values of κ from 0.3 to 0.01 (geometric), the paper's IDCA defaults. The
 same sweep runs twice on fresh stores, as the Frontier page and `sweep` run it:
 - cold: every point from w⁰ = 0 (paper 003, G.2.2);
-- warm: a continuation sweep (`engine.runs.continuation`): two chains, loose to tight κ, each
+- warm: a continuation sweep (`engine.runs.continuation`): two chains, tight to loose κ, each
   point starting from the model of the point before it in its chain.
 
 Printed: the wall time of each sweep from submission to the last result (targets: warm ≤ 60 s),

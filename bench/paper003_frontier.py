@@ -57,8 +57,8 @@ def main() -> None:
           f"I = [5%, 30%), |Î| = 10, IDCA K ≤ {args.outer} (chosen on validation)")  # fmt: skip
     print(f"{'κ':>6}{'acc':>9}{'1−pSP':>9}{'1−SP':>9}{'train 1−pSP':>13}{'K':>6}{'s':>7}"
           f"{'paper acc':>11}{'paper fair':>12}")  # fmt: skip
-    rows = [(None, "unconstrained", None)] + [(k, "idca", IDCAConfig(outer_iterations=args.outer))
-                                              for k in args.kappas]  # fmt: skip
+    paper = IDCAConfig(outer_iterations=args.outer, patience=0)  # the paper runs all K
+    rows = [(None, "unconstrained", None)] + [(k, "idca", paper) for k in args.kappas]
     for kappa, solver, config in rows:
         constraint = None if kappa is None else ConstraintSpec("pSP", kappa, INTERVAL)
         problem = Problem(data, model, constraint, interval=INTERVAL)

@@ -10,6 +10,7 @@ short, with the details in a subtitle, so that they fit a half-width column.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -53,6 +54,7 @@ MAX_TRAJECTORY_POINTS = 1000  # per trace: a run of hours logs tens of thousands
 GROUPS_FIGURE_HEIGHT = 300  # pixels
 TITLE_MARGIN = 90  # pixels above the plot: one title line and one subtitle line
 SUBTITLE_LINE = 18  # pixels more for each further subtitle line
+SUBTITLE_WIDTH = 80  # characters of a subtitle line that fit a figure of the page
 HISTOGRAM_BINS = 80
 CENTRAL_MASS = (0.005, 0.995)  # the pooled score quantiles a score axis always shows
 AXIS_MARGIN = 0.05  # of the shown score range, on each side
@@ -937,19 +939,25 @@ def _spread_suffix(frontier: Frontier) -> str:
 
 
 def _frontier_subtitle(frontier: Frontier) -> str:
-    text = (f"mean ± {spread_name(frontier.spread, frontier.confidence)} over seeds"
-            if _has_spread(frontier)
-            else f"one seed per point: no {SPREAD_WORDS[frontier.spread]}")  # fmt: skip
-    text += "; lines join each solver's best trade-offs"
+    parts = [f"mean ± {spread_name(frontier.spread, frontier.confidence)} over seeds"
+             if _has_spread(frontier)
+             else f"one seed per point: no {SPREAD_WORDS[frontier.spread]}",
+             "lines join each solver's best trade-offs"]  # fmt: skip
     if frontier.fronts:
-        text += "; a line with markers is one run's front, ◆ the model it reports"
+        parts.append("a line with markers is one run's front, ◆ the model it reports")
     if any(p.few_scores for p in frontier.points):
-        text += (f"; “n scores”: at most {FEW_DISTINCT_SCORES} distinct scores (a randomised "
-                 "classifier's probabilities), so pSP is coarse")  # fmt: skip
-    text += "".join(f"; {honour_words(split)}" for split in honoured_splits(frontier.ordinary))
+        parts.append(f"“n scores”: at most {FEW_DISTINCT_SCORES} distinct scores (a randomised "
+                     "classifier's probabilities), so pSP is coarse")  # fmt: skip
+    parts += [honour_words(split) for split in honoured_splits(frontier.ordinary)]
     if frontier.skipped:
-        text += f"; {len(frontier.skipped)} run(s) lacked a metric"
-    return text
+        parts.append(f"{len(frontier.skipped)} run(s) lacked a metric")
+    return _lines(parts)
+
+
+def _lines(parts: list[str], width: int = SUBTITLE_WIDTH) -> str:
+    """The parts joined by "; ", wrapped into lines of at most `width` characters joined by
+    "<br>": Plotly does not wrap a subtitle, and a long one runs past the figure's edge."""
+    return "<br>".join(textwrap.wrap("; ".join(parts), width))
 
 
 def _front_hover(point: FrontierPoint, quantity: str, score: str) -> str:

@@ -89,7 +89,7 @@ def main() -> None:
         seeds = list(range(int(st.sidebar.number_input("Seeds (splits)", 1, 10, key="n_seeds"))))
         warm = st.sidebar.checkbox(
             "Start each κ from its neighbour's model", key="continuation",
-            help="a continuation sweep: from loose to tight κ, each point of IDCA, SSG, SSw or "
+            help="a continuation sweep: from tight to loose κ, each point of IDCA, SSG, SSw or "
                  "SSL-ALM starts from the model of the point before it (two chains, as two runs "
                  "go at once), which ends most runs far sooner; off, every point starts afresh",
         )  # fmt: skip

@@ -1,12 +1,16 @@
 """Continuation sweeps: each point of a κ or I sweep starts from a neighbouring point's model.
 
-From a loose κ to a tighter one (and from one interval to the next) the neighbour's solution is
-close to the next point's: switching steps restore feasibility from it in a few outer iterations,
-and IDCA's stopping rule (no change of f0 for `patience` outer iterations) then ends the run long
-before its K (bench/frontier_speed.py measures both ways on Adult).
+A chain goes from tight κ to loose: a tighter κ's model satisfies every looser κ's constraint,
+so each point starts inside its feasible set, where switching methods (paper 003, Alg. 2 and
+spec 003 §3.2) must start, and improves its objective from there, as a cold start from the fair
+w⁰ = 0 does, but from further along; IDCA's stopping rule (f0 no longer falling over `patience`
+outer iterations) ends it. The other way, a looser κ's model lies outside the tighter κ's feasible
+set: restoring feasibility from it leaves the run on the constraint's boundary at a worse model
+(less accurate and less fair on test than its cold twin on Adult), where it stalls
+(bench/frontier_speed.py measures the sweep both cold and warm).
 
 The points of one line of the sweep (the runs that differ only in κ and I) are ordered from
-loose to tight κ within each interval, intervals in order, and dealt in turn to `chains` chains:
+tight to loose κ within each interval, intervals in order, and dealt in turn to `chains` chains:
 each chain's first point starts cold and every later one from the point before it in its chain,
 so `chains` runs of a line go at once. The store starts a run only once the run it starts from
 has ended (`Store.queued`); a point whose neighbour ended without a model starts cold and says so.
@@ -34,7 +38,7 @@ def continuation_specs(specs: list[RunSpec], chains: int) -> list[RunSpec]:
             lines[_line_key(spec)].append(index)
     warm = list(specs)
     for members in lines.values():
-        ordered = sorted(members, key=lambda i: (specs[i].interval, -specs[i].constraint.kappa))
+        ordered = sorted(members, key=lambda i: (specs[i].interval, specs[i].constraint.kappa))
         for chain in range(min(chains, len(ordered))):
             previous: RunSpec | None = None
             for index in ordered[chain::chains]:

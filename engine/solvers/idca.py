@@ -16,6 +16,7 @@ compiled steps count the same as the generic ones.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,7 +62,8 @@ class IDCA(Solver):
         self.has_theta = "theta" in aux  # pSP's θ (empty when κ = 1 leaves no grid point)
         theta = aux["theta"].numpy().copy() if self.has_theta else np.zeros(0)
         self.outer, self.inner, self.total = 0, 0, 0
-        self.unchanged = 0
+        # f0 at the last patience + 1 outer iterates, since the last infeasible one
+        self.feasible_objectives: deque[float] = deque(maxlen=config.patience + 1)
         self.objective = problem.loss(self.design.matvec(w))  # latest g0 computed
         self.counts = OracleCounts()
         self._snapshots: list[Snapshot] = []
@@ -124,12 +126,11 @@ class IDCA(Solver):
         feasible = bool(np.isfinite(objective))
         if not feasible:
             w, theta = self.v, self.theta
-        previous = self.sub.objective
         self.outer += 1
         self._start_outer(w, theta)
-        change = abs(self.sub.objective - previous) / max(1.0, abs(previous))
-        unchanged = feasible and change <= self.config.stop_tolerance
-        self.unchanged = self.unchanged + 1 if unchanged else 0
+        if not feasible:
+            self.feasible_objectives.clear()
+        self.feasible_objectives.append(self.sub.objective)
         if (
             self.outer % self.config.snapshot_every == 0
             or self.outer == self.config.outer_iterations
@@ -137,14 +138,25 @@ class IDCA(Solver):
             self._snapshot()
         if self.outer >= self.config.outer_iterations:
             return StopReason(StopCode.ITERATION_CAP, f"all K = {self.outer} outer iterations done")
-        if self.config.patience and self.unchanged >= self.config.patience:
+        if self._stalled():
             self._snapshot()
             return StopReason(
                 StopCode.CONVERGED,
-                f"objective unchanged for {self.unchanged} outer iterations: stopped at outer "
-                f"iteration {self.outer} of {self.config.outer_iterations}",
+                f"objective down by less than {self.config.stop_tolerance:g} (relative) over "
+                f"{self.config.patience} outer iterations: stopped at outer iteration "
+                f"{self.outer} of {self.config.outer_iterations}",
             )
         return None
+
+    def _stalled(self) -> bool:
+        """f0 fell by no more than `stop_tolerance` (relative) over the last `patience` outer
+        iterations, all feasible: the outer loop has stopped making progress (late in a run f0
+        creeps down while the model's accuracy no longer moves)."""
+        window = self.feasible_objectives
+        if not self.config.patience or len(window) <= self.config.patience:
+            return False
+        latest = window[-1]
+        return window[0] - latest <= self.config.stop_tolerance * max(1.0, abs(latest))
 
     def _snapshot(self) -> None:
         if self._snapshots and self._snapshots[-1].outer == self.outer:

@@ -24,10 +24,10 @@ from engine.runs.submit import submit
 from engine.solvers import Budget
 from engine.status import StopCode, StopReason
 
-KAPPAS = [0.05, 0.3, 0.1, 0.2, 0.02]  # in no order: a chain runs them from loose to tight
+KAPPAS = [0.05, 0.3, 0.1, 0.2, 0.02]  # in no order: a chain runs them from tight to loose
 
 
-def test_points_start_from_their_looser_neighbour_in_as_many_chains_as_asked(csv_spec):
+def test_points_start_from_their_tighter_neighbour_in_as_many_chains_as_asked(csv_spec):
     base = make_spec(csv_spec)
     specs = sweep_specs(base, KAPPAS, [(0.1, 0.5)], ["idca", "unconstrained"], [0], chains=2)
     idca = [s for s in specs if s.solver == "idca"]
@@ -35,11 +35,10 @@ def test_points_start_from_their_looser_neighbour_in_as_many_chains_as_asked(csv
     assert reference[0].warm_start is None
     chains = chains_of(idca)
     kappas = sorted([s.constraint.kappa for s in chain] for chain in chains)
-    assert kappas == [[0.2, 0.05], [0.3, 0.1, 0.02]]
+    assert kappas == [[0.02, 0.1, 0.3], [0.05, 0.2]]
     for chain in chains:
         assert chain[0].warm_start is None
-        assert [s.constraint.kappa for s in chain] == sorted((s.constraint.kappa for s in chain),
-                                                             reverse=True)  # fmt: skip
+        assert [s.constraint.kappa for s in chain] == sorted(s.constraint.kappa for s in chain)
         for before, after in itertools.pairwise(chain):
             assert after.warm_start == before.run_id
 
@@ -53,7 +52,7 @@ def test_intervals_and_seeds_are_lines_of_their_own_and_cold_sweeps_keep_their_i
     for chain in chains:
         assert len({s.seed for s in chain}) == 1
         assert [(s.interval, s.constraint.kappa) for s in chain] == [
-            ((0.0, 0.3), 0.2), ((0.0, 0.3), 0.1), ((0.1, 0.5), 0.2), ((0.1, 0.5), 0.1)]  # fmt: skip
+            ((0.0, 0.3), 0.1), ((0.0, 0.3), 0.2), ((0.1, 0.5), 0.1), ((0.1, 0.5), 0.2)]  # fmt: skip
     cold = sweep_specs(base, [0.2, 0.1], intervals, ["idca"], [0, 1])
     assert all(s.warm_start is None for s in cold)
     assert continuation_specs(cold, 0) == cold
@@ -88,7 +87,9 @@ def test_a_continuation_sweep_runs_each_point_after_and_from_its_neighbour(store
     submit_sweep("warm", specs, {}, store, workers=2)
     statuses = wait(store, [s.run_id for s in specs], timeout=120)
     assert all(store.run(r).has_model for r in statuses)
-    for spec in specs[1:]:
+    followers = [spec for spec in specs if spec.warm_start is not None]
+    assert [s.constraint.kappa for s in followers] == [0.3, 0.2]  # 0.1 → 0.2 → 0.3
+    for spec in followers:
         row, source = store.run(spec.run_id), store.run(spec.warm_start)
         assert row.started >= source.finished
         assert (

@@ -69,7 +69,7 @@ def test_the_report_gives_each_honoured_run_its_search_sentence_and_kappa_prime_
 def test_the_frontier_subtitle_says_where_kappa_was_honoured(store, honoured_run):
     results = run_results(store.run(honoured_run), store)
     subtitle = frontier_figure(frontier(results, metric="constraint", split="train"))
-    assert honour_words("train") in subtitle.layout.title.subtitle.text
+    assert honour_words("train") in subtitle.layout.title.subtitle.text.replace("<br>", " ")
     plain = [dataclasses.replace(r, honour=None) for r in results]
     assert "κ honoured" not in frontier_figure(frontier(plain)).layout.title.subtitle.text
 

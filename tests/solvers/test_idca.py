@@ -99,11 +99,29 @@ def test_validation_selection_picks_the_best_snapshot(toy):
 
 
 def test_early_stop_when_the_objective_stalls(toy):
-    config = IDCAConfig(outer_iterations=500, inner_iterations=5, epsilon=1e-9, patience=3,
-                        stop_tolerance=1e-3)  # fmt: skip
+    """The run stops at the first outer iteration whose f0 is within the tolerance of the f0
+    `patience` outer iterations before: the same run without the stop shows where that is."""
+    full = IDCAConfig(outer_iterations=300, inner_iterations=5, epsilon=1e-9, snapshot_every=1,
+                      patience=0)  # fmt: skip
+    objectives = []
+    original = IDCA._start_outer
+
+    def recording(self, w, theta):
+        original(self, w, theta)
+        objectives.append(self.sub.objective)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(IDCA, "_start_outer", recording)
+        solve(psp_problem(toy), "idca", full)
+    f0 = np.array(objectives)  # f0 at w⁰, w¹, ..., from w⁰ = 0 every outer iterate is feasible
+    patience, tolerance = 4, 1e-3
+    stalled = [k for k in range(patience + 1, len(f0))
+               if f0[k - patience] - f0[k] <= tolerance * max(1.0, abs(f0[k]))]  # fmt: skip
+    assert stalled, "the toy run should stall within 300 outer iterations"
+    config = dataclasses.replace(full, patience=patience, stop_tolerance=tolerance)
     solution = solve(psp_problem(toy), "idca", config)
     assert solution.status == "converged"
-    assert "unchanged" in solution.reason and solution.iterations < 500 * 5
+    assert f"stopped at outer iteration {stalled[0]} of 300" in solution.reason
 
 
 def test_idca_needs_a_linear_model_and_a_dc_family(toy):

@@ -53,10 +53,12 @@ class IDCAConfig:
         "which iterate to report: 'validation' (best validation accuracy among snapshots, paper 003 G.2.2) or 'last'",
     )
     stop_tolerance: float = option(
-        1e-7, "early stop: relative change of f0 between outer iterates counted as no change"
+        1e-3, "early stop: relative decrease of f0 over `patience` outer iterations counted as none"
     )
     patience: int = option(
-        5, "early stop after this many outer iterations without change (0: never)"
+        10,
+        "early stop when f0 fell by no more than the tolerance over this many outer "
+        "iterations, all feasible (0: never; the paper runs all K)",
     )
     compiled: bool = option(
         True, "run pSP-with-ramp steps in the compiled loop (same iterates, several times faster)"
