@@ -957,7 +957,7 @@ def _frontier_subtitle(frontier: Frontier) -> str:
 def _lines(parts: list[str], width: int = SUBTITLE_WIDTH) -> str:
     """The parts joined by "; ", wrapped into lines of at most `width` characters joined by
     "<br>": Plotly does not wrap a subtitle, and a long one runs past the figure's edge."""
-    return "<br>".join(textwrap.wrap("; ".join(parts), width))
+    return "<br>".join(textwrap.wrap("; ".join(parts), width, break_on_hyphens=False))
 
 
 def _front_hover(point: FrontierPoint, quantity: str, score: str) -> str:
