@@ -266,7 +266,8 @@ def _steps(
         bounds[1:-1] = sorted_cuts
         csr_matvec(e_ptr, e_idx, e_val, v, u)
         _score_pass(indptr, indices, data, valued, width, block, codes, slots, u, starts,
-                    rebuild and step == 0, bounds, sorted_cuts, h, bucket, bucket_rows, chunk_sums, chunk_counts)  # fmt: skip
+                    rebuild and step == 0, bounds, sorted_cuts, h, bucket, bucket_rows,
+                    chunk_sums, chunk_counts)  # fmt: skip
         _add_chunks(chunk_sums, sums)
         _add_chunks(chunk_counts, counts)
         sums_2d = sums.reshape((n_groups, n_cuts + 1))
