@@ -1,5 +1,7 @@
-"""How many threads one process's solving may use: torch's operations and the compiled loops of
-the solvers (`engine.solvers.idca_kernel` splits a step's passes over the rows among threads).
+"""How many threads one process's solving may use in the compiled loops of the solvers
+(`engine.solvers.idca_kernel` splits a step's passes over the rows among threads). Torch's
+operations stay on one thread: the driver (`engine.solvers.driver.solve`) sets that, since a
+solver's tensor operations are many and small.
 
 Processes that solve side by side (the runner's workers, a Dask worker's tasks) share the cores:
 more threads than cores make every step wait for a thread that is not running."""
@@ -9,7 +11,6 @@ from __future__ import annotations
 import os
 
 import numba
-import torch
 
 
 def share_of_cores(processes: int) -> int:
@@ -18,7 +19,5 @@ def share_of_cores(processes: int) -> int:
 
 
 def use_threads(threads: int) -> None:
-    """Let this process's solving (torch and the compiled loops, called from this thread) use
-    `threads` threads."""
-    torch.set_num_threads(threads)
+    """Let this process's compiled loops (called from this thread) use `threads` threads."""
     numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))

@@ -86,7 +86,7 @@ class IDCA(Solver):
     # ---- outer iteration (Alg. 1) ---------------------------------------------------------
     def _start_outer(self, w: np.ndarray, theta: np.ndarray) -> None:
         if self._ramp_psp is not None:
-            linear = ramp_psp_minus_linearization(self._ramp_psp, w, theta)
+            linear = ramp_psp_minus_linearization(self._ramp_psp, w, theta, self._workspace)
             minus, d_w, d_theta, h = linear.value, linear.d_w, linear.d_theta, linear.scores
         else:
             minus, d_w, d_theta, h = self._minus_linearization(w, theta)
@@ -179,7 +179,7 @@ class IDCA(Solver):
             (sub.minus, sub.d_w, sub.d_theta), (self.best[0], best_v, best_theta),
             self.objective, (config.epsilon, config.proximal, config.max_step),
             min(max_iterations, config.inner_iterations - self.inner),
-            self._workspace, rebuild=self.inner == 0,
+            self._workspace,
         )  # fmt: skip
         if result.best_objective < self.best[0]:
             self.best = (result.best_objective, best_v, best_theta)

@@ -112,23 +112,25 @@ class MinusLinearization:
 
 
 def ramp_psp_minus_linearization(
-    problem: RampPSPData, w: np.ndarray, theta: np.ndarray
+    problem: RampPSPData, w: np.ndarray, theta: np.ndarray, workspace: StepsWorkspace
 ) -> MinusLinearization:
-    """What IDCA freezes at each outer iteration, in one pass over the rows."""
-    value, d_w, d_theta, h = _minus_linearization(
+    """What IDCA freezes at each outer iteration, in one pass over the rows, which also buckets
+    the rows at (w, θ) in `workspace`: where the subproblem's steps start."""
+    value, d_w, d_theta = _minus_linearization(
         problem.indptr, problem.indices, problem.data, problem.valued, problem.width, problem.block,
         *problem.expand, *problem.expand_t, problem.codes, problem.group_sizes,
         problem.temperature, problem.grid, problem.band, w, theta,
+        workspace.scores, workspace.bucket, workspace.bucket_rows,
     )  # fmt: skip
-    return MinusLinearization(value, d_w, d_theta, h)
+    return MinusLinearization(value, d_w, d_theta, workspace.scores.copy())
 
 
 @dataclass(frozen=True)
 class StepsWorkspace:
     """What the compiled steps keep per row between calls: each row's score and bucket among
     the ramp cuts, and the per-(chunk, group, bucket) sums of the block rows. A run of steps
-    only moves the rows that changed bucket; the sums are rebuilt from the rows at the start of
-    each subproblem (`rebuild`), so rounding from rows moving in and out never builds up."""
+    only moves the rows that changed bucket; the linearisation at the start of each subproblem
+    sums them afresh from the rows, so rounding from rows moving in and out never builds up."""
 
     scores: np.ndarray
     bucket: np.ndarray
@@ -169,12 +171,11 @@ def ramp_psp_steps(
     settings: tuple[float, float, float],
     steps: int,
     workspace: StepsWorkspace,
-    rebuild: bool,
 ) -> StepsResult:
     """Up to `steps` switching steps on subproblem (31) centred at (w^k, θ^k) = `center`, with
     f⁻ frozen as (value, ∂_w, ∂_θ) = `linearization`. `v`, `theta` and the best iterate's arrays
     are updated in place; `settings` = (ε, μ, longest move). Stops early at a zero direction.
-    `workspace` carries the rows' buckets from the last call; `rebuild` recomputes them all."""
+    `workspace` carries the rows' buckets from the linearisation or the last call."""
     epsilon, mu, max_step = settings
     out = _steps(
         problem.indptr, problem.indices, problem.data, problem.valued, problem.width, problem.block,
@@ -182,7 +183,7 @@ def ramp_psp_steps(
         *problem.expand_t, problem.zeta, problem.codes, problem.group_sizes,
         problem.temperature, v, theta, center[0], center[1],
         *linearization, best[1], best[2], best[0], objective, epsilon, mu, max_step, steps,
-        workspace.scores, workspace.bucket, workspace.bucket_rows, rebuild,
+        workspace.scores, workspace.bucket, workspace.bucket_rows,
     )  # fmt: skip
     done, stationary, objective, best_objective, violation, scale, branch, objective_steps = out
     return StepsResult(done, bool(stationary), objective, best_objective, violation, scale, branch,
@@ -226,12 +227,20 @@ def _ramp_kinks(theta, tau, cuts):
     return order, cuts[order]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _bounds(n_cuts):
+    """−∞, room for the sorted cuts, +∞: bucket b is (bounds[b], bounds[b + 1]]."""
+    bounds = np.empty(n_cuts + 2)
+    bounds[0], bounds[-1] = -np.inf, np.inf
+    return bounds
+
+
 @njit(cache=True, nogil=True)
 def _steps(
     indptr, indices, data, valued, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, zeta, codes,
     group_sizes, tau, v, theta, center_w, center_theta, minus,
     minus_dw, minus_dtheta, best_v, best_theta, best_objective, objective, epsilon, mu,
-    max_step, steps, h, bucket, bucket_rows, rebuild,
+    max_step, steps, h, bucket, bucket_rows,
 ):  # fmt: skip
     n, d = zeta.shape[0], v.shape[0]
     n_grid, n_groups, m = theta.shape[0], group_sizes.shape[0], minus.shape[0]
@@ -245,11 +254,8 @@ def _steps(
     # bucket[i]: the number of cuts below h_i; bucket_rows: Σ of the block rows per (chunk,
     # group, bucket), kept as samples change bucket (rarely: scores and cuts move little per
     # step), so a constraint direction is a sum over buckets
-    if rebuild:
-        bucket_rows[:] = 0.0
     cuts = np.empty(n_cuts)
-    bounds = np.empty(n_cuts + 2)  # −∞, the sorted cuts, +∞: bucket b is (bounds[b], bounds[b + 1]]
-    bounds[0], bounds[-1] = -np.inf, np.inf
+    bounds = _bounds(n_cuts)
     slots = codes.astype(np.uint32) * np.uint32(n_cuts + 1)  # sample i's (group, 0) slot
     chunk_sums = np.empty((CHUNKS, n_slots))
     chunk_counts = np.empty((CHUNKS, n_slots))
@@ -266,7 +272,7 @@ def _steps(
         bounds[1:-1] = sorted_cuts
         csr_matvec(e_ptr, e_idx, e_val, v, u)
         _score_pass(indptr, indices, data, valued, width, block, codes, slots, u, starts,
-                    rebuild and step == 0, bounds, sorted_cuts, h, bucket, bucket_rows,
+                    False, bounds, sorted_cuts, h, bucket, bucket_rows,
                     chunk_sums, chunk_counts)  # fmt: skip
         _add_chunks(chunk_sums, sums)
         _add_chunks(chunk_counts, counts)
@@ -398,34 +404,39 @@ def _add_chunks(per_chunk, out):
 @njit(cache=True, nogil=True)
 def _minus_linearization(
     indptr, indices, data, valued, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, codes,
-    group_sizes, tau, grid, band, w, theta,
+    group_sizes, tau, grid, band, w, theta, h, bucket, bucket_rows,
 ):  # fmt: skip
     """Example D.3: lower f⁻ = mean σ⁺ − p, upper f⁻ = mean σ⁻ + p + κ(β − α), whose
     subgradients are the mean of x̃_i (and −1 for θ_p) over the group's samples above the part's
     kink, /τ. Samples are bucketed among the sorted kinks and their rows summed per bucket, so
-    every row's sum is a suffix sum over buckets (spec 003 §6.2.4, without an n × m matrix)."""
+    every row's sum is a suffix sum over buckets (spec 003 §6.2.4, without an n × m matrix).
+    The bucketing pass is the steps' own (`_score_pass`), into their workspace (h, bucket,
+    bucket_rows), which it leaves at (w, θ)."""
     n_grid, n_groups, n = theta.shape[0], group_sizes.shape[0], codes.shape[0]
     n_cuts, size = 2 * n_grid, e_ptr.shape[0] - 1
+    n_slots = n_groups * (n_cuts + 1)
     cuts = np.empty(n_cuts)
     order, sorted_cuts = _ramp_kinks(theta, tau, cuts)
     position = np.empty(n_cuts, dtype=np.int64)
     position[order] = np.arange(n_cuts)
     u = np.empty(size)
     csr_matvec(e_ptr, e_idx, e_val, w, u)
-    sums = np.zeros((n_groups, n_cuts + 1))
-    counts = np.zeros((n_groups, n_cuts + 1))
-    rows = np.zeros((n_groups, n_cuts + 1, size))  # Σ of block rows per (group, bucket)
-    h = np.empty(n)
-    for i in range(n):
-        offset = block[i] * width
-        acc = _row_score(indptr, indices, data, valued, u, i, offset)
-        h[i] = acc
-        b = bucket_of(acc, sorted_cuts)
-        g = codes[i]
-        sums[g, b] += acc
-        counts[g, b] += 1.0
-        for q in range(indptr[i], indptr[i + 1]):
-            rows[g, b, offset + indices[q]] += data[q]
+    starts = np.linspace(0, n, CHUNKS + 1).astype(np.int64)
+    slots = codes.astype(np.uint32) * np.uint32(n_cuts + 1)
+    chunk_sums = np.empty((CHUNKS, n_slots))
+    chunk_counts = np.empty((CHUNKS, n_slots))
+    bounds = _bounds(n_cuts)
+    bounds[1:-1] = sorted_cuts
+    bucket_rows[:] = 0.0
+    _score_pass(indptr, indices, data, valued, width, block, codes, slots, u, starts, True,
+                bounds, sorted_cuts, h, bucket, bucket_rows, chunk_sums,
+                chunk_counts)  # fmt: skip
+    sums = np.empty((n_groups, n_cuts + 1))
+    counts = np.empty((n_groups, n_cuts + 1))
+    _add_chunks(chunk_sums.reshape((CHUNKS, n_groups, n_cuts + 1)), sums)
+    _add_chunks(chunk_counts.reshape((CHUNKS, n_groups, n_cuts + 1)), counts)
+    rows = np.empty((n_groups, n_cuts + 1, size))  # Σ of block rows per (group, bucket)
+    _add_chunks(bucket_rows, rows)
     means = np.empty((n_groups, n_cuts))
     above = bucket_means(sums, counts, sorted_cuts, order, means)
     for j in range(n_cuts, 0, -1):  # rows[:, b] becomes the sum over buckets ≥ b
@@ -444,4 +455,4 @@ def _minus_linearization(
         value[r] = mean - grid[p] if side == 0 else mean + grid[p] + band
         csr_matvec(et_ptr, et_idx, et_val, rows[k, j + 1] * slope, d_w[r])
         d_theta[r, p] = -above[k, j] * slope
-    return value, d_w, d_theta, h
+    return value, d_w, d_theta

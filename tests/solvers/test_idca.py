@@ -233,7 +233,7 @@ def test_compiled_linearisation_equals_the_generic_one(groups, model):
     w = rng.normal(scale=0.7, size=problem.design().shape[1])
     scores = problem.design().matvec(w)
     theta = np.quantile(scores, 1 - problem.bound.grid)  # cuts spread across the scores
-    compiled = ramp_psp_minus_linearization(solver._ramp_psp, w, theta)
+    compiled = ramp_psp_minus_linearization(solver._ramp_psp, w, theta, solver._workspace)
     value, d_w, d_theta, h = solver._minus_linearization(w, theta)
     assert (scores > theta.max() + 0.5).any() and (scores < theta.min() - 0.5).any()
     np.testing.assert_allclose(compiled.scores, h, rtol=1e-12, atol=1e-12)
