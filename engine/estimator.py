@@ -101,7 +101,7 @@ class FitRun:
         return {
             "solver": self.solver,
             "config": dataclasses.asdict(self.config),
-            "constraint": dataclasses.asdict(self.constraint) if self.constraint else None,
+            "constraint": self.constraint.to_dict() if self.constraint else None,
             "interval": list(self.interval),
             "objective": objective_to_dict(self.objective),
         }

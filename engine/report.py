@@ -16,7 +16,7 @@ import plotly.io as pio
 
 from engine.plots import TrajectoryAxis, trajectory_figure, trajectory_run
 from engine.runs.describe import Setting, describe_spec, run_label, split_settings
-from engine.runs.honour_search import HonourSearch, honour_search, search_table
+from engine.runs.honour_search import HonourSearch, honour_search, search_table, search_titles
 from engine.runs.results import metrics_rows, run_verdict
 from engine.runs.spec import constraint_from_dict
 from engine.runs.store import Store
@@ -103,14 +103,13 @@ def _verdict_block(run: ReportRun) -> str:
 
 
 def _search_block(search: HonourSearch, quantity: str) -> str:
-    """A run's κ′ search: what it did in words, then one row per solve, the reported one ◆."""
-    where = search.split_words
-    rows = [{"solve": row["solve"], "κ′": f"{row['kappa_prime']:.4g}",
-             f"{quantity} ({where})": row["value"], f"accuracy ({where})": row["accuracy"],
-             "iterations": row["iterations"], f"≤ κ = {search.kappa:g}": _MEETS[row["meets_kappa"]],
-             "reported": "◆" if row["chosen"] else ""}
+    """A run's search: what it did in words, then one row per solve, the reported one ◆."""
+    titles = search_titles(search, quantity)
+    marks = {"meets_kappa": lambda v: _MEETS[v], "chosen": lambda v: "◆" if v else "",
+             "kappa_prime": lambda v: f"{v:.4g}", "temperature": lambda v: f"{v:.3g}"}  # fmt: skip
+    rows = [{titles[key][0]: marks.get(key, lambda v: v)(value) for key, value in row.items()}
             for row in search_table(search)]  # fmt: skip
-    said = f"κ′ search, honouring κ on {where}" + (
+    said = f"Holding κ on {search.split_words}" + (
         f": {search.sentence}." if search.sentence else ""
     )
     return f"<p class='search'>{html.escape(said)}</p>{_table(rows)}"

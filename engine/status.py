@@ -6,6 +6,8 @@ A run is `queued`, then `running`, then ends in one of:
     converged    the solver's own stopping rule fired (stationary point, no progress, L-BFGS)
     budget       a budget ended it: the run's time or iteration budget, or the solver's own
                  iteration cap (e.g. IDCA's K outer iterations); the model may not be final
+    infeasible   the run holds κ on the exact training value, and no model it solved for met κ
+                 there (the closest is kept)
     diverged     a non-finite objective or constraint value; the last finite iterate is kept
     failed       it could not run or could not finish (bad input, a failed projection, a worker
                  that died); a failed solver step keeps the iterate before it
@@ -28,6 +30,7 @@ class RunStatus(StrEnum):
     CONVERGED = "converged"
     BUDGET = "budget"
     DIVERGED = "diverged"
+    INFEASIBLE = "infeasible"
     FAILED = "failed"
     CANCELLED = "cancelled"
     INTERRUPTED = "interrupted"
@@ -37,7 +40,9 @@ ACTIVE = frozenset({RunStatus.QUEUED, RunStatus.RUNNING})
 FINAL = frozenset(RunStatus) - ACTIVE
 # the ends that leave a reported model (a failed solver step keeps the iterate before it, and
 # then has a model too: see `Store.has_model`)
-WITH_MODEL = frozenset({RunStatus.CONVERGED, RunStatus.BUDGET, RunStatus.DIVERGED})
+WITH_MODEL = frozenset(
+    {RunStatus.CONVERGED, RunStatus.BUDGET, RunStatus.DIVERGED, RunStatus.INFEASIBLE}
+)
 # a queued or finished run with one of these ends is worth starting again as it is
 RETRYABLE = frozenset({RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.INTERRUPTED})
 
@@ -50,6 +55,7 @@ class StopCode(StrEnum):
     ITERATION_BUDGET = "iteration_budget"  # the run's iteration budget
     ITERATION_CAP = "iteration_cap"  # the solver's own iteration count (K, T, ...)
     NON_FINITE = "non_finite"
+    KAPPA_UNMET = "kappa_unmet"  # no model solved for met κ on the exact training value
     STEP_FAILED = "step_failed"  # e.g. a projection the convex solver could not do
     USER_ERROR = "user_error"  # the problem cannot be solved as specified
     INTERNAL_ERROR = "internal_error"
@@ -64,6 +70,7 @@ STATUS_OF_CODE: dict[StopCode, RunStatus] = {
     StopCode.ITERATION_BUDGET: RunStatus.BUDGET,
     StopCode.ITERATION_CAP: RunStatus.BUDGET,
     StopCode.NON_FINITE: RunStatus.DIVERGED,
+    StopCode.KAPPA_UNMET: RunStatus.INFEASIBLE,
     StopCode.STEP_FAILED: RunStatus.FAILED,
     StopCode.USER_ERROR: RunStatus.FAILED,
     StopCode.INTERNAL_ERROR: RunStatus.FAILED,

@@ -62,7 +62,7 @@ def rank_band_problem(
 
 
 def _vacuous(kappa: float, alpha: float, beta: float, grid: str) -> bool:
-    """κ = 1 on the inside grid leaves no grid point (engine.fairness.constraints.psp.psp_grid)."""
+    """κ = 1 on the inside grid leaves no grid point (engine.fairness.constraint_spec.psp_grid)."""
     return grid == "inside" and beta - kappa * (beta - alpha) <= alpha
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
+
+import numpy as np
 
 from engine.errors import UserError
 
@@ -36,6 +39,9 @@ class ConstraintSpec:
     grid: GridMode = "inside"
     threshold: float = 0.0
     options: tuple[tuple[str, OptionValue], ...] = ()
+    # rank levels added to pSP's grid Î (constraint generation: `engine.fairness.refine` adds
+    # the ranks where a model's exact gap exceeds κ); empty for the grid alone
+    ranks: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.family, str) or not self.family:
@@ -75,6 +81,27 @@ class ConstraintSpec:
         if len(set(names)) != len(names):
             raise UserError(f"Repeated constraint option in {names}.")
         object.__setattr__(self, "options", tuple(sorted((str(k), v) for k, v in opts)))
+        ranks = tuple(sorted({float(r) for r in self.ranks}))
+        if not all(_finite(r) and 0.0 <= r < 1.0 for r in ranks):
+            raise UserError(f"the added ranks must lie in [0, 1), got {self.ranks!r}.")
+        object.__setattr__(self, "ranks", ranks)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as JSON-able values, without `ranks` when there are none: the canonical
+        JSON (and so the run id) of a spec is what it was before the field existed."""
+        fields = dataclasses.asdict(self)
+        if not fields["ranks"]:
+            del fields["ranks"]
+        return fields
+
+    def rank_levels(self) -> np.ndarray:
+        """pSP's grid Î: `psp_grid` of the spec's interval, κ, size and mode, with the added
+        `ranks`, sorted."""
+        alpha, beta = self.interval if self.interval is not None else (0.0, 1.0)
+        grid = psp_grid(alpha, beta, self.kappa, self.grid_size, self.grid)
+        if not self.ranks or grid.size == 0:
+            return grid
+        return np.unique(np.concatenate([grid, self.ranks]))
 
     def option(self, name: str, default: OptionValue) -> OptionValue:
         """The family-specific option `name`, or `default` when the spec does not set it."""
@@ -82,6 +109,23 @@ class ConstraintSpec:
             if key == name:
                 return value
         return default
+
+
+def psp_grid(alpha: float, beta: float, kappa: float, size: int, mode: GridMode) -> np.ndarray:
+    """The grid Î of rank levels p.
+
+    "inside" (spec 003 §1.7): `linspace(α, β − κ(β − α), size, endpoint=False)`, the range of
+    Lemma 5.1, so no grid point restricts ranks outside I. Empty when κ = 1 (pSP is then vacuous).
+    "literal": `size` equally spaced values in I = [α, β) (paper 003, Sec. 7.1 read literally).
+    """
+    if mode == "inside":
+        hi = beta - kappa * (beta - alpha)
+        if hi <= alpha:
+            return np.zeros(0)
+        return np.linspace(alpha, hi, size, endpoint=False)
+    if mode == "literal":
+        return np.linspace(alpha, beta, size, endpoint=False)
+    raise UserError(f"Unknown grid {mode!r}; use 'inside' or 'literal'.")
 
 
 def _finite(value: object) -> bool:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from engine.capabilities import Capability
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec, OptionValue
+from engine.fairness.refine import Refinement, refine_pdp, refine_psp, refine_rate_gap
 from engine.lazy import load_object
 from engine.task import Task
 
@@ -123,6 +124,13 @@ class Family:
     uses_interval: bool = False
     uses_subgroups: bool = False  # constrains the data's overlapping subgroups when it has them
     tasks: frozenset[Task] = frozenset({Task.CLASSIFICATION})
+    # a finer surrogate for a model whose exact training value exceeds κ although its surrogate
+    # holds (`engine.fairness.refine`), given (spec, κ, train scores, groups, labels); None for a
+    # family whose surrogate has no resolution to refine (only an inner κ′ then tightens it)
+    refine: Callable[..., Refinement | None] | None = None
+    # why κ bounds a surrogate's scale rather than the exact quantity's (so no exact value can
+    # be held to it); empty when κ is on the exact quantity's scale
+    kappa_scale: str = ""
 
     def load(self) -> type[BoundConstraint]:
         return load_object(self.implementation)
@@ -142,28 +150,31 @@ def _offers(*capabilities: Capability) -> frozenset[Capability]:
 # disjoint such sets: on a batch with equally many rows of every group, each of these means is an
 # unbiased estimate of its value on the data (a group's rows hold a uniform sample of each cell).
 # RATE_MOMENTS where the rows are gaps of groups' positive rates that fairlearn's moments bound.
+_QUADRATIC_SCALE = ("κ bounds the quadratic surrogate ½(1 + x)² of the AUC gap, which may exceed "
+                    "1 (paper 003, G.3.2), not the exact gap")
 _DC, _BATCH, _RATES = Capability.DC_PARTS, Capability.MINIBATCH_ROWS, Capability.RATE_MOMENTS
 FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
     f.name: f
     for f in (
         # rows affine in group means of σ((h − θ_p)/τ), θ_p a variable (paper 003, eq. 15)
         Family("pSP", "paper 003, model (15)", _C + "psp:PSPConstraint", _check_psp, "pSP",
-               _offers(_DC, _BATCH, Capability.PENALTY_TERM), uses_interval=True),
+               _offers(_DC, _BATCH, Capability.PENALTY_TERM), uses_interval=True,
+               refine=refine_psp),
         # not MINIBATCH_ROWS: the clipped rate min{s_k, β} − min{s_k, α} of a batch's rate s_k
         # is biased where s_k may cross α or β (paper 003, eq. 20)
         Family("pDP", "paper 003, model (21)", _C + "pdp:PDPConstraint", _check_pdp, "pDP",
-               _offers(_DC, Capability.PENALTY_TERM), uses_interval=True),
+               _offers(_DC, Capability.PENALTY_TERM), uses_interval=True, refine=refine_pdp),
         # rows affine in the group losses (paper 000, eq. 4)
         Family("group_loss_gap", "paper 000, eq. (4)", _C + "group_loss:GroupLossGap",
                _check_group_loss, "group-loss gap",
                _offers(_DC, _BATCH, Capability.LOSS_GAP_PENALTY)),
         # DP, EO, EOpp: differences of rates, means over groups or (group, label) cells
         Family("DP", "paper 001, eq. (15)", _C + "rate_gaps:DemographicParityGap",
-               _check_rate_gap, "DP gap", _offers(_DC, _BATCH, _RATES)),
+               _check_rate_gap, "DP gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap),
         Family("EO", "paper 001, eq. (17)", _C + "rate_gaps:EqualizedOddsGap", _check_rate_gap,
-               "EO gap", _offers(_DC, _BATCH, _RATES)),
+               "EO gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap),
         Family("EOpp", "paper 001, Sec. 2.1", _C + "rate_gaps:EqualOpportunityGap",
-               _check_rate_gap, "EOpp gap", _offers(_DC, _BATCH, _RATES)),
+               _check_rate_gap, "EOpp gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap),
         # not MINIBATCH_ROWS: a batch's mean over all its rows weighs the groups equally, the
         # data's by their sizes (paper 001, eq. 18)
         Family("intersectional_hinge", "paper 001, eq. (18)",
@@ -177,13 +188,13 @@ FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
         # means over the pairs of two groups or cells (paper 003, eq. 103)
         Family("quad_group_auc", "paper 003, eq. (102)", _C + "quadratic_auc:QuadraticGroupAUC",
                _check_quadratic_auc, "group-AUC gap",
-               _offers(_BATCH, Capability.QUADRATIC_GROUP_AUC)),
+               _offers(_BATCH, Capability.QUADRATIC_GROUP_AUC), kappa_scale=_QUADRATIC_SCALE),
         Family("quad_inter", "paper 003, eq. (105)", _C + "quadratic_auc:QuadraticInterAUC",
                _check_quadratic_auc, "inter-group AUC gap",
-               _offers(_BATCH, Capability.QUADRATIC_INTER)),
+               _offers(_BATCH, Capability.QUADRATIC_INTER), kappa_scale=_QUADRATIC_SCALE),
         Family("quad_intra", "paper 003, eq. (107)", _C + "quadratic_auc:QuadraticIntraAUC",
                _check_quadratic_auc, "intra-group AUC gap",
-               _offers(_BATCH, Capability.QUADRATIC_INTRA)),
+               _offers(_BATCH, Capability.QUADRATIC_INTRA), kappa_scale=_QUADRATIC_SCALE),
     )
 })  # fmt: skip
 

@@ -96,7 +96,8 @@ def grid_points(
         specs.setdefault(run_id, (point, spec))
     if base.honour is not None and not any(spec.honour for _, spec in specs.values()):
         _, first = next(iter(specs.values()))  # no point honours κ: say why for the first
-        raise UserError(str(honour_refusal(first.solver, first.constraint is not None)))
+        family = first.constraint.family if first.constraint else None
+        raise UserError(str(honour_refusal(first.solver, family)))
     return list(specs.values())
 
 
@@ -168,7 +169,7 @@ def _point_spec(
     if model.kind == "linear":
         model = replace(model, hidden=base.model.hidden, activation=base.model.activation)
     constraint = spec.constraint if card.constrained or keep_constraint else None
-    honours = honour_refusal(spec.solver, constraint is not None) is None
+    honours = honour_refusal(spec.solver, constraint.family if constraint else None) is None
     return replace(spec, model=model, constraint=constraint,
                    config=dataclasses.asdict(config_from_dict(card.Config, spec.config)),
                    honour=spec.honour if honours else None)  # fmt: skip

@@ -65,7 +65,7 @@ class RunSpec:
                 "data": spec_to_dict(self.data),
                 "prepare": _prepare_dict(self.prepare),
                 "model": dataclasses.asdict(self.model),
-                "constraint": dataclasses.asdict(self.constraint) if self.constraint else None,
+                "constraint": self.constraint.to_dict() if self.constraint else None,
                 "interval": list(self.interval),
                 "solver": self.solver,
                 "config": dict(self.config),
@@ -126,7 +126,8 @@ class RunSpec:
             raise UserError(f"{self.solver} starts where its paper says; it takes no warm start "
                             "from another run's model")  # fmt: skip
         if self.honour is not None:
-            check_honour(self.solver, self.constraint is not None, self.honour)
+            check_honour(self.solver, self.constraint.family if self.constraint else None,
+                         self.honour)  # fmt: skip
         if self.constraint is not None:
             check_constraint(self.constraint)
         family = self.constraint.family if self.constraint else None

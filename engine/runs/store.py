@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.data.paths import BUNDLED_DATA
 from engine.errors import UserError
-from engine.solvers.records import FRONT, HONOUR, KAPPA_PRIME
+from engine.solvers.records import FRONT, HONOUR, KAPPA_PRIME, SOLVE
 from engine.status import WITH_MODEL, RunStatus, StopCode, StopReason, stop_code
 
 SCHEMA_VERSION = 2
@@ -387,17 +387,21 @@ class Store:
 
     def last_surrogate_violation(self, run_id: str) -> float | None:
         """The largest surrogate row of the run's last surrogate record (the solver's own view
-        of feasibility at the end), or None when it logged none; of a run that honours κ
-        (`engine.solvers.honour`), the last of the solve whose model it reports, the one whose
-        κ′ its chosen "honour" record names."""
-        chosen = ("SELECT json_extract(data, '$.values.kappa_prime') FROM records"
-                  " WHERE run_id = ?1 AND kind = ?2 AND json_extract(data, '$.state.chosen') = 'yes'")  # fmt: skip
+        of feasibility at the end), or None when it logged none; of a run whose solves form a
+        search (`engine.solvers.solve_sequence`), the last of the solve whose model it reports,
+        the one its chosen "honour" record names (by index, or by κ′ in runs stored before
+        solves had one)."""
+        chosen = ("SELECT {} FROM records WHERE run_id = ?1 AND kind = ?2"
+                  " AND json_extract(data, '$.state.chosen') = 'yes'")  # fmt: skip
+        index, kappa_prime = (chosen.format("iteration"),
+                              chosen.format("json_extract(data, '$.values.kappa_prime')"))  # fmt: skip
         with self._connect() as db:
             row = db.execute(
                 "SELECT max_violation FROM records WHERE run_id = ?1 AND kind = 'surrogate'"
-                f" AND (NOT EXISTS ({chosen}) OR json_extract(data, ?3) = ({chosen}))"
+                f" AND (NOT EXISTS ({index}) OR json_extract(data, ?3) = ({index})"
+                f" OR (json_extract(data, ?3) IS NULL AND json_extract(data, ?4) = ({kappa_prime})))"
                 " ORDER BY seq DESC LIMIT 1",
-                (run_id, HONOUR, f'$.state."{KAPPA_PRIME}"'),
+                (run_id, HONOUR, f'$.state."{SOLVE}"', f'$.state."{KAPPA_PRIME}"'),
             ).fetchone()
         return None if row is None else row[0]
 

@@ -16,6 +16,7 @@ FRONT = "front"  # the kind of the records of a run's front, one per model
 FRONT_COORDINATE = "coord."  # a front record's coordinates are its values "coord.<name>"
 HONOUR = "honour"  # the kind of the records of a run's κ′ search, one per solve
 KAPPA_PRIME = "honour.kappa_prime"  # in a record's state: the κ′ of the solve that made it
+SOLVE = "honour.solve"  # in a record's state: the index of the solve that made it (0, 1, ...)
 
 
 @dataclass(frozen=True)
@@ -80,10 +81,10 @@ class Solution:
     def last_surrogate(self) -> IterationRecord | None:
         """The last record of the solver's own (surrogate) view, if any; of a run that honours κ
         (`engine.solvers.honour`), the last of the solve whose model it reports."""
-        chosen = next((r.values["kappa_prime"] for r in self.trajectory
+        chosen = next((float(r.iteration) for r in self.trajectory
                        if r.kind == HONOUR and r.state.get("chosen") == "yes"), None)  # fmt: skip
         return next((r for r in reversed(self.trajectory) if r.kind == "surrogate"
-                     and (chosen is None or r.state.get(KAPPA_PRIME) == chosen)), None)  # fmt: skip
+                     and (chosen is None or r.state.get(SOLVE) == chosen)), None)  # fmt: skip
 
     def to_dict(self, with_scores: bool = False) -> dict[str, Any]:
         out = {

@@ -150,12 +150,12 @@ def problem_controls(
                    objective, honour)  # fmt: skip
 
 
-def honour_control(solvers: list[str]) -> str | None:
+def honour_control(solvers: list[str], family: str) -> str | None:
     """The "Honour κ on" control: validation (the default), train or off, for the chosen
     `solvers`; the split, or None when off or when no chosen solver can honour κ (the control
     is then greyed out). The solvers that cannot are named under it, with why: their runs
     solve at κ alone."""
-    refusals = {name: honour_refusal(name, solver_card(name).constrained) for name in solvers}
+    refusals = {name: honour_refusal(name, family) for name in solvers}
     able = [name for name, refusal in refusals.items() if refusal is None]
     initial("honour", HONOUR_SPLITS[0])
     choice = st.sidebar.radio(
@@ -264,7 +264,7 @@ def _solver_controls(
     solvers = chosen_solvers(st.session_state["solvers"], refusals)
     initial("seconds", 60.0, float)
     seconds = float(st.sidebar.number_input("Time budget per run (s)", 1.0, 3600.0, key="seconds"))
-    honour = honour_control(solvers) if honour_choice else None
+    honour = honour_control(solvers, family) if honour_choice else None
     configs = {}
     with st.sidebar.expander("Advanced solver settings"):
         for name in solvers:

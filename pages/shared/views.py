@@ -16,7 +16,7 @@ from engine.fairness.families import family_entry, quantity_name
 from engine.runs import Store
 from engine.runs.describe import run_label
 from engine.runs.frontier import SCORE_NAMES, Frontier, front_table
-from engine.runs.honour_search import honour_search, search_table
+from engine.runs.honour_search import honour_search, search_table, search_titles
 from engine.runs.results import constraint_of, metrics_rows, run_verdict
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HONOUR
@@ -167,36 +167,34 @@ def metrics_table(
 
 
 def honour_search_view(store: Store, run_id: str) -> None:
-    """The κ′ search of a run that honours κ (`engine.solvers.honour`): a title, the sentence
-    that says which κ′ the run used and why, and one row per inner solve (κ′, the exact
-    constrained value and accuracy on the honoured split, iterations, whether it meets κ), the
-    chosen one marked ◆. Nothing for a run without one."""
+    """The search of a run that holds κ on the training data and honours it on validation
+    (`engine.solvers.exact_train`, `engine.solvers.honour`): a title, the sentence that says
+    what was done and why, and one row per solve (κ′, the surrogate's grid and width, the exact
+    constrained value on train and on the honoured split, accuracy, iterations, whether it
+    meets κ), the chosen one marked ◆. Nothing for a run without one."""
     search = honour_search(store.records(run_id, kind=HONOUR))
     if search is None:
         return
     spec = store.run(run_id).spec
     quantity = quantity_name(constraint_of(spec)[0])
     where = search.split_words
-    st.markdown(f"**κ′ search of {run_label(spec)}**, honouring κ on {where}")
+    st.markdown(f"**Solves of {run_label(spec)}**, holding κ on {where}")
     if search.sentence:
         st.caption(f"{search.sentence}.")
-    if search.sigma is not None and search.split_rows is not None:
+    if search.sigma is not None and search.split_rows is not None and search.split != "train":
         st.caption(f"Sampling noise of {quantity} on {where} ({search.split_rows:,} rows): "
                    f"σ ≈ {search.sigma:.4f}; values closer than σ cannot be told apart.")  # fmt: skip
-    frame = pd.DataFrame(search_table(search))
+    frame = pd.DataFrame(search_table(search)).dropna(axis="columns", how="all")
     frame["meets_kappa"] = frame["meets_kappa"].map({True: "✓", False: "✗"}).fillna("—")
     frame["chosen"] = frame["chosen"].map({True: "◆", False: ""})
-    number = st.column_config.NumberColumn
+    titles = search_titles(search, quantity)
+    formats = {"kappa_prime": "%.4g", "temperature": "%.3g", "train_value": "%.4f",
+               "value": "%.4f", "accuracy": "%.4f"}  # fmt: skip
+    texts = ("refined", "meets_kappa", "chosen")
     st.dataframe(frame, hide_index=True, width="content", column_config={
-        "solve": number("solve", help="the solves in the order they ran"),
-        "kappa_prime": number("κ′", format="%.4g", help="the inner tolerance the surrogate "
-                              "constraint was held to"),
-        "value": number(f"{quantity} ({where})", format="%.4f",
-                        help=f"exact {quantity} of the solve's model on {where}"),
-        "accuracy": number(f"accuracy ({where})", format="%.4f"),
-        "iterations": number("iterations"),
-        "meets_kappa": st.column_config.TextColumn(f"≤ κ = {search.kappa:g}"),
-        "chosen": st.column_config.TextColumn("chosen", help="◆: the model the run reports"),
+        key: (st.column_config.TextColumn(title, help=help) if key in texts else
+              st.column_config.NumberColumn(title, help=help, format=formats.get(key)))
+        for key, (title, help) in titles.items()
     })  # fmt: skip
 
 

@@ -19,7 +19,7 @@ from engine.runs.results import run_results, run_verdict, solution_verdict
 from engine.runs.submit import submit
 from engine.runs.worker import execute_run
 from engine.solvers.honour_rules import HONOUR
-from engine.solvers.records import KAPPA_PRIME, IterationRecord, Solution
+from engine.solvers.records import KAPPA_PRIME, SOLVE, IterationRecord, Solution
 from engine.status import StopCode, StopReason
 from engine.verdict import Label
 
@@ -55,13 +55,13 @@ def test_the_report_gives_each_honoured_run_its_search_sentence_and_kappa_prime_
     blocks = text.split("<div class='verdict")[1:]
     honoured_block, plain_block = blocks
     assert html.escape(search.sentence) in honoured_block
-    assert "κ′ search, honouring κ on train" in honoured_block
+    assert "Holding κ on train" in honoured_block
     assert "<th>κ′</th>" in honoured_block and "<th>pSP (train)</th>" in honoured_block
     assert honoured_block.count("<td>◆</td>") == 1  # the reported solve, marked
     for row in search.rows:
         assert f"<td>{row.kappa_prime:.4g}</td>" in honoured_block
         assert f"<td>{row.value:.4f}</td>" in honoured_block
-    assert "κ′ search" not in plain_block
+    assert "Holding κ" not in plain_block
     assert "κ honoured on train" in honoured_block  # its own settings say it; the plain's do not
     assert "κ honoured" not in plain_block
 
@@ -77,12 +77,15 @@ def test_the_frontier_subtitle_says_where_kappa_was_honoured(store, honoured_run
 # ---- the surrogate of the reported solve --------------------------------------------------
 
 
-def _search_records(chosen: float) -> list[IterationRecord]:
+def _search_records(chosen: float, indexed: bool = True) -> list[IterationRecord]:
     """Two solves, κ′ = 0.2 then 0.1: the first's last surrogate is feasible (violation −0.01),
-    the second's is not (+0.3); then the search's records with the solve at `chosen` reported."""
+    the second's is not (+0.3); then the search's records with the solve at `chosen` reported.
+    `indexed`: the surrogate records name their solve, as they do since solves have an index
+    (before, only their κ′)."""
     surrogate = [(0.2, 0.0), (0.2, -0.01), (0.1, 0.5), (0.1, 0.3)]
     records = [IterationRecord(i, 0.1 * i, "surrogate", objective=1.0, max_violation=violation,
-                               state={KAPPA_PRIME: kappa_prime})
+                               state={KAPPA_PRIME: kappa_prime} | (
+                                   {SOLVE: float(kappa_prime == 0.1)} if indexed else {}))
                for i, (kappa_prime, violation) in enumerate(surrogate)]  # fmt: skip
     for i, kappa_prime in enumerate((0.2, 0.1)):
         state = {"split": "train", "chosen": "yes" if kappa_prime == chosen else "no"}
@@ -97,16 +100,21 @@ def _metrics() -> dict[str, dict[str, float | None]]:
     return {"train": dict(row), "test": dict(row)}
 
 
+@pytest.mark.parametrize("indexed", [True, False])
 @pytest.mark.parametrize(("chosen", "violation"), [(0.2, -0.01), (0.1, 0.3)])
-def test_the_last_surrogate_is_that_of_the_reported_solve(store, csv_spec, chosen, violation):
+def test_the_last_surrogate_is_that_of_the_reported_solve(
+    store, csv_spec, chosen, violation, indexed
+):
     spec = dataclasses.replace(make_spec(csv_spec, kappa=KAPPA), honour="train")
     store.enqueue(spec.run_id, spec.to_dict())
     store.claim(spec.run_id, pid=1)
-    records = _search_records(chosen)
+    records = _search_records(chosen, indexed)
     store.append_records(spec.run_id, [r.to_dict() for r in records], first_seq=0)
     store.finish(spec.run_id, StopReason(StopCode.CONVERGED, "converged"), iterations=4,
                  seconds=0.4, metrics=_metrics())  # fmt: skip
     assert store.last_surrogate_violation(spec.run_id) == pytest.approx(violation)
+    if not indexed:
+        return  # a Solution is made by this version: its records name their solve
     solution = Solution("idca", {}, StopReason(StopCode.CONVERGED, "converged"), 4, 0.4,
                         {}, _metrics(), records, [], ("a", "b"), None, None)  # fmt: skip
     assert solution.last_surrogate().max_violation == pytest.approx(violation)

@@ -51,11 +51,16 @@ def test_a_solutions_search_is_one_row_per_solve_with_the_chosen_one_marked(csv_
     train = problem.data.train
     sigma = value_noise(problem.constraint, train.groups, train.y)
     assert search.sigma == pytest.approx(sigma) and search.split_rows == len(train)
-    assert f"κ′ = {chosen.kappa_prime:.4g}" in search.sentence or "at κ′ = κ" in search.sentence
+    if chosen.kappa_prime != KAPPA:
+        assert f"κ′ = {chosen.kappa_prime:.4g}" in search.sentence
     table = search_table(search)
     assert [row["chosen"] for row in table] == [row.chosen for row in search.rows]
-    assert set(table[0]) == {"solve", "kappa_prime", "value", "accuracy", "iterations",
-                             "meets_kappa", "chosen"}  # fmt: skip
+    assert [row["train_value"] for row in table] == [row.value for row in search.rows]
+    assert set(table[0]) == {"solve", "kappa_prime", "levels", "temperature", "refined",
+                             "train_value", "accuracy", "iterations", "meets_kappa",
+                             "chosen"}  # fmt: skip
+    validation = honour_search(solve_honouring(problem, "idca", "val").trajectory)
+    assert "value" in search_table(validation)[0]  # on validation: its value beside train's
     assert honour_search(solve(problem, "idca", budget=None).trajectory) is None
 
 

@@ -6,7 +6,7 @@ metric from engine.fairness), `aux_init` and, where the family has one, `dc` (co
 with subgradients), so a solver never needs to know which family it solves.
 """
 
-from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.constraint_spec import ConstraintSpec, psp_grid
 
 from .auc_gap import AUCGap, empirical_auc, square_pair_loss
 from .base import BoundConstraint, DCParts, GroupData, Linearization, RowSubgradient
@@ -14,7 +14,7 @@ from .exact import EXACT_FUNCTIONS, MissingExactMetric, exact_metric
 from .group_loss import GroupLossGap
 from .intersectional import IntersectionalHinge
 from .pdp import PDPConstraint
-from .psp import PSPConstraint, TinyBandWarning, VacuousConstraintWarning, psp_grid
+from .psp import PSPConstraint, TinyBandWarning, VacuousConstraintWarning
 from .rate_gaps import DemographicParityGap, EqualizedOddsGap, EqualOpportunityGap
 from .registry import bind, bind_ids, family
 from .surrogates import Surrogate, group_mean_relu, mean_relu

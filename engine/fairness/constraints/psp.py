@@ -14,8 +14,6 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from engine.errors import UserError
-from engine.fairness.constraint_spec import GridMode
 from engine.variables import Box, Kind
 
 from .base import (
@@ -34,24 +32,7 @@ from .base import (
 from .exact import exact_metric
 from .surrogates import Surrogate
 
-__all__ = ["PSPConstraint", "TinyBandWarning", "VacuousConstraintWarning", "psp_grid"]
-
-
-def psp_grid(alpha: float, beta: float, kappa: float, size: int, mode: GridMode) -> np.ndarray:
-    """The grid Î of rank levels p.
-
-    "inside" (spec 003 §1.7): `linspace(α, β − κ(β − α), size, endpoint=False)`, the range of
-    Lemma 5.1, so no grid point restricts ranks outside I. Empty when κ = 1 (pSP is then vacuous).
-    "literal": `size` equally spaced values in I = [α, β) (paper 003, Sec. 7.1 read literally).
-    """
-    if mode == "inside":
-        hi = beta - kappa * (beta - alpha)
-        if hi <= alpha:
-            return np.zeros(0)
-        return np.linspace(alpha, hi, size, endpoint=False)
-    if mode == "literal":
-        return np.linspace(alpha, beta, size, endpoint=False)
-    raise UserError(f"Unknown grid {mode!r}; use 'inside' or 'literal'.")
+__all__ = ["PSPConstraint", "TinyBandWarning", "VacuousConstraintWarning"]
 
 
 class PSPConstraint(BoundConstraint):
@@ -66,7 +47,7 @@ class PSPConstraint(BoundConstraint):
         self._set("alpha", alpha)
         self._set("beta", beta)
         self._set("band", self.spec.kappa * (beta - alpha))
-        grid = psp_grid(alpha, beta, self.spec.kappa, self.spec.grid_size, self.spec.grid)
+        grid = self.spec.rank_levels()
         self._set("grid", grid)
         self._set("_p", torch.as_tensor(grid, dtype=torch.float64))
         self._set("sigma", Surrogate(self.spec.surrogate, self.spec.temperature))

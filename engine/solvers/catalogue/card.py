@@ -64,6 +64,13 @@ class SolverCard:
     # solution, so a sweep continues along κ or I instead of starting each point afresh); empty
     # when it starts only where its paper says
     warm_start: str = ""
+    # the option holding the surrogate rows to a tolerance ε (a row ≤ ε counts as feasible),
+    # which a run that holds κ on the exact training value lowers where its rows' band asks for
+    # less (`engine.fairness.refine.Refinement.tolerance`); empty for a solver without one
+    tolerance_option: str = ""
+    # why κ does not bind the solver's model although it takes a constraint (a penalty whose
+    # weight sets the trade-off), citing the paper; empty when κ bounds its surrogate rows
+    kappa_free: str = ""
 
     def __post_init__(self) -> None:
         ordered = {c: self.needs[c] for c in Capability if c in self.needs}

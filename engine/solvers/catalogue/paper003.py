@@ -175,20 +175,21 @@ CARDS = (
                                     "convex in the weights only then",
                    C.CONVEX: "paper 003, eq. 31: its subproblems are convex",
                    C.DC_PARTS: "paper 003, eq. 27",
-               }, warm_start=_SWITCHING_START),
+               }, warm_start=_SWITCHING_START, tolerance_option="epsilon"),
     SolverCard("ssg", SSGConfig, "003",
                "switching subgradient directly on the non-convex surrogate problem (paper 003, "
                "Alg. 3)", _S + "ssg:SwitchingSubgradient", needs={
                    C.AFFINE_SCORES: _LINEAR_STEPS,
                    C.SURROGATE: "paper 003, Alg. 3: it steps along the most violated row",
-               }, warm_start=_SWITCHING_START),
+               }, warm_start=_SWITCHING_START, tolerance_option="epsilon"),
     SolverCard("penalty", PenaltyConfig, "003",
                "regularisation baseline: subgradient descent on f0 + λ·(surrogate pSP or pDP) "
                "(paper 003, App. G.4)", _S + "penalty:Penalty", needs={
                    C.AFFINE_SCORES: _LINEAR_STEPS,
                    C.PENALTY_TERM: "paper 003, App. G.4, defines it for pSP, eq. 114, and "
                                    "pDP, eq. 119",
-               }),
+               }, kappa_free="κ plays no part in its penalty, whose weight λ sets the "
+                             "trade-off (paper 003, App. G.4)"),
     _quadratic("group_auc", C.QUADRATIC_GROUP_AUC, "eq. 108",
                "group-AUC fairness, quadratic surrogate, projected gradient (paper 003, eqs. "
                "102, 108)"),

@@ -1,0 +1,228 @@
+"""Holding κ on the exact training value: when a solver's surrogate holds but its model's exact
+constrained value on the training data exceeds κ, the surrogate itself is tightened, each solve
+starting from the model before (when the solver takes a warm start), until the exact value
+meets κ or the run's budget or solves run out.
+
+A surrogate stands for an indicator (paper 003's ramp, eq. 15; the sigmoids of paper 001), and
+a model feasible for it at tolerance ε can realise an exact value above κ: by the surrogate's
+coarseness (App. F: the grid Î and the ramp's width) and by ε itself (each of pSP's rows may
+exceed its band by ε, so the exact value by up to 2ε/(β − α)). So, after the solver's own solve:
+1. where the family's surrogate has a resolution (`engine.fairness.families.Family.refine`),
+   the first miss refines it: the violated ranks join Î, the ramp narrows to the scores' spread
+   (`engine.fairness.refine`); a later miss refines it again only when that changes it by much
+   (`MUCH_FINER`);
+2. otherwise the inner κ′ < κ the surrogate is held to tightens: by the ratio the last solve
+   missed by, then where the line through the two tightest misses at the same surrogate crosses
+   κ (a secant on v(κ′)), between `LEAST_STEP` and `MOST_STEP` of κ′ at a time.
+The first solve that meets κ on the training data is reported. When none does within
+`MAX_SOLVES`, or two κ′ steps in a row bring the value no lower, the solve with the lowest exact
+value is reported and the run says that no model of this kind met κ there.
+
+The training data is what the solver fits, so its exact value is no noisy measurement of the
+model but the quantity the user asked to bring to κ; how far it carries to new data is the
+held-out verdict's to say (`engine.verdict`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from engine.errors import UserError
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.families import family_entry, quantity_name
+from engine.solvers.catalogue import solver_card
+from engine.solvers.solve_sequence import Solve, SolveSequence
+from engine.status import StopCode, StopReason
+
+MAX_SOLVES = 8  # the solver's own solve and seven more
+LEAST_STEP, MOST_STEP = 0.25, 0.9  # κ′ shrinks to between a quarter and 90 % of itself per miss
+MUCH_FINER = 2.0  # a later refinement is taken when it narrows τ or grows Î this many times
+RETRIES = 3  # a κ′ step the data refuse is taken halfway back this many times
+STALLED_STEPS = 2  # κ′ steps in a row that bring the value no lower end the search
+MOST_ALLOWED = "the most allowed"
+
+
+@dataclass(frozen=True)
+class Holding:
+    """How holding κ on the training data ended: the solve the run reports, whether its exact
+    training value meets κ, the stop the run ends with and what was done, in words."""
+
+    chosen: Solve
+    held: bool
+    stop: StopReason
+    sentence: str
+
+
+def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Holding:
+    """Solve `sequence`'s problem, then tighten its surrogate until the exact training value
+    meets κ (see the module's text); the first solve is the solver's own, under the run's
+    constraint."""
+    kappa = sequence.kappa
+    sequence.run(sequence.problem.constraint)
+    end = ""
+    while not sequence.last.holds(kappa):
+        end = sequence.ended()
+        if end:
+            break
+        if len(sequence.solves) >= max_solves:
+            end = MOST_ALLOWED
+            break
+        if _stalled(sequence.solves):
+            end = "tightening κ′ brought the exact value no lower"
+            break
+        constraint, refined, config = _next_solve(sequence)
+        try:
+            solved = _run_allowed(sequence, constraint, refined, config)
+        except UserError as error:  # κ′ below what the family allows on these data
+            end = f"κ′ can go no lower ({str(error).rstrip('.')})"
+            break
+        if solved is None:
+            end = "the run's budget is spent"
+            break
+    return _holding(sequence, end)
+
+
+def _run_allowed(
+    sequence: SolveSequence, constraint: ConstraintSpec, refined: str, config: object | None
+) -> Solve | None:
+    """`sequence.run`, and where the family refuses a κ′ step on these data (a band too narrow
+    to hold a row of a group), again halfway back to the last κ′, up to `RETRIES` times."""
+    for _ in range(RETRIES):
+        try:
+            return sequence.run(constraint, refined, config)
+        except UserError:
+            if refined:
+                raise
+            back = 0.5 * (constraint.kappa + sequence.last.kappa_prime)
+            constraint = dataclasses.replace(constraint, kappa=back)
+    return sequence.run(constraint, refined, config)
+
+
+def tighter(kappa: float, misses: list[tuple[float, float]]) -> float:
+    """A κ′ below every one of `misses` (κ′, exact value), sorted by κ′: where the line through
+    the two tightest crosses κ (a secant on v(κ′)), or, with one miss or a line that does not
+    fall, by the ratio the tightest missed by; between `LEAST_STEP` and `MOST_STEP` of it."""
+    k, v = misses[0]
+    step = kappa / v if v > 0 else LEAST_STEP
+    if len(misses) > 1:
+        k_up, v_up = misses[1]
+        slope = (v_up - v) / (k_up - k)
+        if slope > 0:
+            step = (k + (kappa - v) / slope) / k
+    return k * min(max(step, LEAST_STEP), MOST_STEP)
+
+
+def _next_solve(sequence: SolveSequence) -> tuple[ConstraintSpec, str, object | None]:
+    """The constraint of the next solve, what it refines ("" for a κ′ step) and the solver's
+    options (None: those of the solve before)."""
+    last, problem = sequence.last, sequence.problem
+    refine = family_entry(last.constraint.family).refine
+    if refine is not None:
+        train = problem.data.train
+        h = problem.scores(last.solution.params, "train")
+        refinement = refine(last.constraint, sequence.kappa, h, train.groups, train.y)
+        first = not any(s.refined for s in sequence.solves)
+        if refinement is not None and (first or _much_finer(refinement.levels,
+                                                            refinement.temperature)):  # fmt: skip
+            config, words = _tolerance(sequence, last.config, refinement.tolerance)
+            return refinement.spec, ", ".join(filter(None, (refinement.words, words))), config
+    misses = sorted((s.kappa_prime, s.train_value) for s in _since_refined(sequence.solves))
+    kappa_prime = tighter(sequence.kappa, misses)
+    return dataclasses.replace(last.constraint, kappa=kappa_prime), "", None
+
+
+def _tolerance(
+    sequence: SolveSequence, config: object | None, tolerance: float
+) -> tuple[object | None, str]:
+    """The solver's options with its tolerance option (its card's `tolerance_option`) lowered to
+    `tolerance` where it is above it, and what changed in words; unchanged for a solver without
+    one."""
+    name = solver_card(sequence.solver).tolerance_option
+    if not name:
+        return config, ""
+    config = config if config is not None else solver_card(sequence.solver).Config()
+    current = getattr(config, name)
+    if current <= tolerance:
+        return config, ""
+    return dataclasses.replace(config, **{name: tolerance}), f"{name} {current:g} → {tolerance:.2g}"
+
+
+def _much_finer(levels: tuple[int, int], temperature: tuple[float, float]) -> bool:
+    return levels[1] >= MUCH_FINER * levels[0] or temperature[1] * MUCH_FINER <= temperature[0]
+
+
+def _since_refined(solves: list[Solve]) -> list[Solve]:
+    """The solves under the current surrogate: from the last that refined it (or the first)."""
+    start = max((i for i, s in enumerate(solves) if s.refined), default=0)
+    return solves[start:]
+
+
+def _stalled(solves: list[Solve]) -> bool:
+    """Whether the last `STALLED_STEPS` solves were κ′ steps that brought the exact training
+    value no lower than the lowest before them."""
+    steps = _since_refined(solves)[1:]
+    if len(steps) < STALLED_STEPS or any(s.refined for s in steps[-STALLED_STEPS:]):
+        return False
+    before = min(s.train_value for s in solves[: len(solves) - STALLED_STEPS])
+    return all(s.train_value >= before for s in solves[-STALLED_STEPS:])
+
+
+def _holding(sequence: SolveSequence, end: str) -> Holding:
+    kappa, solves = sequence.kappa, sequence.solves
+    holding = [s for s in solves if s.holds(kappa)]
+    chosen = holding[0] if holding else min(solves, key=lambda s: s.train_value)
+    quantity = quantity_name(sequence.problem.constraint.family)
+    count = f"{len(solves)} solve{'s' if len(solves) > 1 else ''}"
+    how = _changes(sequence, chosen)
+    if holding:
+        if len(solves) == 1:
+            sentence = (f"κ held on the training data by the solver's own surrogate: exact "
+                        f"{quantity} {chosen.train_value:.4f} ≤ κ = {kappa:g}")  # fmt: skip
+        else:
+            sentence = (f"κ held on the training data after {count}: exact {quantity} "
+                        f"{chosen.train_value:.4f} ≤ κ = {kappa:g}{how}")  # fmt: skip
+        return Holding(chosen, True, chosen.solution.stop, sentence)
+    why = f", {MOST_ALLOWED}" if end == MOST_ALLOWED else f" ({end})" if end else ""
+    sentence = (f"κ not held on the training data after {count}{why}: the lowest exact "
+                f"{quantity}, {chosen.train_value:.4f} > κ = {kappa:g}{how}, is reported")  # fmt: skip
+    return Holding(chosen, False, _unheld_stop(sequence, chosen, end), sentence)
+
+
+def _unheld_stop(sequence: SolveSequence, chosen: Solve, end: str) -> StopReason:
+    """A run that did not hold κ on the training data does not end "converged": a budget that
+    ended it says so, a solve that ended the search (cancelled, diverged) keeps its own stop,
+    and otherwise no model of this kind met κ there."""
+    if sequence.ended():
+        return sequence.last.solution.stop
+    spent = sequence.spent()
+    if spent is not None:
+        return StopReason(spent, "the run's budget ended before κ held on the training data")
+    return StopReason(StopCode.KAPPA_UNMET, "no model of this kind met κ on the training data")
+
+
+def _changes(sequence: SolveSequence, chosen: Solve) -> str:
+    """How the chosen solve's constraint differs from the run's, as a clause: ", the surrogate
+    refined (Î 10 → 47 ranks, ramp width τ 1 → 0.032), at κ′ = 0.0389"; "" for none."""
+    original, spec = sequence.problem.constraint, chosen.constraint
+    parts = []
+    if spec.family == "pSP" and spec.rank_levels().size != original.rank_levels().size:
+        parts.append(f"Î {original.rank_levels().size} → {spec.rank_levels().size} ranks")
+    if spec.temperature != original.temperature:
+        kind = "ramp width" if spec.surrogate == "ramp" else "sigmoid temperature"
+        parts.append(f"{kind} τ {original.temperature:.3g} → {spec.temperature:.3g}")
+    refined = f", the surrogate refined ({', '.join(parts)})" if parts else ""
+    inner = f", at κ′ = {spec.kappa:.4g}" if spec.kappa != original.kappa else ""
+    return refined + inner + _tolerance_change(sequence, chosen)
+
+
+def _tolerance_change(sequence: SolveSequence, chosen: Solve) -> str:
+    """", epsilon 0.001 → 0.00062" when the chosen solve held the rows to a lower tolerance
+    than the run's options; "" otherwise."""
+    name = solver_card(sequence.solver).tolerance_option
+    if not name:
+        return ""
+    default = solver_card(sequence.solver).Config()
+    before = getattr(sequence.solves[0].config or default, name)
+    after = getattr(chosen.config or default, name)
+    return f", {name} {before:g} → {after:.2g}" if after != before else ""

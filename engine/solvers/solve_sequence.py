@@ -1,0 +1,243 @@
+"""A sequence of solves of one problem under a changing constraint (a tighter inner κ′, a finer
+surrogate), each from the model before when the solver takes a warm start, within one budget,
+whose records run on as one trajectory: the machinery under holding κ on the training data
+(`engine.solvers.exact_train`) and honouring it on validation (`engine.solvers.honour`).
+
+The run's trajectory holds every solve's records in turn (iterations and seconds running on
+from one solve to the next; in each record's state the solve's κ′, `KAPPA_PRIME`, and its
+index, `SOLVE`), then one record of kind "honour" per solve (`search_record`), then the final
+record of the reported solve; its iterations and seconds are those of all the solves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.errors import UserError
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.noise import value_noise
+from engine.problem import Problem
+from engine.solvers.catalogue import solver_card
+from engine.solvers.driver import Log, solve
+from engine.solvers.options import Budget
+from engine.solvers.records import HONOUR, KAPPA_PRIME, SOLVE, IterationRecord, Solution
+from engine.status import StopCode, StopReason
+
+ENDS_SEARCH = (StopCode.CANCELLED, StopCode.NON_FINITE)  # a solve that ends so ends the search
+RESOLVES = 2.0  # a split resolves values above about this many σ of its sampling noise
+
+
+@dataclass(frozen=True)
+class SplitNoise:
+    """How precisely the judged split measures the constrained value: the split, its rows
+    and the standard error σ of the value there (None for a family without one)."""
+
+    split: str
+    rows: int
+    sigma: float | None
+
+    @property
+    def search_sigma(self) -> float | None:
+        """The σ the search's rules use: validation's. A model is fitted to the training rows,
+        so its value there is not a measurement of a held-out sample but the very quantity a
+        search on train is asked to bring to κ; σ then only qualifies the sentence."""
+        return self.sigma if self.split == "val" else None
+
+    def resolves(self, kappa: float) -> bool:
+        """Whether the split can tell a value of κ from none at all."""
+        return self.sigma is None or kappa >= RESOLVES * self.sigma
+
+
+def split_noise(problem: Problem, on: str) -> SplitNoise:
+    """The sampling noise of the problem's constrained value on split `on`."""
+    part = problem.data.split(on)
+    return SplitNoise(on, len(part), value_noise(problem.constraint, part.groups, part.y))
+
+
+@dataclass(frozen=True)
+class Solve:
+    """One solve of a sequence: the constraint it was held to (its κ is the inner κ′), what
+    the surrogate changed before it (words; "" for none), the solver's options it ran with
+    (None: the card's defaults), its model's exact constrained value
+    and loss on the training data, its exact value and accuracy on the judged split, and its
+    solution."""
+
+    constraint: ConstraintSpec
+    refined: str
+    config: object
+    train_value: float
+    train_loss: float
+    value: float
+    accuracy: float | None
+    solution: Solution
+
+    @property
+    def kappa_prime(self) -> float:
+        return self.constraint.kappa
+
+    def meets(self, kappa: float) -> bool:
+        """Whether its exact value on the judged split is ≤ κ."""
+        return self.value <= kappa
+
+    def holds(self, kappa: float) -> bool:
+        """Whether its exact value on the training data is ≤ κ."""
+        return self.train_value <= kappa
+
+
+class SolveSequence:
+    """The solves of one run, in order, on the judged split `on` ("train" or "val")."""
+
+    def __init__(
+        self,
+        problem: Problem,
+        solver: str,
+        on: str,
+        config: object | None = None,
+        budget: Budget | None = None,
+        log: Log | None = None,
+        seed: int = 0,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> None:
+        self.problem, self.solver, self.on = problem, solver, on
+        self.config, self.budget, self.log = config, budget or Budget(), log
+        self.seed, self.should_stop = seed, should_stop
+        self.warm = bool(solver_card(solver).warm_start)
+        self.noise = split_noise(problem, on)
+        self.solves: list[Solve] = []
+        self.records: list[IterationRecord] = []
+
+    @property
+    def kappa(self) -> float:
+        return self.problem.constraint.kappa
+
+    @property
+    def last(self) -> Solve:
+        return self.solves[-1]
+
+    def left(self) -> Budget | None:
+        """The budget the next solve may use: what the solves so far left of the run's (None
+        when nothing is left)."""
+        iterations, seconds = self.budget.max_iterations, self.budget.max_seconds
+        if iterations is not None:
+            iterations -= sum(s.solution.iterations for s in self.solves)
+            if iterations < 1:
+                return None
+        if seconds is not None:
+            seconds -= sum(s.solution.seconds for s in self.solves)
+            if seconds <= 0:
+                return None
+        return dataclasses.replace(self.budget, max_iterations=iterations, max_seconds=seconds)
+
+    def spent(self) -> StopCode | None:
+        """Which of the run's budgets the solves have spent (time first), None for neither."""
+        seconds, iterations = self.budget.max_seconds, self.budget.max_iterations
+        if seconds is not None and sum(s.solution.seconds for s in self.solves) >= seconds:
+            return StopCode.TIME_BUDGET
+        if iterations is not None and sum(s.solution.iterations for s in self.solves) >= iterations:
+            return StopCode.ITERATION_BUDGET
+        return None
+
+    def run(
+        self, constraint: ConstraintSpec, refined: str = "", config: object | None = None
+    ) -> Solve | None:
+        """Solve under `constraint` from the last model (when the solver takes a warm start),
+        with what is left of the budget, and the solver's options `config` (by default those
+        of the solve before, the run's for the first); None when nothing is left. A constraint
+        these data cannot hold (`UserError`: e.g. a κ′ below what the family allows) is
+        raised."""
+        left = self.left()
+        if left is None:
+            return None
+        if config is None:
+            config = self.last.config if self.solves else self.config
+        start = self.last.solution.params if self.solves and self.warm else None
+        inner = dataclasses.replace(self.problem, constraint=constraint, start=start)
+        solution = solve(inner, self.solver, config, left, self._offset_log(constraint),
+                         self.seed, self.should_stop)  # fmt: skip
+        train = solution.metrics.get("train", {})
+        judged = solution.metrics.get(self.on, {})
+        self.solves.append(Solve(
+            constraint, refined, config, _number(train.get("constraint")),
+            _number(train.get("loss")), _number(judged.get("constraint")),
+            judged.get("accuracy"), solution,
+        ))  # fmt: skip
+        return self.last
+
+    def ended(self) -> str:
+        """Why the last solve ends the search ("" when it does not): cancelled or diverged."""
+        stop = self.last.solution.stop
+        return f"the last solve ended: {stop.text}" if stop.code in ENDS_SEARCH else ""
+
+    def finish(self, chosen: Solve, stop: StopReason, sentence: str) -> Solution:
+        """The run's solution: the `chosen` solve's model and exact metrics, the stop `stop`
+        (its text followed by `sentence`), one "honour" record per solve, then the final
+        record; iterations and seconds of all the solves."""
+        iterations = sum(s.solution.iterations for s in self.solves)
+        seconds = sum(s.solution.seconds for s in self.solves)
+        for index, inner in enumerate(self.solves):
+            self._emit(self._search_record(index, inner, inner is chosen, sentence, seconds))
+        final = chosen.solution.trajectory[-1]
+        self._emit(dataclasses.replace(final, iteration=iterations, seconds=seconds))
+        return dataclasses.replace(
+            chosen.solution,
+            stop=StopReason(stop.code, f"{stop.text}; {sentence}" if sentence else stop.text),
+            iterations=iterations,
+            seconds=seconds,
+            trajectory=self.records,
+        )
+
+    def _search_record(
+        self, index: int, inner: Solve, chosen: bool, sentence: str, seconds: float
+    ) -> IterationRecord:
+        """A solve as a record of kind "honour": values "kappa_prime", "value" and "accuracy"
+        (on the judged split), "train_value", "loss" (train), "iterations", "levels" (|Î| of
+        pSP), "temperature", and the judged split's "sigma" and "rows"; state "split",
+        "chosen", "refined" (what the surrogate changed before it), and on the chosen one the
+        search's "sentence"."""
+        spec = inner.constraint
+        levels = float(spec.rank_levels().size) if spec.family == "pSP" else None
+        state = {"split": self.on, "chosen": "yes" if chosen else "no", "refined": inner.refined}
+        return IterationRecord(
+            iteration=index, seconds=seconds, kind=HONOUR,
+            values={"kappa_prime": inner.kappa_prime, "value": inner.value,
+                    "accuracy": inner.accuracy, "train_value": inner.train_value,
+                    "loss": inner.train_loss, "iterations": float(inner.solution.iterations),
+                    "levels": levels, "temperature": spec.temperature,
+                    "sigma": self.noise.sigma, "rows": float(self.noise.rows)},
+            state=state | {"sentence": sentence} if chosen else state,
+        )  # fmt: skip
+
+    def _offset_log(self, constraint: ConstraintSpec) -> Log:
+        """The log of one solve: its records with iterations and seconds running on from the
+        solves before, its κ′ and index in their state; its final record is left for the end."""
+        iterations = sum(s.solution.iterations for s in self.solves)
+        seconds = sum(s.solution.seconds for s in self.solves)
+        marks = {KAPPA_PRIME: constraint.kappa, SOLVE: float(len(self.solves))}
+
+        def offset(record: IterationRecord) -> None:
+            if record.kind == "final":
+                return
+            self._emit(dataclasses.replace(record, iteration=record.iteration + iterations,
+                                           seconds=record.seconds + seconds,
+                                           state=record.state | marks))  # fmt: skip
+
+        return offset
+
+    def _emit(self, record: IterationRecord) -> None:
+        self.records.append(record)
+        if self.log is not None:
+            self.log(record)
+
+
+def check_sequence(problem: Problem, on: str) -> None:
+    """Refuse a sequence on validation when the data has none."""
+    if on == "val" and not len(problem.data.val):
+        raise UserError("κ is honoured on validation, but the data has no validation split; "
+                        "honour it on train, or give the split a validation share")  # fmt: skip
+
+
+def _number(value: float | None) -> float:
+    return math.inf if value is None or not math.isfinite(value) else float(value)

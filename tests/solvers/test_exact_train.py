@@ -1,0 +1,120 @@
+"""Holding κ on the exact training value (`engine.solvers.exact_train`): a problem whose
+paper-default surrogate is loose ends exactly feasible on train with the refinement, and not
+without; a run that cannot hold κ says so and does not end "converged"."""
+
+from __future__ import annotations
+
+import pytest
+from adult_sample import adult_sample
+
+from engine.fairness.constraints import ConstraintSpec
+from engine.models import ModelSpec
+from engine.problem import Problem
+from engine.runs.honour_search import honour_search
+from engine.solvers import solve
+from engine.solvers.catalogue.paper003 import IDCAConfig
+from engine.solvers.exact_train import LEAST_STEP, MOST_STEP, hold_on_train, tighter
+from engine.solvers.honour import solve_honouring
+from engine.solvers.options import Budget
+from engine.solvers.solve_sequence import SolveSequence
+from engine.status import RunStatus, StopCode
+
+INTERVAL = (0.05, 0.3)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return adult_sample(3000)
+
+
+def _problem(data, kappa: float, family: str = "pSP") -> Problem:
+    interval = INTERVAL if family in ("pSP", "pDP") else None
+    return Problem(data, ModelSpec(cross_terms=True), ConstraintSpec(family, kappa, interval),
+                   interval=INTERVAL)  # fmt: skip
+
+
+def test_kappa_prime_steps_by_the_ratio_then_the_secant_within_their_bounds():
+    assert tighter(0.1, [(0.1, 0.125)]) == pytest.approx(0.1 * 0.1 / 0.125)
+    assert tighter(0.1, [(0.1, 10.0)]) == pytest.approx(0.1 * LEAST_STEP)
+    assert tighter(0.1, [(0.1, 0.1001)]) == pytest.approx(0.1 * MOST_STEP)
+    secant = tighter(0.1, [(0.06, 0.12), (0.1, 0.15)])
+    assert secant == pytest.approx(0.06 + (0.1 - 0.12) / ((0.15 - 0.12) / 0.04))
+
+
+@pytest.fixture(scope="module")
+def loose(data):
+    """IDCA at κ = 0.1, plainly and holding κ on train: the paper's surrogate (|Î| = 10, a ramp
+    of width 1) is loose on these data."""
+    problem = _problem(data, 0.1)
+    return problem, solve(problem, "idca"), solve_honouring(problem, "idca", "train")
+
+
+def test_a_loose_surrogate_ends_exactly_feasible_on_train_with_the_refinement_not_without(loose):
+    problem, plain, held = loose
+    kappa = problem.constraint.kappa
+    assert plain.metrics["train"]["constraint"] > kappa
+    assert plain.last_surrogate().max_violation <= IDCAConfig().epsilon  # surrogate feasible
+    assert held.metrics["train"]["constraint"] <= kappa
+    assert held.status is RunStatus.CONVERGED
+    search = honour_search(held.trajectory)
+    assert search.split == "train" and search.rows[0].kappa_prime == kappa
+    assert search.rows[0].train_value == pytest.approx(plain.metrics["train"]["constraint"])
+    chosen = search.chosen
+    assert chosen is search.rows[-1] and chosen.meets_kappa
+    assert chosen.train_value == pytest.approx(held.metrics["train"]["constraint"])
+    assert search.rows[1].refined and search.rows[1].levels > search.rows[0].levels
+    assert "κ held on the training data after" in held.reason
+    assert held.iterations == sum(row.iterations for row in search.rows)
+
+
+def test_each_later_solve_starts_from_the_model_before_it(loose):
+    _, plain, held = loose
+    later = honour_search(held.trajectory).rows[1:]
+    assert later and all(row.iterations < plain.iterations / 3 for row in later)
+    steps = [r.iteration for r in held.trajectory if r.kind == "surrogate"]
+    assert steps == sorted(steps)  # the solves' records run on, one after the other
+
+
+def test_a_kappa_no_model_meets_on_train_ends_infeasible_with_the_closest_reported(data):
+    problem = _problem(data, 0.1)
+    sequence = SolveSequence(problem, "idca", "train")
+    holding = hold_on_train(sequence, max_solves=2)
+    assert not holding.held and len(sequence.solves) == 2
+    assert holding.stop.code is StopCode.KAPPA_UNMET
+    assert holding.stop.status is RunStatus.INFEASIBLE
+    lowest = min(sequence.solves, key=lambda s: s.train_value)
+    assert holding.chosen is lowest and lowest.train_value > problem.constraint.kappa
+    assert "κ not held on the training data after 2 solves, the most allowed" in holding.sentence
+    assert f"{lowest.train_value:.4f} > κ = 0.1" in holding.sentence
+
+
+def test_a_budget_that_ends_before_kappa_holds_says_so(data):
+    problem = _problem(data, 0.1)
+    plain = solve(problem, "idca")
+    budget = Budget(max_iterations=plain.iterations + 1)  # the first solve and a step more
+    held = solve_honouring(problem, "idca", "train", budget=budget)
+    assert held.metrics["train"]["constraint"] > 0.1
+    assert held.status is RunStatus.BUDGET and held.stop.code is StopCode.ITERATION_BUDGET
+    assert "the run's budget ended before κ held on the training data" in held.reason
+
+
+def test_a_band_that_asks_for_it_lowers_the_solvers_tolerance(data):
+    problem = _problem(data, 0.02)
+    sequence = SolveSequence(problem, "idca", "train")
+    hold_on_train(sequence, max_solves=2)
+    refined = sequence.solves[1]
+    band = 0.02 * (INTERVAL[1] - INTERVAL[0])  # ε = 0.001 is 40 % of it
+    assert refined.config.epsilon < IDCAConfig().epsilon and refined.config.epsilon <= band / 8
+    assert "epsilon 0.001 →" in refined.refined
+
+
+def test_a_family_without_a_resolution_holds_kappa_by_kappa_prime_alone(data):
+    kappa = 0.01  # the group-loss gap is its own exact value, held to κ within IDCA's ε
+    problem = _problem(data, kappa, family="group_loss_gap")
+    sequence = SolveSequence(problem, "idca", "train")
+    holding = hold_on_train(sequence, max_solves=3)
+    first, *later = sequence.solves
+    assert not first.holds(kappa) and later
+    assert not any(s.refined for s in sequence.solves)
+    assert all(s.kappa_prime < kappa for s in later)
+    assert holding.held and holding.chosen is sequence.solves[-1]
