@@ -71,6 +71,7 @@ from engine.objectives import (
 from engine.runs.results import solution_verdict
 from engine.scoring import MIXTURE_W, Rows, model_scores, uses_groups
 from engine.solvers.catalogue import solver_card
+from engine.solvers.honour_rules import HONOUR_OFF, HONOUR_SPLITS, check_honour, run_honour
 from engine.solvers.options import Budget, config_from_dict
 from engine.solvers.records import IterationRecord, Solution
 from engine.status import RunStatus, StopCode
@@ -94,6 +95,7 @@ class FitRun:
     constraint: ConstraintSpec | None
     interval: tuple[float, float]
     budget: Budget
+    honour: str | None = None  # the split κ is held on (`engine.solvers.honour`), or None
 
     def to_dict(self) -> dict[str, Any]:
         """The fields of `RunSpec.to_dict` that judging a run reads
@@ -104,6 +106,7 @@ class FitRun:
             "constraint": self.constraint.to_dict() if self.constraint else None,
             "interval": list(self.interval),
             "objective": objective_to_dict(self.objective),
+            "honour": self.honour,
         }
 
 
@@ -168,6 +171,12 @@ PARAMETERS_DOC = """
         and those solvers report their last iterate (auc_postprocess maps nothing).
     min_category_count : int
         Categories seen fewer times in training share one "(other)" column (the app's rule).
+    hold_kappa : {"train", "val", "off"} or None
+        "train": κ is held on the exact training value (the solver's surrogate refined, then a
+        tighter inner κ′, each solve from the model before, until the exact value there is
+        ≤ κ; `engine.solvers.exact_train`); "val": also honoured on validation; "off": the
+        solver's own algorithm, solved once. None (the default): "train" where the solver can
+        hold κ, else off.
     random_state : int, RandomState or None
         Seeds the validation split and the solver (an int is the seed itself, as the command
         line's --seed; otherwise a seed is drawn from it, as scikit-learn does). `seed_` keeps
@@ -234,6 +243,7 @@ class FairFrontEstimator(BaseEstimator):
         solver_options: dict | None = None,
         validation_fraction: float = 0.2,
         min_category_count: int = 5,
+        hold_kappa: str | None = None,
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.solver = solver
@@ -251,6 +261,7 @@ class FairFrontEstimator(BaseEstimator):
         self.solver_options = solver_options
         self.validation_fraction = validation_fraction
         self.min_category_count = min_category_count
+        self.hold_kappa = hold_kappa
         self.random_state = random_state
 
     # ---- training -------------------------------------------------------------------------
@@ -276,7 +287,8 @@ class FairFrontEstimator(BaseEstimator):
                               f"is trained by the {REFERENCE_SOLVER} solver without a "
                               "fairness constraint", UserWarning, stacklevel=2)  # fmt: skip
                 run = dataclasses.replace(run, solver=REFERENCE_SOLVER, constraint=None,
-                                          config=solver_card(REFERENCE_SOLVER).Config())  # fmt: skip
+                                          config=solver_card(REFERENCE_SOLVER).Config(),
+                                          honour=None)  # fmt: skip
             prepared = prepare(dataset, options)
             for message in prepared.warnings:
                 warnings.warn(message, UserWarning, stacklevel=2)
@@ -307,7 +319,13 @@ class FairFrontEstimator(BaseEstimator):
         variant = constraint.option("variant", None) if constraint else None
         card.check_combination(model, family, objective.name, variant)
         budget = Budget(max_iterations=self.max_iter, max_seconds=self.max_seconds)
-        return FitRun(card.name, config, model, objective, constraint, interval, budget)
+        if self.hold_kappa not in (*HONOUR_SPLITS, HONOUR_OFF, None):
+            raise InputError(f"hold_kappa is 'train', 'val', 'off' or None, not "
+                             f"{self.hold_kappa!r}")  # fmt: skip
+        honour = run_honour(self.hold_kappa, [card.name], family)
+        if honour is not None:
+            check_honour(card.name, family, honour)
+        return FitRun(card.name, config, model, objective, constraint, interval, budget, honour)
 
     def _check_data_options(self) -> None:
         share = self.validation_fraction
@@ -369,6 +387,7 @@ class FairFrontEstimator(BaseEstimator):
             "seed": seed,
             "status": self.status_,
             "verdict": self.verdict_.summary,
+            "verdict_findings": list(self.verdict_.findings),
             "validation_metrics": self.metrics_.get("val", {}),
             "engine_version": __version__,
         }
@@ -587,6 +606,7 @@ class FairFrontRegressor(RegressorMixin, FairFrontEstimator):
         solver_options: dict | None = None,
         validation_fraction: float = 0.2,
         min_category_count: int = 5,
+        hold_kappa: str | None = None,
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
         super().__init__(
@@ -595,7 +615,7 @@ class FairFrontRegressor(RegressorMixin, FairFrontEstimator):
             hidden=hidden, activation=activation, objective=objective, max_iter=max_iter,
             max_seconds=max_seconds, solver_options=solver_options,
             validation_fraction=validation_fraction, min_category_count=min_category_count,
-            random_state=random_state,
+            hold_kappa=hold_kappa, random_state=random_state,
         )  # fmt: skip
 
     def _encode_label(self, y: np.ndarray) -> np.ndarray:
@@ -621,11 +641,11 @@ def _train(prepared, run: FitRun, seed: int) -> Solution:
     """The run through the app's Problem and driver; a budget that ended it, or a run that
     ended without converging, is warned of."""
     from engine.problem import Problem
-    from engine.solvers.driver import solve
+    from engine.solvers.honour import solve_run
 
     problem = Problem(prepared, run.model, run.constraint, interval=run.interval,
                       threshold=THRESHOLD, objective=run.objective)  # fmt: skip
-    solution = solve(problem, run.solver, run.config, run.budget, seed=seed)
+    solution = solve_run(problem, run.solver, run.honour, run.config, run.budget, seed=seed)
     if solution.stop.code in BUDGET_STOPS:
         warnings.warn(f"{run.solver} stopped by its budget ({solution.reason}); raise max_iter "
                       "or max_seconds for a model that may still change", ConvergenceWarning,

@@ -37,16 +37,13 @@ from engine.runs.frontier import (
     SCORE_NAMES,
     Frontier,
     FrontierPoint,
-    coordinates_text,
-    honour_words,
-    honoured_splits,
     is_gap,
     pareto_mask,
     spread_name,
-    with_spread,
 )
+from engine.runs.frontier_text import coordinates_text, honour_words, honoured_splits, with_band
 from engine.runs.results import constraint_of, measure_view, run_task, surrogate_epsilon
-from engine.verdict import FEW_DISTINCT_SCORES
+from engine.verdict import FEW_DISTINCT_SCORES, KappaState
 
 TEMPLATE = "plotly_white"
 MAX_CURVE_POINTS = 1500  # per trace: finer than a screen shows
@@ -832,27 +829,37 @@ def _point_hover(point: FrontierPoint, quantity: str, score: str) -> str:
     lines = [
         f"{point.solver}{' (dominated)' if point.dominated else ''}",
         f"{_kappa_label(point)}, I = [{percent_words(alpha)}, {percent_words(beta)})",
-        f"{SCORE_NAMES[score]} = {with_spread(point.score, point.score_spread)}",
-        f"fairness = {with_spread(point.fairness, point.fairness_spread)}",
-        f"{point.n} seed{'s' if point.n > 1 else ''}",
+        f"{SCORE_NAMES[score]} = {with_band(point.score, point.score_band)}",
+        f"fairness = {with_band(point.fairness, point.fairness_band)}",
+        f"{point.n} seed{'s' if point.n > 1 else ''}"
+        + (" (bands: the held-out 95 % interval)" if point.n == 1 else
+           " (bands: mean ± the spread over seeds)"),
         *_few_scores_line(point),
     ]
-    if point.meets_kappa is False:
-        lines.insert(1, f"{MISSED_NAME}: {quantity} = {point.constraint:.4f} > κ = {point.kappa:g}")
+    if point.state is not None and point.constraint is not None:
+        relation = {KappaState.MEETS: "≤", KappaState.MISSES: ">"}.get(point.state, "vs")
+        lines.insert(1, f"{point.state}: {quantity} = {point.constraint:.4f} {relation} κ = "
+                        f"{point.kappa:g}")  # fmt: skip
     return "<br>".join(lines)
 
 
-def _error_bars(spreads: Sequence[float | None]) -> dict[str, Any]:
-    """Bars where a spread over seeds exists; none at all when every point has one seed."""
-    if all(h is None for h in spreads):
+def _error_bars(values: Sequence[float], bands: Sequence[tuple[float, float] | None]) -> dict[str, Any]:
+    """Asymmetric bars to each point's 95 % band; none at all when no point has one."""
+    if all(band is None for band in bands):
         return {"visible": False}
-    return {"type": "data", "visible": True,
-            "array": np.array([np.nan if h is None else h for h in spreads])}  # fmt: skip
+    above = [np.nan if b is None else b[1] - v for v, b in zip(values, bands, strict=True)]
+    below = [np.nan if b is None else v - b[0] for v, b in zip(values, bands, strict=True)]
+    return {"type": "data", "symmetric": False, "visible": True, "array": np.array(above),
+            "arrayminus": np.array(below), "thickness": 1}  # fmt: skip
 
 
 def _symbol(point: FrontierPoint) -> str:
+    """A star for the unconstrained model, an open circle for a point that misses κ, a circle
+    with a dot for one the split cannot tell, else a filled circle."""
     if point.unconstrained:
         return "star"
+    if point.state is KappaState.CANNOT_TELL:
+        return "circle-open-dot"
     return "circle-open" if point.meets_kappa is False else "circle"
 
 
@@ -869,8 +876,8 @@ def _frontier_trace(
     return go.Scatter(
         x=np.array([p.fairness for p in points]),
         y=np.array([p.score for p in points]),
-        error_x=_error_bars([p.fairness_spread for p in points]),
-        error_y=_error_bars([p.score_spread for p in points]),
+        error_x=_error_bars([p.fairness for p in points], [p.fairness_band for p in points]),
+        error_y=_error_bars([p.score for p in points], [p.score_band for p in points]),
         mode="markers+text",
         marker={
             "color": colour,
@@ -930,19 +937,29 @@ def _has_spread(frontier: Frontier) -> bool:
     return any(p.n > 1 for p in frontier.points)
 
 
+def _has_interval(frontier: Frontier) -> bool:
+    """Whether a point of one seed has the held-out interval of its run."""
+    return any(p.n == 1 and p.score_band is not None for p in frontier.points)
+
+
 def _spread_suffix(frontier: Frontier) -> str:
-    """What follows an axis title: " ± s.e." or " ± 95 % CI", nothing when every point has one
-    seed."""
-    if not _has_spread(frontier):
-        return ""
-    return f" ± {spread_name(frontier.spread, frontier.confidence)}"
+    """What follows an axis title: " ± s.e." or " ± 95 % CI" when points have several seeds,
+    " ± 95 % interval" when they have one with its held-out interval, nothing otherwise."""
+    if _has_spread(frontier):
+        return f" ± {spread_name(frontier.spread, frontier.confidence)}"
+    return " ± 95 % interval" if _has_interval(frontier) else ""
 
 
 def _frontier_subtitle(frontier: Frontier) -> str:
-    parts = [f"mean ± {spread_name(frontier.spread, frontier.confidence)} over seeds"
-             if _has_spread(frontier)
-             else f"one seed per point: no {SPREAD_WORDS[frontier.spread]}",
-             "lines join each solver's best trade-offs"]  # fmt: skip
+    if _has_spread(frontier):
+        bands = f"mean ± {spread_name(frontier.spread, frontier.confidence)} over seeds"
+    elif _has_interval(frontier):
+        bands = "one seed per point: bars are the held-out 95 % intervals of its run"
+    else:
+        bands = f"one seed per point: no {SPREAD_WORDS[frontier.spread]}"
+    parts = [bands, "lines join each solver's best trade-offs"]
+    if any(p.state is KappaState.CANNOT_TELL for p in frontier.points):
+        parts.append("◉: the split cannot tell whether it meets κ (κ lies inside its interval)")
     if frontier.fronts:
         parts.append("a line with markers is one run's front, ◆ the model it reports")
     if any(p.few_scores for p in frontier.points):
@@ -1024,8 +1041,9 @@ def frontier_figure(
     its κ: one colour per solver, a line through each solver's non-dominated points per
     interval, dominated points grey, the unconstrained model a star, and points whose exact
     constrained value (`quantity`, e.g. "EO gap") misses κ open red circles under one legend
-    entry. Error bars on both coordinates show the frontier's spread over seeds (confidence
-    half-widths or standard errors), and only where there are several seeds.
+    entry, those the split cannot tell a circle with a dot. Error bars on both coordinates show
+    each point's 95 % band: the held-out interval of a single seed's run, or the mean ± the
+    spread over several seeds (confidence half-widths or standard errors).
 
     A run that yields a front (`Frontier.fronts`) is drawn on the same axes as a line of its
     own colour with markers through its models, in the run's order (`_front_traces`), with the

@@ -24,12 +24,15 @@ from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind_id
 from engine.fairness.constraints.base import Members
 from engine.fairness.constraints.batch_rows import BatchRows
 from engine.fairness.families import AUC_GAP_REPORTED_AS, check_family_task, family_entry
+from engine.fairness.intervals import interval_metrics
 from engine.mlp import init_mlp_params
 from engine.models import ModelSpec, Params
 from engine.networks import Network
 from engine.objectives import LogisticLoss, Objective, check_objective_task
 from engine.scoring import Rows, model_network, model_scores
 from engine.task import Task
+
+HELD_OUT = ("val", "test")  # the splits whose exact values are sample estimates of new data's
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,6 +176,24 @@ class Problem:
     def report(self, params: Params, splits: tuple[str, ...] = SPLITS) -> dict[str, dict]:
         """Exact metrics (no surrogate) of the model on each split."""
         return {s: self.report_scores(self.scores(params, s), s) for s in splits}
+
+    def interval_report(
+        self, params: Params, splits: tuple[str, ...] = HELD_OUT, seed: int = 0
+    ) -> dict[str, dict[str, float | None]]:
+        """The 95 % intervals of a classifier's exact values on each held-out split with rows
+        (`engine.fairness.intervals.interval_metrics`: "<metric>_low", "_high", and for the
+        constrained value, pSP on I without a constraint, "_resolves" and "_rows"), to store
+        beside its exact metrics; none for a regression."""
+        if self.data.task is not Task.CLASSIFICATION:
+            return {}
+        out = {}
+        for split in splits:
+            part = self.data.split(split)
+            if len(part):
+                h = self.scores(params, split)
+                out[split] = interval_metrics(self.constraint, self.interval, self.threshold, h,
+                                              part.groups, part.y, seed)  # fmt: skip
+        return out
 
     def report_scores(
         self, h: np.ndarray, split: str, only: Collection[str] | None = None

@@ -1,24 +1,39 @@
 """The verdict on a run: can its result be trusted and shown? (pure; no torch, no Streamlit)
 
 A run's exact metrics say what its model does; the verdict says what that means for the user who
-asked for "the constrained quantity ≤ κ":
+asked for "the constrained quantity ≤ κ". A value on a held-out split (validation, test) is a
+sample estimate of the model's value on the population that split is drawn from, so it is
+judged with its 95 % interval (`engine.fairness.intervals`, stored beside it as
+"<metric>_low" / "<metric>_high"), in one of three states:
 
-    meets κ          the exact value on the split is ≤ κ
-    misses κ         it is > κ (by how much is said)
-    surrogate only   the solver's surrogate rows are feasible (≤ its tolerance ε), but the exact
-                     train value is > κ: the surrogate approximates the indicator
-    degenerate       accuracy not above always predicting the majority class (unless the
-                     objective only ranks), AUC ≤ 0.5, or a constant score; for a regression,
-                     R² ≤ 0 (no better than predicting the mean label): whatever its fairness,
-                     the model is not worth showing
-    not converged    a budget ended the run (the model may still change with a longer one)
+    meets κ          the whole interval is ≤ κ
+    misses κ         the whole interval is > κ
+    cannot tell      κ lies inside it: the split cannot tell at this size; the smallest κ it can
+                     resolve ("<metric>_resolves": the interval's typical upper end for a model
+                     whose groups do not differ) and about how many rows per group would
+                     resolve the user's κ (the width shrinks as 1/√n) are said
+On the training data the value is the quantity the solver was asked to bring to κ, on the very
+rows it fitted, not an estimate of something else: it is compared with κ as it is.
 
-plus the run's own end when it has no model (failed, cancelled, interrupted) or has none yet.
-The label speaks of the reported split (test, else validation, else train): degenerate first,
-then whether κ is met there (a miss whose surrogate was feasible is "surrogate only"); "not
-converged" and "diverged" are flags beside it. Every split gets its own check, and every finding
-is a sentence. A classifier whose scores take few distinct values on the reported split (a
-randomised classifier scored by its probability) gets a finding that says so (`few_scores`).
+One judgement per run, by this rule (the label):
+1. no model (failed, cancelled, interrupted, or none yet): how the run stands;
+2. degenerate on the reported split (test, else validation, else train): accuracy not above
+   always predicting the majority class (unless the objective only ranks), AUC ≤ 0.5, a
+   constant score, or for a regression R² ≤ 0: whatever its fairness, the model is not worth
+   showing;
+3. no constraint: the quantity every run reports, for reference;
+4. misses κ when the reported held-out split's interval lies above κ;
+5. otherwise, when the exact training value exceeds κ: "surrogate only" if the solver's
+   surrogate rows held (≤ its tolerance ε: the surrogate approximates the indicator), else
+   misses κ (on the training data);
+6. otherwise the held-out state: meets κ, or cannot tell at this size (on the training data
+   alone, when there is no held-out split: meets κ).
+So "meets κ" says both that the model holds κ on the data it was fitted to and that held-out
+data shows, at 95 %, that it holds on new data. Beside the label, flags: "not converged" (a
+budget ended it), "diverged", and "near the majority class" (accuracy above the majority rate
+but its interval reaches it: the split cannot tell the model from always predicting it).
+Every split gets its own check, and every finding is a sentence. A classifier whose scores take
+few distinct values on the reported split gets a finding that says so (`few_scores`).
 """
 
 from __future__ import annotations
@@ -38,6 +53,7 @@ REPORTED_SPLITS = ("test", "val", "train")  # the first present is the one a hea
 # few: a mixture of k classifiers at most 2^k values (k is a handful), two randomised thresholds
 # per group at most four values per group.
 FEW_DISTINCT_SCORES = 20
+LOW, HIGH, RESOLVES, ROWS = "_low", "_high", "_resolves", "_rows"  # a metric's interval names
 
 
 class Level(StrEnum):
@@ -50,8 +66,10 @@ class Level(StrEnum):
 class Label(StrEnum):
     MEETS = "meets κ"
     MISSES = "misses κ"
+    CANNOT_TELL = "cannot tell at this size"
     SURROGATE_ONLY = "surrogate only"
     DEGENERATE = "degenerate"
+    NEAR_MAJORITY = "near the majority class"
     NOT_CONVERGED = "not converged"
     UNCONSTRAINED = "no constraint"
     DIVERGED = "diverged"
@@ -62,43 +80,101 @@ class Label(StrEnum):
     RUNNING = "running"
 
 
+class KappaState(StrEnum):
+    """Where a split puts the constrained value against κ."""
+
+    MEETS = "meets κ"
+    MISSES = "misses κ"
+    CANNOT_TELL = "cannot tell"
+
+
 @dataclass(frozen=True)
 class SplitCheck:
-    """One split: the exact constrained value against κ, and whether the model is degenerate."""
+    """One split: the exact constrained value against κ and whether the model is degenerate;
+    on a held-out split, the value's 95 % interval [`low`, `high`], the smallest κ the split
+    resolves (`resolves`) and the rows of the smallest group (or cell) it was measured on
+    (`rows`), each None where unknown."""
 
     split: str
     value: float | None
     kappa: float | None
     degenerate: str | None  # why, in words; None when it is not
+    low: float | None = None
+    high: float | None = None
+    resolves: float | None = None
+    rows: int | None = None
+
+    @property
+    def held_out(self) -> bool:
+        return self.split != "train"
+
+    @property
+    def has_interval(self) -> bool:
+        return self.held_out and self.low is not None and self.high is not None
 
     @property
     def excess(self) -> float | None:
-        """value − κ (> 0: κ missed by this much)."""
+        """value − κ (> 0: the value is above κ by this much)."""
         if self.value is None or self.kappa is None:
             return None
         return self.value - self.kappa
 
     @property
+    def state(self) -> KappaState | None:
+        """Meets, misses or cannot tell: by the interval on a held-out split that has one, by
+        the value itself on the training data (or without an interval); None without κ or a
+        value."""
+        if self.value is None or self.kappa is None:
+            return None
+        if not self.has_interval:
+            return KappaState.MEETS if self.value <= self.kappa else KappaState.MISSES
+        if self.high <= self.kappa:
+            return KappaState.MEETS
+        if self.low > self.kappa:
+            return KappaState.MISSES
+        return KappaState.CANNOT_TELL
+
+    @property
     def meets(self) -> bool | None:
-        excess = self.excess
-        return None if excess is None else excess <= 0.0
+        """True when the split shows the value ≤ κ, False when it shows it above; None when it
+        cannot tell, or there is no κ or value."""
+        state = self.state
+        return None if state in (None, KappaState.CANNOT_TELL) else state is KappaState.MEETS
+
+    def rows_for(self, kappa: float) -> int | None:
+        """About how many rows per group (of the smallest cell) would resolve `kappa`: the
+        interval's width shrinks as 1/√n."""
+        if self.resolves is None or self.rows is None or kappa <= 0:
+            return None
+        return math.ceil(self.rows * (self.resolves / kappa) ** 2)
+
+    def interval_words(self) -> str:
+        """"95 % interval 0.012–0.047", or "" without one."""
+        return f"95 % interval {self.low:.3f}–{self.high:.3f}" if self.has_interval else ""
 
     def cell(self) -> str:
-        """A table cell: "0.041 ≤ 0.05 ✓", "0.073 > 0.05 ✗ (+0.023)", or the value alone."""
+        """A table cell: "0.0410 ≤ 0.05 ✓", "0.0730 > 0.05 ✗ (+0.0230)" (train, or a split
+        without an interval), "0.0383 [0.000, 0.085] ? 0.05" (a held-out split that cannot
+        tell), or the value alone (no κ)."""
         if self.value is None:
             return "—"
         if self.kappa is None:
             return f"{self.value:.4f}"
-        if self.meets:
-            return f"{self.value:.4f} ≤ {self.kappa:g} ✓"
-        return f"{self.value:.4f} > {self.kappa:g} ✗ (+{self.excess:.4f})"
+        interval = f" [{self.low:.3f}, {self.high:.3f}]" if self.has_interval else ""
+        state = self.state
+        if state is KappaState.MEETS:
+            return f"{self.value:.4f}{interval} ≤ {self.kappa:g} ✓"
+        if state is KappaState.MISSES:
+            by = "" if interval else f" (+{self.excess:.4f})"
+            return f"{self.value:.4f}{interval} > {self.kappa:g} ✗{by}"
+        return f"{self.value:.4f}{interval} ? {self.kappa:g}"
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """`label` and `level` for a badge, `flags` for secondary badges (not converged, diverged),
-    `findings` as sentences (the label's first), and one `SplitCheck` per split with metrics.
-    `quantity` names the constrained value ("EO gap")."""
+    """`label` and `level` for a badge, `flags` for secondary badges (not converged, diverged,
+    near the majority class), `findings` as sentences (the label's first), and one
+    `SplitCheck` per split with metrics. `quantity` names the constrained value ("EO gap")."""
 
     label: Label
     level: Level
@@ -117,6 +193,11 @@ class Verdict:
         """The label with its flags, for a table cell: "meets κ · not converged"."""
         return " · ".join(str(label) for label in (self.label, *self.flags))
 
+    @property
+    def reported(self) -> SplitCheck | None:
+        """The check of the split the headline speaks of (test, else validation, else train)."""
+        return next((self.splits[s] for s in REPORTED_SPLITS if s in self.splits), None)
+
     def check(self, split: str) -> SplitCheck | None:
         return self.splits.get(split)
 
@@ -128,7 +209,10 @@ class Verdict:
             "findings": list(self.findings),
             "quantity": self.quantity,
             "kappa": self.kappa,
-            "splits": {s: {"value": c.value, "meets": c.meets, "excess": c.excess,
+            "splits": {s: {"value": c.value, "low": c.low, "high": c.high,
+                           "state": None if c.state is None else str(c.state),
+                           "meets": c.meets, "excess": c.excess, "resolves": c.resolves,
+                           "rows_for_kappa": None if c.kappa is None else c.rows_for(c.kappa),
                            "degenerate": c.degenerate} for s, c in self.splits.items()},
         }  # fmt: skip
 
@@ -141,6 +225,7 @@ _NO_MODEL = {
     RunStatus.QUEUED: (Label.QUEUED, Level.INFO),
     RunStatus.RUNNING: (Label.RUNNING, Level.INFO),
 }
+Finding = tuple[Label, Level, str]
 
 
 def judge(
@@ -158,24 +243,18 @@ def judge(
 
     `metrics[split]` are the exact metrics of `Problem.report` ("constraint", "accuracy",
     "majority", "auc", "score_std", "positive_rate"; a regression's "r2" instead of the
-    classifier's); `kappa` is None for a run without a constraint; `surrogate_violation` is
-    the largest surrogate row of the reported iterate (the solver's own view) and `tolerance`
-    the ε it is held to. `value_metric` is the metric that holds `quantity` ("constraint", or
-    e.g. "psp" for a run without constraint, "mean_gap" for a regression's; None: none).
-    `thresholded` is False for an objective that only ranks (paper 004's pairwise AUC loss is
-    unchanged by a shift of every score), whose accuracy at the threshold says nothing.
+    classifier's) with, on held-out splits, the intervals of `engine.fairness.intervals`
+    ("<metric>_low", "_high", "_resolves", "_rows"); `kappa` is None for a run without a
+    constraint; `surrogate_violation` is the largest surrogate row of the reported iterate
+    (the solver's own view) and `tolerance` the ε it is held to. `value_metric` is the metric
+    that holds `quantity` ("constraint", or e.g. "psp" for a run without constraint,
+    "mean_gap" for a regression's; None: none). `thresholded` is False for an objective that
+    only ranks (paper 004's pairwise AUC loss is unchanged by a shift of every score), whose
+    accuracy at the threshold says nothing.
     """
     status = RunStatus(status)
-    splits = {
-        split: SplitCheck(
-            split,
-            _number(values.get(value_metric)) if value_metric else None,
-            kappa,
-            _degenerate(values, thresholded),
-        )  # fmt: skip
-        for split, values in metrics.items()
-        if values
-    }
+    splits = {split: _split_check(split, values, value_metric, kappa, thresholded)
+              for split, values in metrics.items() if values}  # fmt: skip
     if status in _NO_MODEL or not splits:
         label, level = _NO_MODEL.get(status, (Label.FAILED, Level.ERROR))
         text = f"{label}: {reason}" if reason else str(label)
@@ -183,7 +262,8 @@ def judge(
     reported = next(splits[s] for s in REPORTED_SPLITS if s in splits)
     findings = _fairness_findings(reported, splits.get("train"), quantity, surrogate_violation,
                                   tolerance)  # fmt: skip
-    distinct = _number(metrics[reported.split].get("distinct_scores"))
+    values = metrics[reported.split]
+    distinct = _number(values.get("distinct_scores"))
     if few_scores(distinct):
         findings.append((findings[0][0], Level.INFO,
                          f"On {_split_words(reported.split)}, {_few_scores_words(distinct)}."))  # fmt: skip
@@ -191,19 +271,11 @@ def judge(
         findings.insert(0, (Label.DEGENERATE, Level.ERROR,
                             f"Degenerate on {_split_words(reported.split)}: "
                             f"{reported.degenerate}."))  # fmt: skip
-    flags = []
-    if status is RunStatus.DIVERGED:
-        flags.append((Label.DIVERGED, Level.ERROR,
-                      f"Diverged ({reason or 'a non-finite value'}): the last finite iterate is "
-                      "reported; smaller step sizes (the solver's options) usually prevent "
-                      "it."))  # fmt: skip
-    elif status is RunStatus.BUDGET:
-        flags.append((Label.NOT_CONVERGED, Level.WARNING,
-                      f"Not converged ({reason or 'a budget ended it'}): a longer run may give "
-                      "another model."))  # fmt: skip
+    flags = _flags(status, reason, reported, values, thresholded)
     label, level, _ = findings[0]
-    if flags and _SEVERITY.index(flags[0][1]) > _SEVERITY.index(level):
-        level = flags[0][1]  # a met κ of a model that did not converge is not all clear
+    worst = max((flag[1] for flag in flags), key=_SEVERITY.index, default=level)
+    if _SEVERITY.index(worst) > _SEVERITY.index(level):
+        level = worst  # a met κ of a model that did not converge is not all clear
     return Verdict(label, level, tuple(f[2] for f in findings + flags), splits, quantity, kappa,
                    tuple(f[0] for f in flags))  # fmt: skip
 
@@ -213,6 +285,25 @@ def few_scores(distinct: float | None) -> bool:
     no more than FEW_DISTINCT_SCORES (`distinct` is its "distinct_scores" metric, None if
     unknown)."""
     return distinct is not None and 1 < distinct <= FEW_DISTINCT_SCORES
+
+
+def _split_check(
+    split: str,
+    values: dict[str, float | None],
+    value_metric: str | None,
+    kappa: float | None,
+    thresholded: bool,
+) -> SplitCheck:
+    """A split's check from its metrics, with the value's interval where they hold one."""
+    if value_metric is None:
+        return SplitCheck(split, None, kappa, _degenerate(values, thresholded))
+    rows = _number(values.get(value_metric + ROWS))
+    return SplitCheck(
+        split, _number(values.get(value_metric)), kappa, _degenerate(values, thresholded),
+        low=_number(values.get(value_metric + LOW)), high=_number(values.get(value_metric + HIGH)),
+        resolves=_number(values.get(value_metric + RESOLVES)),
+        rows=None if rows is None else int(rows),
+    )  # fmt: skip
 
 
 def _few_scores_words(distinct: float) -> str:
@@ -228,7 +319,9 @@ def _fairness_findings(
     quantity: str,
     surrogate_violation: float | None,
     tolerance: float,
-) -> list[tuple[Label, Level, str]]:
+) -> list[Finding]:
+    """The label's finding first (rules 3–6 of the module's text), then what the other splits
+    say."""
     where = _split_words(reported.split)
     if reported.kappa is None:
         value = "—" if reported.value is None else f"{reported.value:.4f}"
@@ -237,33 +330,115 @@ def _fairness_findings(
     if reported.value is None:
         return [(Label.MISSES, Level.WARNING,
                  f"{quantity} could not be computed on {where}, so κ cannot be checked.")]  # fmt: skip
-    surrogate_only = (train is not None and train.meets is False
-                      and surrogate_violation is not None and surrogate_violation <= tolerance)  # fmt: skip
-    if reported.meets:
-        findings = [(Label.MEETS, Level.OK,
-                     f"Meets κ on {where}: {quantity} = {reported.value:.4f} ≤ κ = "
-                     f"{reported.kappa:g}.")]  # fmt: skip
-    else:
-        label = Label.SURROGATE_ONLY if surrogate_only else Label.MISSES
-        findings = [(label, Level.WARNING,
-                     f"Misses κ on {where}: {quantity} = {reported.value:.4f} > κ = "
-                     f"{reported.kappa:g}, by {reported.excess:.4f}.")]  # fmt: skip
-    if surrogate_only:
-        findings.append((Label.SURROGATE_ONLY, Level.INFO,
-                         f"Surrogate feasible but exact infeasible: the solver's surrogate rows "
-                         f"are within its tolerance ({surrogate_violation:+.4f} ≤ ε = "
-                         f"{tolerance:g}), yet the exact train {quantity} is {train.value:.4f} > "
-                         f"κ. The surrogate approximates the exact indicator; a longer budget, a "
-                         "smaller κ or a wider interval I helps."))  # fmt: skip
-    elif train is not None and train is not reported and train.meets is False:
-        findings.append((Label.MISSES, Level.INFO,
-                         f"Misses κ on the training data: {quantity} = {train.value:.4f} > κ."))  # fmt: skip
-    elif train is not None and train is not reported and reported.meets is False:
-        findings.append((Label.MISSES, Level.INFO,
-                         f"Meets κ on the training data ({train.value:.4f}); the gap on held-out "
-                         "data is sampling noise or overfitting: a slightly smaller κ leaves "
-                         "room for it."))  # fmt: skip
-    return findings
+    held_out = reported if reported.held_out else None
+    training = _training_finding(train, quantity, surrogate_violation, tolerance)
+    if held_out is not None and held_out.state is KappaState.MISSES:
+        findings = [_held_out_finding(held_out, quantity)]
+        return findings + ([training] if training else [])
+    if train is not None and train.meets is False:
+        label = training[0]
+        return [(label, Level.WARNING, training[2])] + (
+            [_held_out_finding(held_out, quantity, Level.INFO)] if held_out else [])  # fmt: skip
+    if held_out is None:
+        return [(Label.MEETS, Level.OK,
+                 f"Meets κ on the training data: {quantity} = {reported.value:.4f} ≤ κ = "
+                 f"{reported.kappa:g}.")]  # fmt: skip
+    return [_held_out_finding(held_out, quantity)] + ([training] if training else [])
+
+
+def _held_out_finding(check: SplitCheck, quantity: str, level: Level | None = None) -> Finding:
+    """What a held-out split says of κ, in one of its three states."""
+    where, kappa, state = _split_words(check.split), check.kappa, check.state
+    interval = f", {check.interval_words()}," if check.has_interval else ""
+    value = f"{quantity} = {check.value:.4f}{interval}"
+    if state is KappaState.MEETS:
+        return (Label.MEETS, level or Level.OK,
+                f"Meets κ on {where}: {value} {'all ' if interval else ''}≤ κ = {kappa:g}.")  # fmt: skip
+    if state is KappaState.MISSES:
+        by = "" if interval else f", by {check.excess:.4f}"
+        return (Label.MISSES, level or Level.WARNING,
+                f"Misses κ on {where}: {value} {'all ' if interval else ''}> κ = {kappa:g}{by}.")  # fmt: skip
+    return (Label.CANNOT_TELL, level or Level.INFO,
+            f"Cannot tell at this size: on {where} {value} which contains κ = {kappa:g}."
+            f"{_resolution_words(check, quantity)}")  # fmt: skip
+
+
+def _resolution_words(check: SplitCheck, quantity: str) -> str:
+    """" The test set resolves pSP down to about 0.085; about 28,000 rows per group would
+    resolve κ = 0.05.", or "" when the split's resolution is unknown."""
+    if check.resolves is None:
+        return ""
+    where = _split_words(check.split)
+    text = f" {where[0].upper()}{where[1:]} resolves {quantity} down to about {check.resolves:.3f}"
+    needed = check.rows_for(check.kappa)
+    if needed is not None and check.kappa < check.resolves:
+        text += f"; about {_rounded(needed):,} rows per group would resolve κ = {check.kappa:g}"
+    return text + "."
+
+
+def _rounded(count: int) -> int:
+    """A count to two significant figures ("about 17,000 rows", not "17,165")."""
+    return int(float(f"{count:.2g}"))
+
+
+def _training_finding(
+    train: SplitCheck | None, quantity: str, surrogate_violation: float | None, tolerance: float
+) -> Finding | None:
+    """What the exact training value says: held within κ, above it with the surrogate
+    feasible ("surrogate only"), or above it."""
+    if train is None or train.value is None or train.kappa is None:
+        return None
+    if train.meets:
+        return (Label.MEETS, Level.INFO,
+                f"Holds κ on the training data: {quantity} = {train.value:.4f} ≤ κ.")  # fmt: skip
+    if surrogate_violation is not None and surrogate_violation <= tolerance:
+        return (Label.SURROGATE_ONLY, Level.INFO,
+                f"Surrogate feasible but exact infeasible: the solver's surrogate rows are "
+                f"within its tolerance ({surrogate_violation:+.4f} ≤ ε = {tolerance:g}), yet "
+                f"the exact train {quantity} is {train.value:.4f} > κ = {train.kappa:g}. The "
+                "surrogate approximates the exact indicator; holding κ on the training data "
+                "refines it until the exact value meets κ.")  # fmt: skip
+    return (Label.MISSES, Level.INFO,
+            f"Misses κ on the training data: {quantity} = {train.value:.4f} > κ = "
+            f"{train.kappa:g}.")  # fmt: skip
+
+
+def _flags(
+    status: RunStatus,
+    reason: str,
+    reported: SplitCheck,
+    values: dict[str, float | None],
+    thresholded: bool,
+) -> list[Finding]:
+    """The flags beside the label: how the run ended, and a model the split cannot tell from
+    always predicting the majority class."""
+    flags = []
+    if status is RunStatus.DIVERGED:
+        flags.append((Label.DIVERGED, Level.ERROR,
+                      f"Diverged ({reason or 'a non-finite value'}): the last finite iterate is "
+                      "reported; smaller step sizes (the solver's options) usually prevent "
+                      "it."))  # fmt: skip
+    elif status is RunStatus.BUDGET:
+        flags.append((Label.NOT_CONVERGED, Level.WARNING,
+                      f"Not converged ({reason or 'a budget ended it'}): a longer run may give "
+                      "another model."))  # fmt: skip
+    near = _near_majority(values, thresholded) if not reported.degenerate else None
+    if near:
+        flags.append((Label.NEAR_MAJORITY, Level.WARNING,
+                      f"On {_split_words(reported.split)}, {near}."))  # fmt: skip
+    return flags
+
+
+def _near_majority(values: dict[str, float | None], thresholded: bool) -> str | None:
+    """Why a split cannot tell the model's accuracy from always predicting the majority
+    class (the accuracy's interval reaches the majority rate), or None."""
+    accuracy, majority = _number(values.get("accuracy")), _number(values.get("majority"))
+    low = _number(values.get("accuracy" + LOW))
+    if not thresholded or None in (accuracy, majority, low) or low > majority:
+        return None
+    return (f"accuracy {accuracy:.4f} (95 % interval {low:.4f}–"
+            f"{_number(values.get('accuracy' + HIGH)) or accuracy:.4f}) cannot be told from "
+            f"always predicting the majority class ({majority:.4f}) at this size")  # fmt: skip
 
 
 def _degenerate(values: dict[str, float | None], thresholded: bool) -> str | None:

@@ -14,16 +14,9 @@ from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_name
 from engine.runs import Store, submit_sweep, sweep_specs
 from engine.runs.describe import run_label
-from engine.runs.frontier import (
-    SCORE_NAMES,
-    SPREADS,
-    frontier,
-    frontier_table,
-    honour_words,
-    honoured_splits,
-    spread_name,
-)
-from engine.runs.results import frontier_axes, run_results
+from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, spread_name
+from engine.runs.frontier_text import frontier_table, honour_words, honoured_splits
+from engine.runs.results import frontier_axes, interval_text, run_results
 from engine.solvers.records import FRONT
 from engine.status import ACTIVE
 from engine.verdict import FEW_DISTINCT_SCORES
@@ -206,32 +199,36 @@ def _axes_controls(default: tuple[str, str]) -> tuple[str, str]:
 
 
 def _table(result, quantity: str) -> None:
-    """The points as a compact table: κ, I, seeds, score and fairness (with their spreads only
-    when some point has several seeds), the realised constrained value and whether it meets
-    κ."""
+    """The points as a compact table: κ, I, seeds, score and fairness with their 95 % bands
+    (a single seed's held-out interval, or the mean ± the spread over seeds), the realised
+    constrained value and what the split says of it against κ (meets, misses, cannot tell)."""
     frame = pd.DataFrame(frontier_table(result.ordinary))
-    frame["meets κ"] = frame["meets_kappa"].map({True: "✓", False: "✗ misses κ"}).fillna("—")
+    frame["κ verdict"] = frame["state"].fillna("—")
     frame["I"] = [f"[{a:.0%}, {b:.0%})" for a, b in zip(frame["alpha"], frame["beta"], strict=True)]
+    for axis in ("score", "fairness"):
+        frame[f"{axis} 95 %"] = [interval_text(low, high) for low, high in
+                                 zip(frame[f"{axis}_low"], frame[f"{axis}_high"], strict=True)]  # fmt: skip
     frame["note"] = [f"only {p.distinct_scores} distinct scores: pSP coarse" if p.few_scores
                      else "" for p in result.ordinary]  # fmt: skip
-    columns = ["solver", "kappa", "I", "n", "score", "score_spread", "fairness",
-               "fairness_spread", "constraint", "meets κ", "dominated", "note"]  # fmt: skip
-    if frame["score_spread"].isna().all():
-        columns = [c for c in columns if not c.endswith("_spread")]
+    columns = ["solver", "kappa", "I", "n", "score", "score 95 %", "fairness", "fairness 95 %",
+               "constraint", "κ verdict", "dominated", "note"]  # fmt: skip
     if not frame["note"].any():
         columns.remove("note")
-    number = st.column_config.NumberColumn
-    plus_minus = f"± {spread_name(result.spread, result.confidence)}"
+    number, text = st.column_config.NumberColumn, st.column_config.TextColumn
+    band = ("95 % band: one seed's held-out interval, or over seeds the mean ± "
+            f"{spread_name(result.spread, result.confidence)}")  # fmt: skip
     st.dataframe(frame[columns], hide_index=True, width="content", column_config={
-        "solver": st.column_config.TextColumn(width="medium"),
+        "solver": text(width="medium"),
         "kappa": number("κ", format="%g"),
         "n": number("seeds"),
         "score": number(SCORE_NAMES[result.score], format="%.4f"),
-        "score_spread": number(plus_minus, format="%.4f"),
+        "score 95 %": text(help=band),
         "fairness": number(f"1 − {quantity}" if result.metric == "constraint" else "fairness",
                            format="%.4f"),
-        "fairness_spread": number(plus_minus, format="%.4f"),
+        "fairness 95 %": text(help=band),
         "constraint": number(f"{quantity} ({result.split})", format="%.4f"),
+        "κ verdict": text(help="meets κ: the whole interval is ≤ κ; misses κ: it lies above "
+                          "κ; cannot tell: κ lies inside it"),
     })  # fmt: skip
 
 

@@ -34,22 +34,27 @@ def test_a_miss_says_by_how_much_on_the_reported_split():
     assert verdict.check("test").excess == pytest.approx(0.019)
     assert "by 0.0190" in verdict.headline
     assert verdict.check("train").cell() == "0.0730 > 0.05 ✗ (+0.0230)"
-    assert "Misses κ on the training data: pSP = 0.0730 > κ." in verdict.findings
+    assert "Misses κ on the training data: pSP = 0.0730 > κ = 0.05." in verdict.findings
 
 
 def test_surrogate_feasible_but_exact_infeasible_is_named_and_explained():
     verdict = judge("converged", metrics(split(0.073), test=split(0.069)), "pSP", 0.05,
                     surrogate_violation=0.0009, tolerance=0.001)  # fmt: skip
-    assert verdict.label is Label.SURROGATE_ONLY
+    assert verdict.label is Label.MISSES  # the test set misses κ: that comes first
     text = " ".join(verdict.findings)
-    assert "+0.0009 ≤ ε = 0.001" in text and "approximates" in text and "longer budget" in text
+    assert "+0.0009 ≤ ε = 0.001" in text and "approximates" in text
+    assert "holding κ on the training data refines it" in text
+    within = judge("converged", metrics(split(0.073), test=split(0.049)), "pSP", 0.05,
+                   surrogate_violation=0.0009, tolerance=0.001)  # fmt: skip
+    assert within.label is Label.SURROGATE_ONLY
 
 
-def test_a_test_set_within_kappa_is_met_even_when_the_training_data_miss_it():
+def test_a_test_set_within_kappa_does_not_outweigh_a_training_value_above_it():
     verdict = judge("converged", metrics(split(0.0727), test=split(0.0383)), "pSP", 0.05,
                     surrogate_violation=0.0009, tolerance=0.001)  # fmt: skip
-    assert verdict.label is Label.MEETS and verdict.level is Level.OK
-    assert "Surrogate feasible but exact infeasible" in verdict.findings[1]
+    assert verdict.label is Label.SURROGATE_ONLY and verdict.level is Level.WARNING
+    assert verdict.headline.startswith("Surrogate feasible but exact infeasible")
+    assert "Meets κ on the test set: pSP = 0.0383" in verdict.findings[1]
 
 
 def test_a_surrogate_above_its_tolerance_is_a_plain_miss():
@@ -58,10 +63,10 @@ def test_a_surrogate_above_its_tolerance_is_a_plain_miss():
     assert verdict.label is Label.MISSES
 
 
-def test_meeting_kappa_on_train_but_not_on_test_says_where_the_gap_comes_from():
+def test_meeting_kappa_on_train_but_not_on_test_says_both():
     verdict = judge("converged", metrics(split(0.04), test=split(0.06)), "EO gap", 0.05)
     assert verdict.label is Label.MISSES
-    assert any("Meets κ on the training data (0.0400)" in f for f in verdict.findings)
+    assert "Holds κ on the training data: EO gap = 0.0400 ≤ κ." in verdict.findings
 
 
 @pytest.mark.parametrize(
@@ -198,3 +203,62 @@ def test_a_regression_better_than_the_mean_label_reports_its_mean_gap():
     verdict = judge("converged", metrics(test=values), "mean gap", None, value_metric="mean_gap")
     assert verdict.label is Label.UNCONSTRAINED
     assert verdict.headline == "No fairness constraint; mean gap on the test set is 0.1000."
+
+
+# ---- held-out values with their intervals ---------------------------------------------------
+
+
+def held_out(value, low, high, resolves=0.085, rows=2700, **others):
+    """A held-out split's metrics with the constrained value's interval and resolution."""
+    return split(value, **others) | {"constraint_low": low, "constraint_high": high,
+                                     "constraint_resolves": resolves, "constraint_rows": rows}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "label", "state"),
+    [(0.012, 0.047, Label.MEETS, "meets κ"), (0.061, 0.097, Label.MISSES, "misses κ"),
+     (0.0, 0.085, Label.CANNOT_TELL, "cannot tell")],
+)  # fmt: skip
+def test_a_held_out_value_is_judged_by_its_interval_in_three_states(low, high, label, state):
+    verdict = judge("converged", metrics(split(0.045), test=held_out(0.038, low, high)), "pSP",
+                    0.05)  # fmt: skip
+    assert verdict.label is label
+    test = verdict.check("test")
+    assert str(test.state) == state and test.meets == {"meets κ": True, "misses κ": False}.get(state)
+    assert f"95 % interval {low:.3f}–{high:.3f}" in verdict.headline
+    assert test.cell().startswith(f"0.0380 [{low:.3f}, {high:.3f}]")
+    assert "Holds κ on the training data: pSP = 0.0450 ≤ κ." in verdict.findings
+
+
+def test_cannot_tell_says_what_the_split_resolves_and_the_rows_that_would_resolve_kappa():
+    verdict = judge("converged", metrics(split(0.045), test=held_out(0.038, 0.0, 0.085)), "pSP",
+                    0.05)  # fmt: skip
+    needed = int(np.ceil(2700 * (0.085 / 0.05) ** 2))  # the width shrinks as 1/√n
+    assert verdict.check("test").rows_for(0.05) == needed
+    assert "The test set resolves pSP down to about 0.085" in verdict.headline
+    assert f"about {int(float(f'{needed:.2g}')):,} rows per group would resolve κ = 0.05" in (
+        verdict.headline)
+    assert verdict.check("test").cell() == "0.0380 [0.000, 0.085] ? 0.05"
+    assert verdict.to_dict()["splits"]["test"]["rows_for_kappa"] == needed
+
+
+def test_a_training_value_above_kappa_outweighs_a_held_out_split_that_cannot_tell():
+    verdict = judge("converged", metrics(split(0.0727), test=held_out(0.038, 0.0, 0.085)),
+                    "pSP", 0.05, surrogate_violation=0.0009, tolerance=0.001)  # fmt: skip
+    assert verdict.label is Label.SURROGATE_ONLY
+    assert any(f.startswith("Cannot tell at this size") for f in verdict.findings[1:])
+    plain_miss = judge("converged", metrics(split(0.0727), test=held_out(0.038, 0.0, 0.085)),
+                       "pSP", 0.05)  # fmt: skip
+    assert plain_miss.label is Label.MISSES and "training data" in plain_miss.headline
+
+
+def test_an_accuracy_the_split_cannot_tell_from_the_majority_rate_is_flagged():
+    values = held_out(0.02, 0.0, 0.04, accuracy=0.768, majority=0.764) | {
+        "accuracy_low": 0.759, "accuracy_high": 0.777}
+    verdict = judge("converged", metrics(split(0.02), test=values), "pSP", 0.05)
+    assert verdict.label is Label.MEETS and verdict.flags == (Label.NEAR_MAJORITY,)
+    assert verdict.level is Level.WARNING
+    assert "cannot be told from always predicting the majority class (0.7640)" in (
+        verdict.findings[-1])
+    clear = values | {"accuracy_low": 0.766}
+    assert judge("converged", metrics(split(0.02), test=clear), "pSP", 0.05).flags == ()

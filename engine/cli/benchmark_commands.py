@@ -49,6 +49,7 @@ from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.runs import Grid, RunSpec, Store, parse_grid, submit_sweep, wait
 from engine.runs.grid import OPTION, axes_help, parse_values
+from engine.solvers.honour_rules import HONOUR_OFF
 from engine.status import ACTIVE
 
 DEFAULT_SECONDS = 30.0  # paper 000, Exp. 1: 30 s of wall-clock time per run
@@ -137,8 +138,9 @@ def study_setup(args: argparse.Namespace) -> tuple[RunSpec, Grid]:
     save_seconds = args.save_seconds
     if save_seconds is None and args.save_every is None:
         save_seconds = DEFAULT_SAVE_SECONDS
+    # paper 000's comparison runs each solver's own algorithm, once: κ is not held on train
     single = argparse.Namespace(**{**vars(args), "solver": solvers[0], "option": [],
-                                   "save_seconds": save_seconds})  # fmt: skip
+                                   "save_seconds": save_seconds, "honour": HONOUR_OFF})  # fmt: skip
     return run_spec_from_args(single), study_grid(solvers, args.runs, extra)
 
 

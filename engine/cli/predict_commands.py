@@ -113,6 +113,7 @@ def describe_model(model: ExportedModel) -> str:
               f"{_origin(model)}\n")  # fmt: skip
     if about.get("verdict"):
         out.write(f"verdict: {about['verdict']}\n")
+        out.writelines(f"  - {finding}\n" for finding in about.get("verdict_findings", ()))
     out.write(f"groups: {', '.join(model.group_names)}\n")
     out.write("columns:\n")
     kinds = {c.name: "number" for c in model.encoder.numeric}

@@ -39,7 +39,7 @@ from engine.objectives import (
 from engine.problem import Problem
 from engine.runs import RunSpec, Store
 from engine.runs.export import run_model
-from engine.runs.frontier import format_front
+from engine.runs.frontier_text import format_front
 from engine.runs.fronts import solution_front
 from engine.runs.results import (
     front_frontier,
@@ -58,10 +58,16 @@ from engine.solvers import (
     solver_names,
 )
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.honour_rules import HONOUR_SPLITS
+from engine.solvers.honour_rules import (
+    DEFAULT_HONOUR,
+    HOLDING_WORDS,
+    HONOUR_OFF,
+    HONOUR_SPLITS,
+    run_honour,
+)
 from engine.status import WITH_MODEL
 from engine.task import Task
-from engine.verdict import REPORTED_SPLITS, Verdict
+from engine.verdict import REPORTED_SPLITS, KappaState, SplitCheck, Verdict
 
 CONSTRAINTS = {name.lower(): name for name in family_names()} | {"none": None}
 DEFAULT_CONSTRAINT = {Task.CLASSIFICATION: "psp", Task.REGRESSION: "none"}
@@ -155,10 +161,11 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     )
     solver.add_argument("--iterations", type=int, help="stop after this many iterations")
     solver.add_argument("--seconds", type=float, help="stop after this many seconds")
-    solver.add_argument("--honour", choices=HONOUR_SPLITS, metavar="SPLIT",
-                        help="honour κ on 'val' or 'train': while the model's exact constrained "
-                        "value there exceeds κ, solve again with a tighter inner κ′, each solve "
-                        "from the last model (default: solve at κ alone)")  # fmt: skip
+    solver.add_argument("--honour", choices=(*HONOUR_SPLITS, HONOUR_OFF), metavar="SPLIT",
+                        help=f"'train': κ {HOLDING_WORDS['train']}; 'val': κ "
+                        f"{HOLDING_WORDS['val']}; 'off': solve once, as the solver's paper "
+                        f"does (default {DEFAULT_HONOUR}; solvers that cannot hold κ solve "
+                        "once)")  # fmt: skip
     solver.add_argument("--save-every", type=positive_int, metavar="N",
                         help="save and evaluate the iterate every N iterations")  # fmt: skip
     solver.add_argument("--save-seconds", type=float, metavar="T",
@@ -226,11 +233,16 @@ def auc_options_from_args(args: argparse.Namespace, family: str) -> dict[str, Op
     return auc_gap_options(**given)
 
 
+def _family(constraint: ConstraintSpec | None) -> str | None:
+    return None if constraint is None else constraint.family
+
+
 def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
     """The RunSpec the data, problem and solver flags describe (validated by the caller)."""
     card = solver_card(args.solver)
     config = config_from_dict(card.Config, parse_options(args.option))
     data = data_spec_from_args(args)
+    constraint = constraint_from_args(args, data.label_task, card)
     return RunSpec(
         data=data,
         prepare=dataclasses.replace(prepare_options_from_args(args), cross_terms=False),
@@ -240,7 +252,7 @@ def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
             hidden=tuple(args.hidden),
             activation=args.activation,
         ),
-        constraint=constraint_from_args(args, data.label_task, card),
+        constraint=constraint,
         interval=tuple(args.interval),
         solver=card.name,
         config=dataclasses.asdict(config),
@@ -252,7 +264,7 @@ def run_spec_from_args(args: argparse.Namespace) -> RunSpec:
         ),
         seed=args.seed,
         objective=objective_from_args(args, card.default_objective, data.label_task),
-        honour=args.honour,
+        honour=run_honour(args.honour, [card.name], _family(constraint)),
     )
 
 
@@ -372,25 +384,47 @@ def _fmt(value: float | None) -> str:
 
 def format_result(solution: Solution, verdict: Verdict, task: Task) -> str:
     """How the run ended, the verdict with its findings, and per split (test first) the scores
-    of `SPLIT_SCORES` (a classifier's accuracy and AUC, a regression's RMSE and R²) and the
-    constrained quantity, named by its family, beside κ."""
+    of `SPLIT_SCORES` (a classifier's accuracy and AUC, a regression's RMSE and R²), the first
+    with its 95 % interval on held-out splits, and the constrained quantity, named by its
+    family, with its interval, beside κ and what the split says of it (`engine.verdict`)."""
     lines = [f"{solution.solver}: {solution.status} ({solution.reason}) after "
              f"{solution.iterations:,} iterations, {solution.seconds:.1f} s",
              f"verdict: {verdict.summary}"]  # fmt: skip
     lines += [f"  - {finding}" for finding in verdict.findings]
-    width = max(10, len(verdict.quantity) + 2)
     scores = SPLIT_SCORES[task]
-    lines.append(f"{'split':<7}" + "".join(f"{name:>10}" for name in scores)
-                 + f"{verdict.quantity:>{width}}{'κ':>8}  meets κ")  # fmt: skip
+    rows = [("split", *scores, verdict.quantity, "κ", "verdict")]
     for split in REPORTED_SPLITS:
         check, metrics = verdict.check(split), solution.metrics.get(split)
         if check is None or not metrics:
             continue
+        first = _with_interval(metrics.get(scores[0]), metrics.get(f"{scores[0]}_low"),
+                               metrics.get(f"{scores[0]}_high"))  # fmt: skip
+        value = _with_interval(check.value, check.low, check.high)
         kappa = "—" if check.kappa is None else f"{check.kappa:g}"
-        meets = "" if check.meets is None else "yes" if check.meets else f"no (+{check.excess:.4f})"
-        lines.append(f"{split:<7}" + "".join(f"{_fmt(metrics.get(name)):>10}" for name in scores)
-                     + f"{_fmt(check.value):>{width}}{kappa:>8}  {meets}")  # fmt: skip
+        rows.append((split, first, *(_fmt(metrics.get(name)) for name in scores[1:]), value,
+                     kappa, _state_words(check)))  # fmt: skip
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    lines += ["  ".join(cell.ljust(w) if c in (0, len(row) - 1) else cell.rjust(w)
+                        for c, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+              for row in rows]  # fmt: skip
     return "\n".join(lines)
+
+
+def _with_interval(value: float | None, low: float | None, high: float | None) -> str:
+    """"0.8317 (0.826–0.837)": a value with its 95 % interval, the value alone without one."""
+    text = _fmt(value)
+    return text if low is None or high is None else f"{text} ({low:.3f}–{high:.3f})"
+
+
+def _state_words(check: SplitCheck) -> str:
+    """What a split says of κ, for a table: "meets", "misses (+0.0227)", "cannot tell"."""
+    state = check.state
+    if state is None:
+        return ""
+    if state is KappaState.MISSES and not check.has_interval:
+        return f"misses (+{check.excess:.4f})"
+    return {KappaState.MEETS: "meets", KappaState.MISSES: "misses",
+            KappaState.CANNOT_TELL: "cannot tell"}[state]  # fmt: skip
 
 
 def list_solvers(args: argparse.Namespace) -> int:

@@ -20,7 +20,8 @@ from engine.model_file import save_model
 from engine.objectives import LogisticLoss, PairwiseAUCLoss
 from engine.runs import RunSpec, Store, continuation_specs, submit_sweep, wait
 from engine.runs.export import stored_run_model
-from engine.runs.frontier import SCORE_NAMES, SPREADS, format_front, format_frontier, frontier
+from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier
+from engine.runs.frontier_text import format_front, format_frontier
 from engine.runs.fronts import run_front
 from engine.runs.grid import Grid, axes_help, grid_specs, parse_grid, parse_values
 from engine.runs.results import (
@@ -34,6 +35,7 @@ from engine.runs.results import (
 )
 from engine.runs.runner import ensure_runner, serve_and_say
 from engine.solvers.catalogue import solver_card, solver_names
+from engine.solvers.honour_rules import run_honour
 
 # the grid axes with flags of their own: axis → the flag's dest (--solvers, ...)
 FLAG_AXES = {"solver": "solvers", "interval": "intervals", "seed": "seeds", "kappa": "kappas"}
@@ -143,6 +145,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def sweep_command(args: argparse.Namespace) -> int:
     base = run_spec_from_args(args)
     grid = sweep_grid(args, base)
+    family = base.constraint.family if base.constraint else None
+    base = dataclasses.replace(base, honour=run_honour(args.honour, grid["solver"], family))
     if args.objective is None:
         objective = objective_from_args(args, grid_objective(grid), base.data.label_task)
         base = dataclasses.replace(base, objective=objective)

@@ -19,7 +19,7 @@ from engine.fairness.families import family_entry, quantity_name
 from engine.objectives import LogisticLoss, PairwiseAUCLoss, objective_type
 from engine.runs.results import constraint_of
 from engine.solvers.catalogue import solver_card
-from engine.solvers.honour_rules import SPLIT_WORDS
+from engine.solvers.honour_rules import HOLDING_WORDS
 from engine.solvers.options import config_from_dict
 
 Setting = tuple[str, str]
@@ -82,8 +82,7 @@ def _constraint_words(spec: dict[str, Any]) -> str:
         alpha, beta = spec["constraint"].get("interval") or spec["interval"]
         text += f" on I = {interval_words(alpha, beta)}"
     if spec.get("honour"):
-        text += (f"; κ honoured on {SPLIT_WORDS[spec['honour']]} (solved again at a tighter "
-                 "inner κ′ while the exact value there exceeds κ)")  # fmt: skip
+        text += f"; κ {HOLDING_WORDS[spec['honour']]}"
     return text
 
 

@@ -70,7 +70,8 @@ def run_about(
     status: str,
 ) -> dict[str, Any]:
     """Where a run's model comes from: the run, its data and preparation, solver and options,
-    constraint with κ and I, seed, how it ended, the verdict and the exact test metrics."""
+    constraint with κ and I, seed, how it ended, the verdict with its findings in words and the
+    exact test metrics with their 95 % intervals."""
     document = spec.to_dict()
     data = {k: v for k, v in document["data"].items() if k not in ("root", "allow_download")}
     if "path" in data:
@@ -89,6 +90,7 @@ def run_about(
         "objective": document.get("objective", {"name": spec.objective.name}),
         "status": status,
         "verdict": verdict.summary,
+        "verdict_findings": list(verdict.findings),
         "test_metrics": metrics.get("test", {}),
         "engine_version": __version__,
     }

@@ -17,9 +17,13 @@ Fairness grows to the right, so a metric that measures a gap is turned around:
 
 Any other name is refused rather than guessed.
 
-A point meets κ when the mean over its seeds of the exact constrained quantity (the metric
-"constraint": pSP for pSP runs, the EO gap for EO runs, ...) on the split is ≤ κ; a point that
-misses κ is drawn differently, whatever metric is on the axis.
+Every point carries the 95 % bands of both coordinates (`score_band`, `fairness_band`): with
+one seed, the held-out interval of its run's values (`engine.fairness.intervals`, stored beside
+its metrics), so a single seed is not shown as exact; with several, mean ± the spread over the
+seeds. Its `state` against κ is that of the verdict (`engine.verdict.KappaState`): one run's
+constrained value judged by its interval on the split; over several seeds, their mean judged by
+its Student-t confidence interval over the seeds. A point that misses κ is drawn differently,
+whatever metric is on the axis.
 
 A point whose scores take few distinct values on the split (at most
 `engine.verdict.FEW_DISTINCT_SCORES` in every run: a randomised classifier scored by its
@@ -59,12 +63,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 
-from engine.solvers.honour_rules import SPLIT_WORDS
-from engine.verdict import FEW_DISTINCT_SCORES, few_scores
+from engine.verdict import HIGH, LOW, KappaState, SplitCheck, few_scores
 
 GAP_METRICS = frozenset({"psp", "pdp", "sp", "dp", "constraint"})
 SCORE_METRICS = frozenset({"accuracy", "auc"})
@@ -77,8 +79,10 @@ UNCONSTRAINED_MARK = "*"
 MISSED_MARK = "!"
 FEW_SCORES_MARK = "≈"
 CHOSEN_MARK = "◆"
+CANNOT_TELL_MARK = "?"
 
 Interval = tuple[float, float]
+Band = tuple[float, float]  # a coordinate's 95 % band, (low, high)
 GroupKey = tuple[str, float | None, Interval, str | None]
 
 
@@ -108,10 +112,12 @@ class RunResult:
 @dataclass(frozen=True)
 class FrontierPoint:
     """The runs of one (solver, κ, interval), averaged over seeds: the frontier's score (y) and
-    fairness (x) with their spreads, `*_spread` (None with one seed: one seed says nothing about
-    the spread). `constraint` is the mean exact constrained quantity on the split and
-    `meets_kappa` whether it is ≤ κ (None without κ or value). `distinct_scores` is the largest
-    number of distinct scores of its runs on the split (None when a run does not report it).
+    fairness (x) with their spreads over seeds, `*_spread` (None with one seed: one seed says
+    nothing about the spread), and their 95 % bands, `*_band` (module docstring; None where a
+    run has no interval). `constraint` is the mean exact constrained quantity on the split and
+    `state` where the split puts it against κ (None without κ or value). `distinct_scores` is
+    the largest number of distinct scores of its runs on the split (None when a run does not
+    report it).
 
     A point of a run's front (`front_of` is the run's id) is that one model, n = 1, with its
     `label` and its `coordinates` as (name, value) pairs, or the model the run reports
@@ -130,7 +136,7 @@ class FrontierPoint:
     dominated: bool
     unconstrained: bool
     constraint: float | None = None
-    meets_kappa: bool | None = None
+    state: KappaState | None = None
     distinct_scores: int | None = None
     front_of: str | None = None
     label: str = ""
@@ -138,10 +144,21 @@ class FrontierPoint:
     chosen: bool = False
     honour: str | None = None
 
+    score_band: Band | None = None
+    fairness_band: Band | None = None
+
     @property
     def few_scores(self) -> bool:
         """Whether its scores take few distinct values (module docstring)."""
         return few_scores(self.distinct_scores)
+
+    @property
+    def meets_kappa(self) -> bool | None:
+        """True when the split shows it within κ, False when it shows it above; None when the
+        split cannot tell, or there is no κ."""
+        if self.state is None or self.state is KappaState.CANNOT_TELL:
+            return None
+        return self.state is KappaState.MEETS
 
 
 @dataclass(frozen=True)
@@ -202,7 +219,7 @@ def frontier(
     _check_choice("score", score, tuple(SCORE_NAMES))
     _check_choice("spread", spread, SPREADS)
     gap = is_gap(metric)
-    groups: dict[GroupKey, list[tuple[str, float, float, float | None, int | None]]] = {}
+    groups: dict[GroupKey, list[_Measured]] = {}
     fronts: list[FrontierPoint] = []
     skipped: list[str] = []
     for run in results:
@@ -213,17 +230,12 @@ def frontier(
             if run.front_of is None or run.run_id not in skipped:
                 skipped.append(run.run_id)
             continue
-        y, value = values
-        fairness = 1.0 - value if gap else value
-        constraint = run.metrics.get(split, {}).get("constraint")
-        constraint = None if _missing(constraint) else float(constraint)
-        distinct = run.metrics.get(split, {}).get("distinct_scores")
-        distinct = None if _missing(distinct) else int(distinct)
+        measured = _measure(run, split, score, metric, values, gap)
         if run.front_of is not None:
-            fronts.append(_front_point(run, y, fairness, constraint, distinct))
+            fronts.append(_front_point(run, measured))
             continue
         key = (run.solver, run.kappa, (float(run.interval[0]), float(run.interval[1])), run.honour)
-        groups.setdefault(key, []).append((run.run_id, y, fairness, constraint, distinct))
+        groups.setdefault(key, []).append(measured)
     points = [_point(key, runs, spread, confidence) for key, runs in groups.items()]
     points = _mark_dominated(points)
     points.sort(key=_display_order)
@@ -291,134 +303,6 @@ def spread_name(spread: str, confidence: float = 0.95) -> str:
     return "s.e." if spread == "se" else f"{100 * confidence:g} % CI"
 
 
-def frontier_table(points: Iterable[FrontierPoint]) -> list[dict[str, Any]]:
-    """One flat row per point, for printing or CSV (κ is None for the unconstrained model)."""
-    return [
-        {
-            "solver": p.solver,
-            "kappa": p.kappa,
-            "alpha": p.interval[0],
-            "beta": p.interval[1],
-            "n": p.n,
-            "score": p.score,
-            "score_spread": p.score_spread,
-            "fairness": p.fairness,
-            "fairness_spread": p.fairness_spread,
-            "constraint": p.constraint,
-            "meets_kappa": p.meets_kappa,
-            "dominated": p.dominated,
-            "unconstrained": p.unconstrained,
-        }
-        for p in points
-    ]
-
-
-def front_table(points: Iterable[FrontierPoint]) -> list[dict[str, Any]]:
-    """One flat row per point of a run's front, for printing or CSV: the run, the model's label
-    and coordinates (a dict), its score and fairness, the constrained value against κ, whether
-    another model of its front dominates it and whether it is the model the run reports."""
-    return [
-        {
-            "run": p.front_of,
-            "solver": p.solver,
-            "label": p.label,
-            "coordinates": dict(p.coordinates),
-            "score": p.score,
-            "fairness": p.fairness,
-            "kappa": p.kappa,
-            "constraint": p.constraint,
-            "meets_kappa": p.meets_kappa,
-            "dominated": p.dominated,
-            "chosen": p.chosen,
-        }
-        for p in points
-    ]
-
-
-def coordinates_text(coordinates: Iterable[tuple[str, float | None]]) -> str:
-    """A front model's coordinates in one line: "lambda.A = 0.25, beta = 1"."""
-    return ", ".join(f"{name} = {'—' if value is None else format(value, 'g')}"
-                     for name, value in coordinates)  # fmt: skip
-
-
-def honoured_splits(points: Iterable[FrontierPoint]) -> list[str]:
-    """The splits the points' runs honour κ on, in order of first appearance."""
-    return list(dict.fromkeys(p.honour for p in points if p.honour is not None))
-
-
-def honour_words(split: str) -> str:
-    """What a point of runs that honour κ on `split` is, in one sentence."""
-    words = SPLIT_WORDS[split]
-    return (
-        f"κ honoured on {words}: each run reports the model of the loosest inner κ′ ≤ κ "
-        f"whose exact constrained value on {words} met κ, or, when none did, the loosest "
-        f"within the sampling noise of {words} of the closest"
-    )
-
-
-def format_frontier(frontier: Frontier) -> str:
-    """Aligned text for the command line, in the frontier's order, with a legend for the marks;
-    the title names the score, the fairness axis and what ± stands for. Each run's front
-    follows, one model a line in its run's order."""
-    axis = f"1 − {frontier.metric}" if is_gap(frontier.metric) else frontier.metric
-    score = SCORE_NAMES[frontier.score]
-    title = (
-        f"{score} vs fairness = {axis} on the {frontier.split} split, "
-        f"mean ± {spread_name(frontier.spread, frontier.confidence)} over seeds"
-    )
-    lines = [title]
-    ordinary, fronts = frontier.ordinary, frontier.fronts
-    if ordinary:
-        header = ("", "solver", "κ", "I", "n", score, "fairness")
-        rows = [header, *(_text_row(p) for p in ordinary)]
-        widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
-        lines += [_align(row, widths) for row in rows]
-        lines.append(
-            f"{UNCONSTRAINED_MARK} unconstrained   {DOMINATED_MARK} dominated   "
-            f"{MISSED_MARK} misses κ (exact constrained value on {frontier.split} > κ)"
-        )
-        lines += [honour_words(split) for split in honoured_splits(ordinary)]
-        if any(p.few_scores for p in ordinary):
-            lines.append(f"{FEW_SCORES_MARK} few distinct scores (≤ {FEW_DISTINCT_SCORES}, e.g. "
-                         "a randomised classifier's probabilities): ties have no order, so "
-                         "measures on ranks such as pSP are coarse")  # fmt: skip
-    elif not fronts:
-        lines.append(f"no run has both {score} and {frontier.metric} on the {frontier.split} split")
-    lines += [format_front(frontier, run_id) for run_id in fronts]
-    if frontier.skipped:
-        lines.append(f"skipped {len(frontier.skipped)} run(s) with a missing metric")
-    return "\n".join(lines)
-
-
-def format_front(frontier: Frontier, run_id: str, quantity: str | None = None) -> str:
-    """One run's front as aligned text: a title line, then one model a line in the run's order
-    (its label, coordinates, score, fairness and the metric's own value, named `quantity` or by
-    the metric), then a legend for the marks."""
-    points = frontier.fronts.get(run_id, ())
-    score, name = SCORE_NAMES[frontier.score], quantity or frontier.metric
-    members = sum(1 for p in points if not p.chosen)
-    title = f"front of run {run_id}"
-    if not points:
-        return f"{title}: no model has both {score} and {name} on the {frontier.split} split"
-    gap = is_gap(frontier.metric)
-    header = ("", "model", "coordinates", score, "fairness", name)
-    rows = [header, *(
-        (_front_mark(p), p.label, coordinates_text(p.coordinates), f"{p.score:.4f}",
-         f"{p.fairness:.4f}", f"{1.0 - p.fairness if gap else p.fairness:.4f}")
-        for p in points)]  # fmt: skip
-    widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
-    legend = [(CHOSEN_MARK, "the model the run reports", any(p.chosen for p in points)),
-              (DOMINATED_MARK, "dominated within its front", any(p.dominated for p in points)),
-              (MISSED_MARK, "misses κ", any(p.meets_kappa is False for p in points)),
-              (FEW_SCORES_MARK, f"few distinct scores (≤ {FEW_DISTINCT_SCORES}): pSP is coarse",
-               any(p.few_scores for p in points))]  # fmt: skip
-    return "\n".join([
-        f"{title} ({points[0].solver}): {members} models, on the {frontier.split} split",
-        *(_align(row, widths, left={0, 1, 2}) for row in rows),
-        "   ".join(f"{mark} {words}" for mark, words, shown in legend if shown),
-    ])  # fmt: skip
-
-
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ValueError(f"unknown {name} {value!r}: use one of {', '.join(allowed)}")
@@ -436,20 +320,73 @@ def _missing(value: float | None) -> bool:
     return value is None or not math.isfinite(value)
 
 
-def _point(
-    key: GroupKey,
-    runs: list[tuple[str, float, float, float | None, int | None]],
-    spread: str,
-    confidence: float,
-) -> FrontierPoint:
+@dataclass(frozen=True)
+class _Measured:
+    """One run's coordinates on a split: score and fairness with their 95 % bands, the exact
+    constrained value and its state against κ, and its number of distinct scores."""
+
+    run_id: str
+    score: float
+    fairness: float
+    score_band: Band | None
+    fairness_band: Band | None
+    constraint: float | None
+    state: KappaState | None
+    distinct: int | None
+
+
+def _measure(
+    run: RunResult,
+    split: str,
+    score: str,
+    metric: str,
+    values: tuple[float, float],
+    gap: bool,
+) -> _Measured:
+    row = run.metrics.get(split, {})
+    y, value = values
+    constraint = _number(row.get("constraint"))
+    band = _band(row, metric, value)
+    fairness_band = (1.0 - band[1], 1.0 - band[0]) if band and gap else band
+    check = SplitCheck(split, constraint, run.kappa, None, _number(row.get("constraint" + LOW)),
+                       _number(row.get("constraint" + HIGH)))  # fmt: skip
+    distinct = _number(row.get("distinct_scores"))
+    return _Measured(run.run_id, y, 1.0 - value if gap else value, _band(row, score, y),
+                     fairness_band, constraint, check.state,
+                     None if distinct is None else int(distinct))  # fmt: skip
+
+
+def _band(row: dict[str, float | None], metric: str, value: float) -> Band | None:
+    """The stored 95 % interval of `metric` (of "constraint" when `metric` is the constrained
+    value under another name, e.g. "psp" of a pSP run), None without one."""
+    for name in (metric, "constraint"):
+        low, high = _number(row.get(name + LOW)), _number(row.get(name + HIGH))
+        if low is not None and high is not None and (name == metric or row.get(name) == value):
+            return low, high
+    return None
+
+
+def _number(value: float | None) -> float | None:
+    return None if _missing(value) else float(value)
+
+
+def _point(key: GroupKey, runs: list[_Measured], spread: str, confidence: float) -> FrontierPoint:
     solver, kappa, interval, honour = key
-    run_ids, scores, fairnesses, constraints, distincts = zip(*runs, strict=True)
-    score, score_spread = mean_and_spread(scores, spread, confidence)
-    fairness, fairness_spread = mean_and_spread(fairnesses, spread, confidence)
-    known = [c for c in constraints if c is not None]
-    constraint = float(np.mean(known)) if len(known) == len(constraints) else None
-    meets = None if kappa is None or constraint is None else constraint <= kappa
-    distinct = None if None in distincts else max(distincts)
+    score, score_spread = mean_and_spread([r.score for r in runs], spread, confidence)
+    fairness, fairness_spread = mean_and_spread([r.fairness for r in runs], spread, confidence)
+    known = [r.constraint for r in runs if r.constraint is not None]
+    constraint, state = None, None
+    if len(known) == len(runs):
+        constraint, half = mean_and_spread(known, "ci", confidence)
+        state = runs[0].state if len(runs) == 1 else SplitCheck(
+            "seeds", constraint, kappa, None, *(_around(constraint, half) or (None, None))
+        ).state  # fmt: skip
+    distincts = [r.distinct for r in runs]
+    if len(runs) == 1:
+        score_band, fairness_band = runs[0].score_band, runs[0].fairness_band
+    else:
+        score_band = _around(score, score_spread)
+        fairness_band = _around(fairness, fairness_spread)
     return FrontierPoint(
         solver=solver,
         kappa=kappa,
@@ -459,14 +396,20 @@ def _point(
         score_spread=score_spread,
         fairness=fairness,
         fairness_spread=fairness_spread,
-        run_ids=tuple(run_ids),
+        run_ids=tuple(r.run_id for r in runs),
         dominated=False,
         unconstrained=kappa is None,
         constraint=constraint,
-        meets_kappa=meets,
-        distinct_scores=distinct,
+        state=None if kappa is None else state,
+        distinct_scores=None if None in distincts else max(distincts),
         honour=honour,
+        score_band=score_band,
+        fairness_band=fairness_band,
     )
+
+
+def _around(value: float, spread: float | None) -> Band | None:
+    return None if spread is None else (value - spread, value + spread)
 
 
 def _mark_dominated(points: list[FrontierPoint]) -> list[FrontierPoint]:
@@ -482,25 +425,22 @@ def _mark_dominated(points: list[FrontierPoint]) -> list[FrontierPoint]:
     return marked
 
 
-def _front_point(
-    run: RunResult, score: float, fairness: float, constraint: float | None, distinct: int | None
-) -> FrontierPoint:
-    meets = None if run.kappa is None or constraint is None else constraint <= run.kappa
+def _front_point(run: RunResult, measured: _Measured) -> FrontierPoint:
     return FrontierPoint(
         solver=run.solver,
         kappa=run.kappa,
         interval=(float(run.interval[0]), float(run.interval[1])),
         n=1,
-        score=score,
+        score=measured.score,
         score_spread=None,
-        fairness=fairness,
+        fairness=measured.fairness,
         fairness_spread=None,
         run_ids=(run.run_id,),
         dominated=False,
         unconstrained=False,
-        constraint=constraint,
-        meets_kappa=meets,
-        distinct_scores=distinct,
+        constraint=measured.constraint,
+        state=None if run.kappa is None else measured.state,
+        distinct_scores=measured.distinct,
         front_of=run.front_of,
         label=run.label,
         coordinates=tuple(
@@ -508,6 +448,8 @@ def _front_point(
         ),  # fmt: skip
         chosen=run.chosen,
         honour=run.honour,
+        score_band=measured.score_band,
+        fairness_band=measured.fairness_band,
     )
 
 
@@ -528,47 +470,3 @@ def _mark_dominated_within_fronts(points: list[FrontierPoint]) -> list[FrontierP
 def _display_order(point: FrontierPoint) -> tuple[str, Interval, bool, float]:
     kappa_down = -point.kappa if point.kappa is not None else 0.0
     return point.solver, point.interval, point.kappa is not None, kappa_down
-
-
-def _text_row(point: FrontierPoint) -> tuple[str, ...]:
-    mark = (
-        (UNCONSTRAINED_MARK if point.unconstrained else "")
-        + (DOMINATED_MARK if point.dominated else "")
-        + (MISSED_MARK if point.meets_kappa is False else "")
-        + (FEW_SCORES_MARK if point.few_scores else "")
-    )
-    kappa = "—" if point.kappa is None else f"{point.kappa:g}"
-    alpha, beta = point.interval
-    return (
-        mark,
-        point.solver,
-        kappa,
-        f"[{100 * alpha:g}%, {100 * beta:g}%)",
-        str(point.n),
-        with_spread(point.score, point.score_spread),
-        with_spread(point.fairness, point.fairness_spread),
-    )
-
-
-def _front_mark(point: FrontierPoint) -> str:
-    return (
-        (CHOSEN_MARK if point.chosen else "")
-        + (DOMINATED_MARK if point.dominated else "")
-        + (MISSED_MARK if point.meets_kappa is False else "")
-        + (FEW_SCORES_MARK if point.few_scores else "")
-    )
-
-
-def with_spread(value: float, spread: float | None) -> str:
-    """The value with its spread ("0.8312 ± 0.0041"), alone when there is none (one seed)."""
-    return f"{value:.4f}" if spread is None else f"{value:.4f} ± {spread:.4f}"
-
-
-def _align(
-    row: tuple[str, ...], widths: list[int], left: frozenset[int] | set[int] = frozenset({0, 1})
-) -> str:
-    cells = [
-        cell.ljust(width) if c in left else cell.rjust(width)
-        for c, (cell, width) in enumerate(zip(row, widths, strict=True))
-    ]
-    return "  ".join(cells).rstrip()

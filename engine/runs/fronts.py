@@ -63,15 +63,16 @@ def reported_member(
     members: Iterable[FrontMember], metrics: Mapping[str, Mapping[str, float | None]]
 ) -> FrontMember | None:
     """The model of the front that the run reports, whose exact metrics are `metrics`: the
-    first whose metrics are the same on every split; None when it is none of them."""
+    first whose metrics are the same on every split (the run's may hold more: the intervals of
+    its held-out values); None when it is none of them."""
     return next((m for m in members if m.metrics and _same(m.metrics, metrics)), None)
 
 
 def _same(ours: Mapping[str, Mapping], theirs: Mapping[str, Mapping]) -> bool:
-    """The same metrics on the same splits; a missing value (None, as stored, or NaN, as
-    computed) is the same as another."""
+    """The same values of every metric of ours on the same splits; a missing value (None, as
+    stored, or NaN, as computed) is the same as another."""
     return set(ours) == set(theirs) and all(
-        set(ours[s]) == set(theirs[s]) and all(_equal(v, theirs[s][k]) for k, v in ours[s].items())
+        set(ours[s]) <= set(theirs[s]) and all(_equal(v, theirs[s][k]) for k, v in ours[s].items())
         for s in ours
     )
 

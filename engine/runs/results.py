@@ -332,17 +332,23 @@ def metrics_rows(
 ) -> list[dict[str, Any]]:
     """One compact row per run for comparison tables, test first: the verdict, the constrained
     quantity (named by its family; for a run without constraint, the constraint `view`'s where
-    it is reported) beside κ on test and train, the test scores of `SCORE_COLUMNS` (a
-    classifier's accuracy against the majority class and AUC, a regression's RMSE against the
-    baseline and R²), and how the run ended."""
+    it is reported) beside κ on test, with its 95 % interval ("low–high", "" without one), and
+    on train, the test scores of `SCORE_COLUMNS` (a classifier's accuracy, with its interval,
+    against the majority class and AUC, a regression's RMSE against the baseline and R²), and
+    how the run ended."""
     rows = []
     for run_id in run_ids:
         row = store.run(run_id)
         metrics = store.metrics(run_id)
         verdict = run_verdict(store, row, view, metrics)
         test, train = verdict.check("test"), verdict.check("train")
-        scores = {column: metrics.get("test", {}).get(metric)
+        tested = metrics.get("test", {})
+        scores = {column: tested.get(metric)
                   for column, metric in SCORE_COLUMNS[run_task(row.spec)].items()}  # fmt: skip
+        if "test accuracy" in scores:
+            accuracy = {"test accuracy 95 %": interval_text(tested.get("accuracy_low"),
+                                                            tested.get("accuracy_high"))}  # fmt: skip
+            scores = {**scores, **accuracy}
         rows.append({
             "run": run_id,
             "solver": row.spec["solver"],
@@ -350,9 +356,15 @@ def metrics_rows(
             "quantity": verdict.quantity,
             "κ": verdict.kappa,
             "test value": test.value if test else None,
+            "test 95 %": interval_text(test.low, test.high) if test else "",
             "train value": train.value if train else None,
             **scores,
             "status": row.status,
             "seconds": row.seconds,
         })  # fmt: skip
     return rows
+
+
+def interval_text(low: float | None, high: float | None) -> str:
+    """A 95 % interval for a table cell, "0.012–0.047"; "" without one."""
+    return "" if low is None or high is None else f"{low:.3f}–{high:.3f}"

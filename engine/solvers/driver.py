@@ -180,6 +180,22 @@ def solve(
     )
 
 
+def with_intervals(problem: Problem, solution: Solution) -> Solution:
+    """`solution` with the 95 % intervals of its model's exact held-out values
+    (`Problem.interval_report`) beside its metrics and in its final record: computed once, for
+    the model a run reports, after its clock has stopped."""
+    intervals = problem.interval_report(solution.params)
+    if not intervals:
+        return solution
+    metrics = {split: values | intervals.get(split, {})
+               for split, values in solution.metrics.items()}  # fmt: skip
+    trajectory = list(solution.trajectory)
+    if trajectory and trajectory[-1].kind == "final":
+        final = trajectory[-1]
+        trajectory[-1] = dataclasses.replace(final, values=final.values | _flatten(intervals))
+    return dataclasses.replace(solution, metrics=metrics, trajectory=trajectory)
+
+
 def _gap(kind: str, shortest: float, spent: float) -> float:
     """The wait after a record of `kind` that took `spent` seconds (`RECORD_SHARE`)."""
     return min(max(shortest, RECORD_SHARE[kind] * spent), LONGEST_GAP[kind])

@@ -33,7 +33,7 @@ from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_entry, quantity_name
 from engine.solvers.catalogue import solver_card
 from engine.solvers.solve_sequence import Solve, SolveSequence
-from engine.status import StopCode, StopReason
+from engine.status import RunStatus, StopCode, StopReason
 
 MAX_SOLVES = 8  # the solver's own solve and seven more
 LEAST_STEP, MOST_STEP = 0.25, 0.9  # κ′ shrinks to between a quarter and 90 % of itself per miss
@@ -191,13 +191,18 @@ def _holding(sequence: SolveSequence, end: str) -> Holding:
 
 def _unheld_stop(sequence: SolveSequence, chosen: Solve, end: str) -> StopReason:
     """A run that did not hold κ on the training data does not end "converged": a budget that
-    ended it says so, a solve that ended the search (cancelled, diverged) keeps its own stop,
+    ended it says so (the run's, or the solver's own iteration cap on its last solve: a longer
+    one may hold κ), a solve that ended the search (cancelled, diverged) keeps its own stop,
     and otherwise no model of this kind met κ there."""
+    last = sequence.last.solution.stop
     if sequence.ended():
-        return sequence.last.solution.stop
+        return last
     spent = sequence.spent()
     if spent is not None:
         return StopReason(spent, "the run's budget ended before κ held on the training data")
+    if last.status is RunStatus.BUDGET:
+        return StopReason(last.code, f"{last.text} in its last solve, before κ held on the training "
+                                     "data")  # fmt: skip
     return StopReason(StopCode.KAPPA_UNMET, "no model of this kind met κ on the training data")
 
 

@@ -39,7 +39,7 @@ from collections.abc import Callable
 from engine.errors import UserError
 from engine.fairness.families import quantity_name
 from engine.problem import Problem
-from engine.solvers.driver import Log, solve
+from engine.solvers.driver import Log, solve, with_intervals
 from engine.solvers.exact_train import (
     LEAST_STEP,
     MOST_ALLOWED,
@@ -103,10 +103,13 @@ def solve_run(
     seed: int = 0,
     should_stop: Callable[[], bool] | None = None,
 ) -> Solution:
-    """A run's solve: honouring κ on the split `honour` names, or plainly when it is None."""
+    """A run's solve: holding κ on the split `honour` names, or plainly when it is None; with
+    the 95 % intervals of its model's held-out values (`engine.solvers.driver.with_intervals`)."""
     if honour is None:
-        return solve(problem, solver, config, budget, log, seed, should_stop)
-    return solve_honouring(problem, solver, honour, config, budget, log, seed, should_stop)
+        solution = solve(problem, solver, config, budget, log, seed, should_stop)
+    else:
+        solution = solve_honouring(problem, solver, honour, config, budget, log, seed, should_stop)
+    return with_intervals(problem, solution)
 
 
 def _honour_on_validation(sequence: SolveSequence, holding: Holding, max_solves: int) -> Solution:

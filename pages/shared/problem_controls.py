@@ -18,7 +18,12 @@ from engine.models import ACTIVATIONS, ModelSpec
 from engine.objectives import LogisticLoss, Objective, objective_type
 from engine.runs import RunSpec, sweep_specs
 from engine.solvers.catalogue import solver_card, solver_names
-from engine.solvers.honour_rules import HONOUR_SPLITS, SPLIT_WORDS, honour_refusal
+from engine.solvers.honour_rules import (
+    DEFAULT_HONOUR,
+    HOLDING_WORDS,
+    HONOUR_OFF,
+    honour_refusal,
+)
 from engine.solvers.options import Budget, OptionField, config_fields, config_from_dict
 from engine.task import Task
 from pages.shared.auc_gap_controls import KEYS as AUC_GAP_KEYS
@@ -55,8 +60,7 @@ KEYS = (
     *OBJECTIVE_KEYS,
 )
 DEFAULT_HIDDEN = (64,)
-HONOUR_OFF = "off"
-HONOUR_CHOICES = {**{split: SPLIT_WORDS[split] for split in HONOUR_SPLITS}, HONOUR_OFF: "off"}
+HONOUR_CHOICES = {"train": "train", "val": "train + validation", HONOUR_OFF: "off"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,24 +155,23 @@ def problem_controls(
 
 
 def honour_control(solvers: list[str], family: str) -> str | None:
-    """The "Honour κ on" control: validation (the default), train or off, for the chosen
-    `solvers`; the split, or None when off or when no chosen solver can honour κ (the control
-    is then greyed out). The solvers that cannot are named under it, with why: their runs
-    solve at κ alone."""
+    """The "Hold κ on" control: train (the default), train and validation, or off, for the
+    chosen `solvers`; the split, or None when off or when no chosen solver can hold κ (the
+    control is then greyed out). The solvers that cannot are named under it, with why: their
+    runs solve once."""
     refusals = {name: honour_refusal(name, family) for name in solvers}
     able = [name for name, refusal in refusals.items() if refusal is None]
-    initial("honour", HONOUR_SPLITS[0])
+    initial("honour", DEFAULT_HONOUR)
     choice = st.sidebar.radio(
-        "Honour κ on", list(HONOUR_CHOICES), key="honour", format_func=HONOUR_CHOICES.get,
+        "Hold κ on", list(HONOUR_CHOICES), key="honour", format_func=HONOUR_CHOICES.get,
         horizontal=True, disabled=not able,
-        help="the surrogate constraint only approximates the exact one, so a model can meet it "
-        "and still exceed κ; honouring κ solves again at a tighter inner κ′ < κ, each solve from "
-        "the last model and within the time budget, until the exact value on this split is ≤ κ, "
-        "and keeps the loosest κ′ that did (when none does, the loosest within the split's "
-        "sampling noise of the best). Validation is what generalises.",
+        help=f"train: κ {HOLDING_WORDS['train']}, each solve from the last model and within "
+        f"the time budget. train + validation: κ {HOLDING_WORDS['val']}. off: the solver's "
+        "paper's algorithm, solved once (its surrogate may hold while the exact value exceeds "
+        "κ). The About page says why train is the default.",
     )  # fmt: skip
     for refusal in filter(None, refusals.values()):
-        st.sidebar.caption(f"Not honoured: {refusal}.")
+        st.sidebar.caption(f"Not held: {refusal}.")
     return choice if able and choice != HONOUR_OFF else None
 
 

@@ -15,7 +15,8 @@ from engine.fairness.distributions import candidate_intervals, interval_scan
 from engine.fairness.families import family_entry, quantity_name
 from engine.runs import Store
 from engine.runs.describe import run_label
-from engine.runs.frontier import SCORE_NAMES, Frontier, front_table
+from engine.runs.frontier import SCORE_NAMES, Frontier
+from engine.runs.frontier_text import front_table
 from engine.runs.honour_search import honour_search, search_table, search_titles
 from engine.runs.results import constraint_of, metrics_rows, run_verdict
 from engine.solvers.catalogue import solver_card
@@ -27,6 +28,7 @@ from pages.shared.problem_controls import REGRESSION_FAIRNESS, interval_words
 from pages.shared.problem_controls import Problem as ViewProblem
 
 LABEL_COLOUR = {Label.MEETS: "green", Label.MISSES: "orange", Label.SURROGATE_ONLY: "orange",
+                Label.CANNOT_TELL: "violet", Label.NEAR_MAJORITY: "orange",
                 Label.NOT_CONVERGED: "orange", Label.DEGENERATE: "red", Label.DIVERGED: "red",
                 Label.FAILED: "red", Label.INTERRUPTED: "red", Label.RUNNING: "blue"}  # fmt: skip
 
@@ -144,11 +146,16 @@ def metrics_table(
     frame = pd.DataFrame(rows).drop(columns=["run", "solver", "quantity"])
     frame.insert(0, "model", [run_label(store.run(r).spec) for r in run_ids])
     frame = frame.rename(columns={"test value": f"test {quantity}",
+                                  "test 95 %": f"test {quantity} 95 %",
                                   "train value": f"train {quantity}"})  # fmt: skip
-    number = st.column_config.NumberColumn
+    number, text = st.column_config.NumberColumn, st.column_config.TextColumn
     st.dataframe(frame, hide_index=True, width="content", column_config={
         "κ": number(format="%g"),
         f"test {quantity}": number(format="%.4f", help=f"exact {quantity} on the test set"),
+        f"test {quantity} 95 %": text(help=f"95 % interval of {quantity} on new data like the "
+                                      "test set: the test set is a sample"),
+        "test accuracy 95 %": text(help="95 % interval of the accuracy on new data like the "
+                                   "test set"),
         f"train {quantity}": number(format="%.4f", help=f"exact {quantity} on the training set"),
         "test accuracy": number(format="%.4f"),
         "majority": number("majority rate", format="%.4f",

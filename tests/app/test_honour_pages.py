@@ -1,6 +1,5 @@
-"""The "Honour κ on" control of Explore and Frontier: validation by default, kept in the URL,
-greyed out where no chosen solver has a κ, absent for a real-valued label; off solves at κ
-alone."""
+"""The "Hold κ on" control of Explore and Frontier: train by default, kept in the URL, greyed
+out where no chosen solver has a κ, absent for a real-valued label; off solves at κ alone."""
 
 from __future__ import annotations
 
@@ -10,16 +9,16 @@ from test_pages import start, texts, wait_for_runs
 from engine.runs import Store
 
 
-def test_kappa_is_honoured_on_validation_by_default_and_the_choice_is_kept_in_the_url():
+def test_kappa_is_held_on_train_by_default_and_the_choice_is_kept_in_the_url():
     app = start()
     control = app.sidebar.radio(key="honour")
-    assert control.value == "val" and not control.disabled
-    assert control.options == ["validation", "train", "off"]
-    assert "Not honoured: unconstrained runs without a constraint" in texts(app)
-    control.set_value("train").run()
-    assert app.query_params["honour"] == "train"
+    assert control.value == "train" and not control.disabled
+    assert control.options == ["train", "train + validation", "off"]
+    assert "Not held: unconstrained runs without a constraint" in texts(app)
+    control.set_value("val").run()
+    assert app.query_params["honour"] == "val"
     app.switch_page("pages/frontier.py").run()
-    assert not app.exception and app.sidebar.radio(key="honour").value == "train"
+    assert not app.exception and app.sidebar.radio(key="honour").value == "val"
     assert start({"honour": "off"}).sidebar.radio(key="honour").value == "off"
 
 
@@ -42,4 +41,4 @@ def test_off_solves_at_kappa_alone_and_shows_no_search():
     assert not app.exception
     runs = Store().runs()
     assert len(runs) == 2 and all("honour" not in r.spec for r in runs)
-    assert "κ′ search" not in texts(app)
+    assert "Solves of" not in texts(app)

@@ -9,7 +9,7 @@ from cli_table import TABLE_FLAGS
 
 from engine.cli import main
 from engine.runs import Store
-from engine.runs.frontier import honour_words
+from engine.runs.frontier_text import honour_words
 from engine.runs.worker import execute_run
 from engine.solvers.honour_rules import HONOUR
 

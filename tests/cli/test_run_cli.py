@@ -15,7 +15,7 @@ def test_run_writes_config_trajectory_and_exact_metrics(tmp_path, capsys):
     code = main(["run", "--data", "adult", "--attribute", "sex", "--constraint", "psp",
                  "--interval", "0.05", "0.30", "--kappa", "0.05", "--solver", "idca", "--seed", "0",
                  "--cross-terms", "--option", "outer_iterations=2", "--option", "inner_iterations=20",
-                 "--out", str(out)])  # fmt: skip
+                 "--honour", "off", "--out", str(out)])  # fmt: skip
     assert code == 0
     printed = capsys.readouterr()
     assert "idca: budget (all K = 2 outer iterations done)" in printed.out
@@ -68,9 +68,12 @@ def test_the_table_names_the_familys_quantity_beside_kappa(tiny_csv, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].startswith("verdict: ") and lines[2].startswith("  - ")
     header = next(i for i, line in enumerate(lines) if line.startswith("split"))
-    assert lines[header].split()[3:6] == ["EO", "gap", "κ"]
-    assert [line.split()[0] for line in lines[header + 1 :]] == ["test", "val", "train"]
-    assert all(line.split()[4] == "0.1" for line in lines[header + 1 :])
+    assert lines[header].split()[3:7] == ["EO", "gap", "κ", "verdict"]
+    rows = lines[header + 1 :]
+    assert [line.split()[0] for line in rows] == ["test", "val", "train"]
+    kappa_column = lines[header].index("κ")
+    assert all(line[kappa_column - 2 : kappa_column + 1].strip() == "0.1" for line in rows)
+    assert all(line.split()[-1] in ("meets", "tell") or "misses" in line for line in rows)
 
 
 def test_runs_list_is_newest_first_with_quantity_verdict_and_test_value(

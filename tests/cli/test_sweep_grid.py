@@ -72,6 +72,7 @@ def test_an_epsilon_sweep_of_paper_001s_solvers_gives_their_exact_frontier(
     against the exact (indicator) DP or EO gap on test."""
     from engine.runs.frontier import frontier
     from engine.runs.results import sweep_results
+    from engine.verdict import SplitCheck
 
     solvers = ["plada", "ssg_hl", "ipp_ssg", "ipp_conex"]
     assert main(["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", family,
@@ -90,7 +91,9 @@ def test_an_epsilon_sweep_of_paper_001s_solvers_gives_their_exact_frontier(
         test = store.metrics(run_id)["test"]
         assert point.constraint == pytest.approx(test[family])  # the exact gap, not a surrogate
         assert point.score == pytest.approx(test["accuracy"])
-        assert point.meets_kappa == (test[family] <= point.kappa)
+        held_out = SplitCheck("test", test[family], point.kappa, None, test["constraint_low"],
+                              test["constraint_high"])  # fmt: skip
+        assert point.state is held_out.state  # judged by its interval, as its verdict is
 
 
 def test_an_auc_gap_sweep_of_sfls_gives_paper_004s_frontier(tiny_csv, quiet_store, capsys):
@@ -116,18 +119,20 @@ def test_an_auc_gap_sweep_of_sfls_gives_paper_004s_frontier(tiny_csv, quiet_stor
             scores, groups = store.load_scores(row.id)
             y = load_prepared(spec.data, spec.prepare).test.y
             gaps.append(1.0 - intra_group_auc_gap(scores, groups, y))
-    fairness = f"{np.mean(gaps):.4f} ± {np.std(gaps, ddof=1) / np.sqrt(2):.4f}"
+    mean, error = np.mean(gaps), np.std(gaps, ddof=1) / np.sqrt(2)
+    fairness = f"{mean:.4f} [{mean - error:.4f}, {mean + error:.4f}]"
 
     assert main(["frontier", sweep_id]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "AUC vs fairness = 1 − constraint on the test split, mean ± s.e. over seeds"
+    assert lines[0] == ("AUC vs fairness = 1 − constraint on the test split, with 95 % bands: "
+                        "one seed's held-out interval, or over seeds the mean ± s.e.")  # fmt: skip
     assert lines[1].split()[-3:] == ["n", "AUC", "fairness"]
     (reference,) = [line for line in lines if line.startswith("*") and " — " in line]  # no κ
     assert reference.endswith(fairness)
 
     assert main(["frontier", sweep_id, "--score", "accuracy", "--spread", "ci"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("accuracy vs fairness") and "mean ± 95 % CI over" in lines[0]
+    assert lines[0].startswith("accuracy vs fairness") and "the mean ± 95 % CI" in lines[0]
     with pytest.raises(SystemExit) as stop:
         main(["frontier", sweep_id, "--spread", "sd"])
     assert stop.value.code == 2

@@ -14,7 +14,8 @@ from engine.data.prepare import PrepareOptions
 from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.runs import RunSpec
-from engine.runs.frontier import FEW_SCORES_MARK, format_frontier, frontier
+from engine.runs.frontier import FEW_SCORES_MARK, frontier
+from engine.runs.frontier_text import format_frontier
 from engine.runs.fronts import REPORTED
 from engine.runs.results import run_results, run_verdict
 from engine.runs.submit import submit

@@ -9,15 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from engine.runs.frontier import (
-    RunResult,
-    format_frontier,
-    frontier,
-    frontier_points,
-    frontier_table,
-    is_gap,
-    pareto_mask,
-)
+from engine.runs.frontier import RunResult, frontier, frontier_points, is_gap, pareto_mask
+from engine.runs.frontier_text import format_frontier, frontier_table
+from engine.verdict import KappaState
 
 INTERVAL = (0.05, 0.3)
 
@@ -361,22 +355,37 @@ def test_table_rows_carry_every_point_field():
             "solver": p.solver, "kappa": p.kappa, "alpha": p.interval[0], "beta": p.interval[1],
             "n": p.n, "score": p.score, "score_spread": p.score_spread,
             "fairness": p.fairness, "fairness_spread": p.fairness_spread,
-            "constraint": p.constraint, "meets_kappa": p.meets_kappa,
+            "score_low": p.score_band and p.score_band[0],
+            "score_high": p.score_band and p.score_band[1],
+            "fairness_low": p.fairness_band and p.fairness_band[0],
+            "fairness_high": p.fairness_band and p.fairness_band[1],
+            "constraint": p.constraint, "state": p.state and str(p.state),
+            "meets_kappa": p.meets_kappa,
             "dominated": p.dominated, "unconstrained": p.unconstrained,
         }  # fmt: skip
 
 
-def test_a_point_meets_kappa_when_the_mean_constrained_value_is_at_most_kappa():
+def test_a_points_state_is_its_runs_interval_or_its_seeds_confidence_interval_against_kappa():
     results = [run("a", kappa=0.1, seed=0, accuracy=0.8, psp=0.1, constraint=0.08),
                run("b", kappa=0.1, seed=1, accuracy=0.8, psp=0.1, constraint=0.13),
+               *(run(f"m{seed}", kappa=0.15, seed=seed, accuracy=0.8, psp=0.2,
+                     constraint=0.2 + 0.001 * seed) for seed in range(3)),
                run("c", kappa=0.2, seed=0, accuracy=0.8, psp=0.1, constraint=0.19),
+               run("t", kappa=0.3, seed=0, accuracy=0.8, psp=0.25, constraint=0.25,
+                   constraint_low=0.21, constraint_high=0.32, accuracy_low=0.79,
+                   accuracy_high=0.81),
                run("d", kappa=None, solver="unconstrained", accuracy=0.9, psp=0.3,
                    constraint=0.3),
                run("e", kappa=0.05, accuracy=0.8, psp=0.1)]  # fmt: skip
     points = {(p.solver, p.kappa): p for p in frontier_points(results)}
     assert points[("idca", 0.1)].constraint == pytest.approx(0.105)
-    assert points[("idca", 0.1)].meets_kappa is False  # the mean over seeds misses κ
-    assert points[("idca", 0.2)].meets_kappa is True
+    assert points[("idca", 0.1)].state is KappaState.CANNOT_TELL  # two seeds either side of κ
+    assert points[("idca", 0.15)].meets_kappa is False  # three seeds, all well above κ
+    assert points[("idca", 0.2)].meets_kappa is True  # one seed without an interval: its value
+    one = points[("idca", 0.3)]  # one seed with its held-out interval: κ lies inside it
+    assert one.state is KappaState.CANNOT_TELL and one.meets_kappa is None
+    assert one.fairness_band == pytest.approx((1 - 0.32, 1 - 0.21))
+    assert one.score_band == (0.79, 0.81)
     assert points[("unconstrained", None)].meets_kappa is None  # no κ to meet
     assert points[("idca", 0.05)].meets_kappa is None  # no constrained value recorded
 
@@ -385,7 +394,7 @@ def test_the_text_marks_points_that_miss_kappa_and_gives_no_interval_for_one_see
     text = format_frontier(frontier([run("a", kappa=0.1, accuracy=0.8, psp=0.2,
                                          constraint=0.2)]))  # fmt: skip
     row = text.splitlines()[2]
-    assert row.startswith("!") and "±" not in row
+    assert row.startswith("!") and row.endswith("0.8000    0.8000")  # no band without one
 
 
 def test_points_are_sorted_by_solver_then_kappa_descending():
@@ -405,11 +414,11 @@ def test_text_is_aligned_and_marks_points():
         assert ("*" in mark) == point.unconstrained
         assert ("·" in mark) == point.dominated
         assert f"{point.score:.4f}" in row and f"{point.fairness:.4f}" in row
-    assert len({row.index("±") for row in rows}) == 1
-    assert len({row.rindex("±") for row in rows}) == 1
+    assert len({row.index("[", row.index("]")) for row in rows}) == 1  # the bands line up
+    assert len({row.rindex("]") for row in rows}) == 1
     assert len({row.index(p.solver) for row, p in zip(rows, result.points, strict=True)}) == 1
-    assert lines[0] == ("accuracy vs fairness = 1 − psp on the test split, mean ± 95 % CI "
-                        "over seeds")  # fmt: skip
+    assert lines[0] == ("accuracy vs fairness = 1 − psp on the test split, with 95 % bands: one "
+                        "seed's held-out interval, or over seeds the mean ± 95 % CI")  # fmt: skip
     assert lines[1].split()[-3:] == ["n", "accuracy", "fairness"]
 
 
@@ -418,7 +427,8 @@ def test_text_names_the_auc_axis_and_standard_errors_and_keeps_the_marks():
     results = [replace(r, metrics={"test": {"auc": 0.8, **r.metrics["test"]}}) for r in results]
     result = frontier(results, score="auc", spread="se")
     lines = format_frontier(result).splitlines()
-    assert lines[0] == "AUC vs fairness = 1 − psp on the test split, mean ± s.e. over seeds"
+    assert lines[0] == ("AUC vs fairness = 1 − psp on the test split, with 95 % bands: one "
+                        "seed's held-out interval, or over seeds the mean ± s.e.")  # fmt: skip
     assert lines[1].split()[-3:] == ["n", "AUC", "fairness"]
     rows = dict(zip((p.run_ids[0] for p in result.points), lines[2:], strict=False))
     assert rows["missed"].startswith("·!")  # dominated, and misses κ = 0.3

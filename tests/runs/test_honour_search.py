@@ -12,7 +12,8 @@ from run_fixtures import make_spec
 from engine.errors import UserError
 from engine.fairness.noise import value_noise
 from engine.runs import sweep_specs
-from engine.runs.frontier import format_frontier, frontier, honour_words
+from engine.runs.frontier import frontier
+from engine.runs.frontier_text import format_frontier, honour_words
 from engine.runs.honour_search import honour_search, search_table
 from engine.runs.results import run_results
 from engine.runs.submit import submit
