@@ -205,8 +205,9 @@ PARAMETERS_DOC = """
     metrics_ : dict
         Exact metrics of the reported model, by split ("train", "val").
     verdict_ : engine.verdict.Verdict
-        Whether the model meets κ (on validation when there is a validation split), is
-        degenerate, converged: judged as the command line judges a run.
+        Whether the model meets κ, misses it or, at the validation split's size, cannot tell
+        (its exact value there judged with its 95 % interval, beside the exact training value),
+        is degenerate, converged: judged as the command line judges a run.
     solution_ : engine.solvers.records.Solution
         Everything the solver returned.
     status_ : str

@@ -51,30 +51,69 @@ st.markdown(
 Training asks for pSP ≤ κ (or pDP ≤ κ) on the training data, with κ between 0 and 1: κ = 0.05
 allows a 5 % gap within I. On the rank scale the allowed band is κ(β − α), so a narrow interval
 with a small κ is a very tight demand, and the app warns when it is finer than a few people of the
-smallest group. The realised value on held-out data is always shown beside κ: it can exceed κ,
-because the constraint is imposed through a smooth surrogate on the training set.
+smallest group.
 
 The other constraint families (DP, EO and EOpp gaps, group-loss gaps, AUC gaps, ...) hold their
 own quantity to κ; they compare whole groups and do not use I, and the pages name the quantity
 ("EO gap ≤ κ") wherever a run of that family is shown.
 
+### Holding κ on the training data
+A solver cannot hold the exact pSP to κ directly: it is a count of people above thresholds, with
+no useful gradient. IDCA holds a **surrogate** instead, paper 003's model (15): at each of ten
+rank levels p of I (the grid Î) a shared threshold must put every group's share above it
+within [p, p + κ(β − α)], each share computed with a ramp of width 1 in place of the count, each
+row allowed to exceed its bound by the solver's tolerance ε. A model can hold the surrogate and
+still exceed κ on the exact pSP: between two levels of Î the groups' ranks can drift apart, the
+ramp counts people near a threshold by halves, and ε adds up to 2ε/(β − α) (paper 003, App. F).
+On Adult (by sex, I = [5 %, 30 %), κ = 0.05) the paper's surrogate gives an exact training pSP
+of 0.073.
+
+So by default a run **holds κ on the training data**: when its surrogate holds and the exact
+value on the training data does not, the surrogate itself is refined, each solve starting from
+the last model — the grid made as dense as half a band and the ranks where the exact gap is
+largest added to it, the ramp narrowed to the spread of the model's own scores, the solver's ε
+lowered where the band is narrow — and then the inner tolerance κ′ < κ the surrogate is held to
+is tightened, until the exact training value is at most κ. On the same Adult run that takes four
+solves and ends at an exact training pSP of 0.048. The solves are shown as a table beside the
+run. A run that cannot hold κ within its budget and solves says so and does not end
+"converged". **Hold κ on: off** gives back each paper's plain algorithm, solved once;
+**train + validation** also tightens κ′ while the exact value on validation exceeds κ — but
+validation is a sample, and on Adult's validation split pSP cannot be told apart below about
+0.12, so chasing it there selects models by that sample's noise.
+
+### Held-out numbers are estimates
+The exact value on validation or test is the model's value **on that sample**. The population the
+model will meet differs from it by sampling noise, so every held-out value is shown with its
+**95 % interval**: for pSP a stratified bootstrap of the whole curve of gaps over thresholds,
+bounded at each end so that the upward bias of a maximum (about 0.87·√(1/n₁ + 1/n₂)/(β − α) when
+the groups do not differ at all) does not make a fair model look unfair; Newcombe's limits for
+the DP, EO and EOpp gaps, Wilson's for accuracy, DeLong's for the AUC. A split also has a
+**resolution**: the smallest κ it can tell from zero at its group sizes. Below it no verdict on
+that split can say "meets κ", whatever the model; the width shrinks as 1/√n, so the page says
+roughly how many people per group would resolve your κ.
+
 ### The verdict on a run
-Every run is judged on its exact metrics before it is shown:
-- **meets κ**: the exact constrained quantity is ≤ κ on the test set;
-- **misses κ**: it is above κ, and the page says by how much;
-- **surrogate only**: the solver's surrogate constraints are met (within its tolerance ε), yet
-  the exact value on the training data is above κ: the smooth surrogate only approximates the
-  exact indicator; a longer budget, a smaller κ or a wider interval helps;
+One judgement per run, by one rule:
 - **degenerate**: accuracy no better than always predicting the majority class, an AUC of at
   most 0.5, or the same score for everyone: not a model to show, whatever its fairness;
-- **not converged**: a budget ended the run before the solver's own stopping rule.
+- **misses κ**: the held-out interval of the constrained quantity lies above κ;
+- **surrogate only** / **misses κ** on the training data: the exact training value is above κ
+  (surrogate only: although the solver's surrogate held, within its ε);
+- **meets κ**: the model holds κ on the training data, and the whole held-out interval is at
+  most κ: at 95 %, it holds on new data too;
+- **cannot tell at this size**: it holds κ on the training data, and κ lies inside the held-out
+  interval: the split is too small to say, and the page says what it resolves;
+- flags beside it: **not converged** (a budget ended the run before the solver's own stopping
+  rule), **near the majority class** (the accuracy's interval reaches the rate of always
+  predicting the majority class).
+The test set is the held-out split a verdict speaks of, validation where there is no test set.
 
 ### How the constraint is imposed
 IDCA (paper 003) writes each constraint as a difference of convex functions, replaces the concave
 part by its linearisation, and solves the resulting convex problem by a switching subgradient
 method. Every iterate satisfies the surrogate constraints up to the inner solver's tolerance ε
 (the trajectory's surrogate panel may sit slightly above 0, at most ε): feasibility is for the
-surrogate, and the exact pSP is checked separately (see the verdict). The switching-subgradient
+surrogate, and the exact pSP is held separately (see holding κ on the training data). The switching-subgradient
 solver and the penalty and quadratic-AUC baselines of the same paper run on the same problem, and
 so do the stochastic solvers of paper 000 (SSL-ALM, ALM, Stochastic Ghost, stochastic switching
 subgradient and the SGD baselines), which train networks from minibatches with the same number of
@@ -151,8 +190,8 @@ groups' predicted probabilities, a table of means ± std with the best value of 
 and, for a hyper-parameter grid, heat maps of the final validation loss and violation.
 
 ### Every number is exact
-Metrics in tables and frontiers are computed exactly on held-out data (no surrogate); surrogate
-values appear only in the training trajectories, labelled as such.
+Metrics in tables and frontiers are computed exactly on held-out data (no surrogate), with their
+95 % intervals; surrogate values appear only in the training trajectories, labelled as such.
 
 ### Papers
 - He, Huang, Yao, Lin. *Enforcing fair predicted scores on intervals of percentiles by

@@ -138,7 +138,10 @@ def search_titles(search: HonourSearch, quantity: str) -> dict[str, tuple[str, s
         "accuracy": (f"accuracy ({where})", f"accuracy of the solve's model on {where}"),
         "iterations": ("iterations", "the solver's iterations in this solve"),
         "meets_kappa": (f"≤ κ = {search.kappa:g}",
-                        f"whether the exact {quantity} on {where} is at most κ"),
+                        f"whether the exact {quantity} on {where} is at most κ: the value "
+                        "itself, which the solves steer by"
+                        + ("" if search.split == "train" else "; the run's verdict judges a "
+                           "held-out value with its 95 % interval")),
         "chosen": ("reported", "◆: the model the run reports"),
     }  # fmt: skip
 

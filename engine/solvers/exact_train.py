@@ -28,7 +28,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_entry, quantity_name
 from engine.solvers.catalogue import solver_card
@@ -38,7 +37,6 @@ from engine.status import RunStatus, StopCode, StopReason
 MAX_SOLVES = 8  # the solver's own solve and seven more
 LEAST_STEP, MOST_STEP = 0.25, 0.9  # κ′ shrinks to between a quarter and 90 % of itself per miss
 MUCH_FINER = 2.0  # a later refinement is taken when it narrows τ or grows Î this many times
-RETRIES = 3  # a κ′ step the data refuse is taken halfway back this many times
 STALLED_STEPS = 2  # κ′ steps in a row that bring the value no lower end the search
 MOST_ALLOWED = "the most allowed"
 
@@ -71,32 +69,10 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
         if _stalled(sequence.solves):
             end = "tightening κ′ brought the exact value no lower"
             break
-        constraint, refined, config = _next_solve(sequence)
-        try:
-            solved = _run_allowed(sequence, constraint, refined, config)
-        except UserError as error:  # κ′ below what the family allows on these data
-            end = f"κ′ can go no lower ({str(error).rstrip('.')})"
-            break
-        if solved is None:
-            end = "the run's budget is spent"
+        end = sequence.attempt(*_next_solve(sequence))
+        if end:
             break
     return _holding(sequence, end)
-
-
-def _run_allowed(
-    sequence: SolveSequence, constraint: ConstraintSpec, refined: str, config: object | None
-) -> Solve | None:
-    """`sequence.run`, and where the family refuses a κ′ step on these data (a band too narrow
-    to hold a row of a group), again halfway back to the last κ′, up to `RETRIES` times."""
-    for _ in range(RETRIES):
-        try:
-            return sequence.run(constraint, refined, config)
-        except UserError:
-            if refined:
-                raise
-            back = 0.5 * (constraint.kappa + sequence.last.kappa_prime)
-            constraint = dataclasses.replace(constraint, kappa=back)
-    return sequence.run(constraint, refined, config)
 
 
 def tighter(kappa: float, misses: list[tuple[float, float]]) -> float:

@@ -123,15 +123,10 @@ def _honour_on_validation(sequence: SolveSequence, holding: Holding, max_solves:
         if len(tried) - 1 >= max_solves:
             end = MOST_ALLOWED
             break
-        try:
-            inner = sequence.run(dataclasses.replace(holding.chosen.constraint, kappa=kappa_prime))
-        except UserError as error:  # κ′ below what the family allows on these data
-            end = f"κ′ can go no lower ({str(error).rstrip('.')})"
+        end = sequence.attempt(dataclasses.replace(holding.chosen.constraint, kappa=kappa_prime))
+        if end:
             break
-        if inner is None:
-            end = "the run's budget is spent"
-            break
-        tried.append(inner)
+        tried.append(sequence.last)
         end = sequence.ended()
         if end:
             break

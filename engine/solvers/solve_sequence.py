@@ -27,6 +27,8 @@ from engine.solvers.records import HONOUR, KAPPA_PRIME, SOLVE, IterationRecord, 
 from engine.status import StopCode, StopReason
 
 ENDS_SEARCH = (StopCode.CANCELLED, StopCode.NON_FINITE)  # a solve that ends so ends the search
+RETRIES = 3  # a κ′ the data refuse is taken halfway back to the last one this many times
+BUDGET_SPENT = "the run's budget is spent"
 RESOLVES = 2.0  # a split resolves values above about this many σ of its sampling noise
 
 
@@ -165,6 +167,26 @@ class SolveSequence:
             judged.get("accuracy"), solution,
         ))  # fmt: skip
         return self.last
+
+    def attempt(
+        self, constraint: ConstraintSpec, refined: str = "", config: object | None = None
+    ) -> str:
+        """`run`, and where the family refuses the constraint's κ′ on these data (a band too
+        narrow to hold a row of a group), again halfway back to the last κ′, up to `RETRIES`
+        times; "" when a solve ran, else why the sequence ends, in words (its budget is spent,
+        or κ′ can go no lower)."""
+        retries = 0 if refined else RETRIES
+        while True:
+            try:
+                solved = self.run(constraint, refined, config)
+            except UserError as error:
+                if retries == 0:
+                    return f"κ′ can go no lower ({str(error).rstrip('.')})"
+                retries -= 1
+                back = 0.5 * (constraint.kappa + self.last.kappa_prime)
+                constraint = dataclasses.replace(constraint, kappa=back)
+                continue
+            return "" if solved is not None else BUDGET_SPENT
 
     def ended(self) -> str:
         """Why the last solve ends the search ("" when it does not): cancelled or diverged."""

@@ -15,8 +15,11 @@ ARTIFACTS = PROJECT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync"]  # fmt: skip
-# the verdict sentence of a constrained run on the Explore page: meets/misses, value and κ
-VERDICT = r"(Meets|Misses) κ on the test set: {quantity} = (\d\.\d{{4}}) (≤|>) κ = (\d+(?:\.\d+)?)"
+# the verdict sentence of a constrained run on the Explore page about its test value: meets,
+# misses or cannot tell, the value, its 95 % interval and κ
+VERDICT = (r"(Meets κ on|Misses κ on|Cannot tell at this size: on) the test set:? {quantity} = "
+           r"(\d\.\d{{4}}), 95 % interval (\d\.\d{{3}})–(\d\.\d{{3}}), (?:all [≤>]|which "
+           r"contains) κ = (\d+(?:\.\d+)?)")  # fmt: skip
 # every run of the view has ended and the constrained one has its verdict on `quantity`
 SETTLED = """([pattern]) => !document.body.innerText.match(/\\b(running|queued)\\b/)
     && new RegExp(pattern).test(document.body.innerText)"""
