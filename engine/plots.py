@@ -50,7 +50,7 @@ MAX_CURVE_POINTS = 1500  # per trace: finer than a screen shows
 MAX_TRAJECTORY_POINTS = 1000  # per trace: a run of hours logs tens of thousands of records
 GROUPS_FIGURE_HEIGHT = 300  # pixels
 TITLE_MARGIN = 90  # pixels above the plot: one title line and one subtitle line
-SUBTITLE_LINE = 18  # pixels more for each further subtitle line
+SUBTITLE_LINE = 20  # pixels more for each further subtitle line
 SUBTITLE_WIDTH = 80  # characters of a subtitle line that fit a figure of the page
 HISTOGRAM_BINS = 80
 CENTRAL_MASS = (0.005, 0.995)  # the pooled score quantiles a score axis always shows
@@ -959,7 +959,7 @@ def _frontier_subtitle(frontier: Frontier) -> str:
         bands = f"one seed per point: no {SPREAD_WORDS[frontier.spread]}"
     parts = [bands, "lines join each solver's best trade-offs"]
     if any(p.state is KappaState.CANNOT_TELL for p in frontier.points):
-        parts.append("◉: the split cannot tell whether it meets κ (κ lies inside its interval)")
+        parts.append("a circle with a dot: the split cannot tell whether it meets κ")
     if frontier.fronts:
         parts.append("a line with markers is one run's front, ◆ the model it reports")
     if any(p.few_scores for p in frontier.points):

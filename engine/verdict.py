@@ -325,8 +325,9 @@ def _fairness_findings(
     where = _split_words(reported.split)
     if reported.kappa is None:
         value = "—" if reported.value is None else f"{reported.value:.4f}"
+        interval = f" ({reported.interval_words()})" if reported.has_interval else ""
         return [(Label.UNCONSTRAINED, Level.INFO,
-                 f"No fairness constraint; {quantity} on {where} is {value}.")]  # fmt: skip
+                 f"No fairness constraint; {quantity} on {where} is {value}{interval}.")]  # fmt: skip
     if reported.value is None:
         return [(Label.MISSES, Level.WARNING,
                  f"{quantity} could not be computed on {where}, so κ cannot be checked.")]  # fmt: skip

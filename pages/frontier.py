@@ -146,7 +146,7 @@ def _view(
         if not result.points:
             return
         for honoured in honoured_splits(result.ordinary):
-            st.caption(f"{honour_words(honoured)}. Click a point for its run's κ′ search.")
+            st.caption(f"{honour_words(honoured)}. Click a point for its run's solves.")
         if result.fronts:
             solvers = [p.solver for front in result.fronts.values() for p in front]
             st.caption(f"Each line with markers is one run's front, its models in the run's "
@@ -218,14 +218,14 @@ def _table(result, quantity: str) -> None:
     band = ("95 % band: one seed's held-out interval, or over seeds the mean ± "
             f"{spread_name(result.spread, result.confidence)}")  # fmt: skip
     st.dataframe(frame[columns], hide_index=True, width="content", column_config={
-        "solver": text(width="medium"),
+        "solver": text(width="small"),
         "kappa": number("κ", format="%g"),
         "n": number("seeds"),
         "score": number(SCORE_NAMES[result.score], format="%.4f"),
-        "score 95 %": text(help=band),
+        "score 95 %": text("95 %", help=band),
         "fairness": number(f"1 − {quantity}" if result.metric == "constraint" else "fairness",
                            format="%.4f"),
-        "fairness 95 %": text(help=band),
+        "fairness 95 %": text("95 %", help=band),
         "constraint": number(f"{quantity} ({result.split})", format="%.4f"),
         "κ verdict": text(help="meets κ: the whole interval is ≤ κ; misses κ: it lies above "
                           "κ; cannot tell: κ lies inside it"),

@@ -357,9 +357,11 @@ def _measure(
 
 
 def _band(row: dict[str, float | None], metric: str, value: float) -> Band | None:
-    """The stored 95 % interval of `metric` (of "constraint" when `metric` is the constrained
-    value under another name, e.g. "psp" of a pSP run), None without one."""
-    for name in (metric, "constraint"):
+    """The stored 95 % interval of `metric`, or of the metric it holds under another name (the
+    constrained value "constraint" that is "psp" of a pSP run, or a reference run's "psp" shown
+    as its "constraint"); None without one."""
+    names = [metric] + [name[: -len(LOW)] for name in row if name.endswith(LOW)]
+    for name in names:
         low, high = _number(row.get(name + LOW)), _number(row.get(name + HIGH))
         if low is not None and high is not None and (name == metric or row.get(name) == value):
             return low, high

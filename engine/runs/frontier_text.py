@@ -85,8 +85,8 @@ def honoured_splits(points: Iterable[FrontierPoint]) -> list[str]:
 def honour_words(split: str) -> str:
     """What a point of runs that hold κ on `split` is, in one sentence."""
     if split == "train":
-        return ("κ held on the training data: each run reports the first model whose exact "
-                "constrained value on train met κ, or, when none did, the closest")  # fmt: skip
+        return ("κ held on the training data: each run reports its first model whose exact "
+                "value on train met κ (else the closest)")  # fmt: skip
     return ("κ held on the training data and honoured on validation: each run reports the "
             "model of the loosest inner κ′ whose exact value on validation met κ, or, when none "
             "did, the loosest within the sampling noise of validation of the closest")  # fmt: skip

@@ -7,6 +7,7 @@ import csv
 import dataclasses
 import io
 import json
+import math
 from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -345,10 +346,12 @@ def metrics_rows(
         tested = metrics.get("test", {})
         scores = {column: tested.get(metric)
                   for column, metric in SCORE_COLUMNS[run_task(row.spec)].items()}  # fmt: skip
-        if "test accuracy" in scores:
-            accuracy = {"test accuracy 95 %": interval_text(tested.get("accuracy_low"),
-                                                            tested.get("accuracy_high"))}  # fmt: skip
-            scores = {**scores, **accuracy}
+        columns: dict[str, Any] = {}
+        for column, value in scores.items():
+            columns[column] = value
+            if column == "test accuracy":  # its interval beside it
+                columns["test accuracy 95 %"] = interval_text(tested.get("accuracy_low"),
+                                                              tested.get("accuracy_high"))  # fmt: skip
         rows.append({
             "run": run_id,
             "solver": row.spec["solver"],
@@ -358,7 +361,7 @@ def metrics_rows(
             "test value": test.value if test else None,
             "test 95 %": interval_text(test.low, test.high) if test else "",
             "train value": train.value if train else None,
-            **scores,
+            **columns,
             "status": row.status,
             "seconds": row.seconds,
         })  # fmt: skip
@@ -366,5 +369,7 @@ def metrics_rows(
 
 
 def interval_text(low: float | None, high: float | None) -> str:
-    """A 95 % interval for a table cell, "0.012–0.047"; "" without one."""
-    return "" if low is None or high is None else f"{low:.3f}–{high:.3f}"
+    """A 95 % interval for a table cell, "0.012–0.047"; "" without one (None or NaN)."""
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        return ""
+    return f"{low:.3f}–{high:.3f}"

@@ -155,7 +155,7 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     # κ held on the training data by default, where there is a κ: the caption says so
     assert sorted((r.spec["solver"], r.spec.get("honour")) for r in runs) == [
         ("idca", "train"), ("idca", "train"), ("unconstrained", None)]  # fmt: skip
-    assert "κ held on the training data: each run reports the first model" in texts(app)
+    assert "κ held on the training data: each run reports its first model" in texts(app)
     table = app.dataframe[0].value
     assert len(table) == 3 and (table["solver"] == "unconstrained").sum() == 1
     assert table.loc[table["solver"] == "unconstrained", "κ verdict"].tolist() == ["—"]
