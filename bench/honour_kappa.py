@@ -3,8 +3,9 @@
 Adult (bundled), groups by sex, linear model with group cross-terms (paper 003, §7.1),
 pSP on I = [5 %, 30 %), the paper's IDCA defaults, κ ∈ {0.2, 0.1, 0.05, 0.02, 0.01}. Each κ is
 solved twice from w⁰ = 0: plainly at κ (`engine.solvers.solve`), and honouring κ on the
-validation split (`engine.solvers.honour.solve_honouring`): while the exact validation pSP of
-the model exceeds κ, solved again at a tighter inner κ′, each solve from the model before.
+validation split (`engine.solvers.honour.solve_honouring`): first held on the exact training
+value (`engine.solvers.exact_train`), then, while the exact validation pSP of the model exceeds
+κ, solved again at a tighter inner κ′, each solve from the model before.
 
 Printed, one line per κ, for the plain run and then the honoured one:
 - κ′: the inner tolerance of the reported model (κ itself for the plain run), and for the
