@@ -68,8 +68,8 @@ def test_one_trace_per_front_with_a_point_per_model_and_the_reported_one_on_top(
         assert diamond.marker.symbol == "diamond" and len(diamond.x) == 1
         assert (diamond.x[0], diamond.y[0]) == (points[-1].fairness, points[-1].score)
         assert [list(c) for c in diamond.customdata] == [[run_id]]
-    assert "one run's front" in fig.layout.title.subtitle.text
-    assert "front" not in alone.layout.title.subtitle.text
+    assert "one run's front" in fig.layout.title.subtitle.text.replace("<br>", " ")
+    assert "front" not in alone.layout.title.subtitle.text.replace("<br>", " ")
 
 
 def test_a_front_misses_kappa_by_its_own_models_and_can_hide_dominated_ones():
