@@ -13,7 +13,10 @@ exceed its band by ε, so the exact value by up to 2ε/(β − α)). So, after t
    (`MUCH_FINER`);
 2. otherwise the inner κ′ < κ the surrogate is held to tightens: by the ratio the last solve
    missed by, then where the line through the two tightest misses at the same surrogate crosses
-   κ (a secant on v(κ′)), between `LEAST_STEP` and `MOST_STEP` of κ′ at a time.
+   κ (a secant on v(κ′)), between `LEAST_STEP` and `MOST_STEP` of κ′ at a time. A step that
+   overshot (its exact value rose above the lowest before it: a κ′ the solver could not reach
+   from there, whose model is worse) bounds κ′ from below: the next step goes at most halfway
+   to it, and starts from the model of the lowest exact value instead.
 The first solve that meets κ on the training data is reported. When none does within
 `MAX_SOLVES`, or two κ′ steps in a row bring the value no lower, the solve with the lowest exact
 value is reported and the run says that no model of this kind met κ there.
@@ -69,7 +72,7 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
         if _stalled(sequence.solves):
             end = "tightening κ′ brought the exact value no lower"
             break
-        end = sequence.attempt(*_next_solve(sequence))
+        end = sequence.attempt(*next_solve(sequence), after=base_solve(sequence))
         if end:
             break
     return _holding(sequence, end)
@@ -89,23 +92,45 @@ def tighter(kappa: float, misses: list[tuple[float, float]]) -> float:
     return k * min(max(step, LEAST_STEP), MOST_STEP)
 
 
-def _next_solve(sequence: SolveSequence) -> tuple[ConstraintSpec, str, object | None]:
+def next_solve(sequence: SolveSequence) -> tuple[ConstraintSpec, str, object | None]:
     """The constraint of the next solve, what it refines ("" for a κ′ step) and the solver's
     options (None: those of the solve before)."""
-    last, problem = sequence.last, sequence.problem
-    refine = family_entry(last.constraint.family).refine
+    base, problem = base_solve(sequence), sequence.problem
+    refine = family_entry(base.constraint.family).refine
     if refine is not None:
         train = problem.data.train
-        h = problem.scores(last.solution.params, "train")
-        refinement = refine(last.constraint, sequence.kappa, h, train.groups, train.y)
+        h = problem.scores(base.solution.params, "train")
+        refinement = refine(base.constraint, sequence.kappa, h, train.groups, train.y)
         first = not any(s.refined for s in sequence.solves)
         if refinement is not None and (first or _much_finer(refinement.levels,
                                                             refinement.temperature)):  # fmt: skip
-            config, words = _tolerance(sequence, last.config, refinement.tolerance)
+            config, words = _tolerance(sequence, base.config, refinement.tolerance)
             return refinement.spec, ", ".join(filter(None, (refinement.words, words))), config
-    misses = sorted((s.kappa_prime, s.train_value) for s in _since_refined(sequence.solves))
+    current = _since_refined(sequence.solves)
+    overshot = _overshot(current)
+    missed = [s for s in current if all(s is not o for o in overshot)]
+    misses = sorted((s.kappa_prime, s.train_value) for s in missed)
     kappa_prime = tighter(sequence.kappa, misses)
-    return dataclasses.replace(last.constraint, kappa=kappa_prime), "", None
+    floor = max((s.kappa_prime for s in overshot), default=0.0)
+    if kappa_prime <= floor:
+        kappa_prime = 0.5 * (floor + base.kappa_prime)
+    return dataclasses.replace(base.constraint, kappa=kappa_prime), "", base.config
+
+
+def _overshot(solves: list[Solve]) -> list[Solve]:
+    """The κ′ steps among `solves` (under one surrogate, in order) whose exact training value
+    rose above the lowest before them."""
+    return [s for i, s in enumerate(solves)
+            if i > 0 and s.train_value > min(t.train_value for t in solves[:i])]  # fmt: skip
+
+
+def base_solve(sequence: SolveSequence) -> Solve:
+    """The solve the next starts from: the last, unless a κ′ step overshot since the surrogate
+    last changed; then the one of lowest exact training value under it."""
+    current = _since_refined(sequence.solves)
+    if not _overshot(current):
+        return current[-1]
+    return min(reversed(current), key=lambda s: s.train_value)
 
 
 def _tolerance(

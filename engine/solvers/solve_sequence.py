@@ -143,19 +143,24 @@ class SolveSequence:
         return None
 
     def run(
-        self, constraint: ConstraintSpec, refined: str = "", config: object | None = None
+        self,
+        constraint: ConstraintSpec,
+        refined: str = "",
+        config: object | None = None,
+        after: Solve | None = None,
     ) -> Solve | None:
-        """Solve under `constraint` from the last model (when the solver takes a warm start),
-        with what is left of the budget, and the solver's options `config` (by default those
-        of the solve before, the run's for the first); None when nothing is left. A constraint
-        these data cannot hold (`UserError`: e.g. a κ′ below what the family allows) is
-        raised."""
+        """Solve under `constraint` from the model of `after` (by default the last solve's;
+        when the solver takes a warm start), with what is left of the budget, and the solver's
+        options `config` (by default those of the solve before, the run's for the first); None
+        when nothing is left. A constraint these data cannot hold (`UserError`: e.g. a κ′
+        below what the family allows) is raised."""
         left = self.left()
         if left is None:
             return None
         if config is None:
             config = self.last.config if self.solves else self.config
-        start = self.last.solution.params if self.solves and self.warm else None
+        after = after or (self.last if self.solves else None)
+        start = after.solution.params if after is not None and self.warm else None
         inner = dataclasses.replace(self.problem, constraint=constraint, start=start)
         solution = solve(inner, self.solver, config, left, self._offset_log(constraint),
                          self.seed, self.should_stop)  # fmt: skip
@@ -169,21 +174,26 @@ class SolveSequence:
         return self.last
 
     def attempt(
-        self, constraint: ConstraintSpec, refined: str = "", config: object | None = None
+        self,
+        constraint: ConstraintSpec,
+        refined: str = "",
+        config: object | None = None,
+        after: Solve | None = None,
     ) -> str:
         """`run`, and where the family refuses the constraint's κ′ on these data (a band too
-        narrow to hold a row of a group), again halfway back to the last κ′, up to `RETRIES`
-        times; "" when a solve ran, else why the sequence ends, in words (its budget is spent,
-        or κ′ can go no lower)."""
+        narrow to hold a row of a group), again halfway back to the κ′ of `after` (by default
+        the last solve), up to `RETRIES` times; "" when a solve ran, else why the sequence
+        ends, in words (its budget is spent, or κ′ can go no lower)."""
         retries = 0 if refined else RETRIES
+        after = after or self.last
         while True:
             try:
-                solved = self.run(constraint, refined, config)
+                solved = self.run(constraint, refined, config, after)
             except UserError as error:
                 if retries == 0:
                     return f"κ′ can go no lower ({str(error).rstrip('.')})"
                 retries -= 1
-                back = 0.5 * (constraint.kappa + self.last.kappa_prime)
+                back = 0.5 * (constraint.kappa + after.kappa_prime)
                 constraint = dataclasses.replace(constraint, kappa=back)
                 continue
             return "" if solved is not None else BUDGET_SPENT

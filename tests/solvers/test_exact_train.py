@@ -4,6 +4,8 @@ without; a run that cannot hold κ says so and does not end "converged"."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from adult_sample import adult_sample
 
@@ -13,10 +15,17 @@ from engine.problem import Problem
 from engine.runs.honour_search import honour_search
 from engine.solvers import solve
 from engine.solvers.catalogue.paper003 import IDCAConfig
-from engine.solvers.exact_train import LEAST_STEP, MOST_STEP, hold_on_train, tighter
+from engine.solvers.exact_train import (
+    LEAST_STEP,
+    MOST_STEP,
+    base_solve,
+    hold_on_train,
+    next_solve,
+    tighter,
+)
 from engine.solvers.honour import solve_honouring
 from engine.solvers.options import Budget
-from engine.solvers.solve_sequence import SolveSequence
+from engine.solvers.solve_sequence import Solve, SolveSequence
 from engine.status import RunStatus, StopCode
 
 INTERVAL = (0.05, 0.3)
@@ -118,3 +127,28 @@ def test_a_family_without_a_resolution_holds_kappa_by_kappa_prime_alone(data):
     assert not any(s.refined for s in sequence.solves)
     assert all(s.kappa_prime < kappa for s in later)
     assert holding.held and holding.chosen is sequence.solves[-1]
+
+
+def _solve_at(sequence: SolveSequence, plain, kappa_prime: float, value: float, refined=""):
+    spec = dataclasses.replace(sequence.problem.constraint, kappa=kappa_prime)
+    sequence.solves.append(Solve(spec, refined, None, value, 0.5, value, 0.8, plain))
+    return sequence.solves[-1]
+
+
+@pytest.mark.parametrize("overshoot", [0.03, 0.06])
+def test_a_kappa_prime_step_that_overshoots_bounds_the_next_and_its_start_goes_back(
+    data, overshoot
+):
+    problem = _problem(data, 0.1, family="group_loss_gap")  # no resolution: κ′ steps alone
+    plain = solve(problem, "idca", budget=Budget(max_iterations=3))
+    sequence = SolveSequence(problem, "idca", "train")
+    _solve_at(sequence, plain, 0.1, 0.13)
+    best = _solve_at(sequence, plain, 0.08, 0.12)
+    assert base_solve(sequence) is best  # no step overshot: the last
+    _solve_at(sequence, plain, overshoot, 0.16)  # rose above 0.12: a step too far
+    assert base_solve(sequence) is best
+    constraint, refined, _ = next_solve(sequence)
+    secant = tighter(0.1, [(0.08, 0.12), (0.1, 0.13)])  # the misses without the overshoot
+    assert not refined and overshoot < constraint.kappa < best.kappa_prime
+    expected = secant if secant > overshoot else 0.5 * (overshoot + best.kappa_prime)
+    assert constraint.kappa == pytest.approx(expected)
