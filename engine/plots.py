@@ -10,7 +10,6 @@ short, with the details in a subtitle, so that they fit a half-width column.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -33,17 +32,7 @@ from engine.fairness.distributions import (
 )
 from engine.fairness.families import quantity_metric, quantity_name
 from engine.runs.describe import interval_words, percent_words
-from engine.runs.frontier import (
-    SCORE_NAMES,
-    Frontier,
-    FrontierPoint,
-    is_gap,
-    pareto_mask,
-    spread_name,
-)
-from engine.runs.frontier_text import coordinates_text, honour_words, honoured_splits, with_band
 from engine.runs.results import constraint_of, measure_view, run_task, surrogate_epsilon
-from engine.verdict import FEW_DISTINCT_SCORES, KappaState
 
 TEMPLATE = "plotly_white"
 MAX_CURVE_POINTS = 1500  # per trace: finer than a screen shows
@@ -61,10 +50,6 @@ SERIES_COLOURS = (
     "#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#BCBD22",
     "#17BECF",
 )  # fmt: skip
-DOMINATED_COLOUR = "#B0B0B0"
-UNCONSTRAINED_COLOUR = "#000000"
-MISSED_COLOUR = "#E00000"
-MISSED_NAME = "misses κ"
 SCORE_AXIS = "score θ"
 RANK_AXIS = "rank from the top F̄_k(θ)"
 METRIC_NAMES = {"psp": "pSP", "pdp": "pDP", "sp": "SP", "dp": "DP gap", "auc": "AUC"}
@@ -105,7 +90,7 @@ def _kappa_text(kappa: float | None) -> str:
     return "" if kappa is None else f", κ = {kappa:g}"
 
 
-def _titled(fig: go.Figure, title: str, subtitle: str = "", **layout: Any) -> None:
+def titled(fig: go.Figure, title: str, subtitle: str = "", **layout: Any) -> None:
     """The house layout: white template, a short title, the details in a subtitle below it
     (lines split by "<br>"), and room above the plot for both."""
     fig.update_layout(
@@ -599,7 +584,7 @@ def cdf_figure(
     _note_outliers(fig, scores, shown)
     fig.update_xaxes(title_text=SCORE_AXIS, range=list(shown))
     fig.update_yaxes(title_text=RANK_AXIS, range=[-0.03, 1.03], tickformat=".0%")
-    _titled(fig, "Per-group score CCDF", f"{_interval_text(alpha, beta)}{_kappa_text(kappa)}",
+    titled(fig, "Per-group score CCDF", f"{_interval_text(alpha, beta)}{_kappa_text(kappa)}",
             hovermode="closest")  # fmt: skip
     return fig
 
@@ -724,7 +709,7 @@ def rank_rank_figure(
         title_text=f"rank from the top in {name_k2}: F̄(θ)", range=[0, 1], scaleanchor="x"
     )
     detail = f"pSP = {pair_psp:.3f}{_kappa_text(kappa)} on {_interval_text(alpha, beta)}"
-    _titled(fig, "Rank–rank curve", f"{name_k} vs {name_k2}<br>{detail}")
+    titled(fig, "Rank–rank curve", f"{name_k} vs {name_k2}<br>{detail}")
     return fig
 
 
@@ -792,292 +777,9 @@ def density_figure(
     fig.update_xaxes(title_text=SCORE_AXIS, row=len(models), col=1)
     fig.update_xaxes(range=list(shown))
     _note_outliers(fig, pooled, shown)
-    _titled(fig, "Score densities per group",
+    titled(fig, "Score densities per group",
             f"shaded: each group's I-slice, {_interval_text(alpha, beta)}",
             barmode="overlay", height=260 * len(models) + 120)  # fmt: skip
-    return fig
-
-
-# ---- score-fairness frontier (paper 003, Fig. 1; paper 004, Fig. 1) -----------------------------
-
-SPREAD_WORDS = {"ci": "confidence interval", "se": "standard error"}
-
-
-def _kappa_label(point: FrontierPoint) -> str:
-    """κ, or for a run without one its solver: the unconstrained model, or a reference of
-    paper 002 (uniform, minimax, ...) whose fairness is a measure it minimises, not a κ."""
-    return point.solver if point.kappa is None else f"κ = {point.kappa:g}"
-
-
-def _point_text(point: FrontierPoint) -> str:
-    """A point's label: its κ (`_kappa_label`), and how many distinct scores it has when they
-    are few."""
-    label = _kappa_label(point)
-    return f"{label} · {point.distinct_scores} scores" if point.few_scores else label
-
-
-def _few_scores_line(point: FrontierPoint) -> list[str]:
-    """The hover line that says a point's scores take few distinct values; none otherwise."""
-    if not point.few_scores:
-        return []
-    return [f"only {point.distinct_scores} distinct scores: ties have no order, so measures on "
-            "ranks (pSP) are coarse"]  # fmt: skip
-
-
-def _point_hover(point: FrontierPoint, quantity: str, score: str) -> str:
-    alpha, beta = point.interval
-    lines = [
-        f"{point.solver}{' (dominated)' if point.dominated else ''}",
-        f"{_kappa_label(point)}, I = [{percent_words(alpha)}, {percent_words(beta)})",
-        f"{SCORE_NAMES[score]} = {with_band(point.score, point.score_band)}",
-        f"fairness = {with_band(point.fairness, point.fairness_band)}",
-        f"{point.n} seed{'s' if point.n > 1 else ''}"
-        + (" (bands: the held-out 95 % interval)" if point.n == 1 else
-           " (bands: mean ± the spread over seeds)"),
-        *_few_scores_line(point),
-    ]
-    if point.state is not None and point.constraint is not None:
-        relation = {KappaState.MEETS: "≤", KappaState.MISSES: ">"}.get(point.state, "vs")
-        lines.insert(1, f"{point.state}: {quantity} = {point.constraint:.4f} {relation} κ = "
-                        f"{point.kappa:g}")  # fmt: skip
-    return "<br>".join(lines)
-
-
-def _error_bars(values: Sequence[float], bands: Sequence[tuple[float, float] | None]) -> dict[str, Any]:
-    """Asymmetric bars to each point's 95 % band; none at all when no point has one."""
-    if all(band is None for band in bands):
-        return {"visible": False}
-    above = [np.nan if b is None else b[1] - v for v, b in zip(values, bands, strict=True)]
-    below = [np.nan if b is None else v - b[0] for v, b in zip(values, bands, strict=True)]
-    return {"type": "data", "symmetric": False, "visible": True, "array": np.array(above),
-            "arrayminus": np.array(below), "thickness": 1}  # fmt: skip
-
-
-def _symbol(point: FrontierPoint) -> str:
-    """A star for the unconstrained model, an open circle for a point that misses κ, a circle
-    with a dot for one the split cannot tell, else a filled circle."""
-    if point.unconstrained:
-        return "star"
-    if point.state is KappaState.CANNOT_TELL:
-        return "circle-open-dot"
-    return "circle-open" if point.meets_kappa is False else "circle"
-
-
-def _frontier_trace(
-    points: Sequence[FrontierPoint],
-    name: str,
-    legendgroup: str,
-    colour: str,
-    quantity: str,
-    score: str,
-) -> go.Scatter:
-    """The points as markers labelled with their κ, with error bars on both coordinates; each
-    point's `customdata` is the list of its run ids."""
-    return go.Scatter(
-        x=np.array([p.fairness for p in points]),
-        y=np.array([p.score for p in points]),
-        error_x=_error_bars([p.fairness for p in points], [p.fairness_band for p in points]),
-        error_y=_error_bars([p.score for p in points], [p.score_band for p in points]),
-        mode="markers+text",
-        marker={
-            "color": colour,
-            "size": np.array([16 if p.unconstrained else 10 for p in points]),
-            "symbol": [_symbol(p) for p in points],
-            # an open symbol is drawn in the marker colour, with the line's width
-            "line": {
-                "color": "white",
-                "width": [2 if p.meets_kappa is False else 1 for p in points],
-            },
-        },
-        text=[_point_text(p) for p in points],
-        textposition="top center",
-        textfont={"size": 10},
-        name=name,
-        legendgroup=legendgroup,
-        customdata=[list(p.run_ids) for p in points],
-        hovertext=[_point_hover(p, quantity, score) for p in points],
-        hoverinfo="text",
-    )
-
-
-def _pareto_lines(points: Sequence[FrontierPoint], colour: str) -> list[go.Scatter]:
-    """One line per interval through the solver's own non-dominated points, left to right."""
-    lines = []
-    for interval in dict.fromkeys(p.interval for p in points):
-        mine = [p for p in points if p.interval == interval]
-        mask = pareto_mask([p.fairness for p in mine], [p.score for p in mine])
-        front = sorted((p for p, keep in zip(mine, mask, strict=True) if keep),
-                       key=lambda p: p.fairness)  # fmt: skip
-        if len(front) < 2:
-            continue
-        lines.append(go.Scatter(
-            x=np.array([p.fairness for p in front]), y=np.array([p.score for p in front]),
-            mode="lines", line={"color": colour, "width": 1.5}, opacity=0.6,
-            name=f"{front[0].solver} front", legendgroup=front[0].solver, showlegend=False,
-            customdata=[list(p.run_ids) for p in front], hoverinfo="skip",
-        ))  # fmt: skip
-    return lines
-
-
-def _fairness_axis(frontier: Frontier, quantity: str) -> str:
-    """The x-axis title, e.g. "fairness = 1 − EO gap (exact, test) ± 95 % CI"; the metric
-    "constraint" is the family's own quantity."""
-    metric = frontier.metric
-    name = quantity if metric == "constraint" else METRIC_NAMES.get(metric, metric)
-    value = f"1 − {name}" if is_gap(metric) else name
-    return f"fairness = {value} (exact, {frontier.split}){_spread_suffix(frontier)}"
-
-
-def _score_axis(frontier: Frontier) -> str:
-    """The y-axis title, e.g. "AUC (exact, test) ± s.e."."""
-    return f"{SCORE_NAMES[frontier.score]} (exact, {frontier.split}){_spread_suffix(frontier)}"
-
-
-def _has_spread(frontier: Frontier) -> bool:
-    return any(p.n > 1 for p in frontier.points)
-
-
-def _has_interval(frontier: Frontier) -> bool:
-    """Whether a point of one seed has the held-out interval of its run."""
-    return any(p.n == 1 and p.score_band is not None for p in frontier.points)
-
-
-def _spread_suffix(frontier: Frontier) -> str:
-    """What follows an axis title: " ± s.e." or " ± 95 % CI" when points have several seeds,
-    " ± 95 % interval" when they have one with its held-out interval, nothing otherwise."""
-    if _has_spread(frontier):
-        return f" ± {spread_name(frontier.spread, frontier.confidence)}"
-    return " ± 95 % interval" if _has_interval(frontier) else ""
-
-
-def _frontier_subtitle(frontier: Frontier) -> str:
-    if _has_spread(frontier):
-        bands = f"mean ± {spread_name(frontier.spread, frontier.confidence)} over seeds"
-    elif _has_interval(frontier):
-        bands = "one seed per point: bars are the held-out 95 % intervals of its run"
-    else:
-        bands = f"one seed per point: no {SPREAD_WORDS[frontier.spread]}"
-    parts = [bands, "lines join each solver's best trade-offs"]
-    if any(p.state is KappaState.CANNOT_TELL for p in frontier.points):
-        parts.append("a circle with a dot: the split cannot tell whether it meets κ")
-    if frontier.fronts:
-        parts.append("a line with markers is one run's front, ◆ the model it reports")
-    if any(p.few_scores for p in frontier.points):
-        parts.append(f"“n scores”: at most {FEW_DISTINCT_SCORES} distinct scores (a randomised "
-                     "classifier's probabilities), so pSP is coarse")  # fmt: skip
-    parts += [honour_words(split) for split in honoured_splits(frontier.ordinary)]
-    if frontier.skipped:
-        parts.append(f"{len(frontier.skipped)} run(s) lacked a metric")
-    return _lines(parts)
-
-
-def _lines(parts: list[str], width: int = SUBTITLE_WIDTH) -> str:
-    """The parts joined by "; ", wrapped into lines of at most `width` characters joined by
-    "<br>": Plotly does not wrap a subtitle, and a long one runs past the figure's edge."""
-    return "<br>".join(textwrap.wrap("; ".join(parts), width, break_on_hyphens=False))
-
-
-def _front_hover(point: FrontierPoint, quantity: str, score: str) -> str:
-    head = "the model the run reports" if point.chosen else "a model of the run's front"
-    lines = [
-        f"{point.label}{' (dominated within its front)' if point.dominated else ''}",
-        f"{head} ({point.solver}, run {point.front_of[:8]})",
-        f"{SCORE_NAMES[score]} = {point.score:.4f}",
-        f"fairness = {point.fairness:.4f}",
-    ]
-    if point.coordinates:
-        lines.insert(1, coordinates_text(point.coordinates))
-    if point.meets_kappa is False:
-        lines.append(f"{MISSED_NAME}: {quantity} = {point.constraint:.4f} > κ = {point.kappa:g}")
-    return "<br>".join(lines + _few_scores_line(point))
-
-
-def _front_colour(point: FrontierPoint, colour: str) -> str:
-    if point.meets_kappa is False:
-        return MISSED_COLOUR
-    return DOMINATED_COLOUR if point.dominated else colour
-
-
-def _front_traces(
-    points: Sequence[FrontierPoint], colour: str, quantity: str, score: str
-) -> list[go.Scatter]:
-    """One run's front: a line with markers through its models in the run's order (dominated
-    ones grey, those that miss κ open red circles), and the model the run reports as a
-    diamond on top; each point's `customdata` is [run id, label] (the reported model's, [run
-    id]: the model whose scores the store keeps)."""
-    run_id = points[0].front_of
-    name, group = f"{points[0].solver} front ({run_id[:6]})", f"front {run_id}"
-    members = [p for p in points if not p.chosen]
-    chosen = [p for p in points if p.chosen]
-    traces = []
-    if members:
-        traces.append(go.Scatter(
-            x=np.array([p.fairness for p in members]), y=np.array([p.score for p in members]),
-            mode="lines+markers", line={"color": colour, "width": 1.5},
-            marker={"color": [_front_colour(p, colour) for p in members], "size": 9,
-                    "symbol": ["circle-open" if p.meets_kappa is False else "circle"
-                               for p in members],
-                    "line": {"color": "white", "width": 1}},
-            name=name, legendgroup=group, customdata=[[run_id, p.label] for p in members],
-            hovertext=[_front_hover(p, quantity, score) for p in members], hoverinfo="text",
-        ))  # fmt: skip
-    if chosen:
-        traces.append(go.Scatter(
-            x=np.array([p.fairness for p in chosen]), y=np.array([p.score for p in chosen]),
-            mode="markers",
-            marker={"color": colour, "size": 16, "symbol": "diamond",
-                    "line": {"color": "black", "width": 1.5}},
-            name=f"{name}: reported model", legendgroup=group, showlegend=not members,
-            customdata=[[run_id] for _ in chosen],
-            hovertext=[_front_hover(p, quantity, score) for p in chosen], hoverinfo="text",
-        ))  # fmt: skip
-    return traces
-
-
-def frontier_figure(
-    frontier: Frontier, quantity: str = "constrained value", show_dominated: bool = True
-) -> go.Figure:
-    """The frontier's score (y: accuracy or AUC) against fairness (x), each point labelled with
-    its κ: one colour per solver, a line through each solver's non-dominated points per
-    interval, dominated points grey, the unconstrained model a star, and points whose exact
-    constrained value (`quantity`, e.g. "EO gap") misses κ open red circles under one legend
-    entry, those the split cannot tell a circle with a dot. Error bars on both coordinates show
-    each point's 95 % band: the held-out interval of a single seed's run, or the mean ± the
-    spread over several seeds (confidence half-widths or standard errors).
-
-    A run that yields a front (`Frontier.fronts`) is drawn on the same axes as a line of its
-    own colour with markers through its models, in the run's order (`_front_traces`), with the
-    model the run reports as a diamond."""
-    fig = go.Figure()
-    ordinary = frontier.ordinary
-    shown = [p for p in ordinary if show_dominated or not p.dominated]
-    solvers = list(dict.fromkeys(p.solver for p in ordinary))
-    references = {p.solver for p in ordinary if p.unconstrained}
-    constrained = [s for s in solvers if s not in references]
-    for solver in solvers:
-        colour = (UNCONSTRAINED_COLOUR if solver in references
-                  else series_colour(constrained.index(solver)))  # fmt: skip
-        points = [p for p in shown if p.solver == solver]
-        fig.add_traces(_pareto_lines(points, colour))
-        kept = [p for p in points if p.meets_kappa is not False]
-        for dominated, name, mark in ((False, solver, colour),
-                                      (True, f"{solver} (dominated)", DOMINATED_COLOUR)):  # fmt: skip
-            group = [p for p in kept if p.dominated == dominated]
-            if group:
-                fig.add_trace(_frontier_trace(group, name, solver, mark, quantity, frontier.score))
-    missed = [p for p in shown if p.meets_kappa is False]
-    if missed:
-        fig.add_trace(_frontier_trace(missed, MISSED_NAME, MISSED_NAME, MISSED_COLOUR, quantity,
-                                      frontier.score))  # fmt: skip
-    for i, points in enumerate(frontier.fronts.values()):
-        kept = [p for p in points if show_dominated or not p.dominated or p.chosen]
-        colour = series_colour(len(constrained) + i)
-        fig.add_traces(_front_traces(kept, colour, quantity, frontier.score) if kept else [])
-    fig.update_xaxes(title_text=_fairness_axis(frontier, quantity))
-    fig.update_yaxes(title_text=_score_axis(frontier))
-    score = SCORE_NAMES[frontier.score]
-    title = f"{score[:1].upper()}{score[1:]}–fairness frontier"  # "Accuracy", "AUC"
-    _titled(fig, title, _frontier_subtitle(frontier), hovermode="closest")
     return fig
 
 
@@ -1145,7 +847,7 @@ def interval_scan_figure(rows: Sequence[dict[str, Any]], metric: str = "psp") ->
         )
     fig.update_xaxes(title_text="α: top of I (rank from the top)", tickformat=".0%")
     fig.update_yaxes(title_text="β: bottom of I (rank from the top)", tickformat=".0%")
-    _titled(fig, "Interval helper (App. B)", f"positive rate p = {rate:.1%} of the model",
+    titled(fig, "Interval helper (App. B)", f"positive rate p = {rate:.1%} of the model",
             legend={"orientation": "h", "y": -0.2})  # fmt: skip
     return fig
 

@@ -430,6 +430,19 @@ def _flags(
     return flags
 
 
+def majority_finding(
+    values: dict[str, float | None], thresholded: bool = True
+) -> tuple[Label, str] | None:
+    """Whether a split's metrics `values` show a model no better than a constant one
+    (`Label.DEGENERATE`) or one the split cannot tell from always predicting the majority class
+    (`Label.NEAR_MAJORITY`), with why in words; None for neither."""
+    degenerate = _degenerate(values, thresholded)
+    if degenerate:
+        return Label.DEGENERATE, degenerate
+    near = _near_majority(values, thresholded)
+    return (Label.NEAR_MAJORITY, near) if near else None
+
+
 def _near_majority(values: dict[str, float | None], thresholded: bool) -> str | None:
     """Why a split cannot tell the model's accuracy from always predicting the majority
     class (the accuracy's interval reaches the majority rate), or None."""

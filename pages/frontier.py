@@ -8,14 +8,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import plots
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_name
+from engine.frontier_figure import frontier_figure
 from engine.runs import Store, submit_sweep, sweep_specs
 from engine.runs.describe import run_label
 from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, spread_name
-from engine.runs.frontier_text import frontier_table, honour_words, honoured_splits
+from engine.runs.frontier_text import MARK_WORDS, frontier_table, honour_words, honoured_splits
 from engine.runs.results import frontier_axes, interval_text, run_results
 from engine.solvers.records import FRONT
 from engine.status import ACTIVE
@@ -157,7 +157,7 @@ def _view(
                        "probability of a positive decision, and its metrics are those of its "
                        "majority vote. Its ties have no order, so pSP and other measures on "
                        "ranks are coarse for it.")  # fmt: skip
-        event = st.plotly_chart(plots.frontier_figure(result, quantity_name(problem.family)),
+        event = st.plotly_chart(frontier_figure(result, quantity_name(problem.family)),
                                 on_select="rerun",
                                 selection_mode="points", key="frontier", width="stretch")  # fmt: skip
         if result.ordinary:
@@ -208,16 +208,17 @@ def _table(result, quantity: str) -> None:
     for axis in ("score", "fairness"):
         frame[f"{axis} 95 %"] = [interval_text(low, high) for low, high in
                                  zip(frame[f"{axis}_low"], frame[f"{axis}_high"], strict=True)]  # fmt: skip
-    frame["note"] = [f"only {p.distinct_scores} distinct scores: pSP coarse" if p.few_scores
-                     else "" for p in result.ordinary]  # fmt: skip
-    columns = ["solver", "kappa", "I", "n", "score", "score 95 %", "fairness", "fairness 95 %",
-               "constraint", "κ verdict", "dominated", "note"]  # fmt: skip
+    frame["note"] = [_note(p) for p in result.ordinary]
+    columns = ["marks", "solver", "kappa", "I", "n", "score", "score 95 %", "fairness",
+               "fairness 95 %", "constraint", "κ verdict", "note"]  # fmt: skip
     if not frame["note"].any():
         columns.remove("note")
     number, text = st.column_config.NumberColumn, st.column_config.TextColumn
     band = ("95 % band: one seed's held-out interval, or over seeds the mean ± "
             f"{spread_name(result.spread, result.confidence)}")  # fmt: skip
     st.dataframe(frame[columns], hide_index=True, width="content", column_config={
+        "marks": text("", help=", ".join(words for words, _ in MARK_WORDS.values())
+                      + ", · dominated"),
         "solver": text(width="small"),
         "kappa": number("κ", format="%g"),
         "n": number("seeds"),
@@ -230,6 +231,18 @@ def _table(result, quantity: str) -> None:
         "κ verdict": text(help="meets κ: the whole interval is ≤ κ; misses κ: it lies above "
                           "κ; cannot tell: κ lies inside it"),
     })  # fmt: skip
+
+
+def _note(point) -> str:
+    """What the marks of a point stand for, in words, for the table's last column."""
+    notes = []
+    if point.degenerate is not None:
+        notes.append(str(point.degenerate[0]))
+    if point.unconverged:
+        notes.append(f"not converged ({point.unconverged} of {point.n} runs)")
+    if point.few_scores:
+        notes.append(f"only {point.distinct_scores} distinct scores: pSP coarse")
+    return "; ".join(notes)
 
 
 def _selected(store: Store, event, prepared, problem) -> None:

@@ -9,31 +9,29 @@ from pathlib import Path
 import numpy as np
 import plotly.io as pio
 import pytest
+from frontier_sample import sweep_results
 
 from engine import plots
 from engine.errors import UserError
 from engine.fairness import psp
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.distributions import candidate_intervals, interval_scan
+from engine.frontier_figure import frontier_figure
 from engine.plots import (
-    DOMINATED_COLOUR,
     MAX_TRAJECTORY_POINTS,
-    MISSED_COLOUR,
     TITLE_MARGIN,
     TrajectoryRun,
     cdf_figure,
     density_figure,
-    frontier_figure,
     group_colour,
     groups_figure,
     interval_scan_figure,
     rank_rank_figure,
-    series_colour,
     thin_steps,
     trajectory_figure,
     trajectory_run,
 )
-from engine.runs.frontier import RunResult, frontier
+from engine.runs.frontier import frontier
 
 SEEDS = range(8)
 INTERVALS = [(0.05, 0.3), (0.0, 0.2), (0.7, 1.0), (0.25, 0.75)]
@@ -268,150 +266,6 @@ def test_group_colours_agree_across_figures():
         hist = next(t for t in density.data if t.name == name)
         assert trace(cdf, name).line.color == hist.marker.color
     assert len({trace(cdf, name).line.color for name in names}) == len(names)
-
-
-# ---- frontier -----------------------------------------------------------------------------------
-
-
-def sweep_results(seed: int, seeds: int = 3) -> list[RunResult]:
-    rng = np.random.default_rng(seed)
-    runs = []
-    for solver, kappas in (("unconstrained", [None]), ("idca", [0.01, 0.05, 0.1, 0.2]),
-                           ("penalty", [0.03, 0.1, 0.3])):  # fmt: skip
-        for kappa, run_seed in itertools.product(kappas, range(seeds)):
-            # every seed of κ = 0.01 well above κ: that point misses κ whatever the seeds' spread
-            low = 0.2 if kappa == 0.01 else 0.0
-            metrics = {"accuracy": float(rng.uniform(0.7, 0.85)), "psp": float(rng.uniform(0, 0.6)),
-                       "constraint": float(rng.uniform(low, 0.25))}  # fmt: skip
-            run_id = f"{solver}-{kappa}-{run_seed}"
-            runs.append(RunResult(run_id, solver, kappa, (0.05, 0.3), run_seed, {"test": metrics}))
-    return runs
-
-
-def markers(fig) -> list:
-    return [t for t in fig.data if "markers" in t.mode]
-
-
-def plotted_points(fig) -> dict[tuple[str, ...], tuple]:
-    """Run ids → (x, y, error x, error y, colour, symbol, trace name, text, hover) per marker."""
-    out = {}
-    for t in markers(fig):
-        for i, ids in enumerate(t.customdata):
-            errors = [None if not e.visible else (e.array[i], e.arrayminus[i])
-                      for e in (t.error_x, t.error_y)]  # fmt: skip
-            out[tuple(ids)] = (t.x[i], t.y[i], *errors, t.marker.color, t.marker.symbol[i], t.name,
-                               t.text[i], t.hovertext[i])  # fmt: skip
-    return out
-
-
-def bars(plotted: tuple | None, value: float, band: tuple[float, float] | None) -> bool:
-    """Whether a marker's (above, below) error bars reach the point's 95 % band (none: no band,
-    or no bar at all when no point of the trace has one)."""
-    if band is None:
-        return plotted is None or all(np.isnan(plotted))
-    return plotted == pytest.approx((band[1] - value, value - band[0]))
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_frontier_figure_has_one_point_per_frontier_point(seed):
-    result = frontier(sweep_results(seed))
-    assert any(p.dominated for p in result.points) and any(not p.dominated for p in result.points)
-    assert any(p.meets_kappa is False for p in result.points)
-    points = plotted_points(frontier_figure(result, quantity="EO gap"))
-    assert len(points) == len(result.points)
-    assert is_grey(DOMINATED_COLOUR)
-    solver_colours = {}
-    for p in result.points:
-        x, y, error_x, error_y, colour, symbol, name, text, hover = points[p.run_ids]
-        assert (x, y) == (p.fairness, p.score)
-        assert bars(error_x, p.fairness, p.fairness_band)
-        assert bars(error_y, p.score, p.score_band)
-        assert text == (p.solver if p.unconstrained else f"κ = {p.kappa:g}")
-        assert (symbol == "star") == p.unconstrained
-        if p.meets_kappa is False:
-            assert (name, colour, symbol) == ("misses κ", MISSED_COLOUR, "circle-open")
-            assert f"misses κ: EO gap = {p.constraint:.4f} > κ = {p.kappa:g}" in hover
-            continue
-        assert "misses" not in hover and name.startswith(p.solver)
-        assert (colour == DOMINATED_COLOUR) == p.dominated
-        if not p.dominated:
-            solver_colours.setdefault(p.solver, set()).add(colour)
-    assert all(len(colours) == 1 for colours in solver_colours.values())
-    assert len({c for colours in solver_colours.values() for c in colours}) == len(solver_colours)
-    (missed,) = [t for t in markers(frontier_figure(result)) if t.name == "misses κ"]
-    assert missed.showlegend is not False
-
-
-def test_frontier_with_one_seed_draws_no_error_bars_and_no_plus_minus():
-    result = frontier(sweep_results(4, seeds=1))
-    assert all(p.score_spread is None and p.fairness_spread is None for p in result.points)
-    fig = frontier_figure(result)
-    for t in markers(fig):
-        assert t.error_x.visible is False and t.error_y.visible is False
-        assert not any("±" in h for h in t.hovertext)
-    assert "no confidence interval" in fig.layout.title.subtitle.text
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_frontier_lines_join_each_solvers_non_dominated_points(seed):
-    result = frontier(sweep_results(seed))
-    lines = [t for t in frontier_figure(result).data if t.mode == "lines"]
-    for solver in ("idca", "penalty"):
-        mine = [p for p in result.points if p.solver == solver]
-        front = sorted(
-            ((p.fairness, p.score) for p in mine
-             if not any(q.fairness >= p.fairness and q.score >= p.score
-                        and (q.fairness, q.score) != (p.fairness, p.score) for q in mine)),
-        )  # fmt: skip
-        drawn = [t for t in lines if t.legendgroup == solver]
-        if len(front) < 2:
-            assert not drawn
-            continue
-        (line,) = drawn
-        assert list(zip(line.x, line.y, strict=True)) == front
-        assert line.line.color == series_colour(["idca", "penalty"].index(solver))
-    assert not [t for t in lines if t.legendgroup == "unconstrained"]  # one point: no line
-
-
-def test_frontier_figure_can_hide_dominated_points():
-    result = frontier(sweep_results(1))
-    points = plotted_points(frontier_figure(result, show_dominated=False))
-    expected = sorted(p.run_ids for p in result.points if not p.dominated)
-    assert sorted(points) == expected
-    assert not any(q[4] == DOMINATED_COLOUR for q in points.values())
-
-
-def test_frontier_axis_names_the_quantity_split_and_spread():
-    fig = frontier_figure(frontier(sweep_results(2), metric="psp", split="test"))
-    assert fig.layout.xaxis.title.text == "fairness = 1 − pSP (exact, test) ± 95 % CI"
-    assert fig.layout.yaxis.title.text == "accuracy (exact, test) ± 95 % CI"
-    assert fig.layout.title.text == "Accuracy–fairness frontier"
-    fig = frontier_figure(frontier(sweep_results(2), metric="constraint", split="val"), "EO gap")
-    assert fig.layout.xaxis.title.text == "fairness = 1 − EO gap (exact, val)"  # no point on val
-    fig = frontier_figure(frontier(sweep_results(2, seeds=1), metric="psp"))
-    assert fig.layout.yaxis.title.text == "accuracy (exact, test)"  # one seed: no spread
-
-
-def test_an_auc_frontier_plots_auc_with_standard_errors_on_both_coordinates():
-    runs = sweep_results(3)
-    rng = np.random.default_rng(3)
-    for r in runs:
-        r.metrics["test"]["auc"] = float(rng.uniform(0.8, 0.9))
-    result = frontier(runs, metric="constraint", score="auc", spread="se")
-    fig = frontier_figure(result, "AUC gap")
-    assert fig.layout.title.text == "AUC–fairness frontier"
-    assert fig.layout.yaxis.title.text == "AUC (exact, test) ± s.e."
-    assert fig.layout.xaxis.title.text == "fairness = 1 − AUC gap (exact, test) ± s.e."
-    assert "mean ± s.e. over seeds" in fig.layout.title.subtitle.text
-    points = plotted_points(fig)
-    for p in result.points:
-        x, y, error_x, error_y, *_, hover = points[p.run_ids]
-        assert (x, y) == (p.fairness, p.score)
-        assert bars(error_x, p.fairness, p.fairness_band) and bars(error_y, p.score, p.score_band)
-        assert p.score_band == pytest.approx((p.score - p.score_spread, p.score + p.score_spread))
-        assert f"AUC = {p.score:.4f} [{p.score_band[0]:.4f}, {p.score_band[1]:.4f}]" in hover
-    single = frontier_figure(frontier(sweep_results(3, seeds=1), score="accuracy", spread="se"))
-    assert "no standard error" in single.layout.title.subtitle.text
 
 
 # ---- trajectories -------------------------------------------------------------------------------

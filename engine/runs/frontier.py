@@ -35,9 +35,15 @@ exact value met κ on the split it honours κ on (validation or train), so its p
 model's. Runs that honour κ on a split and runs that do not are never averaged together: the
 split is part of a point's key (`honour`), and the text frontier says it under its table.
 
-A point is dominated when another point on the same interval has score ≥ and fairness ≥ its
-own, one of them strictly. Points on different intervals are never compared: pSP on [5%, 30%)
-and pSP on [5%, 90%) measure different things.
+A point whose model is no better than a constant one on the split, or that the split cannot
+tell from always predicting the majority class (`engine.verdict.majority_finding`), carries
+which and why in `degenerate`; `unconverged` counts its runs that ended on a budget or otherwise not converged
+(their `status`, where known). A point that misses κ or is degenerate is not `eligible`: it is
+never on a Pareto line and dominates no other point.
+
+A point is dominated when an eligible point on the same interval has score ≥ and fairness ≥
+its own, one of them strictly. Points on different intervals are never compared: pSP on [5%,
+30%) and pSP on [5%, 90%) measure different things.
 
 A run may yield a set of models, its front (e.g. paper 002's weighted-sum front: one model
 w*(λ) per grid point λ of the group weights, §5 (a)). Each model of a run's front comes in as a
@@ -66,7 +72,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from engine.verdict import HIGH, LOW, KappaState, SplitCheck, few_scores
+from engine.status import RunStatus
+from engine.verdict import HIGH, LOW, KappaState, Label, SplitCheck, few_scores, majority_finding
 
 GAP_METRICS = frozenset({"psp", "pdp", "sp", "dp", "constraint"})
 SCORE_METRICS = frozenset({"accuracy", "auc"})
@@ -80,6 +87,8 @@ MISSED_MARK = "!"
 FEW_SCORES_MARK = "≈"
 CHOSEN_MARK = "◆"
 CANNOT_TELL_MARK = "?"
+DEGENERATE_MARK = "⊘"
+NOT_CONVERGED_MARK = "†"
 
 Interval = tuple[float, float]
 Band = tuple[float, float]  # a coordinate's 95 % band, (low, high)
@@ -93,7 +102,8 @@ class RunResult:
     A metric value is None when it could not be computed. `kappa` is None for the unconstrained
     solver. A model of a run's front has `front_of` set to its run's id (its `run_id` too), its
     `label` and `coordinates`; the model the run reports comes as one more, `chosen`. `honour`
-    is the split the run honours κ on ("val" or "train"), None for a run solved at κ alone.
+    is the split the run honours κ on ("val" or "train"), None for a run solved at κ alone;
+    `status` how it ended, where known.
     """
 
     run_id: str
@@ -107,6 +117,7 @@ class RunResult:
     coordinates: dict[str, float | None] = field(default_factory=dict)
     chosen: bool = False
     honour: str | None = None
+    status: RunStatus | None = None
 
 
 @dataclass(frozen=True)
@@ -122,7 +133,10 @@ class FrontierPoint:
     A point of a run's front (`front_of` is the run's id) is that one model, n = 1, with its
     `label` and its `coordinates` as (name, value) pairs, or the model the run reports
     (`chosen`); it is never `unconstrained` (the reference star). `honour` is the split its
-    runs honour κ on, None when they solve at κ alone."""
+    runs honour κ on, None when they solve at κ alone. `degenerate` says whether it is no better
+    than a constant model, or cannot be told from the majority class, on the split, and why
+    (`engine.verdict.majority_finding` of one of its runs; None for neither); `unconverged`
+    counts its runs that did not end converged."""
 
     solver: str
     kappa: float | None
@@ -146,6 +160,13 @@ class FrontierPoint:
 
     score_band: Band | None = None
     fairness_band: Band | None = None
+    degenerate: tuple[Label, str] | None = None
+    unconverged: int = 0
+
+    @property
+    def eligible(self) -> bool:
+        """Whether it may stand on a Pareto line: it neither misses κ nor is degenerate."""
+        return self.degenerate is None and self.meets_kappa is not False
 
     @property
     def few_scores(self) -> bool:
@@ -167,7 +188,8 @@ class Frontier:
     the runs' fronts, each in its run's order; and the ids of the runs left out because the
     score or the metric was missing on the split (a run once, however many of its front's
     models lack it). `score` names the y axis, `spread` what ± stands for (`confidence` is the
-    level of "ci")."""
+    level of "ci"). `majority` is the accuracy of always predicting the majority class on the
+    split (the mean over the runs that report it; None when none does)."""
 
     points: tuple[FrontierPoint, ...]
     skipped: tuple[str, ...]
@@ -176,6 +198,7 @@ class Frontier:
     confidence: float
     score: str = "accuracy"
     spread: str = "ci"
+    majority: float | None = None
 
     @property
     def ordinary(self) -> tuple[FrontierPoint, ...]:
@@ -222,6 +245,7 @@ def frontier(
     groups: dict[GroupKey, list[_Measured]] = {}
     fronts: list[FrontierPoint] = []
     skipped: list[str] = []
+    majorities: list[float] = []
     for run in results:
         if run.front_of is not None and run.front_of != run.run_id:
             raise ValueError(f"a model of run {run.front_of}'s front came as run {run.run_id}")
@@ -231,6 +255,9 @@ def frontier(
                 skipped.append(run.run_id)
             continue
         measured = _measure(run, split, score, metric, values, gap)
+        majority = _number(run.metrics.get(split, {}).get("majority"))
+        if majority is not None and run.front_of is None:
+            majorities.append(majority)
         if run.front_of is not None:
             fronts.append(_front_point(run, measured))
             continue
@@ -240,7 +267,9 @@ def frontier(
     points = _mark_dominated(points)
     points.sort(key=_display_order)
     points += _mark_dominated_within_fronts(fronts)
-    return Frontier(tuple(points), tuple(skipped), metric, split, confidence, score, spread)
+    majority = float(np.mean(majorities)) if majorities else None
+    return Frontier(tuple(points), tuple(skipped), metric, split, confidence, score, spread,
+                    majority)  # fmt: skip
 
 
 def frontier_points(
@@ -333,6 +362,8 @@ class _Measured:
     constraint: float | None
     state: KappaState | None
     distinct: int | None
+    degenerate: tuple[Label, str] | None
+    converged: bool | None
 
 
 def _measure(
@@ -351,9 +382,11 @@ def _measure(
     check = SplitCheck(split, constraint, run.kappa, None, _number(row.get("constraint" + LOW)),
                        _number(row.get("constraint" + HIGH)))  # fmt: skip
     distinct = _number(row.get("distinct_scores"))
+    converged = None if run.status is None else run.status is RunStatus.CONVERGED
     return _Measured(run.run_id, y, 1.0 - value if gap else value, _band(row, score, y),
                      fairness_band, constraint, check.state,
-                     None if distinct is None else int(distinct))  # fmt: skip
+                     None if distinct is None else int(distinct),
+                     majority_finding(row, thresholded=score == "accuracy"), converged)  # fmt: skip
 
 
 def _band(row: dict[str, float | None], metric: str, value: float) -> Band | None:
@@ -407,6 +440,8 @@ def _point(key: GroupKey, runs: list[_Measured], spread: str, confidence: float)
         honour=honour,
         score_band=score_band,
         fairness_band=fairness_band,
+        degenerate=next((r.degenerate for r in runs if r.degenerate), None),
+        unconverged=sum(r.converged is False for r in runs),
     )
 
 
@@ -420,11 +455,26 @@ def _mark_dominated(points: list[FrontierPoint]) -> list[FrontierPoint]:
         by_interval.setdefault(point.interval, []).append(i)
     marked = list(points)
     for indices in by_interval.values():
-        fairness = [points[i].fairness for i in indices]
-        score = [points[i].score for i in indices]
-        for i, on_front in zip(indices, pareto_mask(fairness, score), strict=True):
-            marked[i] = replace(points[i], dominated=not bool(on_front))
+        mine = [points[i] for i in indices]
+        for i, dominated in zip(indices, dominated_mask(mine), strict=True):
+            marked[i] = replace(points[i], dominated=bool(dominated))
     return marked
+
+
+def dominated_mask(points: Sequence[FrontierPoint]) -> np.ndarray:
+    """True where an eligible point of `points` has fairness ≥ and score ≥ the point's, one of
+    them strictly: the eligible points among themselves (`pareto_mask`), each other point
+    against them."""
+    fairness = np.array([p.fairness for p in points], dtype=float)
+    score = np.array([p.score for p in points], dtype=float)
+    eligible = np.array([p.eligible for p in points], dtype=bool)
+    dominated = np.zeros(len(points), dtype=bool)
+    dominated[eligible] = ~pareto_mask(fairness[eligible], score[eligible])
+    for i in np.flatnonzero(~eligible):
+        at_least = (fairness[eligible] >= fairness[i]) & (score[eligible] >= score[i])
+        better = (fairness[eligible] > fairness[i]) | (score[eligible] > score[i])
+        dominated[i] = bool(np.any(at_least & better))
+    return dominated
 
 
 def _front_point(run: RunResult, measured: _Measured) -> FrontierPoint:
@@ -452,6 +502,8 @@ def _front_point(run: RunResult, measured: _Measured) -> FrontierPoint:
         honour=run.honour,
         score_band=measured.score_band,
         fairness_band=measured.fairness_band,
+        degenerate=measured.degenerate,
+        unconverged=int(measured.converged is False),
     )
 
 
@@ -463,9 +515,8 @@ def _mark_dominated_within_fronts(points: list[FrontierPoint]) -> list[FrontierP
         by_front.setdefault(point.front_of, []).append(point)
     marked = []
     for front in by_front.values():
-        mask = pareto_mask([p.fairness for p in front], [p.score for p in front])
-        marked += [replace(p, dominated=not bool(on_front))
-                   for p, on_front in zip(front, mask, strict=True)]  # fmt: skip
+        marked += [replace(p, dominated=bool(dominated))
+                   for p, dominated in zip(front, dominated_mask(front), strict=True)]  # fmt: skip
     return marked
 
 

@@ -3,15 +3,17 @@ pages, and the sentences that go under them (`engine.runs.frontier` makes the po
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine.runs.frontier import (
     CANNOT_TELL_MARK,
     CHOSEN_MARK,
+    DEGENERATE_MARK,
     DOMINATED_MARK,
     FEW_SCORES_MARK,
     MISSED_MARK,
+    NOT_CONVERGED_MARK,
     SCORE_NAMES,
     UNCONSTRAINED_MARK,
     Frontier,
@@ -20,6 +22,14 @@ from engine.runs.frontier import (
     spread_name,
 )
 from engine.verdict import FEW_DISTINCT_SCORES, KappaState
+
+# what a point's marks say, and which points have them (`point_marks`)
+MARK_WORDS: dict[str, tuple[str, Callable[[FrontierPoint], bool]]] = {
+    MISSED_MARK: ("! misses κ", lambda p: p.state is KappaState.MISSES),
+    CANNOT_TELL_MARK: ("? cannot tell at this size", lambda p: p.state is KappaState.CANNOT_TELL),
+    DEGENERATE_MARK: ("⊘ degenerate or near the majority class", lambda p: p.degenerate is not None),
+    NOT_CONVERGED_MARK: ("† not converged", lambda p: p.unconverged > 0),
+}
 
 
 def frontier_table(points: Iterable[FrontierPoint]) -> list[dict[str, Any]]:
@@ -44,6 +54,9 @@ def frontier_table(points: Iterable[FrontierPoint]) -> list[dict[str, Any]]:
             "meets_kappa": p.meets_kappa,
             "dominated": p.dominated,
             "unconstrained": p.unconstrained,
+            "degenerate": None if p.degenerate is None else str(p.degenerate[0]),
+            "unconverged": p.unconverged,
+            "marks": point_marks(p),
         }
         for p in points
     ]
@@ -113,7 +126,9 @@ def format_frontier(frontier: Frontier) -> str:
         lines.append(
             f"{UNCONSTRAINED_MARK} unconstrained   {DOMINATED_MARK} dominated   "
             f"{MISSED_MARK} misses κ (its interval on {frontier.split} lies above κ)   "
-            f"{CANNOT_TELL_MARK} cannot tell at this size (κ lies inside its interval)"
+            f"{CANNOT_TELL_MARK} cannot tell at this size (κ lies inside its interval)   "
+            f"{DEGENERATE_MARK} degenerate or near the majority class   "
+            f"{NOT_CONVERGED_MARK} not converged"
         )
         lines += [honour_words(split) for split in honoured_splits(ordinary)]
         if any(p.few_scores for p in ordinary):
@@ -164,11 +179,17 @@ def state_mark(point: FrontierPoint) -> str:
     return CANNOT_TELL_MARK if point.state is KappaState.CANNOT_TELL else ""
 
 
+def point_marks(point: FrontierPoint, dominated: bool = True) -> str:
+    """The marks of `MARK_WORDS` a point has, after its dominated mark (unless `dominated` is
+    False): what the text table, the page's table and the figure's labels show beside it."""
+    marks = "".join(mark for mark, (_, has) in MARK_WORDS.items() if has(point))
+    return (DOMINATED_MARK if dominated and point.dominated else "") + marks
+
+
 def _text_row(point: FrontierPoint) -> tuple[str, ...]:
     mark = (
         (UNCONSTRAINED_MARK if point.unconstrained else "")
-        + (DOMINATED_MARK if point.dominated else "")
-        + state_mark(point)
+        + point_marks(point)
         + (FEW_SCORES_MARK if point.few_scores else "")
     )
     kappa = "—" if point.kappa is None else f"{point.kappa:g}"

@@ -24,6 +24,7 @@ from engine.runs.store import RunRow, Store
 from engine.solvers.catalogue import solver_card
 from engine.solvers.options import config_from_dict
 from engine.solvers.records import Solution
+from engine.status import RunStatus
 from engine.task import Task
 from engine.verdict import Verdict, judge
 
@@ -155,13 +156,15 @@ def run_result(row: RunRow, store: Store, view: ConstraintSpec | None = None) ->
     """A stored run as a frontier input. A run without constraint gets, as its "constraint"
     metric, the exact value of `view`'s quantity (`reference_values`), so the unconstrained
     reference sits on the same axis as the runs under `view`."""
-    return _result(row.id, row.spec, store.metrics(row.id), view)
+    return dataclasses.replace(_result(row.id, row.spec, store.metrics(row.id), view),
+                               status=RunStatus(row.status))  # fmt: skip
 
 
 def run_results(row: RunRow, store: Store, view: ConstraintSpec | None = None) -> list[RunResult]:
     """A stored run as frontier inputs: `run_result` for a run that yields one model, its front
     and its reported model for a run that yields a front (`front_results`)."""
-    return front_results(row.id, row.spec, run_front(store, row.id), store.metrics(row.id), view)
+    results = front_results(row.id, row.spec, run_front(store, row.id), store.metrics(row.id), view)
+    return [dataclasses.replace(r, status=RunStatus(row.status)) for r in results]
 
 
 def front_results(

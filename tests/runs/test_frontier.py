@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from engine.runs.frontier import RunResult, frontier, frontier_points, is_gap, pareto_mask
-from engine.runs.frontier_text import format_frontier, frontier_table
+from engine.runs.frontier_text import format_frontier, frontier_table, point_marks
 from engine.verdict import KappaState
 
 INTERVAL = (0.05, 0.3)
@@ -362,6 +362,8 @@ def test_table_rows_carry_every_point_field():
             "constraint": p.constraint, "state": p.state and str(p.state),
             "meets_kappa": p.meets_kappa,
             "dominated": p.dominated, "unconstrained": p.unconstrained,
+            "degenerate": p.degenerate and str(p.degenerate[0]), "unconverged": p.unconverged,
+            "marks": point_marks(p),
         }  # fmt: skip
 
 
