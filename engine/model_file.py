@@ -200,14 +200,19 @@ def from_prepared(
 def model_bytes(model: ExportedModel) -> bytes:
     """The model file's contents."""
     _check_params(model)
-    arrays = {PARAM + name: np.ascontiguousarray(value, dtype=np.float64)
-              for name, value in model.params.items()}  # fmt: skip
+    arrays = _arrays(model)
     document = _document(model)
     document["checksum"] = _checksum(document, arrays)
     text = json.dumps(document, indent=1, ensure_ascii=False)
     buffer = io.BytesIO()
     np.savez(buffer, **{DOCUMENT: np.frombuffer(text.encode(), dtype=np.uint8)}, **arrays)
     return buffer.getvalue()
+
+
+def model_checksum(model: ExportedModel) -> str:
+    """The SHA-256 checksum that the model's file carries (`model_bytes`), without writing it:
+    what a decision record names the model by."""
+    return _checksum(_document(model), _arrays(model))
 
 
 def save_model(model: ExportedModel, path: str | Path) -> None:
@@ -304,6 +309,12 @@ def _checksum(document: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> 
         digest.update(f"\n{name}{array.shape}\n".encode())
         digest.update(array.tobytes())
     return digest.hexdigest()
+
+
+def _arrays(model: ExportedModel) -> dict[str, np.ndarray]:
+    """The parameter arrays as the file holds them ("param.<name>", float64)."""
+    return {PARAM + name: np.ascontiguousarray(value, dtype=np.float64)
+            for name, value in model.params.items()}  # fmt: skip
 
 
 def _document(model: ExportedModel) -> dict[str, Any]:

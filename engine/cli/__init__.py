@@ -23,6 +23,7 @@ import warnings
 from engine.cli import (
     benchmark_commands,
     data_commands,
+    decision_commands,
     predict_commands,
     run_commands,
     runs_commands,
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     runs_commands.register(commands)
     predict_commands.register(commands)
     benchmark_commands.register(commands)
+    decision_commands.register(commands)
     return parser
 
 

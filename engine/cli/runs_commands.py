@@ -7,6 +7,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from engine.cli.decision_commands import register_runs_action
 from engine.cli.run_commands import (
     add_background_arguments,
     add_problem_arguments,
@@ -73,7 +74,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     grid.add_argument("--wait", action="store_true", help="return when every run has ended")
     sweep.set_defaults(handler=sweep_command)
 
-    runs = commands.add_parser("runs", help="list, show, cancel, re-run, export or delete runs")
+    runs = commands.add_parser("runs", help="list, show, cancel, re-run, export or delete runs; "
+                                 "list decisions")
     actions = runs.add_subparsers(dest="action", required=True, metavar="ACTION")
     for name, handler, text in (
         ("list", list_runs, "runs in the store"),
@@ -105,6 +107,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         if name == "export-model":
             action.add_argument("path", type=Path, help="the model file to write (.npz)")
         action.set_defaults(handler=handler)
+    register_runs_action(actions)
     rerun = actions.add_parser(
         "rerun",
         help="queue failed, cancelled or interrupted runs again under their own settings",

@@ -12,7 +12,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,21 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
     run_id TEXT NOT NULL,
     PRIMARY KEY (sweep_id, run_id)
 );
+-- engine.runs.decision reads and writes it. A table added later needs no new schema version:
+-- it is created when an older store is opened, and an older FairFront never reads it. Deleting a
+-- run keeps its decisions: they say what was chosen, when and why.
+CREATE TABLE IF NOT EXISTS decisions (
+    run_id TEXT NOT NULL,
+    made REAL NOT NULL,
+    family TEXT,
+    kappa REAL,
+    alpha REAL NOT NULL,
+    beta REAL NOT NULL,
+    verdict TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    note TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS decisions_run ON decisions(run_id, made);
 """
 
 
@@ -148,6 +163,11 @@ class Store:
             yield db
         finally:
             db.close()
+
+    def connection(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A connection to runs.sqlite, each statement its own transaction, for a table of the
+        schema that another module reads and writes (`engine.runs.decision`)."""
+        return self._connect()
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:

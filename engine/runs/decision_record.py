@@ -1,0 +1,509 @@
+"""The decision record: one page, in plain language, for a reader who was not at the screen (a
+stakeholder, an auditor), saying which model was chosen and what that means.
+
+In order: the data and its groups, what κ and I ask of these groups, the chosen model's
+verdict with its uncertainty, what fairness costs against the unconstrained reference of the
+same data, the alternatives that were in the store, the limits of what the data can tell, the
+note of whoever chose, and the model file's checksum. The verdict and its sentences are
+`engine.verdict`'s, the settings `engine.runs.describe`'s, intervals `interval_text`'s.
+
+The page is self-contained (inline CSS; no script, font or image from elsewhere), so it opens
+offline; every string that comes from a person or a data file (the note, group and column names,
+file names) is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from engine import __version__
+from engine.data.prepared import LABEL_STATISTIC_WORDS, SPLITS, group_table, summary_statistic
+from engine.data.sources import load_prepared
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.families import family_entry
+from engine.runs.decision import Decision, run_interval
+from engine.runs.describe import describe_spec, interval_words, percent_words
+from engine.runs.frontier import SCORE_NAMES
+from engine.runs.results import (
+    constraint_of,
+    frontier_axes,
+    interval_text,
+    run_verdict,
+    thresholded,
+)
+from engine.runs.spec import RunSpec, constraint_from_dict
+from engine.runs.store import RunRow, Store
+from engine.verdict import HIGH, LOW, KappaState, Label, SplitCheck, Verdict
+
+MAX_ALTERNATIVES = 20  # rows of the alternatives table; the rest are counted below it
+_SPLIT_TITLES = {"train": "train", "val": "validation", "test": "test"}
+_HELD_OUT = {"test": "the test set", "val": "the validation set"}
+# what a family holds to κ, up to its bound, for the groups named by {groups}; a family not
+# here is said by its quantity's name
+_CLAUSES = {
+    "pSP": "the shares of {groups} above any threshold differ by at most",
+    "pDP": "the shares of {groups} given a positive decision differ by at most",
+    "DP": "the shares of {groups} given a positive decision differ by at most",
+    "EO": "among people with the same true outcome, the shares of {groups} given a positive "
+          "decision (true- and false-positive rates) differ by at most",
+    "EOpp": "among people whose true outcome is positive, the shares of {groups} given a "
+            "positive decision (true-positive rates) differ by at most",
+}  # fmt: skip
+# the three places a held-out interval can put the constrained value against κ
+_STATES = (
+    (KappaState.MEETS, Label.MEETS,
+     "the whole 95 % interval is at most κ: the model holds κ on new data like these rows"),
+    (KappaState.MISSES, Label.MISSES,
+     "the whole 95 % interval lies above κ: the model does not hold κ on such data"),
+    (KappaState.CANNOT_TELL, Label.CANNOT_TELL,
+     "κ lies inside the 95 % interval: the rows are too few to say either way"),
+)  # fmt: skip
+_STATE_LABELS = {state: label for state, label, _ in _STATES}
+_LIMITING = frozenset({Label.MISSES, Label.DEGENERATE, Label.SURROGATE_ONLY, Label.CANNOT_TELL})
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A held-out value with its 95 % interval (`low`, `high`: None where unknown)."""
+
+    value: float
+    low: float | None = None
+    high: float | None = None
+
+    @classmethod
+    def of(cls, values: dict[str, float | None], metric: str) -> Estimate | None:
+        """The estimate of `metric` among a split's stored metrics, None without one."""
+        value = values.get(metric)
+        if value is None or not math.isfinite(value):
+            return None
+        return cls(value, values.get(metric + LOW), values.get(metric + HIGH))
+
+    @classmethod
+    def of_check(cls, check: SplitCheck | None) -> Estimate | None:
+        """The constrained value a verdict's split check holds, None without one."""
+        if check is None or check.value is None:
+            return None
+        return cls(check.value, check.low, check.high)
+
+    def words(self, named: bool = True) -> str:
+        """"0.833 (95 % interval 0.826–0.840)"; "0.833 (0.826–0.840)" unless `named`."""
+        interval = interval_text(self.low, self.high)
+        if not interval:
+            return f"{self.value:.3f}"
+        return f"{self.value:.3f} ({'95 % interval ' if named else ''}{interval})"
+
+
+def decision_record(store: Store, decision: Decision) -> str:
+    """The HTML page of `decision`, from its run as the store holds it now."""
+    row = store.run(decision.run_id)
+    spec = RunSpec.from_dict(row.spec)
+    summary = load_prepared(spec.data, spec.prepare).summary()
+    verdict = run_verdict(store, row)
+    groups = [group["name"] for group in summary["groups"]]
+    reference = reference_run(store, row)
+    sections = [
+        ("The data and its groups", _data_section(row, summary)),
+        ("What κ and I ask of these groups", _meaning_section(row, groups)),
+        ("The chosen model's verdict", _verdict_section(verdict)),
+        ("What fairness costs", _cost_section(store, row, reference, groups)),
+        ("Alternatives considered", _alternatives_section(store, row, reference)),
+        ("Limits", _limits_section(store, row, summary, verdict)),
+        ("Why this model", _note_section(decision)),
+        ("The model file", _model_section(row, decision)),
+    ]
+    title = f"Decision record: {summary['dataset']}, model of run {row.id[:8]}"
+    body = [f"<h1>{_text(title)}</h1>",
+            f"<p class='meta'>Chosen {_text(_when(decision))} · verdict then: "
+            f"{_text(decision.verdict)} · written by FairFront {_text(__version__)}</p>"]  # fmt: skip
+    body += [f"<section><h2>{n}. {_text(name)}</h2>{content}</section>"
+             for n, (name, content) in enumerate(sections, start=1)]  # fmt: skip
+    return _PAGE.format(title=_text(title), body="\n".join(body))
+
+
+def fairness_clause(family: str, groups: Sequence[str], interval: tuple[float, float]) -> str:
+    """What `family` holds to κ for `groups`, up to its bound, in words: "within each group's
+    top 5 % to 30 % of scores, the shares of Female and Male above any threshold differ by at
+    most" (the interval only for a family defined on one)."""
+    entry = family_entry(family)
+    named = groups_words(groups)
+    clause = _CLAUSES.get(family, f"the {entry.quantity} between {{groups}} is at most")
+    scope = f"within {interval_words(*interval)} of scores, " if entry.uses_interval else ""
+    return scope + clause.format(groups=named)
+
+
+def meaning_sentences(
+    family: str | None, kappa: float | None, groups: Sequence[str], interval: tuple[float, float]
+) -> list[str]:
+    """What κ and I mean for these groups, as sentences."""
+    if family is None or kappa is None:
+        return ["No fairness constraint: neither κ nor I binds this model. It is shown beside "
+                "constrained models, measured as they are, for reference."]  # fmt: skip
+    entry = family_entry(family)
+    said, bound = [], f"{fairness_clause(family, groups, interval)} κ = {kappa:g}"
+    if entry.uses_interval:
+        alpha, beta = interval
+        said.append(f"The interval I = {interval_label(interval)} picks, in each group "
+                    f"separately, the people whose scores rank between {percent_words(alpha)} "
+                    f"and {percent_words(beta)} from the top of their own group.")  # fmt: skip
+        bound += (f", counted within that band of {percent_words(beta - alpha)} of each group: "
+                  f"on the whole group, by at most {percent_words(kappa * (beta - alpha))}")  # fmt: skip
+    said.append(_sentence(bound))
+    if entry.kappa_scale:
+        said.append(_sentence(entry.kappa_scale))
+    return said
+
+
+def cost_sentence(
+    score: str,
+    chosen: tuple[Estimate | None, Estimate | None],
+    reference: tuple[Estimate | None, Estimate | None],
+    clause: str,
+) -> str:
+    """The cost of fairness in one sentence: the chosen model's score and constrained value
+    (each an `Estimate`, None where unknown) against the reference's, e.g. "accuracy 0.833 (95 %
+    interval 0.826–0.840) instead of 0.852 (0.845–0.859), −1.9 points; within each group's top
+    5 % to 30 % of scores, the shares of Female and Male above any threshold differ by at most
+    0.041 (…) instead of 0.840 (…)"; `clause` is the family's (`fairness_clause`)."""
+    parts = []
+    (score_now, value_now), (score_then, value_then) = chosen, reference
+    if score_now is not None and score_then is not None:
+        points = 100 * (score_now.value - score_then.value)
+        parts.append(f"{SCORE_NAMES[score]} {score_now.words()} instead of "
+                     f"{score_then.words(named=False)}, {points:+.1f} points".replace("-", "−"))  # fmt: skip
+    if value_now is not None and value_then is not None:
+        parts.append(f"{clause} {value_now.words()} instead of {value_then.words(named=False)}")
+    return "; ".join(parts)
+
+
+def reference_run(store: Store, row: RunRow) -> RunRow | None:
+    """The newest run without a constraint, ended with a model, on the same data, split, model
+    and objective as the constrained run `row` (and on its interval, for a family defined on
+    one): the reference its cost of fairness is measured against. None when the store has
+    none, or `row` has no constraint."""
+    family, _ = constraint_of(row.spec)
+    if family is None:
+        return None
+    same = ("data", "prepare", "model", "objective")
+    by_interval = family_entry(family).uses_interval
+    for other in store.runs(newest_first=True):
+        if (other.has_model and constraint_of(other.spec)[0] is None
+                and all(other.spec.get(k) == row.spec.get(k) for k in same)
+                and (not by_interval or run_interval(other.spec) == run_interval(row.spec))):  # fmt: skip
+            return other
+    return None
+
+
+def alternative_runs(store: Store, row: RunRow) -> list[RunRow]:
+    """The runs that ended with a model among the run `row`'s sweeps and those on the same
+    data and grouping (any split seed) under its constraint family or none, `row` among them:
+    its interval first, then by interval, solver, κ (none first) and seed."""
+    family, _ = constraint_of(row.spec)
+    mates = _sweep_mates(store, row.id)
+
+    def grouping(spec: dict) -> dict:
+        return {k: v for k, v in spec["prepare"].items() if k != "seed"}
+
+    def alike(other: RunRow) -> bool:
+        return (other.spec["data"] == row.spec["data"]
+                and grouping(other.spec) == grouping(row.spec)
+                and constraint_of(other.spec)[0] in (family, None))  # fmt: skip
+
+    chosen = run_interval(row.spec)
+
+    def order(other: RunRow) -> tuple:
+        interval = run_interval(other.spec)
+        kappa = constraint_of(other.spec)[1]
+        return (interval != chosen, interval, other.spec["solver"], kappa is not None,
+                kappa or 0.0, other.spec["seed"])  # fmt: skip
+
+    return sorted((r for r in store.runs() if r.has_model and (r.id in mates or alike(r))),
+                  key=order)  # fmt: skip
+
+
+def interval_label(interval: tuple[float, float]) -> str:
+    """I for a table cell: "[5 %, 30 %)"."""
+    alpha, beta = interval
+    return f"[{percent_words(alpha)}, {percent_words(beta)})"
+
+
+def groups_words(groups: Sequence[str]) -> str:
+    """"Female and Male", "A, B and C"."""
+    if len(groups) < 2:
+        return "".join(groups)
+    return f"{', '.join(groups[:-1])} and {groups[-1]}"
+
+
+# ---- sections ------------------------------------------------------------------------------
+
+
+def _data_section(row: RunRow, summary: dict) -> str:
+    settings = dict(describe_spec(row.spec))
+    rows = summary["rows"]
+    said = [f"Data: {settings['data']}. The model predicts {summary['label']}.",
+            f"Protected groups: {settings['protected groups']}.",
+            f"Split: {settings['split']}: {rows['train']:,} rows to train on, {rows['val']:,} "
+            f"to validate and {rows['test']:,} held out to test."]  # fmt: skip
+    said += [f"Note: {note}." for note in summary["notes"]]
+    said += [_sentence(warning) for warning in summary["warnings"]]
+    statistic = summary_statistic(summary)
+    words = LABEL_STATISTIC_WORDS[statistic]
+    head = ["group", *(f"{_SPLIT_TITLES[s]} rows" for s in SPLITS),
+            *(f"{_SPLIT_TITLES[s]} {words}" for s in SPLITS)]
+    table = [[entry["group"], *(f"{entry[f'{s} size']:,}" for s in SPLITS),
+              *(_share(entry[f"{s} {words}"], statistic == "label_rate") for s in SPLITS)]
+             for entry in group_table(summary)]  # fmt: skip
+    return _paragraphs(said) + _table(head, table)
+
+
+def _meaning_section(row: RunRow, groups: Sequence[str]) -> str:
+    family, kappa = constraint_of(row.spec)
+    said = meaning_sentences(family, kappa, groups, run_interval(row.spec))
+    technical = dict(describe_spec(row.spec))["constraint"]
+    return _paragraphs(said) + f"<p class='meta'>As set: {_text(technical)}.</p>"
+
+
+def _verdict_section(verdict: Verdict) -> str:
+    check = verdict.reported
+    badge = f"<span class='badge {_text(str(verdict.level))}'>{_text(verdict.summary)}</span>"
+    if check is None or check.value is None or check.kappa is None or not check.held_out:
+        return f"<p>{badge} {_text(verdict.headline)}</p>"
+    where = _HELD_OUT.get(check.split, check.split)
+    measured = f"On {where}, {verdict.quantity} is {check.value:.4f}"
+    measured += f", {check.interval_words()}" if check.has_interval else ""
+    parts = [f"<p>{badge} {_text(measured)}; κ = {check.kappa:g}.</p>"]
+    if verdict.label is not _STATE_LABELS.get(check.state):  # the headline speaks of another split
+        parts.append(_paragraphs([verdict.headline]))
+    if not check.has_interval:
+        return "".join(parts)
+    items = []
+    for state, label, meaning in _STATES:
+        current = state is check.state
+        opening = "<li class='current'>" if current else "<li>"
+        mark = " ← this model" if current else ""
+        items.append(f"{opening}<b>{_text(str(label))}</b>: {_text(meaning + mark)}</li>")
+    parts.append(f"<p>A held-out value is an estimate; against κ its 95 % interval puts the "
+                 f"model in one of three states:</p><ul class='states'>{''.join(items)}</ul>")  # fmt: skip
+    parts.append(_resolution_table(check, where, verdict.quantity))
+    return "".join(parts)
+
+
+def _resolution_table(check: SplitCheck, where: str, quantity: str) -> str:
+    """What the held-out split can tell of the constrained value, as numbers."""
+    if check.resolves is None:
+        return ""
+    needed = check.rows_for(check.kappa)
+    if needed is None or check.rows is None:
+        resolve = "—"
+    elif needed <= check.rows:
+        resolve = f"already resolved: κ = {check.kappa:g} is above what {where} resolves"
+    else:
+        resolve = f"about {needed:,}"
+    rows = [[f"smallest {quantity} {where} tells from zero", f"about {check.resolves:.3f}"],
+            [f"rows of the smallest group in {where}",
+             "—" if check.rows is None else f"{check.rows:,}"],
+            [f"rows per group that would resolve κ = {check.kappa:g}", resolve]]  # fmt: skip
+    return f"<p>What {_text(where)} can tell:</p>{_table(None, rows)}"
+
+
+def _cost_section(
+    store: Store, row: RunRow, reference: RunRow | None, groups: Sequence[str]
+) -> str:
+    family, _ = constraint_of(row.spec)
+    if family is None:
+        return _paragraphs(["This model was trained without a fairness constraint: it is the "
+                            "reference that constrained models are measured against."])  # fmt: skip
+    if reference is None:
+        return _paragraphs(["The store holds no model trained without the constraint on the "
+                            "same data, split, model and interval, so what fairness costs here "
+                            "cannot be said (a sweep with the unconstrained solver gives one)."])  # fmt: skip
+    score, _ = frontier_axes([row.spec])
+    view = constraint_from_dict(row.spec["constraint"])
+    chosen, then = _outcome(store, row, score), _outcome(store, reference, score, view)
+    clause = fairness_clause(family, groups, run_interval(row.spec))
+    sentence = cost_sentence(score, chosen, then, clause)
+    if not sentence:
+        return _paragraphs([f"The reference, run {reference.id[:8]}, lacks the test metrics to "
+                            "compare with."])  # fmt: skip
+    return _paragraphs([f"Against the same model trained without the constraint (run "
+                        f"{reference.id[:8]}), on the test set: {sentence}."])  # fmt: skip
+
+
+def _alternatives_section(store: Store, row: RunRow, reference: RunRow | None) -> str:
+    runs = alternative_runs(store, row)
+    if len(runs) < 2:
+        return _paragraphs(["No other model on this data and constraint is in the store: none "
+                            "was compared."])  # fmt: skip
+    first = {row.id} | ({reference.id} if reference is not None else set())
+    shown = [r for r in runs if r.id in first] + [r for r in runs if r.id not in first]
+    shown = sorted(shown[:MAX_ALTERNATIVES], key=runs.index)
+    score, _ = frontier_axes([row.spec])
+    view = constraint_from_dict(row.spec.get("constraint"))
+    quantity = run_verdict(store, row).quantity
+    head = ["", "solver", "κ", "I", "seed", f"test {SCORE_NAMES[score]}", f"test {quantity}",
+            "verdict"]  # fmt: skip
+    table = []
+    for other in shown:
+        verdict = run_verdict(store, other, view)
+        score_now, value = _outcome(store, other, score, view)
+        kappa = constraint_of(other.spec)[1]
+        mark = ("chosen" if other.id == row.id
+                else "reference" if reference is not None and other.id == reference.id else "")  # fmt: skip
+        table.append([mark, other.spec["solver"], "none" if kappa is None else f"{kappa:g}",
+                      interval_label(run_interval(other.spec)),
+                      str(other.spec["seed"]), _estimate(score_now), _estimate(value),
+                      verdict.summary])  # fmt: skip
+    said = ["The models on the same data and groups under the same kind of constraint, or "
+            "none, that the store held when this record was written; each number with its "
+            "95 % interval on the test set."]  # fmt: skip
+    if len(runs) > len(shown):
+        said.append(f"{len(runs) - len(shown)} more are in the store: fairfront runs list "
+                    "shows them.")
+    return _paragraphs(said) + _table(head, table, marked={0}, css="alternatives")
+
+
+def _limits_section(store: Store, row: RunRow, summary: dict, verdict: Verdict) -> str:
+    check = verdict.reported
+    said = []
+    where = "the training set" if check is None else _HELD_OUT.get(check.split, "the training set")
+    if check is not None and check.held_out:
+        sizes = {group["name"]: group[check.split]["size"] for group in summary["groups"]}
+        smallest = min(sizes, key=sizes.get)
+        said.append(f"Every held-out number is an estimate from {where}: "
+                    f"{summary['rows'][check.split]:,} rows, {sizes[smallest]:,} of them in its "
+                    f"smallest group, {smallest}.")  # fmt: skip
+        if check.resolves is not None and check.kappa is not None and check.kappa < check.resolves:
+            said.append(f"At this size {where} tells {verdict.quantity} from zero only above "
+                        f"about {check.resolves:.3f}, more than κ = {check.kappa:g}: no model can "
+                        "be shown to meet κ on it.")  # fmt: skip
+    values = {} if check is None else store.metrics(row.id).get(check.split, {})
+    accuracy, majority = values.get("accuracy"), values.get("majority")
+    if thresholded(row.spec) and accuracy is not None and majority is not None:
+        said.append(f"On {where}, always predicting the most common outcome is right for "
+                    f"{majority:.1%} of the rows; this model for {accuracy:.1%}.")  # fmt: skip
+    limiting = verdict.label in _LIMITING
+    said += list(verdict.findings if limiting else verdict.findings[1:])
+    return _paragraphs(said, css=str(verdict.level) if limiting or verdict.flags else "")
+
+
+def _note_section(decision: Decision) -> str:
+    return (f"<blockquote class='note'>{_text(decision.note)}</blockquote>"
+            f"<p class='meta'>Chosen {_text(_when(decision))}.</p>")
+
+
+def _model_section(row: RunRow, decision: Decision) -> str:
+    settings = dict(describe_spec(row.spec))
+    rows = [["run", row.id], *([name, settings[name]] for name in
+                               ("model", "objective", "solver", "solver options", "budget")),
+            ["how it ended", f"{row.status}: {row.reason}" if row.reason else row.status],
+            ["model file SHA-256", decision.checksum]]  # fmt: skip
+    command = f"fairfront runs export-model {row.id} model.npz"
+    return (_table(None, rows, marked={0}) +
+            f"<p><code>{_text(command)}</code> writes the model file. The file carries this "
+            "checksum over its contents, and FairFront refuses a file whose contents do not "
+            "match it: the model put to use can be checked to be the one chosen here.</p>")
+
+
+# ---- helpers -------------------------------------------------------------------------------
+
+
+def _outcome(
+    store: Store, row: RunRow, score: str, view: ConstraintSpec | None = None
+) -> tuple[Estimate | None, Estimate | None]:
+    """A run's test score and constrained value (for a run without a constraint, `view`'s
+    quantity), each with its interval."""
+    verdict = run_verdict(store, row, view)
+    return (Estimate.of(store.metrics(row.id).get("test", {}), score),
+            Estimate.of_check(verdict.check("test")))  # fmt: skip
+
+
+def _sweep_mates(store: Store, run_id: str) -> set[str]:
+    """The runs of every sweep that run `run_id` is in."""
+    mates: set[str] = set()
+    for sweep in store.sweeps():
+        members = {r.id for r in store.runs(sweep_id=sweep["id"])}
+        if run_id in members:
+            mates |= members
+    return mates
+
+
+def _estimate(estimate: Estimate | None) -> str:
+    return "—" if estimate is None else estimate.words(named=False)
+
+
+def _share(value: float | None, rate: bool) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1%}" if rate else f"{value:.4g}"
+
+
+def _when(decision: Decision) -> str:
+    return f"{decision.made.astimezone():%Y-%m-%d %H:%M %Z}".strip()
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return f"{text[:1].upper()}{text[1:]}" + ("" if text.endswith(".") else ".")
+
+
+def _text(value: str) -> str:
+    return html.escape(value, quote=True)
+
+
+def _paragraphs(sentences: Iterable[str], css: str = "") -> str:
+    body = "".join(f"<p>{_text(s)}</p>" for s in sentences)
+    return f"<div class='box {_text(css)}'>{body}</div>" if css else body
+
+
+def _table(
+    head: Sequence[str] | None,
+    rows: Sequence[Sequence[str]],
+    marked: Iterable[int] = (),
+    css: str = "",
+) -> str:
+    """A table of text cells under the titles `head` (none if None), of class `css`; the
+    columns in `marked` in bold."""
+    bold = set(marked)
+    titles = "" if head is None else "".join(f"<th>{_text(h)}</th>" for h in head)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{'<b>' if c in bold else ''}{_text(v)}{'</b>' if c in bold else ''}"
+                         f"</td>" for c, v in enumerate(row)) + "</tr>"
+        for row in rows
+    )  # fmt: skip
+    thead = f"<thead><tr>{titles}</tr></thead>" if titles else ""
+    opening = f"<table class='{css}'>" if css else "<table>"
+    return f"{opening}{thead}<tbody>{body}</tbody></table>"
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>
+body {{ font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
+       max-width: 860px; padding: 0 1rem; color: #222; line-height: 1.45; }}
+h1 {{ font-size: 1.5rem; margin-bottom: 0.2rem; }}
+h2 {{ font-size: 1.1rem; margin: 1.4rem 0 0.4rem; border-bottom: 1px solid #ddd; }}
+p {{ margin: 0.35rem 0; }}
+.meta {{ color: #666; font-size: 0.9rem; }}
+code {{ font-size: 0.9em; background: #f6f8fa; padding: 0 0.2rem; }}
+table {{ border-collapse: collapse; margin: 0.5rem 0; font-size: 0.88rem; }}
+th, td {{ border: 1px solid #ddd; padding: 0.25rem 0.5rem; text-align: left;
+          vertical-align: top; }}
+th {{ background: #f4f4f4; }}
+.alternatives td:not(:last-child) {{ white-space: nowrap; }}
+.badge {{ font-size: 0.85rem; padding: 0.1rem 0.55rem; border-radius: 0.6rem; color: #fff;
+          background: #888; white-space: nowrap; }}
+.badge.ok {{ background: #1a7f37; }} .badge.info {{ background: #0969da; }}
+.badge.warning {{ background: #9a6700; }} .badge.error {{ background: #cf222e; }}
+.states li {{ color: #666; }} .states li.current {{ color: #222; }}
+.box {{ border-left: 5px solid #888; padding: 0.2rem 0.8rem; }}
+.box.warning {{ border-color: #9a6700; }} .box.error {{ border-color: #cf222e; }}
+.box.info {{ border-color: #0969da; }} .box.ok {{ border-color: #1a7f37; }}
+.note {{ white-space: pre-wrap; margin: 0.4rem 0; padding: 0.5rem 0.8rem; background: #f6f8fa;
+         border-left: 5px solid #0969da; }}
+@media print {{ body {{ margin: 0; max-width: none; }} h2 {{ break-after: avoid; }} }}
+</style></head><body>
+{body}
+</body></html>
+"""
