@@ -28,10 +28,9 @@ from engine.fairness.distributions import (
     group_ccdf,
     rank_rank_curve,
     slice_bounds,
-    suggested_interval,
 )
 from engine.fairness.families import quantity_metric, quantity_name
-from engine.runs.describe import interval_words, percent_words
+from engine.runs.describe import interval_words
 from engine.runs.results import constraint_of, measure_view, run_task, surrogate_epsilon
 
 TEMPLATE = "plotly_white"
@@ -780,75 +779,6 @@ def density_figure(
     titled(fig, "Score densities per group",
             f"shaded: each group's I-slice, {_interval_text(alpha, beta)}",
             barmode="overlay", height=260 * len(models) + 120)  # fmt: skip
-    return fig
-
-
-# ---- interval helper (paper 003, App. B) --------------------------------------------------------
-
-
-def interval_scan_figure(rows: Sequence[dict[str, Any]], metric: str = "psp") -> go.Figure:
-    """Heat map of `metric` ("psp" or "pdp") over the scanned intervals (x = alpha, y = beta),
-    from `engine.fairness.distributions.interval_scan`; intervals containing the positive rate p
-    are ringed and App. B's choice (the most unfair of those) is starred."""
-    if not rows:
-        raise UserError("interval_scan_figure needs at least one scanned interval.")
-    if metric not in ("psp", "pdp"):
-        raise UserError(f"metric must be 'psp' or 'pdp', not {metric!r}.")
-    alphas = np.unique([r["alpha"] for r in rows])
-    betas = np.unique([r["beta"] for r in rows])
-    z = np.full((betas.size, alphas.size), np.nan)
-    other = np.full_like(z, np.nan)
-    second = "pdp" if metric == "psp" else "psp"
-    for r in rows:
-        cell = np.searchsorted(betas, r["beta"]), np.searchsorted(alphas, r["alpha"])
-        z[cell], other[cell] = r[metric], r[second]
-    fig = go.Figure(
-        go.Heatmap(
-            x=alphas,
-            y=betas,
-            z=z,
-            customdata=other,
-            zmin=0.0,
-            colorscale="Reds",
-            colorbar={"title": {"text": metric}},
-            name=metric,
-            hovertemplate=(
-                f"I = [%{{x:.1%}}, %{{y:.1%}})<br>{metric} = %{{z:.3f}}"
-                f"<br>{second} = %{{customdata:.3f}}<extra></extra>"
-            ),
-        )
-    )
-    rate = rows[0]["positive_rate"]
-    holding = [r for r in rows if r["contains_rate"]]
-    if holding:
-        fig.add_trace(
-            go.Scatter(
-                x=np.array([r["alpha"] for r in holding]),
-                y=np.array([r["beta"] for r in holding]),
-                mode="markers",
-                marker={"symbol": "circle-open", "size": 9, "color": "black"},
-                name=f"contains p = {rate:.1%}",
-                hoverinfo="skip",
-            )
-        )
-        alpha, beta = suggested_interval(rows, metric)
-        best = next(r for r in holding if (r["alpha"], r["beta"]) == (alpha, beta))
-        fig.add_trace(
-            go.Scatter(
-                x=np.array([alpha]),
-                y=np.array([beta]),
-                mode="markers",
-                marker={"symbol": "star", "size": 16, "color": "#0072B2"},
-                name=(
-                    f"App. B choice: [{percent_words(alpha)}, {percent_words(beta)}), "
-                    f"{metric} = {best[metric]:.3f}"
-                ),
-            )
-        )
-    fig.update_xaxes(title_text="α: top of I (rank from the top)", tickformat=".0%")
-    fig.update_yaxes(title_text="β: bottom of I (rank from the top)", tickformat=".0%")
-    titled(fig, "Interval helper (App. B)", f"positive rate p = {rate:.1%} of the model",
-            legend={"orientation": "h", "y": -0.2})  # fmt: skip
     return fig
 
 

@@ -24,7 +24,7 @@ from pages.shared.views import (
     constraint_sentence,
     finished,
     honour_search_view,
-    interval_scan_figure,
+    interval_helper_figures,
     live_phase,
     metrics_table,
     run_label,
@@ -156,21 +156,26 @@ def _results(
     for view, (column, (_, figure)) in enumerate(zip([left, right, st], figures, strict=False)):
         column.plotly_chart(figure, width="stretch", key=f"score_view_{view}")
     if reference is not None and classifier:  # it looks for where a classifier's pSP is large
-        _interval_helper(store, reference)
+        _interval_helper(store, reference, prepared.group_names, problem.interval)
     _report(store, done, figures, title)
 
 
-def _interval_helper(store: Store, reference: str) -> None:
+def _interval_helper(store: Store, reference: str, group_names, interval) -> None:
     helper = st.expander("Where does fairness matter? (interval helper, paper 003 App. B)",
                          key="interval_helper", on_change="rerun")  # fmt: skip
     if not helper.open:
         return  # drawn only when opened: every chart on the page costs the browser a redraw
+    profile, scan = interval_helper_figures(store, reference, group_names, interval)
     with helper:
-        st.caption("The unconstrained model's positive rate and its exact pSP on candidate "
-                   "intervals: pick an I that contains the positive rate and where pSP is large.")  # fmt: skip
-        st.plotly_chart(
-            interval_scan_figure(store, reference), width="stretch", key="interval_scan"
-        )
+        st.caption("The unconstrained model's groups, rank by rank: how much of each group is "
+                   "above a threshold that lets the top share of everyone through. Choose an I "
+                   "(a band of group ranks) where the curves part, around the positive rate.")  # fmt: skip
+        st.plotly_chart(profile, width="stretch", key="rank_profile")
+        st.caption("App. B's scan: the exact pSP of the unconstrained model on candidate "
+                   "intervals (pSP is scaled by the width of I, so it is near 1 wherever the "
+                   "groups differ at all); App. B picks the most unfair I that holds the "
+                   "positive rate.")  # fmt: skip
+        st.plotly_chart(scan, width="stretch", key="interval_scan")
 
 
 def _report(store: Store, run_ids, figures, title: str) -> None:

@@ -21,13 +21,12 @@ from engine.solvers.records import FRONT
 from engine.status import ACTIVE
 from engine.verdict import FEW_DISTINCT_SCORES
 from pages.shared.data_controls import data_controls, prepared_data
+from pages.shared.model_case_view import model_case_view
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
 from pages.shared.views import (
     front_table_view,
     front_words,
-    honour_search_view,
-    score_figures,
     show_group_problems,
 )
 
@@ -248,7 +247,8 @@ def _note(point) -> str:
 def _selected(store: Store, event, prepared, problem) -> None:
     points = (event or {}).get("selection", {}).get("points", []) if event else []
     if not points:
-        st.caption("Click a point to see that model's score distributions.")
+        st.caption("Click a point to see that model's case: its verdict, what fairness costs, "
+                   "its groups, and the button that chooses it.")
         return
     run_ids = points[0].get("customdata") or []
     run_id = run_ids[0] if isinstance(run_ids, list) else run_ids
@@ -258,11 +258,7 @@ def _selected(store: Store, event, prepared, problem) -> None:
         return
     spec = store.run(run_id).spec
     kappa = spec["constraint"]["kappa"] if spec.get("constraint") else problem.kappa
-    figures = score_figures(store, run_id, None, prepared.group_names, tuple(spec["interval"]),
-                            kappa)  # fmt: skip
-    honour_search_view(store, run_id)
-    for view, (_, figure) in enumerate(figures):  # keyed by position: updated in place
-        st.plotly_chart(figure, width="stretch", key=f"selected_view_{view}")
+    model_case_view(store, run_id, prepared, kappa)
 
 
 main()

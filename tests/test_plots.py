@@ -17,6 +17,7 @@ from engine.fairness import psp
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.distributions import candidate_intervals, interval_scan
 from engine.frontier_figure import frontier_figure
+from engine.interval_figures import interval_scan_figure
 from engine.plots import (
     MAX_TRAJECTORY_POINTS,
     TITLE_MARGIN,
@@ -25,7 +26,6 @@ from engine.plots import (
     density_figure,
     group_colour,
     groups_figure,
-    interval_scan_figure,
     rank_rank_figure,
     thin_steps,
     trajectory_figure,

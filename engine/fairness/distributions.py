@@ -9,11 +9,13 @@ scores whose own rank lies in I. Thresholds theta are shared by all groups.
 - `slice_bounds`: each group's I-slice in score units through the inverse CCDF of App. C.
 - `rank_rank_curve`: (Fbar_k(theta), Fbar_k'(theta)) as theta falls, paper 003 Fig. 2.
 - `interval_scan`, `candidate_intervals`, `suggested_interval`: the interval helper of App. B.
+- `rank_profile`: each group's rank at every pooled rank, and where the groups differ most.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -178,3 +180,36 @@ def suggested_interval(rows: Sequence[dict[str, Any]], metric: str = "psp") -> I
         return None
     best = max(holding, key=lambda row: row[metric])
     return best["alpha"], best["beta"]
+
+
+@dataclass(frozen=True)
+class RankProfile:
+    """Where in the rank range groups differ: at each pooled rank r (the share of everyone
+    above a threshold θ_r), each group's own rank F̄_k(θ_r) (`rates[k]`), their largest gap
+    (`gap`), and the share of everyone above `threshold` (`positive_rate`)."""
+
+    ranks: np.ndarray  # (R,)
+    rates: np.ndarray  # (m, R)
+    gap: np.ndarray  # (R,)
+    positive_rate: float
+
+
+def rank_profile(
+    scores: ArrayLike, groups: ArrayLike, threshold: float = 0.0, points: int = 201
+) -> RankProfile:
+    """`RankProfile` at `points` pooled ranks from 0 to 1: θ_r is the pooled score that round(r n)
+    of the n scores lie strictly above (−∞ for all of them), and F̄_k(θ_r) = Pr(h > θ_r | k)
+    (Def. 4.1, strict ">"; with ties the share above θ_r may fall short of r). pSP on
+    I = [α, β) is the largest gap between two groups' curves where both are clipped to the band
+    [α, β) (paper 003, Def. 4.2), so the profile shows where in the rank range a given I looks."""
+    table = GroupTable.build(scores, groups)
+    pooled = np.sort(table.scores)[::-1]
+    ranks = np.linspace(0.0, 1.0, points)
+    above = np.rint(ranks * pooled.size).astype(int)
+    thresholds = np.where(above < pooled.size, pooled[np.minimum(above, pooled.size - 1)], -np.inf)
+    rates = np.empty((table.n_groups, points))
+    for k in range(table.n_groups):
+        own = np.sort(table.scores[table.groups == k])
+        rates[k] = (own.size - np.searchsorted(own, thresholds, side="right")) / own.size
+    gap = rates.max(axis=0) - rates.min(axis=0)
+    return RankProfile(ranks, rates, gap, float(np.mean(table.scores > as_threshold(threshold))))

@@ -319,16 +319,23 @@ def _cost_section(
         return _paragraphs(["The store holds no model trained without the constraint on the "
                             "same data, split, model and interval, so what fairness costs here "
                             "cannot be said (a sweep with the unconstrained solver gives one)."])  # fmt: skip
-    score, _ = frontier_axes([row.spec])
-    view = constraint_from_dict(row.spec["constraint"])
-    chosen, then = _outcome(store, row, score), _outcome(store, reference, score, view)
-    clause = fairness_clause(family, groups, run_interval(row.spec))
-    sentence = cost_sentence(score, chosen, then, clause)
+    sentence = run_cost(store, row, reference, groups)
     if not sentence:
         return _paragraphs([f"The reference, run {reference.id[:8]}, lacks the test metrics to "
                             "compare with."])  # fmt: skip
     return _paragraphs([f"Against the same model trained without the constraint (run "
                         f"{reference.id[:8]}), on the test set: {sentence}."])  # fmt: skip
+
+
+def run_cost(store: Store, row: RunRow, reference: RunRow, groups: Sequence[str]) -> str:
+    """The cost of fairness of the constrained run `row` against its `reference`
+    (`reference_run`) on the test set, in one sentence (`cost_sentence`); "" when either lacks
+    the metrics."""
+    family, _ = constraint_of(row.spec)
+    score, _ = frontier_axes([row.spec])
+    view = constraint_from_dict(row.spec["constraint"])
+    chosen, then = _outcome(store, row, score), _outcome(store, reference, score, view)
+    return cost_sentence(score, chosen, then, fairness_clause(family, groups, run_interval(row.spec)))
 
 
 def _alternatives_section(store: Store, row: RunRow, reference: RunRow | None) -> str:

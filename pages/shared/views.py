@@ -7,11 +7,11 @@ from collections.abc import Iterable
 import pandas as pd
 import streamlit as st
 
-from engine import plots
+from engine import interval_figures, plots
 from engine.data.group_checks import rank_band_problems
 from engine.data.subgroups import Subgroups
 from engine.fairness.constraint_spec import ConstraintSpec
-from engine.fairness.distributions import candidate_intervals, interval_scan
+from engine.fairness.distributions import candidate_intervals, interval_scan, rank_profile
 from engine.fairness.families import family_entry, quantity_name
 from engine.runs import Store
 from engine.runs.describe import run_label
@@ -282,12 +282,20 @@ def _score_figures(home, run_id, reference_id, group_names, interval, kappa, ver
     return figures
 
 
-def interval_scan_figure(store: Store, reference_id: str):
-    """The App. B helper figure for the unconstrained model's test scores (cached per run)."""
-    return _interval_scan_figure(str(store.home), reference_id, store.run(reference_id).finished)
+def interval_helper_figures(
+    store: Store, reference_id: str, group_names: tuple[str, ...], interval: tuple[float, float]
+) -> tuple[object, object]:
+    """The interval helper's figures for the unconstrained model's test scores (cached per run
+    and interval): where its groups differ in the rank range, and App. B's heat map."""
+    version = store.run(reference_id).finished
+    return _interval_helper_figures(str(store.home), reference_id, tuple(group_names),
+                                    tuple(interval), version)  # fmt: skip
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _interval_scan_figure(home: str, reference_id: str, version: float | None):
+def _interval_helper_figures(home, reference_id, group_names, interval, version):
     scores, groups = Store(home).load_scores(reference_id)
-    return plots.interval_scan_figure(interval_scan(scores, groups, 0.0, candidate_intervals()))
+    scan = interval_scan(scores, groups, 0.0, candidate_intervals())
+    return (interval_figures.rank_profile_figure(rank_profile(scores, groups), group_names,
+                                                 interval),
+            interval_figures.interval_scan_figure(scan))  # fmt: skip

@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -93,7 +94,7 @@ def test_explore_runs_solvers_and_shows_exact_metrics_and_figures():
     assert any(b.label == "Download report (HTML)" for b in app.get("download_button"))
     app.session_state["interval_helper"] = True  # the person opens the interval helper
     app.run()
-    assert len(app.get("plotly_chart")) == charts + 1 and "positive rate" in texts(app)
+    assert len(app.get("plotly_chart")) == charts + 2 and "positive rate" in texts(app)
 
 
 def test_a_cached_result_is_shown_without_running_again():
@@ -169,6 +170,16 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
         "points": [{"customdata": [tight.id]}], "point_indices": [0], "box": [], "lasso": []}}  # fmt: skip
     app.run()
     assert "**Solves of idca (κ = 0.05)**, holding κ on train" in texts(app)
+    # the clicked model's case: its cost against the reference and its groups' rates
+    assert "**What fairness costs** against the unconstrained model" in texts(app)
+    (groups,) = [f.value for f in app.dataframe if "selection_rate" in f.value.columns]
+    scores, ids = Store().load_scores(tight.id)
+    assert list(groups["rows"]) == np.bincount(ids).tolist()
+    assert groups["selection_rate"].tolist() == pytest.approx(
+        [np.mean(scores[ids == k] > 0) for k in range(len(groups))])
+    app.text_area(key=f"decision_note_{tight.id}").input("the tightest κ that keeps accuracy")
+    next(b for b in app.button if b.label == "Choose this model").click().run()
+    assert not app.exception and app.get("download_button")
     app.sidebar.text_input(key="kappas").set_value("0.2, lots").run()
     assert "numbers separated by commas" in app.error[0].value
 
