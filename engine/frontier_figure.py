@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from engine.errors import UserError
 from engine.plots import series_colour, titled
 from engine.runs.describe import percent_words
 from engine.runs.frontier import (
@@ -444,3 +445,36 @@ def _front_traces(
             hovertext=[_front_hover(p, quantity, score) for p in chosen], hoverinfo="text",
         ))  # fmt: skip
     return traces
+
+
+def kappa_interval_figure(frontier: Frontier, solver: str, quantity: str) -> go.Figure:
+    """The κ × I view of one solver's points: a cell per (κ, I) coloured by its score, with the
+    score and the point's marks written in it (the same marks as the frontier's labels), so that
+    κ and I can be chosen together by looking; an empty cell was not run or lacks a metric."""
+    points = [p for p in frontier.ordinary if p.solver == solver and not p.unconstrained]
+    if not points:
+        raise UserError(f"no point of {solver} on this frontier")
+    kappas = sorted({p.kappa for p in points}, reverse=True)
+    intervals = sorted({p.interval for p in points})
+    score = np.full((len(kappas), len(intervals)), np.nan)
+    text = np.full(score.shape, "", dtype=object)
+    hover = np.full(score.shape, "", dtype=object)
+    for p in points:
+        row, column = kappas.index(p.kappa), intervals.index(p.interval)
+        score[row, column] = p.score
+        marks = point_marks(p, dominated=False)
+        text[row, column] = f"{p.score:.3f}{' ' + marks if marks else ''}"
+        hover[row, column] = _point_hover(p, quantity, frontier.score)
+    columns = [_interval_words(i).removeprefix("I = ") for i in intervals]
+    rows = [f"κ = {k:g}" for k in kappas]
+    fig = go.Figure(go.Heatmap(
+        z=score, x=columns, y=rows, text=text, texttemplate="%{text}", hovertext=hover,
+        hoverinfo="text", colorscale="Blues", colorbar={"title": {"text": SCORE_NAMES[frontier.score]}},
+    ))  # fmt: skip
+    fig.update_xaxes(title_text="interval I (each group's top α to β)", type="category")
+    fig.update_yaxes(title_text="tolerance κ", type="category", autorange="reversed")
+    subtitle = (f"{solver}: {SCORE_NAMES[frontier.score]} (exact, {frontier.split}) per κ and I; "
+                "marks: " + ", ".join(words for words, _ in MARK_WORDS.values()))  # fmt: skip
+    titled(fig, "κ × I", "<br>".join(textwrap.wrap(subtitle, SUBTITLE_WIDTH)),
+           height=max(320, 120 + 45 * len(kappas)))  # fmt: skip
+    return fig

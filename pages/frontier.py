@@ -11,7 +11,7 @@ import streamlit as st
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_name
-from engine.frontier_figure import frontier_figure
+from engine.frontier_figure import frontier_figure, kappa_interval_figure
 from engine.runs import Store, submit_sweep, sweep_specs
 from engine.runs.describe import run_label
 from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, spread_name
@@ -161,6 +161,7 @@ def _view(
                                 selection_mode="points", key="frontier", width="stretch")  # fmt: skip
         if result.ordinary:
             _table(result, quantity_name(problem.family))
+            _kappa_by_interval(result, quantity_name(problem.family))
         if result.fronts:
             st.markdown("**Fronts**")
             front_table_view(result, quantity_name(problem.family))
@@ -230,6 +231,18 @@ def _table(result, quantity: str) -> None:
         "κ verdict": text(help="meets κ: the whole interval is ≤ κ; misses κ: it lies above "
                           "κ; cannot tell: κ lies inside it"),
     })  # fmt: skip
+
+
+def _kappa_by_interval(result, quantity: str) -> None:
+    """The κ × I view of one solver's points, when the sweep has several intervals."""
+    points = [p for p in result.ordinary if not p.unconstrained]
+    if len({p.interval for p in points}) < 2:
+        return
+    solvers = list(dict.fromkeys(p.solver for p in points))
+    solver = solvers[0] if len(solvers) == 1 else st.selectbox(
+        "κ × I of", solvers, key="grid_solver")  # fmt: skip
+    st.plotly_chart(kappa_interval_figure(result, solver, quantity), width="stretch",
+                    key="kappa_interval")  # fmt: skip
 
 
 def _note(point) -> str:

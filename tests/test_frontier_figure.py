@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from frontier_sample import sweep_results
 
+from engine.errors import UserError
 from engine.frontier_figure import (
     DEGENERATE_COLOUR,
     DEGENERATE_NAME,
@@ -17,6 +18,7 @@ from engine.frontier_figure import (
     MISSED_NAME,
     fitted_ranges,
     frontier_figure,
+    kappa_interval_figure,
     point_label,
 )
 from engine.runs.frontier import FrontierPoint, RunResult, frontier
@@ -247,3 +249,20 @@ def test_an_auc_frontier_plots_auc_with_standard_errors_on_both_coordinates():
         assert f"AUC = {p.score:.4f} [{p.score_band[0]:.4f}, {p.score_band[1]:.4f}]" in hover
     single = frontier_figure(frontier(sweep_results(3, seeds=1), score="accuracy", spread="se"))
     assert "no standard error" in single.layout.title.subtitle.text
+
+
+def test_the_kappa_by_interval_view_has_a_cell_per_point_with_its_score_and_marks():
+    runs = sweep_results(5, seeds=1, intervals=TWO_INTERVALS)
+    runs = [r for r in runs if not (r.solver == "idca" and r.kappa == 0.2 and r.interval == (0.1, 0.4))]
+    result = frontier(runs)
+    (grid,) = kappa_interval_figure(result, "idca", "pSP").data
+    assert list(grid.y) == ["κ = 0.2", "κ = 0.1", "κ = 0.05", "κ = 0.01"]
+    assert list(grid.x) == ["[5 %, 30 %)", "[10 %, 40 %)"]
+    for p in (p for p in result.points if p.solver == "idca"):
+        row, column = list(grid.y).index(f"κ = {p.kappa:g}"), TWO_INTERVALS.index(p.interval)
+        assert grid.z[row][column] == p.score
+        assert grid.text[row][column].startswith(f"{p.score:.3f}")
+        assert ("!" in grid.text[row][column]) == (p.meets_kappa is False)
+    assert np.isnan(grid.z[0][1]) and grid.text[0][1] == ""  # not run
+    with pytest.raises(UserError):
+        kappa_interval_figure(result, "nobody", "pSP")

@@ -184,6 +184,25 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     assert "numbers separated by commas" in app.error[0].value
 
 
+def test_a_sweep_over_two_intervals_draws_a_series_each_and_the_kappa_by_interval_view():
+    app = start()
+    app.switch_page("pages/frontier.py").run()
+    app.sidebar.text_input(key="kappas").set_value("0.2").run()
+    app.sidebar.text_input(key="extra_intervals").set_value("10-40").run()
+    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.button(key="sweep").click().run()
+    wait_for_runs(app)
+    assert not app.exception and len(Store().runs()) == 4  # IDCA and the reference, per interval
+    charts = {c.key: json.loads(c.proto.spec) for c in app.get("plotly_chart")}
+    idca = {r.id for r in Store().runs() if r.spec["solver"] == "idca"}
+    drawn = {ids[0] for t in charts["frontier"]["data"] for ids in t.get("customdata", [])}
+    assert idca <= drawn  # each in its series, or marked (2 s runs may be near the majority)
+    stars = [t for t in charts["frontier"]["data"] if t.get("name") == "unconstrained reference"]
+    assert len(stars) == 1 and len(stars[0]["customdata"]) == 2  # one reference per interval
+    grid = charts["kappa_interval"]["data"][0]
+    assert grid["x"] == ["[5 %, 30 %)", "[10 %, 40 %)"] and grid["y"] == ["κ = 0.2"]
+
+
 def test_a_frontier_sweep_continues_along_kappa_unless_told_to_start_each_point_afresh():
     app = start()
     app.switch_page("pages/frontier.py").run()
