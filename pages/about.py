@@ -108,6 +108,26 @@ One judgement per run, by one rule:
   predicting the majority class).
 The test set is the held-out split a verdict speaks of, validation where there is no test set.
 
+### Choosing κ and I, and defending the choice
+The **Frontier** page sweeps κ (and intervals) and draws each model's exact held-out accuracy
+against its fairness, both with their 95 % intervals. Each solver on each interval is a series
+of its own colour, with a line through its best trade-offs; a model that misses κ, or that is
+degenerate or cannot be told from always predicting the majority class (the dashed line), is
+never on a line. Labels give κ with marks: **?** the split cannot tell whether it meets κ,
+**!** it misses κ, **⊘** degenerate or near the majority class, **†** not converged. With
+several intervals a **κ × I** grid puts the same numbers side by side. To choose I, the
+Explore page's interval helper shows, rank by rank, how much of each group the unconstrained
+model puts above a threshold: an I where the curves part, around the positive rate, is where
+the constraint has something to correct.
+
+Click a point to see its model's case: the verdict with its intervals, what fairness costs
+against the unconstrained model in one sentence, each group's selection rate, TPR, FPR and
+accuracy, and the solves that held κ. **Choose this model** stores the decision with a note (who,
+for what, why) and gives a one-page **decision record** for stakeholders: the data and groups,
+what κ and I mean for them, the verdict and its uncertainty, the cost, the alternatives, the
+limits of the sample, and the model file's SHA-256 checksum (`fairfront decide RUN_ID --note
+TEXT --out record.html` on the command line).
+
 ### How the constraint is imposed
 IDCA (paper 003) writes each constraint as a difference of convex functions, replaces the concave
 part by its linearisation, and solves the resulting convex problem by a switching subgradient
