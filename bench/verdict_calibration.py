@@ -77,7 +77,11 @@ a run's iterates by accuracy, not by the constrained value the verdict judges.
 
     .venv/bin/python bench/verdict_calibration.py [--quick] [--seeds 0 1 2] [--kappas 0.05 0.2]
         [--families pSP DP EO] [--models linear mlp] [--sizes 10000 40000]
-        [--modes off train val] [--seconds 60] [--threads 1]
+        [--modes off train val] [--seconds 60] [--threads 1] [--results FILE]
+
+--results FILE keeps every run's result as a line of JSON in FILE, and a run already there is
+read back instead of run again: a long bench can be resumed, or split over processes (each
+with its own --seeds, one FILE) and its tables printed by one more call with all the seeds.
 
 --quick: κ ∈ {0.05, 0.2}, pSP and EO, both models, 4,000 training rows, seed 0; the MLP 20 s
 per run and 3,000 iterations per solve.
@@ -87,6 +91,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import json
 import statistics
 import sys
 import time
@@ -201,6 +207,16 @@ class Result:
     def kappa(self) -> float:
         return self.draw.kappa
 
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self) | {"state": self.state and str(self.state)})
+
+    @classmethod
+    def from_json(cls, line: str) -> Result:
+        fields = json.loads(line)
+        state = fields.pop("state")
+        return cls(**fields | {"draw": Draw(**fields["draw"]),
+                               "state": None if state is None else KappaState(state)})  # fmt: skip
+
     @property
     def below(self) -> bool:
         """The population value is ≤ κ."""
@@ -303,6 +319,8 @@ def main() -> None:
                              f"rule (default {SECONDS:g}; --quick {QUICK['seconds']:g})")  # fmt: skip
     parser.add_argument("--threads", type=int, default=1,
                         help="threads of IDCA's compiled loops (default 1)")  # fmt: skip
+    parser.add_argument("--results", type=Path,
+                        help="a file of results, one JSON line each: read back, and added to")
     args = parser.parse_args()
     use_threads(args.threads)
     quick = QUICK if args.quick else {}
@@ -334,12 +352,17 @@ def main() -> None:
             runs = plan.setdefault(draw, [])
             runs.extend(mode for mode in modes if mode not in runs)
     cases = {draw for draw in plan if draw.family in families and draw.model in models}
+    kept = stored(args.results)
     results: list[Result] = []
     errors: list[tuple[Draw, str, str]] = []
     test_rows: list[int] = []
     warmed = False
     done, total = 0, sum(len(runs) for runs in plan.values())
     for draw, runs in plan.items():
+        if all((draw, mode) in kept for mode in runs):
+            results += [kept[draw, mode] for mode in runs]
+            done += len(runs)
+            continue
         prepared = draw_rows(dataset, draw)
         test_rows.append(len(prepared.test))
         if not warmed:
@@ -348,6 +371,9 @@ def main() -> None:
         for mode in runs:
             done += 1
             head = f"[{time.perf_counter() - start:6.0f} s] {done}/{total} {draw.words()} {mode}:"
+            if (draw, mode) in kept:
+                results.append(kept[draw, mode])
+                continue
             try:
                 result = run(prepared, draw, mode, seconds, iterations)
             except UserError as error:
@@ -355,6 +381,9 @@ def main() -> None:
                 print(f"{head} refused ({error})", file=sys.stderr)
                 continue
             results.append(result)
+            if args.results is not None:
+                with args.results.open("a") as file:
+                    file.write(result.to_json() + "\n")
             print(f"{head} {result.state}, train {result.train:.4f}, val {result.value:.4f} "
                   f"[{fmt(result.low)}, {fmt(result.high)}], population "
                   f"{result.population:.4f}, {result.wall:.0f} s", file=sys.stderr)  # fmt: skip
@@ -375,6 +404,14 @@ def main() -> None:
         compare_modes(mode_results, modes, kappas, sizes[0])
     print(f"\n(5) wall time of the bench: {time.perf_counter() - start:.0f} s "
           f"({len(results)} runs, {sum(r.wall for r in results):.0f} s of them in solves)")  # fmt: skip
+
+
+def stored(path: Path | None) -> dict[tuple[Draw, str], Result]:
+    """The results kept in `path` (none without one, or before it exists), by draw and mode."""
+    if path is None or not path.is_file():
+        return {}
+    results = [Result.from_json(line) for line in path.read_text().splitlines() if line.strip()]
+    return {(r.draw, r.mode): r for r in results}
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -405,9 +442,10 @@ def header(
     iterations: int,
 ) -> None:
     wrote = f"; files written in {written:.0f} s" if written else " (files from the data cache)"
+    drawn = (f"; population (test) rows per draw {min(test_rows):,}–{max(test_rows):,}"
+             if test_rows else "; population (test) rows per draw: the rest of the file")  # fmt: skip
     print(f"Population: synthetic ACS income, {', '.join(POPULATION.states)}, {persons:,} persons, "
-          f"{rows:,} rows{wrote}; groups by SEX; population (test) rows per draw "
-          f"{min(test_rows):,}–{max(test_rows):,}")  # fmt: skip
+          f"{rows:,} rows{wrote}; groups by SEX{drawn}")  # fmt: skip
     print(f"Training rows {', '.join(f'{s:,}' for s in sizes)} (validation a quarter as many); "
           f"seeds {', '.join(map(str, seeds))}; pSP on I = [5%, 30%), DP and EO at threshold 0")  # fmt: skip
     for name in models:
