@@ -4,10 +4,12 @@ and the report; the verdicts and constrained values on the page are those of the
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from browser_support import ARTIFACTS, SETTLED, VERDICT
 
+from engine.runs.decision import decisions
 from engine.runs.store import Store
 
 pytestmark = pytest.mark.browser
@@ -120,9 +122,10 @@ def test_verdicts_and_constrained_values_in_a_browser(server, browser):
     page.wait_for_function(PLOTTED, arg=["frontier", 1], timeout=30_000)
     page.wait_for_timeout(1500)
     plotted = dict(page.evaluate(FRONTIER))
-    points = len(plotted.get("idca", [])) + len(plotted.get("misses κ", []))
-    assert points == 4 and len(plotted["unconstrained"]) == 1
+    assert len(plotted.pop("unconstrained reference")) == 1
+    assert sum(len(x) for x in plotted.values()) == 4  # IDCA's, in its series or marked
     page.screenshot(path=str(ARTIFACTS / "frontier.png"), full_page=True)
+    choose_a_point(page, home)
 
     for name, path in (("runs", "/runs"), ("about", "/about")):
         page.goto(f"{url}{path}")
@@ -133,6 +136,38 @@ def test_verdicts_and_constrained_values_in_a_browser(server, browser):
     page.get_by_text("Verdicts").first.wait_for(timeout=30_000)
     assert page.locator(".js-plotly-plot").count() >= 4  # trajectories and the score views
     page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+
+
+# the page position of the frontier's first point of trace `name` and its run id
+POINT = """([name]) => { const plot = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .find(p => ((p.layout.title || {}).text || '').includes('frontier'));
+    const trace = plot._fullData.find(t => t.name === name);
+    const box = plot.getBoundingClientRect(), xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
+    return [box.x + xa._offset + xa.l2p(trace.x[0]), box.y + ya._offset + ya.l2p(trace.y[0]),
+            trace.customdata[0][0]]; }"""
+
+
+def choose_a_point(page, home) -> None:
+    """Click the reference's star, then an IDCA point: its case opens; choose it with a note and
+    download the decision record, which names the run and its model file's checksum."""
+    names = [name for name, _ in page.evaluate(FRONTIER) if name != "unconstrained reference"]
+    page.get_by_text("Accuracy–fairness frontier").first.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    x, y, run_id = page.evaluate(POINT, [names[0]])
+    page.mouse.click(x, y)
+    page.get_by_text("Choose this model", exact=True).first.wait_for(timeout=60_000)
+    page.wait_for_timeout(1500)
+    assert "Per group, on the test set" in page.inner_text("body")
+    page.screenshot(path=str(ARTIFACTS / "frontier-case.png"), full_page=True)
+    page.get_by_role("textbox", name="Why this model").fill("the loosest κ our reviewers accept")
+    page.get_by_role("button", name="Choose this model").click()
+    with page.expect_download(timeout=60_000) as download:
+        page.get_by_role("button", name="Download the decision record (HTML)").click()
+    record = Path(download.value.path()).read_text()
+    (decision,) = decisions(Store(home), run_id)
+    assert run_id[:8] in record and decision.checksum in record
+    assert "the loosest κ our reviewers accept" in record
+    (ARTIFACTS / "decision-record.html").write_text(record)
 
 
 # (solver, split, number of time bins) of each mean line of the benchmark's band figure
