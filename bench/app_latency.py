@@ -1,36 +1,60 @@
 """App latency in a real browser (Debian's Chromium through Playwright), on Adult.
 
-Prints: seconds from server start to an interactive page (target < 5 s), from clicking Run to the
-first plotted trajectory point (target < 2 s; three runs, for three κ), and for the page to
-reflect a changed κ when that κ's result is already stored (target < 1 s; three changes).
+Prints two tables. The first: seconds from server start to an interactive page (target < 5 s),
+from clicking Run to the first plotted trajectory point (target < 2 s; three runs, for three κ),
+and for the page to reflect a changed κ when that κ's result is already stored (target < 1 s;
+three changes). The server starts twice: first on an empty data cache, then (for a new visitor)
+on the cache the first start filled, as a start after `make app`'s setup finds it. The browser is
+running before the server starts, as a visitor's is; its own launch time is printed apart.
 
-The server starts twice: first on an empty data cache, then (for a new visitor) on the cache
-the first start filled, as a start after `make app`'s setup finds it. The browser is running
-before the server starts, as a visitor's is; its own launch time is printed apart.
+The second: the Frontier page's default sweep (Adult by sex, the page's interval and κ list,
+IDCA with its defaults and the unconstrained reference, on the page's 2 workers), from pressing
+"Run sweep" until every point is drawn (target ≤ 45 s for 6 κ and the reference), on the second
+server, whose Explore page the visitor came from started the runner; then where that time went:
+the first run's start, each run's queueing, its solver seconds, its other seconds and its holding-κ solves (from
+the store), the seconds the page lags behind the store, the processor seconds of the workers, the
+server and the browser meanwhile, the 95 % intervals of one run's model (timed apart, in this
+process), and the same runs submitted again to a fresh store without a page (`submit_sweep`).
+`--kappas` types another κ list into the page first.
 
-    .venv/bin/python bench/app_latency.py
+    NUMBA_NUM_THREADS=1 .venv/bin/python bench/app_latency.py [--sweep-only] [--kappas LIST]
 """
 
 from __future__ import annotations
 
+import argparse
+import math
 import os
+import re
 import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
+import psutil  # noqa: E402
 from browser_support import CHROMIUM, CHROMIUM_FLAGS, start_server  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from engine.runs import FINAL, Store  # noqa: E402
-from engine.runs.runner import stop_runners  # noqa: E402
+from engine.runs import FINAL, RunSpec, Store, submit_sweep, wait  # noqa: E402
+from engine.runs.runner import runner_pid, stop_runners  # noqa: E402
+from engine.runs.store import RunRow  # noqa: E402
+from engine.runs.worker import build_problem  # noqa: E402
+from engine.solvers.records import HONOUR  # noqa: E402
 
 KAPPAS = ("0.05", "0.08", "0.11")  # one new IDCA run each; the unconstrained one is shared
+SWEEP_TARGET = 45.0  # seconds, the page's default sweep (issue 31)
+SWEEP_TIMEOUT = 900.0
+WORKERS = 2  # as the Frontier page's runner
+# the run ids of the points drawn on the page's figures (each point's customdata names its run)
+DRAWN = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .flatMap(plot => (plot._fullData || []).flatMap(t => Array.from(t.customdata || [])))
+    .map(c => String(Array.isArray(c) ? c[0] : c))"""
 
 
 def first_point(label: str) -> str:
@@ -57,8 +81,8 @@ def start_and_open(page, home: Path, cache: Path):
     started = time.perf_counter()
     server, url = start_server(home, cache)
     page.goto(url)
-    page.get_by_role("button", name="Run").wait_for(timeout=60_000)
-    return server, time.perf_counter() - started
+    page.get_by_role("button", name="Run", exact=True).wait_for(timeout=60_000)
+    return server, url, time.perf_counter() - started
 
 
 def wait_runs_done(home: Path) -> None:
@@ -67,54 +91,281 @@ def wait_runs_done(home: Path) -> None:
         time.sleep(0.1)
 
 
+def explore_latencies(page, home: Path) -> tuple[list[float], list[float]]:
+    """Click Run → first plotted point for three κ, then changed κ → page updated for the same
+    three (stored results: nothing runs)."""
+    page.wait_for_timeout(10_000)  # a person sets data, I and κ meanwhile; workers warm up
+    set_number(page, "Time budget per run (s)", "3")
+    first_points = []
+    for kappa in KAPPAS:
+        set_number(page, "Tolerance κ", kappa)
+        settle(page, kappa)
+        clicked = time.perf_counter()
+        page.get_by_role("button", name="Run", exact=True).click()
+        label = f"idca (κ = {float(kappa):g})"
+        page.wait_for_function(first_point(label), timeout=60_000, polling=50)
+        first_points.append(time.perf_counter() - clicked)
+        wait_runs_done(home)
+        page.get_by_text("Download report (HTML)").wait_for(timeout=30_000)
+    changes = []
+    for kappa in KAPPAS:
+        page.wait_for_timeout(2000)  # from a settled page
+        changed = time.perf_counter()
+        set_number(page, "Tolerance κ", kappa)
+        page.get_by_text("Exact metrics, test set first").first.wait_for(timeout=30_000)
+        page.get_by_text(f"κ = {float(kappa):g} on I").first.wait_for(timeout=30_000)
+        changes.append(time.perf_counter() - changed)
+    return first_points, changes
+
+
+@dataclass(frozen=True)
+class SweepTiming:
+    """The browser's view of one sweep: when it was clicked (the store's clock), its runs, and
+    seconds after the click until the reference and every point were drawn; processor seconds
+    meanwhile of the runner and its workers, the server and the browser."""
+
+    clicked: float
+    run_ids: list[str]
+    reference_drawn: float
+    all_drawn: float
+    cpu: dict[str, float]
+
+
+def _processes(server_pid: int, home: Path) -> dict[str, list[psutil.Process]]:
+    """This bench's processes by role: the store's runner with its workers, the server, and the
+    browser (Playwright's driver and Chromium: the bench's other descendants)."""
+    runner = runner_pid(home)
+    engine = [] if runner is None else [psutil.Process(runner)]
+    engine += [child for process in engine for child in process.children(recursive=True)]
+    known = {server_pid, *(p.pid for p in engine)}
+    browser = [p for p in psutil.Process().children(recursive=True) if p.pid not in known]
+    return {"runner and workers": engine, "server": [psutil.Process(server_pid)],
+            "browser": browser}  # fmt: skip
+
+
+def _cpu(processes: dict[str, list[psutil.Process]]) -> dict[int, tuple[str, float]]:
+    seconds = {}
+    for role, members in processes.items():
+        for process in members:
+            try:
+                times = process.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            seconds[process.pid] = (role, times.user + times.system)
+    return seconds
+
+
+def frontier_sweep(page, url: str, home: Path, server_pid: int, kappas: str | None) -> SweepTiming:
+    """Go from the Explore page (which starts the runner) to the Frontier page, press Run sweep
+    after a moment, as a person reading the page would, and watch until every run of the sweep
+    is drawn."""
+    page.goto(f"{url}/frontier")
+    if kappas is not None:
+        page.get_by_label("κ values", exact=True).wait_for(timeout=60_000)
+        set_number(page, "κ values", kappas)
+    button = page.get_by_role("button", name=re.compile(r"^Run sweep \(\d+ runs\)"))
+    button.wait_for(timeout=60_000)
+    page.wait_for_timeout(10_000)
+    count = int(re.search(r"\((\d+) runs\)", button.inner_text()).group(1))
+    store = Store(home)
+    before = _cpu(_processes(server_pid, home))
+    clicked, started = time.time(), time.perf_counter()
+    button.click()
+    run_ids: list[str] = []
+    references: set[str] = set()
+    reference_drawn = all_drawn = None
+    while all_drawn is None and time.perf_counter() - started < SWEEP_TIMEOUT:
+        if len(run_ids) < count:
+            rows = [r for r in store.runs() if r.created >= clicked]
+            run_ids = [r.id for r in rows]
+            references = {r.id for r in rows if not r.spec.get("constraint")}
+        drawn = set(page.evaluate(DRAWN)) & set(run_ids)
+        now = time.perf_counter() - started
+        if reference_drawn is None and references and references <= drawn:
+            reference_drawn = now
+        if len(run_ids) == count and len(drawn) == count:
+            all_drawn = now
+        page.wait_for_timeout(100)
+    if all_drawn is None:
+        raise RuntimeError(f"the sweep was not drawn within {SWEEP_TIMEOUT:g} s")
+    after = _cpu(_processes(server_pid, home))
+    cpu: dict[str, float] = {}
+    for pid, (role, seconds) in after.items():
+        cpu[role] = cpu.get(role, 0.0) + seconds - before.get(pid, (role, 0.0))[1]
+    return SweepTiming(clicked, run_ids, reference_drawn, all_drawn, cpu)
+
+
+@dataclass(frozen=True)
+class RunCost:
+    """Where one run's time went, in seconds: waiting in the queue once it could start (after
+    the click, or after the run it starts from ended: `follows`), solving (the solver's clock),
+    the rest of its time on a worker (loading data, exact metrics, records, intervals,
+    writing), how many holding-κ solves it made; and what it found: its model's exact test
+    accuracy and pSP, and the exact training value of its constrained quantity (None without
+    a constraint)."""
+
+    row: RunRow
+    follows: bool
+    queued: float
+    solver: float
+    other: float
+    solves: int
+    accuracy: float
+    psp: float
+    train_value: float | None
+
+    @property
+    def label(self) -> str:
+        constraint = self.row.spec.get("constraint")
+        return f"{self.row.spec['solver']} κ = {constraint['kappa']:g}" if constraint else (
+            self.row.spec["solver"])  # fmt: skip
+
+    @property
+    def start(self) -> str:
+        reason = self.row.reason
+        if "started cold" in reason:
+            return "cold (its start was refused)"
+        found = re.search(r"started from the model of run \w+ \(κ = ([\d.e-]+)", reason)
+        return f"from κ = {found.group(1)}" if found else "cold"
+
+
+def run_costs(store: Store, run_ids: list[str], since: float) -> list[RunCost]:
+    rows = {r: store.run(r) for r in run_ids}
+    costs = []
+    for row in sorted(rows.values(), key=lambda r: r.started):
+        source = row.spec.get("warm_start")
+        ready = max(since, rows[source].finished) if source in rows else since
+        wall = row.finished - row.started
+        solves = len(store.records(row.id, kind=HONOUR))
+        test, train = (store.metrics(row.id).get(split, {}) for split in ("test", "train"))
+        costs.append(RunCost(row, source in rows, row.started - ready, row.seconds or 0.0,
+                             wall - (row.seconds or 0.0), solves, test.get("accuracy", math.nan),
+                             test.get("psp", math.nan), train.get("constraint")))  # fmt: skip
+    return costs
+
+
+def interval_seconds(store: Store, run_id: str) -> float:
+    """The seconds of the 95 % intervals of a run's model on its held-out splits, in this
+    process (a worker computes them once per run, after its solves)."""
+    spec = RunSpec.from_dict(store.run(run_id).spec)
+    problem = build_problem(spec)
+    params = store.load_params(run_id)
+    problem.interval_report(params)  # the first call loads what the intervals use
+    started = time.perf_counter()
+    problem.interval_report(params)
+    return time.perf_counter() - started
+
+
+def engine_sweep(store: Store, run_ids: list[str]) -> tuple[float, list[RunCost]]:
+    """The same runs submitted to a fresh store, with no page: when they were submitted (the
+    store's clock), and their costs."""
+    specs = [RunSpec.from_dict(store.run(r).spec) for r in run_ids]
+    with tempfile.TemporaryDirectory() as folder:
+        fresh = Store(Path(folder) / "runs")
+        try:
+            submitted = time.time()
+            submit_sweep("bench", specs, {}, fresh, workers=WORKERS)
+            wait(fresh, [s.run_id for s in specs], timeout=SWEEP_TIMEOUT)
+            costs = run_costs(fresh, [s.run_id for s in specs], submitted)
+        finally:
+            stop_runners(fresh.home)
+    return submitted, costs
+
+
+def print_latencies(rows: list[tuple[str, list[float], str]]) -> None:
+    print(f"{'measure':<46}{'median':>8}{'worst':>8}{'target':>8}   each")
+    for name, values, target in rows:
+        each = ", ".join(f"{v:.2f}" for v in values)
+        print(f"{name:<46}{statistics.median(values):>8.2f}{max(values):>8.2f}{target:>8}   {each}")
+
+
+def print_runs(title: str, costs: list[RunCost], since: float) -> None:
+    print(f"\n{title}; train: the exact training value of the constrained quantity")
+    print(f"{'run':<22}{'start':<30}{'queued':>7}{'began':>7}{'ended':>7}{'solver':>8}"
+          f"{'other':>7}{'solves':>7}{'test acc':>9}{'test pSP':>9}{'train':>8}")  # fmt: skip
+    for c in costs:
+        train = "—" if c.train_value is None else f"{c.train_value:.4f}"
+        print(f"{c.label:<22}{c.start:<30}{c.queued:>7.1f}{c.row.started - since:>7.1f}"
+              f"{c.row.finished - since:>7.1f}{c.solver:>8.1f}{c.other:>7.1f}{c.solves:>7}"
+              f"{c.accuracy:>9.4f}{c.psp:>9.4f}{train:>8}")  # fmt: skip
+
+
+def print_sweep(timing: SweepTiming, costs: list[RunCost], engine: tuple[float, list[RunCost]],
+                intervals: float) -> None:  # fmt: skip
+    last = max(c.row.finished for c in costs) - timing.clicked
+    first = min(c.row.started for c in costs) - timing.clicked
+    engine_first = min(c.row.started for c in engine[1])
+    engine_last = max(c.row.finished for c in engine[1])
+    rows = [
+        (
+            f"click Run sweep → every point drawn ({len(costs)} runs)",
+            timing.all_drawn,
+            f"≤ {SWEEP_TARGET:g}",
+        ),
+        ("  → the first run started (runner, workers)", first, ""),
+        ("  → the reference drawn", timing.reference_drawn, ""),
+        ("  → the last run ended (store)", last, ""),
+        ("  last run ended → drawn (page polling)", timing.all_drawn - last, ""),
+        ("run seconds on workers, all runs", sum(c.solver + c.other for c in costs), ""),
+        ("  of which solving (the solvers' clocks)", sum(c.solver for c in costs), ""),
+        ("  of which the rest (data, metrics, records)", sum(c.other for c in costs), ""),
+        ("  of which one run's intervals (in this process)", intervals, ""),
+        (
+            "queued after the run it starts from ended",
+            sum(c.queued for c in costs if c.follows),
+            "",
+        ),
+        ("holding-κ solves, all runs", sum(c.solves for c in costs), ""),
+        *[(f"processor seconds: {role}", seconds, "") for role, seconds in timing.cpu.items()],
+        ("the same runs without a page (submit_sweep)", engine_last - engine[0], ""),
+        ("  of which its runner's start (a fresh store's)", engine_first - engine[0], ""),
+    ]
+    print(f"\n{'Frontier page default sweep':<52}{'seconds':>9}{'target':>9}")
+    for name, value, target in rows:
+        print(f"{name:<52}{value:>9.1f}{target:>9}")
+    print_runs("the sweep's runs (seconds after the click)", costs, timing.clicked)
+    print_runs("the same runs without a page (seconds after submitting)", engine[1], engine[0])
+    print(f"\nload average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+          f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'unset')}")  # fmt: skip
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sweep-only", action="store_true", help="time the Frontier sweep only")
+    parser.add_argument("--kappas", help="a κ list to type into the Frontier page first")
+    args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         home, cache = Path(folder) / "runs", Path(folder) / "cache"
         launched = time.perf_counter()
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         launch = time.perf_counter() - launched
-        server, interactive = start_and_open(page, home, cache)
+        server, url, interactive = start_and_open(page, home, cache)
         try:
-            page.wait_for_timeout(10_000)  # a person sets data, I and κ meanwhile; workers warm up
-            set_number(page, "Time budget per run (s)", "3")
-            first_points = []
-            for kappa in KAPPAS:
-                set_number(page, "Tolerance κ", kappa)
-                settle(page, kappa)
-                clicked = time.perf_counter()
-                page.get_by_role("button", name="Run").click()
-                label = f"idca (κ = {float(kappa):g})"
-                page.wait_for_function(first_point(label), timeout=60_000, polling=50)
-                first_points.append(time.perf_counter() - clicked)
-                wait_runs_done(home)
-                page.get_by_text("Download report (HTML)").wait_for(timeout=30_000)
-            changes = []
-            for kappa in ("0.05", "0.08", "0.11"):  # stored results: nothing runs
-                page.wait_for_timeout(2000)  # from a settled page
-                changed = time.perf_counter()
-                set_number(page, "Tolerance κ", kappa)
-                page.get_by_text("Exact metrics (held-out test set").first.wait_for(timeout=30_000)
-                page.get_by_text(f"κ = {float(kappa):g} on I").first.wait_for(timeout=30_000)
-                changes.append(time.perf_counter() - changed)
-            os.killpg(server.pid, 9)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            server, cached_start = start_and_open(page, home, cache)
+            if not args.sweep_only:
+                first_points, changes = explore_latencies(page, home)
+                os.killpg(server.pid, 9)
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                server, url, cached_start = start_and_open(page, home, cache)
+            timing = frontier_sweep(page, url, home, server.pid, args.kappas)
         finally:
             browser.close()
             stop_runners(home)
             os.killpg(server.pid, 9)
-    rows = [
-        ("(browser launch, before the server starts)", [launch], ""),
-        ("server start → interactive page", [interactive], "< 5"),
-        ("  the same, default data cached (as after setup)", [cached_start], "< 5"),
-        ("click Run → first plotted trajectory point", first_points, "< 2"),
-        ("changed κ (stored result) → page updated", changes, "< 1"),
-    ]
-    print(f"{'measure':<46}{'median':>8}{'worst':>8}{'target':>8}   each")
-    for name, values, target in rows:
-        each = ", ".join(f"{v:.2f}" for v in values)
-        print(f"{name:<46}{statistics.median(values):>8.2f}{max(values):>8.2f}{target:>8}   {each}")
+        store = Store(home)
+        costs = run_costs(store, timing.run_ids, timing.clicked)
+        constrained = next(c.row.id for c in costs if c.row.spec.get("constraint"))
+        intervals = interval_seconds(store, constrained)
+        engine = engine_sweep(store, timing.run_ids)
+    if not args.sweep_only:
+        print_latencies([
+            ("(browser launch, before the server starts)", [launch], ""),
+            ("server start → interactive page", [interactive], "< 5"),
+            ("  the same, default data cached (as after setup)", [cached_start], "< 5"),
+            ("click Run → first plotted trajectory point", first_points, "< 2"),
+            ("changed κ (stored result) → page updated", changes, "< 1"),
+        ])  # fmt: skip
+    print_sweep(timing, costs, engine, intervals)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Continuation sweeps: each point of a κ or I sweep starts from a neighbouring point's model.
+"""Continuation sweeps: each point of a κ sweep starts from a tighter point's model.
 
 A chain goes from tight κ to loose: a tighter κ's model satisfies every looser κ's constraint,
 so each point starts inside its feasible set, where switching methods (paper 003, Alg. 2 and
@@ -9,11 +9,14 @@ set: restoring feasibility from it leaves the run on the constraint's boundary a
 (less accurate and less fair on test than its cold twin on Adult), where it stalls
 (bench/frontier_speed.py measures the sweep both cold and warm).
 
-The points of one line of the sweep (the runs that differ only in κ and I) are ordered from
-tight to loose κ within each interval, intervals in order, and dealt in turn to `chains` chains:
-each chain's first point starts cold and every later one from the point before it in its chain,
-so `chains` runs of a line go at once. The store starts a run only once the run it starts from
-has ended (`Store.queued`); a point whose neighbour ended without a model starts cold and says so.
+The points of one line of the sweep (the runs that differ only in κ: one solver, interval, seed
+and setting) are ordered from tight to loose κ and dealt in turn to `chains` chains: each
+chain's first point starts cold and every later one from the point before it in its chain, so
+`chains` runs of a line go at once. A chain never leaves its line: another interval's model
+was fitted to another constraint, and meets this one's κ only by chance. The store starts a run
+only once the run it starts from has ended (`Store.queued`), and the worker checks then that
+the model it would start from is a feasible tighter one (`worker.warm_start`); when it is not,
+the point starts cold and says why.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import defaultdict
+from typing import Any
 
+from engine.fairness.families import quantity_name
 from engine.runs.spec import RunSpec
 from engine.solvers.catalogue import solver_card
 
@@ -38,7 +43,7 @@ def continuation_specs(specs: list[RunSpec], chains: int) -> list[RunSpec]:
             lines[_line_key(spec)].append(index)
     warm = list(specs)
     for members in lines.values():
-        ordered = sorted(members, key=lambda i: (specs[i].interval, specs[i].constraint.kappa))
+        ordered = sorted(members, key=lambda i: specs[i].constraint.kappa)
         for chain in range(min(chains, len(ordered))):
             previous: RunSpec | None = None
             for index in ordered[chain::chains]:
@@ -63,11 +68,48 @@ def chains_of(specs: list[RunSpec]) -> list[list[RunSpec]]:
     return chains
 
 
+def queue_order(specs: list[RunSpec]) -> list[RunSpec]:
+    """The order to queue a sweep's runs in, for the queue takes them oldest first among those
+    that can start: the runs without a constraint first (the references a frontier is read
+    against, drawn before its points), then the chains, longest first, each in its own order,
+    so that the runs that hold up most others start soonest."""
+    chains = sorted(chains_of(specs), key=lambda chain: (chain[0].constraint is not None,
+                                                         -len(chain)))  # fmt: skip
+    return [spec for chain in chains for spec in chain]
+
+
+def infeasible_start(source: dict[str, Any], train_value: float | None, spec: RunSpec) -> str:
+    """Why the model of the run with stored spec `source` and exact training value
+    `train_value` of its constrained quantity is no feasible tighter start for `spec`, in
+    words ("" when it is one): it must come from the same data, split and model, be held to
+    the same family on the same interval at a κ no looser, and meet this run's κ on the
+    training data. A continuation sweep's chains ensure all but the last; the last a tight run
+    may miss (it holds κ on train only as far as its budget allows), and a start outside the
+    feasible set stalls on its boundary at a worse model (paper 003's switching steps assume a
+    feasible start, spec 003 §3.2)."""
+    mine = json.loads(spec.canonical_json())  # as stored: lists for tuples
+    if any(source.get(part) != mine[part] for part in ("data", "prepare", "model")):
+        return "was trained on other data, another split or another model"
+    held = source.get("constraint") or {}
+    if held.get("family") != spec.constraint.family:
+        family = held.get("family") or "no constraint"
+        return f"was held to {family}, not {spec.constraint.family}"
+    if tuple(source["interval"]) != tuple(spec.interval):
+        return "was held on another interval"
+    kappa = spec.constraint.kappa
+    if held["kappa"] > kappa:
+        return f"was held to a looser κ than this run's κ = {kappa:g}"
+    quantity = quantity_name(spec.constraint.family)
+    if train_value is None:
+        return f"has no exact training {quantity} to tell whether it meets κ = {kappa:g}"
+    if train_value > kappa:
+        return f"does not meet κ = {kappa:g}: its exact training {quantity} is {train_value:.4g}"
+    return ""
+
+
 def _line_key(spec: RunSpec) -> str:
-    """Everything of a spec but its κ, its interval and its warm start."""
+    """Everything of a spec but its κ and its warm start."""
     fields = spec.to_dict()
-    fields.pop("interval")
     fields.pop("warm_start", None)
-    fields["constraint"] = {k: v for k, v in fields["constraint"].items()
-                            if k not in ("kappa", "interval")}  # fmt: skip
+    fields["constraint"] = {k: v for k, v in fields["constraint"].items() if k != "kappa"}
     return json.dumps(fields, sort_keys=True, default=str)

@@ -6,7 +6,7 @@ import hashlib
 import json
 import time
 
-from engine.runs.continuation import chains_of, continuation_specs
+from engine.runs.continuation import chains_of, continuation_specs, queue_order
 from engine.runs.grid import grid_specs
 from engine.runs.runner import IDLE_EXIT_SECONDS, ensure_runner
 from engine.runs.spec import RunSpec
@@ -62,9 +62,12 @@ def submit_sweep(
     scheduler: str | None = None,
     force: bool = False,
 ) -> str:
-    """Queue a sweep (or run it on a Dask cluster when `scheduler` is an address); its id.
-    `grid` is stored with it as it is, so it must be JSON-able (a `Grid` is)."""
-    ids = submit(specs, store, force=force, workers=workers, start_runner=scheduler is None)
+    """Queue a sweep (or run it on a Dask cluster when `scheduler` is an address), its runs in
+    `queue_order`; its id. `grid` is stored with it as it is, so it must be JSON-able (a `Grid`
+    is)."""
+    ids = submit(
+        queue_order(specs), store, force=force, workers=workers, start_runner=scheduler is None
+    )
     sweep_id = hashlib.sha256(json.dumps(sorted(ids)).encode()).hexdigest()[:12]
     store.add_sweep(sweep_id, name, grid, ids)
     if scheduler is not None:

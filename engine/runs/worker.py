@@ -11,8 +11,10 @@ import torch
 
 from engine.data.sources import load_prepared
 from engine.errors import UserError
+from engine.fairness.families import quantity_name
 from engine.models import Params
 from engine.problem import Problem
+from engine.runs.continuation import infeasible_start
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.solvers import IterationRecord, config_from_dict, solver_card
@@ -68,7 +70,8 @@ def build_problem(spec: RunSpec, start: Params | None = None) -> Problem:
 
 def warm_start(store: Store, spec: RunSpec) -> tuple[Params | None, str]:
     """The model a run starts from, and what its stop reason should say of it: the model of
-    the run `spec.warm_start` when that run ended with one; otherwise a cold start, said so."""
+    the run `spec.warm_start` when it is a feasible tighter model for this run
+    (`continuation.infeasible_start` says what that takes); otherwise a cold start, with why."""
     if spec.warm_start is None:
         return None, ""
     source = spec.warm_start
@@ -83,7 +86,15 @@ def warm_start(store: Store, spec: RunSpec) -> tuple[Params | None, str]:
     constraint = row.spec.get("constraint") or {}
     alpha, beta = row.spec["interval"]
     at = f" (κ = {constraint['kappa']:g}, I = [{alpha:g}, {beta:g}))" if constraint else ""
-    return store.load_params(source), f"started from the model of run {source}{at}"
+    train = store.metrics(source).get("train", {}).get("constraint")
+    why = infeasible_start(row.spec, train, spec)
+    if why:
+        return None, f"started cold: the model of run {source}{at}, its warm start, {why}"
+    quantity = quantity_name(spec.constraint.family)
+    return store.load_params(source), (
+        f"started from the model of run {source}{at}, whose exact training {quantity} "
+        f"{train:.4g} ≤ κ = {spec.constraint.kappa:g}"
+    )
 
 
 def execute_run(home: str, run_id: str) -> str:

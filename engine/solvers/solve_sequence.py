@@ -150,17 +150,20 @@ class SolveSequence:
         after: Solve | None = None,
     ) -> Solve | None:
         """Solve under `constraint` from the model of `after` (by default the last solve's;
-        when the solver takes a warm start), with what is left of the budget, and the solver's
-        options `config` (by default those of the solve before, the run's for the first); None
-        when nothing is left. A constraint these data cannot hold (`UserError`: e.g. a κ′
-        below what the family allows) is raised."""
+        when the solver takes a warm start; the first solve starts where the run does, from
+        the problem's own start), with what is left of the budget, and the solver's options
+        `config` (by default those of the solve before, the run's for the first); None when
+        nothing is left. A constraint these data cannot hold (`UserError`: e.g. a κ′ below
+        what the family allows) is raised."""
         left = self.left()
         if left is None:
             return None
         if config is None:
             config = self.last.config if self.solves else self.config
         after = after or (self.last if self.solves else None)
-        start = after.solution.params if after is not None and self.warm else None
+        start = self.problem.start  # a continuation sweep's neighbour, or None: cold
+        if after is not None and self.warm:
+            start = after.solution.params
         inner = dataclasses.replace(self.problem, constraint=constraint, start=start)
         solution = solve(inner, self.solver, config, left, self._offset_log(constraint),
                          self.seed, self.should_stop)  # fmt: skip

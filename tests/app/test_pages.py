@@ -216,7 +216,8 @@ def test_a_frontier_sweep_continues_along_kappa_unless_told_to_start_each_point_
     # two chains, tight to loose: 0.1 → 0.3 and 0.2 alone; the first of each starts cold
     assert idca[0.3].spec["warm_start"] == idca[0.1].id
     assert "warm_start" not in idca[0.1].spec and "warm_start" not in idca[0.2].spec
-    assert f"started from the model of run {idca[0.1].id}" in idca[0.3].reason
+    # it starts from that model, or says why not (a 2 s run may not hold its κ on train)
+    assert f"the model of run {idca[0.1].id}" in idca[0.3].reason
     assert "4 of 4 runs finished" in app.get("progress")[0].text  # and the unconstrained model
     app.sidebar.checkbox(key="continuation").uncheck().run()
     app.sidebar.button(key="sweep").click().run()

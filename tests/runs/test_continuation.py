@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+import numpy as np
 import pytest
 from run_fixtures import INTERVAL, make_spec
 
@@ -16,12 +17,15 @@ from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
-from engine.runs import RunSpec, submit_sweep, sweep_specs, wait
-from engine.runs.continuation import chains_of, continuation_specs
+from engine.runs import RunSpec, submit_sweep, sweep_specs, wait, with_seed
+from engine.runs.continuation import chains_of, continuation_specs, queue_order
 from engine.runs.runner import runner_pid, stop_runners
 from engine.runs.store import Store
 from engine.runs.submit import submit
+from engine.runs.worker import build_problem, execute_run, warm_start
 from engine.solvers import Budget
+from engine.solvers.driver import solve
+from engine.solvers.honour import solve_run
 from engine.status import StopCode, StopReason
 
 KAPPAS = [0.05, 0.3, 0.1, 0.2, 0.02]  # in no order: a chain runs them from tight to loose
@@ -43,20 +47,39 @@ def test_points_start_from_their_tighter_neighbour_in_as_many_chains_as_asked(cs
             assert after.warm_start == before.run_id
 
 
-def test_intervals_and_seeds_are_lines_of_their_own_and_cold_sweeps_keep_their_ids(csv_spec):
+def test_chains_never_cross_intervals_or_seeds_and_cold_sweeps_keep_their_ids(csv_spec):
     base = make_spec(csv_spec)
     intervals = [(0.1, 0.5), (0.0, 0.3)]
-    warm = sweep_specs(base, [0.2, 0.1], intervals, ["idca"], [0, 1], chains=1)
+    warm = sweep_specs(base, [0.2, 0.05, 0.1], intervals, ["idca"], [0, 1], chains=2)
     chains = chains_of(warm)
-    assert len(chains) == 2  # one per seed: the κ and I of a seed's line run as one chain
+    assert len(chains) == 8  # two chains for each of the 2 intervals × 2 seeds
     for chain in chains:
-        assert len({s.seed for s in chain}) == 1
-        assert [(s.interval, s.constraint.kappa) for s in chain] == [
-            ((0.0, 0.3), 0.1), ((0.0, 0.3), 0.2), ((0.1, 0.5), 0.1), ((0.1, 0.5), 0.2)]  # fmt: skip
+        assert len({(s.interval, s.constraint.interval, s.seed) for s in chain}) == 1
+        kappas = [s.constraint.kappa for s in chain]
+        assert kappas == sorted(kappas)  # tight to loose
+    lines = {(c[0].interval, c[0].seed): [] for c in chains}
+    for chain in chains:
+        lines[(chain[0].interval, chain[0].seed)].append([s.constraint.kappa for s in chain])
+    assert all(sorted(line) == [[0.05, 0.2], [0.1]] for line in lines.values())
     cold = sweep_specs(base, [0.2, 0.1], intervals, ["idca"], [0, 1])
     assert all(s.warm_start is None for s in cold)
     assert continuation_specs(cold, 0) == cold
     assert "warm_start" not in cold[0].to_dict()  # a cold run's id is what it always was
+
+
+def test_a_sweep_queues_its_reference_first_then_its_chains_each_in_order(
+    store, csv_spec, monkeypatch
+):
+    monkeypatch.setattr("engine.runs.submit.ensure_runner", lambda *args: None)  # queue only
+    specs = sweep_specs(make_spec(csv_spec), KAPPAS, [(0.1, 0.5)], ["idca", "unconstrained"], [0],
+                        chains=2)  # fmt: skip
+    ordered = queue_order(specs)
+    assert sorted(s.run_id for s in ordered) == sorted(s.run_id for s in specs)
+    assert [s.solver for s in ordered] == ["unconstrained"] + ["idca"] * len(KAPPAS)
+    assert [s.constraint.kappa for s in ordered[1:]] == [0.02, 0.1, 0.3, 0.05, 0.2]
+    submit_sweep("ordered", specs, {}, store, workers=2)
+    assert [r.id for r in store.runs()] == [s.run_id for s in ordered]
+    assert store.queued(5) == [ordered[0].run_id, ordered[1].run_id, ordered[4].run_id]
 
 
 def test_a_warm_start_survives_the_store_and_is_refused_for_solvers_without_one(csv_spec):
@@ -82,8 +105,9 @@ def test_a_run_waits_in_the_queue_while_the_run_it_starts_from_has_not_ended(sto
 
 
 def test_a_continuation_sweep_runs_each_point_after_and_from_its_neighbour(store, csv_spec):
-    specs = sweep_specs(make_spec(csv_spec, iterations=150), [0.3, 0.2, 0.1], [(0.1, 0.5)],
-                        ["idca"], [0], chains=1)  # fmt: skip
+    """Each point holds κ on the training data, so the model it hands on meets the next κ."""
+    base = dataclasses.replace(make_spec(csv_spec, iterations=2000), honour="train")
+    specs = sweep_specs(base, [0.3, 0.2, 0.1], [(0.1, 0.5)], ["idca"], [0], chains=1)
     submit_sweep("warm", specs, {}, store, workers=2)
     statuses = wait(store, [s.run_id for s in specs], timeout=120)
     assert all(store.run(r).has_model for r in statuses)
@@ -92,9 +116,12 @@ def test_a_continuation_sweep_runs_each_point_after_and_from_its_neighbour(store
     for spec in followers:
         row, source = store.run(spec.run_id), store.run(spec.warm_start)
         assert row.started >= source.finished
+        train = store.metrics(source.id)["train"]["constraint"]
+        assert train <= spec.constraint.kappa
         assert (
             f"started from the model of run {source.id} (κ = {source.spec['constraint']['kappa']:g}"
-            in row.reason
+            f", I = [0.1, 0.5)), whose exact training pSP {train:.4g} ≤ κ = "
+            f"{spec.constraint.kappa:g}" in row.reason
         )
 
 
@@ -139,4 +166,80 @@ def test_a_continuation_sweep_on_a_local_dask_cluster_runs_its_chains_in_order(t
         if spec.warm_start is not None:
             assert rows[spec.run_id].started >= rows[spec.warm_start].finished
             assert rows[spec.run_id].pid == rows[spec.warm_start].pid  # a chain is one task
-            assert "started from the model of run" in rows[spec.run_id].reason
+            assert f"the model of run {spec.warm_start}" in rows[spec.run_id].reason
+
+
+def _ended_with_model(store: Store, spec: RunSpec, train_value: float | None) -> None:
+    """`spec` stored as a run that ended with a model (its problem's cold one) whose exact
+    training value of the constrained quantity is `train_value`."""
+    store.enqueue(spec.run_id, spec.to_dict())
+    store.claim(spec.run_id, 1)
+    store.save_artifacts(spec.run_id, build_problem(spec).init_params(), np.zeros(0), np.zeros(0))
+    metrics = {} if train_value is None else {"train": {"constraint": train_value}}
+    store.finish(spec.run_id, StopReason(StopCode.CONVERGED, "done"), metrics=metrics)
+
+
+@pytest.mark.parametrize(
+    ("source", "train_value", "why"),
+    [
+        ({"kappa": 0.2}, 0.05, "was held to a looser κ than this run's κ = 0.1"),
+        ({"kappa": 0.05}, 0.15, "does not meet κ = 0.1: its exact training pSP is 0.15"),
+        ({"kappa": 0.05}, None, "has no exact training pSP to tell whether it meets κ = 0.1"),
+        ({"kappa": 0.05, "interval": (0.0, 0.3)}, 0.05, "was held on another interval"),
+        ({"kappa": 0.05, "family": "pDP"}, 0.05, "was held to pDP, not pSP"),
+        ({"kappa": 0.05, "seed": 1}, 0.05, "was trained on other data, another split"),
+    ],
+)
+def test_a_start_that_is_no_feasible_tighter_model_is_refused_with_why(
+    store, csv_spec, source, train_value, why
+):
+    point = make_spec(csv_spec, kappa=0.1)
+    before = with_seed(make_spec(csv_spec, kappa=source["kappa"]), source.get("seed", 0))
+    interval = source.get("interval", INTERVAL)
+    held = ConstraintSpec(source.get("family", "pSP"), source["kappa"], interval)
+    before = dataclasses.replace(before, constraint=held, interval=interval)
+    _ended_with_model(store, before, train_value)
+    start, words = warm_start(store, dataclasses.replace(point, warm_start=before.run_id))
+    assert start is None
+    assert words.startswith(f"started cold: the model of run {before.run_id} (κ = ")
+    assert why in words
+
+
+def test_a_feasible_tighter_model_is_the_start_and_its_words_say_why(store, csv_spec):
+    before = make_spec(csv_spec, kappa=0.05)
+    _ended_with_model(store, before, 0.04)
+    point = dataclasses.replace(make_spec(csv_spec, kappa=0.1), warm_start=before.run_id)
+    start, words = warm_start(store, point)
+    assert start is not None and set(start) == {"w"}
+    assert words == (f"started from the model of run {before.run_id} (κ = 0.05, I = [0.1, 0.5)), "
+                     "whose exact training pSP 0.04 ≤ κ = 0.1")  # fmt: skip
+
+
+def test_a_point_whose_start_misses_its_kappa_on_train_runs_cold_and_says_so(store, csv_spec):
+    before = make_spec(csv_spec, kappa=0.05)
+    _ended_with_model(store, before, 0.3)
+    point = dataclasses.replace(make_spec(csv_spec, kappa=0.1, iterations=50),
+                                warm_start=before.run_id)  # fmt: skip
+    submit([point], store, start_runner=False)
+    assert execute_run(str(store.home), point.run_id) != "failed"
+    row = store.run(point.run_id)
+    assert row.has_model
+    assert (f"started cold: the model of run {before.run_id} (κ = 0.05, I = [0.1, 0.5)), its warm "
+            "start, does not meet κ = 0.1: its exact training pSP is 0.3") in row.reason  # fmt: skip
+
+
+def test_a_run_that_holds_kappa_on_train_starts_its_first_solve_from_its_start(
+    csv_spec, monkeypatch
+):
+    """Holding κ solves again and again; the first solve, too, must start where the run does."""
+    spec = make_spec(csv_spec, kappa=0.1)
+    start = {"w": np.full(build_problem(spec).init_params()["w"].shape, 0.01)}
+    starts = []
+
+    def recording(problem, *args):
+        starts.append(problem.start)
+        return solve(problem, *args)
+
+    monkeypatch.setattr("engine.solvers.solve_sequence.solve", recording)
+    solve_run(build_problem(spec, start), "idca", "train", budget=Budget(max_iterations=50))
+    assert starts and starts[0] is start
