@@ -31,7 +31,11 @@ RUN_BUTTON = re.compile("^Run")  # "Run", or "Run again" where the results are s
 SWEEP_BUTTON = re.compile("^Run sweep")
 RSS_SAMPLE_SECONDS = 0.25
 CHART = ".js-plotly-plot"  # the Explore page draws its charts once its first view is shown
-NAMED = "(labels) => labels.every(l => document.querySelector('main').innerText.includes(l))"
+# every point's hover text on the page's frontier (a label may be left out where it would collide)
+HOVERS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .filter(plot => ((plot.layout.title || {}).text || '').includes('frontier'))
+    .flatMap(plot => plot._fullData.flatMap(t => Array.from(t.hovertext || []))).join(' ')"""
+NAMED = f"(labels) => labels.every(l => ({HOVERS})().includes(l))"
 POINTS_WAIT_MS = 30_000
 
 
@@ -145,7 +149,7 @@ def _read_sweep(session: Session) -> None:
     labels = [f"κ = {kappa:g}" for kappa in session.sweep]
     with contextlib.suppress(PlaywrightTimeout):
         session.page.wait_for_function(NAMED, arg=labels, timeout=POINTS_WAIT_MS)
-    session.sweep_kappas = _kappas(session.page.inner_text("main"))
+    session.sweep_kappas = _kappas(session.page.evaluate(HOVERS))
 
 
 def stored_value(home: Path, kappa: float) -> float | None:
