@@ -67,7 +67,7 @@ def test_chains_never_cross_intervals_or_seeds_and_cold_sweeps_keep_their_ids(cs
     assert "warm_start" not in cold[0].to_dict()  # a cold run's id is what it always was
 
 
-def test_a_sweep_queues_its_reference_first_then_its_chains_each_in_order(
+def test_a_sweep_queues_its_reference_first_then_its_chains_tightest_first(
     store, csv_spec, monkeypatch
 ):
     monkeypatch.setattr("engine.runs.submit.ensure_runner", lambda *args: None)  # queue only
@@ -77,6 +77,9 @@ def test_a_sweep_queues_its_reference_first_then_its_chains_each_in_order(
     assert sorted(s.run_id for s in ordered) == sorted(s.run_id for s in specs)
     assert [s.solver for s in ordered] == ["unconstrained"] + ["idca"] * len(KAPPAS)
     assert [s.constraint.kappa for s in ordered[1:]] == [0.02, 0.1, 0.3, 0.05, 0.2]
+    even = sweep_specs(make_spec(csv_spec), [0.3, 0.2, 0.1, 0.05], [(0.1, 0.5)], ["idca"], [0],
+                       chains=2)  # fmt: skip
+    assert [s.constraint.kappa for s in queue_order(even)] == [0.05, 0.2, 0.1, 0.3]
     submit_sweep("ordered", specs, {}, store, workers=2)
     assert [r.id for r in store.runs()] == [s.run_id for s in ordered]
     assert store.queued(5) == [ordered[0].run_id, ordered[1].run_id, ordered[4].run_id]
