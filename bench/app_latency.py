@@ -48,7 +48,7 @@ from engine.runs.worker import build_problem  # noqa: E402
 from engine.solvers.records import HONOUR  # noqa: E402
 
 KAPPAS = ("0.05", "0.08", "0.11")  # one new IDCA run each; the unconstrained one is shared
-SWEEP_TARGET = 45.0  # seconds, the page's default sweep (issue 31)
+SWEEP_TARGET = 45.0  # seconds, the page's default sweep
 SWEEP_TIMEOUT = 900.0
 WORKERS = 2  # as the Frontier page's runner
 # the run ids of the points drawn on the page's figures (each point's customdata names its run)

@@ -16,7 +16,6 @@ points of `engine.runs.frontier` drawn so that κ and I can be chosen by looking
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from engine.errors import UserError
-from engine.plots import series_colour, titled
+from engine.plots import METRIC_NAMES, series_colour, titled, wrapped
 from engine.runs.describe import percent_words
 from engine.runs.frontier import (
     SCORE_NAMES,
@@ -51,7 +50,6 @@ MISSED_COLOUR = "#E00000"
 DEGENERATE_COLOUR = "#7F7F7F"
 MISSED_NAME = "misses κ"
 DEGENERATE_NAME = "degenerate or near the majority class"
-SUBTITLE_WIDTH = 80  # characters of a subtitle line that fit a figure of the page
 FIGURE_HEIGHT = 620  # pixels
 AXIS_MARGIN = 0.06  # of the shown range, on each side
 # the plot area a label is placed in, roughly, and the size of a label's character and line
@@ -336,8 +334,7 @@ def _fairness_axis(frontier: Frontier, quantity: str) -> str:
     """The x-axis title, e.g. "fairness = 1 − EO gap (exact, test) ± 95 % CI"; the metric
     "constraint" is the family's own quantity."""
     metric = frontier.metric
-    names = {"psp": "pSP", "pdp": "pDP", "sp": "SP", "dp": "DP gap", "auc": "AUC"}
-    name = quantity if metric == "constraint" else names.get(metric, metric)
+    name = quantity if metric == "constraint" else METRIC_NAMES.get(metric, metric)
     value = f"1 − {name}" if is_gap(metric) else name
     return f"fairness = {value} (exact, {frontier.split}){_spread_suffix(frontier)}"
 
@@ -384,7 +381,7 @@ def _frontier_subtitle(frontier: Frontier) -> str:
     parts += [honour_words(split) for split in honoured_splits(frontier.ordinary)]
     if frontier.skipped:
         parts.append(f"{len(frontier.skipped)} run(s) lacked a metric")
-    return "<br>".join(textwrap.wrap("; ".join(parts), SUBTITLE_WIDTH, break_on_hyphens=False))
+    return wrapped("; ".join(parts))
 
 
 def _front_hover(point: FrontierPoint, quantity: str, score: str) -> str:
@@ -475,6 +472,6 @@ def kappa_interval_figure(frontier: Frontier, solver: str, quantity: str) -> go.
     fig.update_yaxes(title_text="tolerance κ", type="category", autorange="reversed")
     subtitle = (f"{solver}: {SCORE_NAMES[frontier.score]} (exact, {frontier.split}) per κ and I; "
                 "marks: " + ", ".join(words for words, _ in MARK_WORDS.values()))  # fmt: skip
-    titled(fig, "κ × I", "<br>".join(textwrap.wrap(subtitle, SUBTITLE_WIDTH)),
+    titled(fig, "κ × I", wrapped(subtitle),
            height=max(320, 120 + 45 * len(kappas)))  # fmt: skip
     return fig

@@ -9,7 +9,6 @@ looking.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,7 +17,7 @@ import plotly.graph_objects as go
 
 from engine.errors import UserError
 from engine.fairness.distributions import RankProfile, suggested_interval
-from engine.plots import group_colour, titled
+from engine.plots import group_colour, titled, wrapped
 from engine.runs.describe import percent_words
 
 GAP_COLOUR = "#000000"
@@ -63,13 +62,9 @@ def rank_profile_figure(
                      tickformat=".0%", range=[0, 1])  # fmt: skip
     fig.update_yaxes(title_text="share of the group above it (F̄_k)", tickformat=".0%",
                      range=[0, 1])  # fmt: skip
-    titled(fig, "Where the groups differ", _wrapped(subtitle),
+    titled(fig, "Where the groups differ", wrapped(subtitle),
            legend={"orientation": "h", "y": -0.25})  # fmt: skip
     return fig
-
-
-def _wrapped(text: str, width: int = 80) -> str:
-    return "<br>".join(textwrap.wrap(text, width, break_on_hyphens=False))
 
 
 def interval_scan_figure(rows: Sequence[dict[str, Any]], metric: str = "psp") -> go.Figure:

@@ -10,6 +10,7 @@ short, with the details in a subtitle, so that they fit a half-width column.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -87,6 +88,12 @@ def _interval_text(alpha: float, beta: float) -> str:
 
 def _kappa_text(kappa: float | None) -> str:
     return "" if kappa is None else f", κ = {kappa:g}"
+
+
+def wrapped(text: str, width: int = SUBTITLE_WIDTH) -> str:
+    """`text` wrapped into lines of at most `width` characters joined by "<br>": Plotly does
+    not wrap a subtitle, and a long one runs past the figure's edge."""
+    return "<br>".join(textwrap.wrap(text, width, break_on_hyphens=False))
 
 
 def titled(fig: go.Figure, title: str, subtitle: str = "", **layout: Any) -> None:
