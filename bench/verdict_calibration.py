@@ -77,11 +77,13 @@ a run's iterates by accuracy, not by the constrained value the verdict judges.
 
     .venv/bin/python bench/verdict_calibration.py [--quick] [--seeds 0 1 2] [--kappas 0.05 0.2]
         [--families pSP DP EO] [--models linear mlp] [--sizes 10000 40000]
-        [--modes off train val] [--seconds 60] [--threads 1] [--results FILE]
+        [--modes off train val] [--seconds 60] [--threads 1] [--results FILE [--stored]]
 
 --results FILE keeps every run's result as a line of JSON in FILE, and a run already there is
 read back instead of run again: a long bench can be resumed, or split over processes (each
 with its own --seeds, one FILE) and its tables printed by one more call with all the seeds.
+With --stored that call runs nothing: its tables hold the results of its grid that FILE has
+(so grids run apart, e.g. more seeds of one family and model, print as one table).
 
 --quick: κ ∈ {0.05, 0.2}, pSP and EO, both models, 4,000 training rows, seed 0; the MLP 20 s
 per run and 3,000 iterations per solve.
@@ -321,7 +323,11 @@ def main() -> None:
                         help="threads of IDCA's compiled loops (default 1)")  # fmt: skip
     parser.add_argument("--results", type=Path,
                         help="a file of results, one JSON line each: read back, and added to")
+    parser.add_argument("--stored", action="store_true",
+                        help="run nothing: the tables over the grid's results in --results")
     args = parser.parse_args()
+    if args.stored and args.results is None:
+        parser.error("--stored reads the results of --results FILE")
     use_threads(args.threads)
     quick = QUICK if args.quick else {}
     seeds = args.seeds or quick.get("seeds", SEEDS)
@@ -359,6 +365,9 @@ def main() -> None:
     warmed = False
     done, total = 0, sum(len(runs) for runs in plan.values())
     for draw, runs in plan.items():
+        if args.stored:  # the grid's results that FILE holds, none run
+            results += [kept[draw, mode] for mode in runs if (draw, mode) in kept]
+            continue
         if all((draw, mode) in kept for mode in runs):
             results += [kept[draw, mode] for mode in runs]
             done += len(runs)

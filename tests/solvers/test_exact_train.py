@@ -14,7 +14,8 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.runs.honour_search import honour_search
 from engine.solvers import solve
-from engine.solvers.catalogue.paper003 import IDCAConfig
+from engine.solvers.catalogue.paper003 import IDCAConfig, SSGConfig
+from engine.solvers.driver import BATCH
 from engine.solvers.exact_train import (
     LEAST_STEP,
     MOST_STEP,
@@ -152,3 +153,28 @@ def test_a_kappa_prime_step_that_overshoots_bounds_the_next_and_its_start_goes_b
     assert not refined and overshoot < constraint.kappa < best.kappa_prime
     expected = secant if secant > overshoot else 0.5 * (overshoot + best.kappa_prime)
     assert constraint.kappa == pytest.approx(expected)
+
+
+def test_holding_takes_at_most_as_many_iterations_and_seconds_again_as_the_solvers_own_solve(data):
+    problem = _problem(data, 0.05)
+    sequence = SolveSequence(problem, "ssg", "train", config=SSGConfig(iterations=1000))
+    holding = hold_on_train(sequence)
+    first, *later = (s.solution for s in sequence.solves)
+    assert later, "ssg's own surrogate met κ on train: the share is not exercised"
+    assert first.iterations == 1000
+    for index, solution in enumerate(later):  # each at most half of what is left
+        left = first.iterations - sum(s.iterations for s in later[:index])
+        assert solution.iterations <= left // 2
+    assert sum(s.iterations for s in later) <= first.iterations
+    # each later solve's clock is given half the wall seconds left (the first's wall, exact
+    # metrics included, less the later ones'), as the first's clock was to its wall; the clock
+    # is read between batches of steps
+    overrun = max(s.seconds / s.iterations for s in later) * BATCH
+    first_wall, later_walls = sequence.solves[0].wall, [s.wall for s in sequence.solves[1:]]
+    clock = first.seconds / first_wall
+    for index, solution in enumerate(later):
+        assert solution.seconds <= (first_wall - sum(later_walls[:index])) / 2 * clock + overrun
+    capped = later[0]  # ssg has no stopping rule: its share ends it, and is no budget of the run's
+    assert capped.stop.code is StopCode.ITERATION_CAP and "given to this solve" in capped.stop.text
+    assert capped.iterations == 500 or capped.seconds >= first_wall / 2 * clock
+    assert holding.stop.status is RunStatus.BUDGET and "budget" not in holding.stop.text
