@@ -21,9 +21,10 @@ The first solve that meets κ on the training data is reported. When none does w
 `MAX_SOLVES`, or two κ′ steps in a row bring the value no lower, the solve with the lowest exact
 value is reported and the run says that no model of this kind met κ there.
 
-Holding κ costs at most one more solve: the solves after the solver's own take together no
-more iterations, and about no more wall seconds, than it took, each at most half of
-what is left of that share. Each starts from a model the solve before left near its optimum,
+Holding κ costs at most about one more solve: what follows the solver's own solve (the later
+solves, their exact metrics, the refinements between them) takes together no more iterations
+and about no more wall seconds than it took, each solve at most half of what is left of that
+share. Each starts from a model the solve before left near its optimum,
 and the first (the refinement, the largest change of the problem) gets the most. Without that
 share a solver with no stopping rule of its own (ssg, the SGD baselines) runs its whole T again
 on every solve, and holding costs up to seven times a plain run; and a refined surrogate (pSP's
@@ -38,6 +39,7 @@ held-out verdict's to say (`engine.verdict`).
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
 
 from engine.fairness.constraint_spec import ConstraintSpec
@@ -73,6 +75,7 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
     meets κ (see the module's text); the first solve is the solver's own, under the run's
     constraint."""
     kappa = sequence.kappa
+    began = time.perf_counter()
     sequence.run(sequence.problem.constraint)
     end = ""
     while not sequence.last.holds(kappa):
@@ -85,7 +88,7 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
         if _stalled(sequence.solves):
             end = "tightening κ′ brought the exact value no lower"
             break
-        most = _half_the_share_left(sequence.solves)
+        most = _half_the_share_left(sequence.solves, time.perf_counter() - began)
         if most is None:
             end = SHARE_SPENT
             break
@@ -95,21 +98,21 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
     return _holding(sequence, end)
 
 
-def _half_the_share_left(solves: list[Solve]) -> Budget | None:
-    """Half of what holding κ has left of its share, as many iterations and wall seconds as the
-    first (the solver's own) solve took, less those of the solves after it; None when less than
-    `LEAST_SHARE` of either would be left to the next. The seconds are wall seconds, exact
-    metrics included; the next solve's clock, which counts its solver's steps alone, gets them
+def _half_the_share_left(solves: list[Solve], elapsed: float) -> Budget | None:
+    """Half of what holding κ has left of its share, as many iterations as the first (the
+    solver's own) solve took less those of the solves after it, and as many wall seconds less
+    those `elapsed` since the first ended (the later solves, their exact metrics and the
+    refinements between them); None when less than `LEAST_SHARE` of either would be left to
+    the next. The next solve's clock, which counts its solver's steps alone, gets the seconds
     in the proportion the first solve's clock had to its wall seconds."""
     first, later = solves[0], solves[1:]
     iterations = (first.solution.iterations - sum(s.solution.iterations for s in later)) // 2
-    wall = (first.wall - sum(s.wall for s in later)) / 2
-    seconds = wall * first.solution.seconds / first.wall
+    wall = (2 * first.wall - elapsed) / 2
     if iterations < max(1.0, LEAST_SHARE * first.solution.iterations) or (
         wall < LEAST_SHARE * first.wall
     ):
         return None
-    return Budget(max_iterations=iterations, max_seconds=seconds)
+    return Budget(max_iterations=iterations, max_seconds=wall * first.solution.seconds / first.wall)
 
 
 def tighter(kappa: float, misses: list[tuple[float, float]]) -> float:
