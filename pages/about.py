@@ -74,8 +74,8 @@ the last model — the grid made as dense as half a band and the ranks where the
 largest added to it, the ramp narrowed to the spread of the model's own scores, the solver's ε
 lowered where the band is narrow — and then the inner tolerance κ′ < κ the surrogate is held to
 is tightened, until the exact training value is at most κ. On the same Adult run that takes four
-solves and ends at an exact training pSP of 0.048. Holding costs at most about one more solve:
-the solves after the solver's own share as many iterations and seconds as it took. The solves are shown as a table beside the
+solves and ends at an exact training pSP of 0.048. Holding costs about one more solve: the
+solves after the solver's own share as many iterations as it took. The solves are shown as a table beside the
 run. A run that cannot hold κ within its budget and solves says so and does not end
 "converged". **Hold κ on: off** gives back each paper's plain algorithm, solved once;
 **train + validation** also tightens κ′ while the exact value on validation exceeds κ — but

@@ -21,15 +21,15 @@ The first solve that meets κ on the training data is reported. When none does w
 `MAX_SOLVES`, or two κ′ steps in a row bring the value no lower, the solve with the lowest exact
 value is reported and the run says that no model of this kind met κ there.
 
-Holding κ costs at most about one more solve: what follows the solver's own solve (the later
-solves, their exact metrics, the refinements between them) takes together no more iterations
-and about no more wall seconds than it took, each solve at most half of what is left of that
-share. Each starts from a model the solve before left near its optimum,
-and the first (the refinement, the largest change of the problem) gets the most. Without that
-share a solver with no stopping rule of its own (ssg, the SGD baselines) runs its whole T again
-on every solve, and holding costs up to seven times a plain run; and a refined surrogate (pSP's
-Î grown from 10 to 200 ranks at a small κ) makes each iteration dearer, so iterations alone
-would not bound the time.
+Holding κ costs at most one more solve's iterations: the solves after the solver's own take together
+no more iterations than it took, each at most half of what is left of that share. Each starts
+from a model the solve before left near its optimum, and the first (the refinement, the largest
+change of the problem) gets the most. Without that share a solver with no stopping rule of its
+own (ssg, the SGD baselines) runs its whole T again on every solve, and holding costs up to
+seven times a plain run. The share is counted in iterations, not seconds, so that a run gives
+the same model whatever else the machine is doing; a refined surrogate makes an iteration
+dearer (pSP's Î grown from 10 to 200 ranks at a small κ), so the wall time can exceed twice the
+plain run's a little.
 
 The training data is what the solver fits, so its exact value is no noisy measurement of the
 model but the quantity the user asked to bring to κ; how far it carries to new data is the
@@ -39,13 +39,11 @@ held-out verdict's to say (`engine.verdict`).
 from __future__ import annotations
 
 import dataclasses
-import time
 from dataclasses import dataclass
 
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_entry, quantity_name
 from engine.solvers.catalogue import solver_card
-from engine.solvers.options import Budget
 from engine.solvers.solve_sequence import Solve, SolveSequence
 from engine.status import RunStatus, StopCode, StopReason
 
@@ -54,7 +52,7 @@ LEAST_STEP, MOST_STEP = 0.25, 0.9  # κ′ shrinks to between a quarter and 90 %
 MUCH_FINER = 2.0  # a later refinement is taken when it narrows τ or grows Î this many times
 STALLED_STEPS = 2  # κ′ steps in a row that bring the value no lower end the search
 MOST_ALLOWED = "the most allowed"
-SHARE = "holding κ's share (as many iterations and seconds as the solver's own solve took)"
+SHARE = "holding κ's share of iterations (as many as the solver's own solve took)"
 LEAST_SHARE = 1 / 16  # of the first solve's: a smaller share is too little for a solve
 SHARE_SPENT = f"{SHARE} is spent"
 
@@ -75,7 +73,6 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
     meets κ (see the module's text); the first solve is the solver's own, under the run's
     constraint."""
     kappa = sequence.kappa
-    began = time.perf_counter()
     sequence.run(sequence.problem.constraint)
     end = ""
     while not sequence.last.holds(kappa):
@@ -88,7 +85,7 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
         if _stalled(sequence.solves):
             end = "tightening κ′ brought the exact value no lower"
             break
-        most = _half_the_share_left(sequence.solves, time.perf_counter() - began)
+        most = _half_the_share_left(sequence.solves)
         if most is None:
             end = SHARE_SPENT
             break
@@ -98,21 +95,15 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
     return _holding(sequence, end)
 
 
-def _half_the_share_left(solves: list[Solve], elapsed: float) -> Budget | None:
+def _half_the_share_left(solves: list[Solve]) -> int | None:
     """Half of what holding κ has left of its share, as many iterations as the first (the
-    solver's own) solve took less those of the solves after it, and as many wall seconds less
-    those `elapsed` since the first ended (the later solves, their exact metrics and the
-    refinements between them); None when less than `LEAST_SHARE` of either would be left to
-    the next. The next solve's clock, which counts its solver's steps alone, gets the seconds
-    in the proportion the first solve's clock had to its wall seconds."""
-    first, later = solves[0], solves[1:]
-    iterations = (first.solution.iterations - sum(s.solution.iterations for s in later)) // 2
-    wall = (2 * first.wall - elapsed) / 2
-    if iterations < max(1.0, LEAST_SHARE * first.solution.iterations) or (
-        wall < LEAST_SHARE * first.wall
-    ):
+    solver's own) solve took less those of the solves after it; None when that is less than
+    `LEAST_SHARE` of the first's."""
+    first, later = solves[0].solution.iterations, [s.solution.iterations for s in solves[1:]]
+    iterations = (first - sum(later)) // 2
+    if iterations < max(1.0, LEAST_SHARE * first):
         return None
-    return Budget(max_iterations=iterations, max_seconds=wall * first.solution.seconds / first.wall)
+    return iterations
 
 
 def tighter(kappa: float, misses: list[tuple[float, float]]) -> float:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -76,7 +75,6 @@ class Solve:
     value: float
     accuracy: float | None
     solution: Solution
-    wall: float = 0.0  # the solve's wall seconds, its exact metrics (off the solver's clock) too
 
     @property
     def kappa_prime(self) -> float:
@@ -121,17 +119,16 @@ class SolveSequence:
     def last(self) -> Solve:
         return self.solves[-1]
 
-    def left(self, most: Budget | None = None) -> Budget | None:
-        """The budget the next solve may use: what the solves so far left of the run's, within
-        `most` (iterations and seconds) when given; None when nothing is left."""
+    def left(self, most: int | None = None) -> Budget | None:
+        """The budget the next solve may use: what the solves so far left of the run's, and at
+        most `most` iterations when given; None when nothing is left."""
         iterations, seconds = self.budget.max_iterations, self.budget.max_seconds
         if iterations is not None:
             iterations -= sum(s.solution.iterations for s in self.solves)
+        if most is not None:
+            iterations = most if iterations is None else min(iterations, most)
         if seconds is not None:
             seconds -= sum(s.solution.seconds for s in self.solves)
-        if most is not None:
-            iterations = _least(iterations, most.max_iterations)
-            seconds = _least(seconds, most.max_seconds)
         if (iterations is not None and iterations < 1) or (seconds is not None and seconds <= 0):
             return None
         return dataclasses.replace(self.budget, max_iterations=iterations, max_seconds=seconds)
@@ -151,12 +148,12 @@ class SolveSequence:
         refined: str = "",
         config: object | None = None,
         after: Solve | None = None,
-        most: Budget | None = None,
+        most: int | None = None,
     ) -> Solve | None:
         """Solve under `constraint` from the model of `after` (by default the last solve's;
         when the solver takes a warm start; the first solve starts where the run does, from
-        the problem's own start), with what is left of the budget within `most`, and the
-        solver's options `config` (by default those of the solve before, the run's for the
+        the problem's own start), with what is left of the budget and at most `most`
+        iterations, and the solver's options `config` (by default those of the solve before, the run's for the
         first); None when nothing is left. A constraint these data cannot hold (`UserError`:
         e.g. a κ′ below what the family allows) is raised."""
         left = self.left(most)
@@ -170,18 +167,16 @@ class SolveSequence:
         if after is not None and self.warm:
             start = after.solution.params
         inner = dataclasses.replace(self.problem, constraint=constraint, start=start)
-        started = time.perf_counter()
         solution = solve(inner, self.solver, config, left, self._offset_log(constraint),
                          self.seed, self.should_stop)  # fmt: skip
-        if left != run_left and solution.stop.code in (StopCode.ITERATION_BUDGET,
-                                                        StopCode.TIME_BUDGET):  # fmt: skip
-            solution = _capped(solution, left, run_left)
+        if left != run_left and solution.stop.code is StopCode.ITERATION_BUDGET:
+            solution = _capped(solution, left.max_iterations, run_left)
         train = solution.metrics.get("train", {})
         judged = solution.metrics.get(self.on, {})
         self.solves.append(Solve(
             constraint, refined, config, _number(train.get("constraint")),
             _number(train.get("loss")), _number(judged.get("constraint")),
-            judged.get("accuracy"), solution, time.perf_counter() - started,
+            judged.get("accuracy"), solution,
         ))  # fmt: skip
         return self.last
 
@@ -191,7 +186,7 @@ class SolveSequence:
         refined: str = "",
         config: object | None = None,
         after: Solve | None = None,
-        most: Budget | None = None,
+        most: int | None = None,
     ) -> str:
         """`run`, and where the family refuses the constraint's κ′ on these data (a band too
         narrow to hold a row of a group), again halfway back to the κ′ of `after` (by default
@@ -284,24 +279,13 @@ def check_sequence(problem: Problem, on: str) -> None:
                         "honour it on train, or give the split a validation share")  # fmt: skip
 
 
-def _capped(solution: Solution, share: Budget, run_left: Budget) -> Solution:
-    """A solve that spent the `share` the sequence gave it ends on it, which is no budget of
-    the run's (`run_left`, what the run had left) but this solve's own cap."""
-    seconds, iterations = run_left.max_seconds, run_left.max_iterations
-    if (seconds is not None and solution.seconds >= seconds) or (
-        iterations is not None and solution.iterations >= iterations
-    ):
+def _capped(solution: Solution, most: int, run_left: Budget) -> Solution:
+    """A solve that spent the `most` iterations the sequence gave it ends on them, which are no
+    budget of the run's (`run_left`, what the run had left) but this solve's own cap."""
+    if run_left.max_iterations is not None and solution.iterations >= run_left.max_iterations:
         return solution
-    if solution.stop.code is StopCode.TIME_BUDGET:
-        text = f"the {share.max_seconds:.3g} s given to this solve spent"
-    else:
-        text = f"all {share.max_iterations} iterations given to this solve done"
+    text = f"all {most} iterations given to this solve done"
     return dataclasses.replace(solution, stop=StopReason(StopCode.ITERATION_CAP, text))
-
-
-def _least(limit: float | None, other: float | None) -> float | None:
-    """The tighter of two limits (None: no limit)."""
-    return other if limit is None else limit if other is None else min(limit, other)
 
 
 def _number(value: float | None) -> float:
