@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
@@ -126,11 +127,14 @@ def _view(
     active = any(r.status in ACTIVE for r in known.values())
     names = {"constraint": quantity_name(problem.family), "psp": "pSP", "pdp": "pDP",
              "sp": "SP (pSP on all ranks)", "dp": "DP gap"}  # fmt: skip
-    metric = st.selectbox("Fairness axis (exact, held-out)", list(names), key="metric",
-                          format_func=lambda m: f"1 − {names[m]}"
-                          + (" (the constrained quantity)" if m == "constraint" else ""))  # fmt: skip
-    split = st.radio("Evaluated on", ["test", "val"], horizontal=True, key="split")
-    score, spread = _axes_controls(axes)
+    # the view's controls in one row, so that the chart starts within a laptop's first screen
+    axis_column, split_column, score_column, spread_column = st.columns([3, 1.2, 1.8, 1.6])
+    metric = axis_column.selectbox("Fairness axis (exact, held-out)", list(names), key="metric",
+                                   format_func=lambda m: f"1 − {names[m]}"
+                                   + (" (the constrained quantity)" if m == "constraint"
+                                      else ""))  # fmt: skip
+    split = split_column.radio("Evaluated on", ["test", "val"], horizontal=True, key="split")
+    score, spread = _axes_controls(axes, score_column, spread_column)
 
     @st.fragment(run_every=1.0 if active else None)
     def live() -> None:
@@ -184,17 +188,21 @@ def _front_choice(store: Store, sweep: set[str]) -> list[str]:
                           "on the same axes as the sweep")  # fmt: skip
 
 
-def _axes_controls(default: tuple[str, str]) -> tuple[str, str]:
-    """The score axis and the spread over seeds, set to `default` (`frontier_axes`: paper 004's
-    AUC with standard errors for its sweeps, paper 003's accuracy with confidence intervals for
-    the others) on arrival and whenever the sweep's kind changes."""
+def _axes_controls(
+    default: tuple[str, str], score_column: DeltaGenerator, spread_column: DeltaGenerator
+) -> tuple[str, str]:
+    """The score axis and the spread over seeds, in their columns, set to `default`
+    (`frontier_axes`: paper 004's AUC with standard errors for its sweeps, paper 003's accuracy
+    with confidence intervals for the others) on arrival and whenever the sweep's kind
+    changes."""
     if st.session_state.get("axes_default") != default or "score_axis" not in st.session_state:
         st.session_state["axes_default"] = default
         st.session_state["score_axis"], st.session_state["spread"] = default
-    score = st.radio("Score axis (exact, held-out)", list(SCORE_NAMES), horizontal=True,
-                     key="score_axis", format_func=SCORE_NAMES.get)  # fmt: skip
-    spread = st.radio("± over seeds", SPREADS, horizontal=True, key="spread",
-                      format_func=spread_name)  # fmt: skip
+    score = score_column.radio("Score axis (exact, held-out)", list(SCORE_NAMES),
+                               horizontal=True, key="score_axis",
+                               format_func=SCORE_NAMES.get)  # fmt: skip
+    spread = spread_column.radio("± over seeds", SPREADS, horizontal=True, key="spread",
+                                 format_func=spread_name)  # fmt: skip
     return score, spread
 
 
