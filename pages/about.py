@@ -75,8 +75,8 @@ largest added to it, the ramp narrowed to the spread of the model's own scores, 
 lowered where the band is narrow — and then the inner tolerance κ′ < κ the surrogate is held to
 is tightened, until the exact training value is at most κ. On the same Adult run that takes four
 solves and ends at an exact training pSP of 0.048. Holding costs about one more solve: the
-solves after the solver's own share as many iterations as it took. The solves are shown as a table beside the
-run. A run that cannot hold κ within its budget and solves says so and does not end
+solves after the solver's own share as many iterations as it took. The solves are shown as a
+table beside the run. A run that cannot hold κ within its budget and solves says so and does not end
 "converged". **Hold κ on: off** gives back each paper's plain algorithm, solved once;
 **train + validation** also tightens κ′ while the exact value on validation exceeds κ — but
 validation is a sample, and on Adult's validation split pSP cannot be told apart below about

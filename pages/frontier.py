@@ -129,10 +129,13 @@ def _view(
              "sp": "SP (pSP on all ranks)", "dp": "DP gap"}  # fmt: skip
     # the view's controls in one row, so that the chart starts within a laptop's first screen
     axis_column, split_column, score_column, spread_column = st.columns([3, 1.2, 1.8, 1.6])
-    metric = axis_column.selectbox("Fairness axis (exact, held-out)", list(names), key="metric",
-                                   format_func=lambda m: f"1 − {names[m]}"
-                                   + (" (the constrained quantity)" if m == "constraint"
-                                      else ""))  # fmt: skip
+    metric = axis_column.selectbox(
+        "Fairness axis (exact, held-out)",
+        list(names),
+        key="metric",
+        format_func=lambda m: f"1 − {names[m]}"
+        + (" (the constrained quantity)" if m == "constraint" else ""),
+    )
     split = split_column.radio("Evaluated on", ["test", "val"], horizontal=True, key="split")
     score, spread = _axes_controls(axes, score_column, spread_column)
 
@@ -198,11 +201,16 @@ def _axes_controls(
     if st.session_state.get("axes_default") != default or "score_axis" not in st.session_state:
         st.session_state["axes_default"] = default
         st.session_state["score_axis"], st.session_state["spread"] = default
-    score = score_column.radio("Score axis (exact, held-out)", list(SCORE_NAMES),
-                               horizontal=True, key="score_axis",
-                               format_func=SCORE_NAMES.get)  # fmt: skip
-    spread = spread_column.radio("± over seeds", SPREADS, horizontal=True, key="spread",
-                                 format_func=spread_name)  # fmt: skip
+    score = score_column.radio(
+        "Score axis (exact, held-out)",
+        list(SCORE_NAMES),
+        horizontal=True,
+        key="score_axis",
+        format_func=SCORE_NAMES.get,
+    )
+    spread = spread_column.radio(
+        "± over seeds", SPREADS, horizontal=True, key="spread", format_func=spread_name
+    )
     return score, spread
 
 

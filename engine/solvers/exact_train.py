@@ -21,10 +21,10 @@ The first solve that meets κ on the training data is reported. When none does w
 `MAX_SOLVES`, or two κ′ steps in a row bring the value no lower, the solve with the lowest exact
 value is reported and the run says that no model of this kind met κ there.
 
-Holding κ costs at most one more solve's iterations: the solves after the solver's own take together
-no more iterations than it took, each at most half of what is left of that share. Each starts
-from a model the solve before left near its optimum, and the first (the refinement, the largest
-change of the problem) gets the most. Without that share a solver with no stopping rule of its
+Holding κ costs at most one more solve's iterations: the solves after the solver's own take
+together no more iterations than it took, each at most half of what is left of that share.
+Each starts from a model the solve before left near its optimum, and the first (the
+refinement, the largest change of the problem) gets the most. Without that share a solver with no stopping rule of its
 own (ssg, the SGD baselines) runs its whole T again on every solve, and holding costs up to
 seven times a plain run. The share is counted in iterations, not seconds, so that a run gives
 the same model whatever else the machine is doing; a refined surrogate makes an iteration
@@ -230,7 +230,8 @@ def _unheld_stop(sequence: SolveSequence, chosen: Solve, end: str) -> StopReason
     if spent is not None:
         return StopReason(spent, "the run's budget ended before κ held on the training data")
     if end == SHARE_SPENT:
-        return StopReason(StopCode.ITERATION_CAP, f"{SHARE} ended before κ held on the training data")
+        ended = f"{SHARE} ended before κ held on the training data"
+        return StopReason(StopCode.ITERATION_CAP, ended)
     if last.status is RunStatus.BUDGET:
         return StopReason(last.code, f"{last.text} in its last solve, before κ held on the training "
                                      "data")  # fmt: skip

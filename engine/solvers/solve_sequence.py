@@ -153,13 +153,13 @@ class SolveSequence:
         """Solve under `constraint` from the model of `after` (by default the last solve's;
         when the solver takes a warm start; the first solve starts where the run does, from
         the problem's own start), with what is left of the budget and at most `most`
-        iterations, and the solver's options `config` (by default those of the solve before, the run's for the
-        first); None when nothing is left. A constraint these data cannot hold (`UserError`:
+        iterations, and the solver's options `config` (by default those of the solve before,
+        the run's for the first); None when nothing is left. A constraint these data cannot hold (`UserError`:
         e.g. a κ′ below what the family allows) is raised."""
         left = self.left(most)
         if left is None:
             return None
-        run_left = self.left()
+        own_cap = left != self.left()  # `most`, not the run's budget, bounds this solve
         if config is None:
             config = self.last.config if self.solves else self.config
         after = after or (self.last if self.solves else None)
@@ -169,8 +169,8 @@ class SolveSequence:
         inner = dataclasses.replace(self.problem, constraint=constraint, start=start)
         solution = solve(inner, self.solver, config, left, self._offset_log(constraint),
                          self.seed, self.should_stop)  # fmt: skip
-        if left != run_left and solution.stop.code is StopCode.ITERATION_BUDGET:
-            solution = _capped(solution, left.max_iterations, run_left)
+        if own_cap and solution.stop.code is StopCode.ITERATION_BUDGET:
+            solution = _capped(solution, left.max_iterations)
         train = solution.metrics.get("train", {})
         judged = solution.metrics.get(self.on, {})
         self.solves.append(Solve(
@@ -279,11 +279,9 @@ def check_sequence(problem: Problem, on: str) -> None:
                         "honour it on train, or give the split a validation share")  # fmt: skip
 
 
-def _capped(solution: Solution, most: int, run_left: Budget) -> Solution:
+def _capped(solution: Solution, most: int) -> Solution:
     """A solve that spent the `most` iterations the sequence gave it ends on them, which are no
-    budget of the run's (`run_left`, what the run had left) but this solve's own cap."""
-    if run_left.max_iterations is not None and solution.iterations >= run_left.max_iterations:
-        return solution
+    budget of the run's but this solve's own cap."""
     text = f"all {most} iterations given to this solve done"
     return dataclasses.replace(solution, stop=StopReason(StopCode.ITERATION_CAP, text))
 

@@ -161,12 +161,13 @@ def test_holding_takes_at_most_as_many_iterations_again_as_the_solvers_own_solve
     first, *later = (s.solution for s in sequence.solves)
     assert later, "ssg's own surrogate met κ on train: the share is not exercised"
     assert first.iterations == 1000
-    for index, solution in enumerate(later):  # each half of what is left (ssg has no stopping rule)
+    for index, solution in enumerate(later):  # half of what is left (ssg: no stopping rule)
         left = first.iterations - sum(s.iterations for s in later[:index])
         assert solution.iterations == left // 2
     assert sum(s.iterations for s in later) <= first.iterations
     capped = later[0].stop  # its share ends the solve, and is no budget of the run's
-    assert capped.code is StopCode.ITERATION_CAP and "500 iterations given to this solve" in capped.text
+    assert capped.code is StopCode.ITERATION_CAP
+    assert "500 iterations given to this solve" in capped.text
     assert holding.stop.status is RunStatus.BUDGET and "budget" not in holding.stop.text
     again = SolveSequence(problem, "ssg", "train", config=SSGConfig(iterations=1000))
     hold_on_train(again)  # counted in iterations, the share gives the same models every time
