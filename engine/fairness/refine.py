@@ -152,15 +152,25 @@ def _violated_ranks(
         return []
     highest = np.nextafter(beta - band, -np.inf)
     lowest = np.clip(clipped.min(axis=0)[violated], alpha, highest)
+    candidates = lowest[np.argsort(-gap[violated], kind="stable")]
+    spacing = RANK_SPACING * band
+    if levels.size:  # the levels rule most candidates out: test them all at once
+        candidates = candidates[_distance_to(np.sort(levels), candidates) >= spacing]
     chosen: list[float] = []
-    taken = list(levels)
-    for p in lowest[np.argsort(-gap[violated], kind="stable")]:
-        if min(abs(p - q) for q in taken) >= RANK_SPACING * band:
+    for p in candidates:
+        if all(abs(p - q) >= spacing for q in chosen):
             chosen.append(float(p))
-            taken.append(p)
             if len(chosen) == MOST_ADDED_RANKS:
                 break
     return chosen
+
+
+def _distance_to(ordered: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Each point's distance to the nearest of the sorted, non-empty `ordered`."""
+    above = np.searchsorted(ordered, points)
+    left = ordered[np.clip(above - 1, 0, ordered.size - 1)]
+    right = ordered[np.clip(above, 0, ordered.size - 1)]
+    return np.minimum(np.abs(points - left), np.abs(points - right))
 
 
 def _ramp_width(cells: list[tuple[np.ndarray, np.ndarray]], band: float) -> float | None:

@@ -265,6 +265,7 @@ def _steps(
     d_w = np.empty(d)
     d_theta = np.empty(n_grid)
     g = np.empty(m)
+    linear_w = np.empty(m)
     violation, scale, branch, objective_steps = np.nan, 0.0, 0, 0
     for step in range(steps):
         # scores and the ramp means: σ^±((h − θ_p)/τ) = max{h − (θ_p ∓ τ/2), 0}/τ
@@ -283,11 +284,14 @@ def _steps(
         dv = v - center_w
         dth = theta - center_theta
         proximal = 0.5 * mu * (dv @ dv + dth @ dth)
+        np.dot(minus_dw, dv, out=linear_w)  # one matrix-vector product for all rows
         for r in range(m):
             p, rest = divmod(r, 2 * n_groups)
             k, side = divmod(rest, 2)
             plus = means[k, n_grid + p] if side == 0 else means[k, p]
-            g[r] = plus / tau - (minus[r] + minus_dw[r] @ dv + minus_dtheta[r] @ dth) + proximal
+            # row r's θ-subgradient is zero but at θ_p (`_minus_linearization`)
+            linear = linear_w[r] + minus_dtheta[r, p] * dth[p]
+            g[r] = plus / tau - (minus[r] + linear) + proximal
             if not np.isfinite(g[r]):
                 return step, False, np.nan, best_objective, np.nan, 0.0, 0, objective_steps
         worst = np.argmax(g >= g.max() - TIE_TOLERANCE)  # as `switching.worst_row`

@@ -356,6 +356,20 @@ def test_surrogate_inverse_is_the_inverse():
         torch.testing.assert_close(s(s.inverse(rates)), rates)
 
 
+@pytest.mark.parametrize("name", ["ramp", "sigmoid"])
+def test_crossing_is_where_the_direct_mean_rate_meets_each_rate(name):
+    rng = np.random.default_rng(11)
+    h = torch.as_tensor(np.round(rng.normal(size=500), 1))  # rounded: many ties
+    rates = torch.tensor([0.0005, 0.05, 0.3, 0.5, 0.77, 0.999])
+    s = Surrogate(name, 0.4)
+    theta = s.crossing(h, rates)
+    direct = s(h[:, None] - theta[None, :]).mean(dim=0)
+    torch.testing.assert_close(direct, rates.to(direct.dtype), atol=1e-9, rtol=0)
+    # the mean decreases in the threshold: a little higher is below the rate, lower above it
+    assert torch.all(s(h[:, None] - theta[None, :] - 1e-3).mean(dim=0) < rates)
+    assert torch.all(s(h[:, None] - theta[None, :] + 1e-3).mean(dim=0) > rates)
+
+
 def lemma_5_1_holds_on_grid(c, scores: np.ndarray) -> bool:
     """Whether every p in Î has one shared θ with all indicator rows satisfied (eq. 14)."""
     n_grid = c.grid.size

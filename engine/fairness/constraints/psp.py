@@ -120,24 +120,11 @@ class PSPConstraint(BoundConstraint):
     def _bisect_theta(self, h: Tensor) -> Tensor:
         p = self._p
         hi_rate = torch.minimum(p + self.band, torch.ones_like(p))
-        span = 40.0 * self.spec.temperature
         groups = self._by_group(h)
-
-        def solve(hk: Tensor, rate: Tensor) -> Tensor:
-            # the θ where the decreasing rate mean σ((hk − θ)/τ) crosses `rate`
-            lo = torch.full_like(rate, float(hk.min()) - span)
-            hi = torch.full_like(rate, float(hk.max()) + span)
-            for _ in range(64):
-                mid = 0.5 * (lo + hi)
-                above = self.sigma.mean(hk, mid, self.method) > rate
-                lo = torch.where(above, mid, lo)
-                hi = torch.where(above, hi, mid)
-            return 0.5 * (lo + hi)
-
         with torch.no_grad():
-            left = torch.stack([solve(hk, hi_rate) for hk in groups]).max(dim=0).values
-            right = torch.stack([solve(hk, p) for hk in groups]).min(dim=0).values
-        return 0.5 * (left + right)
+            left = torch.stack([self.sigma.crossing(hk, hi_rate, self.method) for hk in groups])
+            right = torch.stack([self.sigma.crossing(hk, p, self.method) for hk in groups])
+        return 0.5 * (left.max(dim=0).values + right.min(dim=0).values)
 
     def surrogate(self, scores: Tensor, aux: Aux | None = None) -> Tensor:
         rates = self.rates(scores, aux)

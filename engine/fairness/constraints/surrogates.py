@@ -8,9 +8,11 @@ spec 003 §6.2.3 allows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -126,6 +128,41 @@ class Surrogate:
             _group_means(self.plus(diff), codes, n_groups),
             _group_means(self.minus(diff), codes, n_groups),
         )
+
+    def crossing(self, h: Tensor, rates: Tensor, method: MeanMethod = "bucketed") -> Tensor:
+        """For each rate r, the threshold t where the decreasing mean_i σ((h_i − t)/τ) crosses
+        r, by bisection (64 halvings of [min h − 40τ, max h + 40τ]).
+
+        For the ramp each halving reads the mean from the sorted scores' suffix sums, as
+        (R(t − τ/2) − R(t + τ/2))/(τn) with R(c) = Σ max{h_i − c, 0} = S_{>c} − c·N_{>c}: two
+        binary searches per rate, so no halving passes over the samples."""
+        scores = h.detach().to(torch.float64)
+        if self.name == "ramp":
+            mean = self._sorted_ramp_mean(scores.numpy())
+        else:
+            mean = lambda t: self.mean(scores, torch.from_numpy(t), method).numpy()  # noqa: E731
+        span = 40.0 * self.temperature
+        target = rates.detach().to(torch.float64).numpy()
+        lo = np.full_like(target, float(scores.min()) - span)
+        hi = np.full_like(target, float(scores.max()) + span)
+        for _ in range(64):
+            mid = 0.5 * (lo + hi)
+            above = mean(mid) > target
+            lo = np.where(above, mid, lo)
+            hi = np.where(above, hi, mid)
+        return torch.from_numpy(0.5 * (lo + hi))
+
+    def _sorted_ramp_mean(self, h: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        """t ↦ mean_i σ((h_i − t)/τ) for the ramp, from h sorted once (see `crossing`)."""
+        ordered = np.sort(h)
+        suffix = np.append(np.cumsum(ordered[::-1])[::-1], 0.0)
+        n, half = ordered.shape[0], 0.5 * self.temperature
+
+        def relu_sum(cuts: np.ndarray) -> np.ndarray:
+            first_above = np.searchsorted(ordered, cuts, side="right")
+            return suffix[first_above] - cuts * (n - first_above)
+
+        return lambda t: (relu_sum(t - half) - relu_sum(t + half)) / (self.temperature * n)
 
     def mean(self, h: Tensor, thresholds: Tensor, method: MeanMethod = "bucketed") -> Tensor:
         """mean_i σ((h_i − t)/τ) for every t in `thresholds`."""
