@@ -70,9 +70,11 @@ class Network(ABC):
     def backward(self, w: np.ndarray, tape: Any, g: np.ndarray) -> np.ndarray:
         """Σ_i g_i ∂h_i/∂w, a vector of `size` entries (the vector-Jacobian product)."""
 
-    def backward_many(self, w: np.ndarray, tape: Any, G: np.ndarray) -> np.ndarray:
-        """`backward` for each row of G (m, n) at once: (m, size), row k that of G[k]."""
-        return np.array([self.backward(w, tape, g) for g in G]).reshape(len(G), self.size)
+    def backward_many(self, w: np.ndarray, tape: Any, G: np.ndarray | sp.spmatrix) -> np.ndarray:
+        """`backward` for each row of G (m, n), dense or sparse, at once: (m, size), row k that
+        of G[k]."""
+        rows = G.toarray() if sp.issparse(G) else G
+        return np.array([self.backward(w, tape, g) for g in rows]).reshape(len(rows), self.size)
 
 
 class LinearNetwork(Network):
@@ -90,11 +92,13 @@ class LinearNetwork(Network):
         grad[1:] = transposed_product(tape, g)
         return grad
 
-    def backward_many(self, w: np.ndarray, tape: Inputs, G: np.ndarray) -> np.ndarray:
-        """One product Xᵀ·Gᵀ for all rows of G: a constraint Jacobian's m pullbacks read X once."""
-        grads = np.empty((len(G), self.size))
-        grads[:, 0] = G.sum(axis=1)
-        grads[:, 1:] = transposed_product(tape, G.T).T
+    def backward_many(self, w: np.ndarray, tape: Inputs, G: np.ndarray | sp.spmatrix) -> np.ndarray:
+        """One product Xᵀ·Gᵀ for all rows of G: a constraint Jacobian's m pullbacks read X once
+        (a sparse G, as pSP's rows give, costs its non-zeros)."""
+        grads = np.empty((G.shape[0], self.size))
+        grads[:, 0] = np.asarray(G.sum(axis=1)).ravel()
+        product = transposed_product(tape, G.T)
+        grads[:, 1:] = (product.toarray() if sp.issparse(product) else product).T
         return grads
 
 

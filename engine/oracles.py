@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
+from engine.fairness.constraints.batch_rows import rows_jacobian
 from engine.models import Params
 from engine.problem import Problem
 from engine.variables import UNBOUNDED, Box, Kind, Layout
@@ -176,18 +177,17 @@ class MinibatchOracles:
         return values, gradient
 
     def constraint_jacobian(self, x: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """c(x, ζ) and ∇c(x, ζ), shape (m, size of x): one pullback per row into score space,
-        then all m through the network at once (one pass over the inputs, not m)."""
+        """c(x, ζ) and ∇c(x, ζ), shape (m, size of x): the rows' Jacobian in score space
+        (`rows_jacobian`), then all m rows through the network at once (one pass over the
+        inputs, not m)."""
         h, tape = self._forward(x, rows)
-        values, pullback = self._rows(rows).linearise(h, self.aux(x))
+        at = rows_jacobian(self._rows(rows), h, self.aux(x))
         self.counts.constraint_values += 1
-        self.counts.constraint_gradients += len(values)
-        pulled = [pullback(e) for e in np.eye(len(values))]
-        jacobian = np.zeros((len(values), self.layout.size))
-        if pulled:
-            scores = np.stack([np.broadcast_to(d_h, h.shape) for d_h, _ in pulled])
-            jacobian[:, self._weights] = self.network.backward_many(x[self._weights], tape, scores)
-        for row, (_, d_aux) in enumerate(pulled):
-            for name, value in d_aux.items():
-                jacobian[row, self.layout[f"aux.{name}"]] = np.ravel(value)
-        return values, jacobian
+        self.counts.constraint_gradients += len(at.values)
+        jacobian = np.zeros((len(at.values), self.layout.size))
+        if len(at.values):
+            jacobian[:, self._weights] = self.network.backward_many(x[self._weights], tape,
+                                                                    at.scores)  # fmt: skip
+        for name, value in at.aux.items():
+            jacobian[:, self.layout[f"aux.{name}"]] = value
+        return at.values, jacobian

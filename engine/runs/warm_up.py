@@ -1,10 +1,14 @@
-"""Readying a fresh worker process before its first run: import what a run uses (the worker, the
-data sources, every solver) and solve a tiny problem once with each solver that accepts it, so
-that the first-call work on a run's path (lazy imports, compiled kernels, torch's first
-operations) is done before a run arrives."""
+"""Readying a worker process for runs, so that the first-call work on a run's path (lazy imports,
+compiled kernels, torch's first operations) is never charged to a run's clock: at the process's
+start, import what a run uses and solve a tiny problem once with each default solver; before a
+run of any other solver, do the same for that solver, once per process. Warming all the solvers
+at the start would hold a fresh process's first run back by seconds, for solvers most visitors
+never run."""
 
 from __future__ import annotations
 
+import functools
+import importlib
 import os
 import warnings
 
@@ -18,34 +22,45 @@ from engine.errors import UserError
 from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
-from engine.runs import worker  # noqa: F401  (a run's own imports: data sources, store, specs)
-from engine.solvers import Budget, solve, solver_card, solver_names
+from engine.solvers import Budget, solve, solver_card
+from engine.solvers.catalogue import DEFAULT_SOLVERS
 from engine.threads import use_threads
 
 WARM_UP_ROWS = 400
 WARM_UP_INTERVAL = (0.05, 0.3)
+_warmed: set[str] = set()  # the solvers this process has warmed up
 
 
 def warm_up(threads: int = 1) -> int:
     """Ready this process for runs, each solving on `threads` threads; returns its process id."""
     use_threads(threads)
-    data = _tiny_data()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a tiny problem may warn about its narrow rank band
-        for name in solver_names():
-            card = solver_card(name)
-            constraint = ConstraintSpec("pSP", 0.05, WARM_UP_INTERVAL) if card.constrained else None
-            card.load()  # every solver's imports
-            try:
-                problem = Problem(data, ModelSpec(cross_terms=True), constraint,
-                                  interval=WARM_UP_INTERVAL)  # fmt: skip
-                card.check_problem(problem)
-            except UserError:
-                continue  # this solver takes other problems: it warms up on its first run
-            solve(problem, name, budget=Budget(max_iterations=2))
+    importlib.import_module("engine.runs.worker")  # a run's own imports: data sources, store
+    for name in DEFAULT_SOLVERS:
+        warm_solver(name)
     return os.getpid()
 
 
+def warm_solver(name: str) -> None:
+    """Solve a tiny problem once with solver `name`, unless this process already has; a solver
+    that takes other problems (another model, task or family) is left to warm up on its run."""
+    if name in _warmed:
+        return
+    _warmed.add(name)
+    card = solver_card(name)
+    card.load()  # the solver's imports
+    constraint = ConstraintSpec("pSP", 0.05, WARM_UP_INTERVAL) if card.constrained else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a tiny problem may warn about its narrow rank band
+        try:
+            problem = Problem(_tiny_data(), ModelSpec(cross_terms=True), constraint,
+                              interval=WARM_UP_INTERVAL)  # fmt: skip
+            card.check_problem(problem)
+        except UserError:
+            return
+        solve(problem, name, budget=Budget(max_iterations=2))
+
+
+@functools.cache
 def _tiny_data():
     """Two groups of unequal label rates, WARM_UP_ROWS rows, prepared like any data set."""
     rng = np.random.default_rng(0)

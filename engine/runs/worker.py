@@ -17,6 +17,7 @@ from engine.problem import Problem
 from engine.runs.continuation import infeasible_start
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
+from engine.runs.warm_up import warm_solver
 from engine.solvers import IterationRecord, config_from_dict, solver_card
 from engine.solvers.honour import solve_run
 from engine.status import StopCode, StopReason
@@ -108,6 +109,7 @@ def execute_run(home: str, run_id: str) -> str:
     try:
         spec = RunSpec.from_dict(spec_dict)
         config = config_from_dict(solver_card(spec.solver).Config, spec.config)
+        warm_solver(spec.solver)  # off the run's clock, which starts in the solver
         start, started = warm_start(store, spec)
         solution = solve_run(build_problem(spec, start), spec.solver, spec.honour, config,
                              spec.budget, writer, spec.seed, CancelPoller(store, run_id))  # fmt: skip

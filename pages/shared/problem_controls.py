@@ -17,7 +17,7 @@ from engine.fairness.families import family_entry, family_names
 from engine.models import ACTIVATIONS, ModelSpec
 from engine.objectives import LogisticLoss, Objective, objective_type
 from engine.runs import RunSpec, sweep_specs
-from engine.solvers.catalogue import solver_card, solver_names
+from engine.solvers.catalogue import DEFAULT_SOLVERS, solver_card, solver_names
 from engine.solvers.honour_rules import (
     DEFAULT_HONOUR,
     HOLDING_WORDS,
@@ -42,7 +42,6 @@ REGRESSION_FAIRNESS = (
 # a regression's (interval, κ, family, pairs, options): no family applies to it, and the
 # default one only lets the solver list grey out the solvers that need a family
 REGRESSION_CONSTRAINT = ((0.0, 1.0), DEFAULT_KAPPA, DEFAULT_FAMILY, "all", ())
-DEFAULT_SOLVERS = ["idca", "unconstrained"]
 KEYS = (
     "interval",
     "kappa",
@@ -249,7 +248,7 @@ def _solver_controls(
 ):
     st.sidebar.header("Solvers")
     refusals = solver_refusals(family, model, objective, variant)
-    initial("solvers", DEFAULT_SOLVERS)
+    initial("solvers", list(DEFAULT_SOLVERS))
     st.session_state["solvers"] = [s for s in st.session_state["solvers"] if s in refusals]
     for name, refusal in refusals.items():
         key = f"solver:{name}"

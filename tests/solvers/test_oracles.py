@@ -112,6 +112,44 @@ def test_the_closed_form_group_loss_rows_equal_autograd_on_the_family(pairs):
     np.testing.assert_allclose(pull1(v)[0], pull2(v)[0], rtol=1e-10, atol=1e-14)
 
 
+@pytest.mark.parametrize("width", [1.0, 0.05])
+def test_the_closed_form_ramp_psp_rows_and_sparse_jacobian_equal_autograd(width):
+    """Values, pullbacks and the Jacobian, with tied scores and scores on the ramp's kinks."""
+    from scipy import sparse
+
+    from engine.fairness.constraints.batch_rows import AutogradRows, rows_jacobian
+    from engine.fairness.constraints.psp_rows import RampPSPRows
+
+    prepared = toy_prepared(n=400, groups=3)
+    spec = ConstraintSpec("pSP", 0.2, (0.1, 0.6), temperature=width)
+    problem = Problem(prepared, ModelSpec(), spec, interval=(0.1, 0.6))
+    rng = np.random.default_rng(8)
+    rows = rng.choice(len(prepared.train), 120, replace=False)
+    ids = prepared.train.groups[rows]
+    closed = problem.bound.batch_rows(ids)
+    generic = AutogradRows(problem.bound.with_ids(ids))
+    assert isinstance(closed, RampPSPRows) and closed.m == generic.m == problem.bound.m
+    theta = np.sort(rng.normal(scale=0.5, size=problem.bound.grid.size))
+    h = np.round(rng.normal(size=120), 1)  # ties
+    h[:6] = np.r_[theta[:3] - width / 2, theta[:3] + width / 2]  # on the kinks
+    aux = {"theta": theta}
+    v = rng.normal(size=closed.m)
+    c1, pull1 = closed.linearise(h, aux)
+    c2, pull2 = generic.linearise(h, aux)
+    np.testing.assert_allclose(c1, c2, rtol=1e-12, atol=1e-13)
+    (d_h1, d_aux1), (d_h2, d_aux2) = pull1(v), pull2(v)
+    np.testing.assert_allclose(d_h1, d_h2, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(d_aux1["theta"], d_aux2["theta"], rtol=1e-10, atol=1e-13)
+    sparse_form = rows_jacobian(closed, h, aux)
+    dense_form = rows_jacobian(generic, h, aux)
+    assert sparse.issparse(sparse_form.scores) and not sparse.issparse(dense_form.scores)
+    np.testing.assert_allclose(sparse_form.scores.toarray(), dense_form.scores, atol=1e-13)
+    np.testing.assert_allclose(sparse_form.aux["theta"], dense_form.aux["theta"], atol=1e-13)
+    # a row holds only its group's samples on its slope: a narrow ramp leaves few
+    if width < 0.1:
+        assert sparse_form.scores.nnz < 0.1 * closed.m * len(h)
+
+
 def test_a_batch_missing_a_group_is_refused_in_words():
     from engine.errors import UserError
 

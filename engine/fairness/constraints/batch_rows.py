@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import torch
+from scipy import sparse
 
 from engine.objectives import LogisticLoss
 
@@ -37,6 +38,32 @@ class BatchRows(Protocol):
         """c and its pullback v ↦ (Σ_r v_r ∂c_r/∂h, Σ_r v_r ∂c_r/∂aux per variable), which may
         be called several times (once per row for a Jacobian)."""
         ...
+
+
+@dataclass(frozen=True)
+class RowsJacobian:
+    """Rows c at a point and their Jacobian: in the scores (m, n), dense or sparse, and in each
+    auxiliary variable (m, its size)."""
+
+    values: np.ndarray
+    scores: np.ndarray | sparse.csr_matrix
+    aux: dict[str, np.ndarray]
+
+
+def rows_jacobian(rows: BatchRows, h: np.ndarray, aux: NumpyAux) -> RowsJacobian:
+    """The Jacobian of `rows` at (h, aux): their own `jacobian` where they have a closed form
+    (`psp_rows.RampPSPRows`), one pullback per row otherwise."""
+    closed_form = getattr(rows, "jacobian", None)
+    if closed_form is not None:
+        return closed_form(h, aux)
+    values, pullback = rows.linearise(h, aux)
+    pulled = [pullback(e) for e in np.eye(len(values))]
+    if not pulled:
+        return RowsJacobian(values, np.zeros((0, h.shape[0])), {})
+    scores = np.stack([np.broadcast_to(d_h, h.shape) for d_h, _ in pulled])
+    names = pulled[0][1].keys()
+    return RowsJacobian(values, scores,
+                        {name: np.stack([np.ravel(d[name]) for _, d in pulled]) for name in names})  # fmt: skip
 
 
 class AutogradRows:

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import torch
+from scipy import sparse
 from torch import Tensor
 
 from engine.variables import Box, Kind
@@ -29,7 +30,9 @@ from .base import (
     fmt_all,
     interval_of,
 )
+from .batch_rows import AutogradRows, BatchRows
 from .exact import exact_metric
+from .psp_rows import RampPSPRows
 from .surrogates import Surrogate
 
 __all__ = ["PSPConstraint", "TinyBandWarning", "VacuousConstraintWarning"]
@@ -125,6 +128,17 @@ class PSPConstraint(BoundConstraint):
             left = torch.stack([self.sigma.crossing(hk, hi_rate, self.method) for hk in groups])
             right = torch.stack([self.sigma.crossing(hk, p, self.method) for hk in groups])
         return 0.5 * (left.max(dim=0).values + right.min(dim=0).values)
+
+    def batch_rows(
+        self, ids: np.ndarray, y: np.ndarray | None = None, members: sparse.csr_matrix | None = None
+    ) -> BatchRows:
+        """The ramp's rows in closed form, with a sparse Jacobian (`RampPSPRows`); the sigmoid's
+        through autograd."""
+        bound = self.with_ids(ids, y, members)
+        if self.spec.surrogate != "ramp":
+            return AutogradRows(bound)
+        return RampPSPRows(bound.data.codes, len(bound.data.keys), bound.grid, bound.band,
+                           float(self.spec.temperature))  # fmt: skip
 
     def surrogate(self, scores: Tensor, aux: Aux | None = None) -> Tensor:
         rates = self.rates(scores, aux)

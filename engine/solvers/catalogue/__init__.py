@@ -48,6 +48,10 @@ CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
 )
 
 
+# what a new visitor's run uses: the core solver (paper 003) and the unconstrained reference
+DEFAULT_SOLVERS: tuple[str, ...] = ("idca", "unconstrained")
+
+
 def solver_card(name: str) -> SolverCard:
     if name not in CARDS:
         raise UserError(f"unknown solver '{name}'; the solvers are: {', '.join(solver_names())}")
