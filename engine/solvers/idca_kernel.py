@@ -26,6 +26,7 @@ from engine.kernels import bucket_means, bucket_of, csr_matvec
 from engine.solvers.switching import TIE_TOLERANCE, TINY_NORM_SQUARED
 
 CHUNKS = 4  # row ranges the passes of a step split into: enough for 4 threads, fixed for all
+NEAR_BUCKETS = 8  # buckets a score pass walks from a row's last before searching
 LOG_BLOCK = 64  # rows whose factors 1 + e_i ∈ (1, 2] the loss multiplies before one ln: ≤ 2⁶⁴
 
 
@@ -45,6 +46,8 @@ class RampPSPData:
     zeta: np.ndarray
     codes: np.ndarray
     group_sizes: np.ndarray
+    group_rows: np.ndarray  # the rows of group 0, then of group 1, ..., each in row order
+    group_starts: np.ndarray  # where each group's rows start in `group_rows`, and the end
     temperature: float
     grid: np.ndarray  # the rank levels p of Î
     band: float  # κ(β − α)
@@ -68,6 +71,8 @@ class RampPSPData:
             zeta=np.ascontiguousarray(zeta, dtype=np.float64),
             codes=codes.astype(np.int64),
             group_sizes=sizes.astype(np.float64),
+            group_rows=np.argsort(codes, kind="stable").astype(np.uint64),
+            group_starts=np.concatenate([[0], np.cumsum(sizes)]).astype(np.uint64),
             temperature=float(bound.spec.temperature),
             grid=np.asarray(bound.grid, dtype=np.float64),
             band=float(bound.band),
@@ -127,10 +132,8 @@ def ramp_psp_minus_linearization(
 
 @dataclass(frozen=True)
 class StepsWorkspace:
-    """What the compiled steps keep per row between calls: each row's score and bucket among
-    the ramp cuts, and the per-(chunk, group, bucket) sums of the block rows. A run of steps
-    only moves the rows that changed bucket; the linearisation at the start of each subproblem
-    sums them afresh from the rows, so rounding from rows moving in and out never builds up."""
+    """What the compiled steps keep per row between calls, each row's score and bucket among
+    the ramp cuts, and where the linearisation sums the block rows per (chunk, group, bucket)."""
 
     scores: np.ndarray
     bucket: np.ndarray
@@ -180,8 +183,8 @@ def ramp_psp_steps(
     out = _steps(
         problem.indptr, problem.indices, problem.data, problem.valued, problem.width, problem.block,
         *problem.expand,
-        *problem.expand_t, problem.zeta, problem.codes, problem.group_sizes,
-        problem.temperature, v, theta, center[0], center[1],
+        *problem.expand_t, problem.zeta, problem.codes, problem.group_sizes, problem.group_rows,
+        problem.group_starts, problem.temperature, v, theta, center[0], center[1],
         *linearization, best[1], best[2], best[0], objective, epsilon, mu, max_step, steps,
         workspace.scores, workspace.bucket, workspace.bucket_rows,
     )  # fmt: skip
@@ -238,7 +241,7 @@ def _bounds(n_cuts):
 @njit(cache=True, nogil=True)
 def _steps(
     indptr, indices, data, valued, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, zeta, codes,
-    group_sizes, tau, v, theta, center_w, center_theta, minus,
+    group_sizes, group_rows, group_starts, tau, v, theta, center_w, center_theta, minus,
     minus_dw, minus_dtheta, best_v, best_theta, best_objective, objective, epsilon, mu,
     max_step, steps, h, bucket, bucket_rows,
 ):  # fmt: skip
@@ -251,9 +254,8 @@ def _steps(
     block_grad = np.empty(size)
     chunk_grad = np.empty((CHUNKS, size))
     chunk_loss = np.empty(CHUNKS)
-    # bucket[i]: the number of cuts below h_i; bucket_rows: Σ of the block rows per (chunk,
-    # group, bucket), kept as samples change bucket (rarely: scores and cuts move little per
-    # step), so a constraint direction is a sum over buckets
+    # bucket[i]: the number of cuts below h_i, kept by the score passes (a row whose score
+    # stays between the same cuts is not searched again)
     cuts = np.empty(n_cuts)
     bounds = _bounds(n_cuts)
     slots = codes.astype(np.uint32) * np.uint32(n_cuts + 1)  # sample i's (group, 0) slot
@@ -320,9 +322,13 @@ def _steps(
             above = np.argmax(order == kink) + 1  # the buckets above the kink
             active = counts_2d[k, above:].sum()
             block_grad[:] = 0.0
-            for c in range(CHUNKS):  # Σ x̃_i over the group's samples above it
-                for b in range(above, n_cuts + 1):
-                    block_grad += bucket_rows[c, k, b]
+            # Σ x̃_i over the group's samples above it, from their rows: with many cuts a step
+            # moves thousands of samples between buckets, so per-bucket sums of the rows would
+            # cost more to keep than this pass over one group's rows
+            for r in range(group_starts[k], group_starts[k + 1]):
+                i = group_rows[r]
+                if bucket[i] >= above:
+                    _add_row(indptr, indices, data, valued, block_grad, i, block[i] * width, 1.0)
             csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
             slope = 1.0 / (tau * group_sizes[k])
             d_w *= slope
@@ -347,9 +353,9 @@ def _score_pass(
     indptr, indices, data, valued, width, block, codes, slots, u, starts, first, bounds,
     sorted_cuts, h, bucket, bucket_rows, chunk_sums, chunk_counts,
 ):  # fmt: skip
-    """h = X̃·v, each sample's bucket among the sorted cuts (its block row moved between the
-    chunk's per-bucket sums when the bucket changes) and the chunk's score sums and counts per
-    (group, bucket) slot; the chunks run in parallel."""
+    """h = X̃·v, each sample's bucket among the sorted cuts and the chunk's score sums and
+    counts per (group, bucket) slot; the chunks run in parallel. The `first` pass (the
+    linearisation's) also sums the block rows per (chunk, group, bucket) into `bucket_rows`."""
     one = np.uint64(1)
     chunk_sums[:] = 0.0
     chunk_counts[:] = 0.0
@@ -360,16 +366,32 @@ def _score_pass(
             h[i] = acc
             b = bucket[i]  # try the last bucket first
             if first or bounds[b] >= acc or acc > bounds[b + one]:
-                b = np.uint64(bucket_of(acc, sorted_cuts))
-                if first or b != bucket[i]:
+                b = np.uint64(
+                    bucket_of(acc, sorted_cuts) if first else _near_bucket(acc, b, bounds)
+                )
+                if first:
                     for q in range(indptr[i], indptr[i + 1]):
-                        column = offset + indices[q]
-                        if not first:
-                            bucket_rows[c, codes[i], bucket[i], column] -= data[q]
-                        bucket_rows[c, codes[i], b, column] += data[q]
-                    bucket[i] = b
+                        bucket_rows[c, codes[i], b, offset + indices[q]] += data[q]
+                bucket[i] = b
             chunk_sums[c, slots[i] + b] += acc
             chunk_counts[c, slots[i] + b] += 1.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _near_bucket(x, last, bounds):
+    """The bucket of x (bucket b is (bounds[b], bounds[b + 1]]) found by walking from `last`,
+    its bucket before the step: scores move by a few buckets at most, and a walk of a few
+    predictable comparisons beats a binary search's unpredictable ones; after `NEAR_BUCKETS`
+    the binary search takes over."""
+    b = np.int64(last)
+    for _ in range(NEAR_BUCKETS):
+        if x > bounds[b + 1]:
+            b += 1
+        elif bounds[b] >= x:
+            b -= 1
+        else:
+            return b
+    return bucket_of(x, bounds[1:-1])
 
 
 @njit(cache=True, nogil=True, parallel=True)

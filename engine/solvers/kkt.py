@@ -42,6 +42,8 @@ from engine.oracles import WEIGHTS, MinibatchOracles
 from engine.problem import Problem
 from engine.solvers.base import aux_tensors
 
+NNLS_SWEEPS = 10  # NNLS iterations allowed per multiplier
+
 
 @dataclass(frozen=True)
 class KKTTerms:
@@ -117,8 +119,7 @@ def kkt_of(
     elif len(rows) == 0:
         lam = np.zeros(0)  # (scipy's nnls must not be given a matrix without columns)
     else:
-        free = ~(lower | upper)
-        lam, _ = nnls(jacobian[:, free].T, -gradient[free])
+        lam = _least_squares_multipliers(jacobian[:, ~(lower | upper)], gradient[~(lower | upper)])
     residual = gradient + jacobian.T @ lam
     # least-norm element of ∇L + N_Θ: at a lower end the normal cone absorbs a positive part
     residual = np.where(lower, np.minimum(residual, 0.0), residual)
@@ -129,6 +130,18 @@ def kkt_of(
         feasibility=float(np.linalg.norm(np.maximum(rows, 0.0))),
         multipliers=lam,
     )
+
+
+def _least_squares_multipliers(jacobian: np.ndarray, gradient: np.ndarray) -> np.ndarray:
+    """argmin_{λ ≥ 0} ‖gradient + jacobianᵀλ‖ by NNLS, allowed `NNLS_SWEEPS` × m iterations (its
+    default 3m runs out on the rank-deficient Jacobians of a refined pSP grid). Should it still
+    run out, λ = 0: a feasible λ, so the residual ‖gradient‖ bounds the least-squares one from
+    above, and a diagnostic never ends a run."""
+    try:
+        lam, _ = nnls(jacobian.T, -gradient, maxiter=NNLS_SWEEPS * jacobian.shape[0])
+    except RuntimeError:
+        lam = np.zeros(jacobian.shape[0])
+    return lam
 
 
 class _Evaluator:

@@ -67,6 +67,23 @@ def test_the_parts_of_the_measure_by_hand():
     assert terms.state()["kkt"] == terms.total
 
 
+def test_when_nnls_runs_out_of_iterations_the_multipliers_are_zero_and_the_run_goes_on(
+    monkeypatch,
+):
+    asked = []
+
+    def out_of_iterations(matrix, target, maxiter):
+        asked.append(maxiter)
+        raise RuntimeError("Maximum number of iterations reached.")
+
+    monkeypatch.setattr("engine.solvers.kkt.nnls", out_of_iterations)
+    terms = qp(TARGET + 1.0)
+    np.testing.assert_array_equal(terms.multipliers, np.zeros(3))
+    # λ = 0 is feasible: its residual, ‖∇F‖, bounds the least-squares one from above
+    assert terms.stationarity == pytest.approx(np.linalg.norm(np.ones(3)))
+    assert asked == [30]  # ten sweeps per multiplier, against scipy's default of three
+
+
 def test_a_variable_at_the_end_of_its_box_counts_only_a_gradient_pointing_inwards():
     # min ½(x + 1)² over x ≥ 0 without rows: x = 0 is a KKT point through the normal cone
     no_rows = np.zeros((0, 1))
