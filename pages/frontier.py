@@ -16,7 +16,7 @@ from engine.frontier_figure import frontier_figure, kappa_interval_figure
 from engine.runs import Store, submit_sweep, sweep_specs
 from engine.runs.describe import run_label
 from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, spread_name
-from engine.runs.frontier_text import MARK_WORDS, frontier_table, honour_words, honoured_splits
+from engine.runs.frontier_text import MARK_WORDS, frontier_table
 from engine.runs.results import frontier_axes, interval_text, run_results
 from engine.solvers.records import FRONT
 from engine.status import ACTIVE
@@ -65,7 +65,8 @@ def main() -> None:
     st.title("Fairness frontier")
     st.caption(
         "Each point: the exact accuracy or AUC and fairness on held-out data of one κ, "
-        "averaged over seeds; the unconstrained model is the star."
+        "averaged over seeds; the unconstrained model is the star. Click a point for its "
+        "model's case."
     )
     store = Store()
     try:
@@ -151,8 +152,6 @@ def _view(
         result = frontier(results, metric=metric, split=split, score=score, spread=spread)
         if not result.points:
             return
-        for honoured in honoured_splits(result.ordinary):
-            st.caption(f"{honour_words(honoured)}. Click a point for its run's solves.")
         if result.fronts:
             solvers = [p.solver for front in result.fronts.values() for p in front]
             st.caption(f"Each line with markers is one run's front, its models in the run's "

@@ -125,6 +125,7 @@ def test_verdicts_and_constrained_values_in_a_browser(server, browser):
     assert len(plotted.pop("unconstrained reference")) == 1
     assert sum(len(x) for x in plotted.values()) == 4  # IDCA's, in its series or marked
     page.screenshot(path=str(ARTIFACTS / "frontier.png"), full_page=True)
+    on_a_laptop_the_frontier_starts_on_the_first_screen(page)
     choose_a_point(page, home)
 
     for name, path in (("runs", "/runs"), ("about", "/about")):
@@ -136,6 +137,31 @@ def test_verdicts_and_constrained_values_in_a_browser(server, browser):
     page.get_by_text("Verdicts").first.wait_for(timeout=30_000)
     assert page.locator(".js-plotly-plot").count() >= 4  # trajectories and the score views
     page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+
+
+# the frontier chart's plotting area, top and bottom, in page coordinates; and by how many
+# pixels the widest element of the main column overflows it
+LAPTOP_LAYOUT = """() => { const plot = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .find(p => ((p.layout.title || {}).text || '').includes('frontier'));
+    const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+    const scroller = main.closest('[data-testid="stMain"]') || document.scrollingElement;
+    const top = plot.getBoundingClientRect().top + scroller.scrollTop + plot._fullLayout.yaxis._offset;
+    const overflow = Math.max(...Array.from(main.querySelectorAll('*'))
+        .map(e => e.getBoundingClientRect().right)) - main.getBoundingClientRect().right;
+    return [top, top + plot._fullLayout.yaxis._length, overflow]; }"""
+
+
+def on_a_laptop_the_frontier_starts_on_the_first_screen(page) -> None:
+    """At 1280×720 the frontier's plotting area begins within the first screen and nothing in
+    the page's column reaches past its right edge."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.wait_for_timeout(1500)
+    top, bottom, overflow = page.evaluate(LAPTOP_LAYOUT)
+    page.screenshot(path=str(ARTIFACTS / "frontier-1280.png"))
+    assert top < 720 * 0.6, f"the plotting area starts at {top:.0f} px"
+    assert overflow <= 1, f"an element reaches {overflow:.0f} px past the column"
+    page.set_viewport_size({"width": 1400, "height": 3600})
+    page.wait_for_timeout(1000)
 
 
 # the page position of the frontier's first point of trace `name` and its run id

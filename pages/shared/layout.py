@@ -1,0 +1,17 @@
+"""The house page layout, set once for every page: less empty space above the title, so that a
+laptop's first screen (1280×720) holds a page's results, not only its heading."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# Streamlit's main column starts 6rem down and its title is 2.75rem high; the toolbar above the
+# column is 3.75rem, so 4rem clears it
+COMPACT_TOP = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 4rem; padding-bottom: 3rem; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2.1rem; padding-top: 0.25rem; }
+</style>"""
+
+
+def compact_page() -> None:
+    st.markdown(COMPACT_TOP, unsafe_allow_html=True)
