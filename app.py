@@ -8,11 +8,8 @@ from contextlib import asynccontextmanager
 
 import streamlit as st
 
-from pages.shared.layout import compact_page
-
 if __name__ == "__main__":  # a session's script run
     st.set_page_config(page_title="FairFront", page_icon=":material/balance:", layout="wide")
-    compact_page()
     navigation = st.navigation(
         [
             st.Page("pages/explore.py", title="Explore", icon=":material/tune:", default=True),

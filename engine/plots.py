@@ -38,8 +38,9 @@ TEMPLATE = "plotly_white"
 MAX_CURVE_POINTS = 1500  # per trace: finer than a screen shows
 MAX_TRAJECTORY_POINTS = 1000  # per trace: a run of hours logs tens of thousands of records
 GROUPS_FIGURE_HEIGHT = 300  # pixels
-TITLE_MARGIN = 90  # pixels above the plot: one title line and one subtitle line
-SUBTITLE_LINE = 20  # pixels more for each further subtitle line
+TITLE_MARGIN = 72  # pixels above the plot: one title line and one subtitle line
+SUBTITLE_LINE = 15  # pixels more for each further subtitle line
+TITLE_AT_TOP = {"y": 1.0, "yref": "container", "yanchor": "top", "pad": {"t": 10}}
 SUBTITLE_WIDTH = 80  # characters of a subtitle line that fit a figure of the page
 HISTOGRAM_BINS = 80
 CENTRAL_MASS = (0.005, 0.995)  # the pooled score quantiles a score axis always shows
@@ -101,7 +102,8 @@ def titled(fig: go.Figure, title: str, subtitle: str = "", **layout: Any) -> Non
     (lines split by "<br>"), and room above the plot for both."""
     fig.update_layout(
         template=TEMPLATE,
-        title={"text": title, "subtitle": {"text": subtitle}},
+        # the title at the top of the figure, not centred in the room above the plot
+        title={"text": title, "subtitle": {"text": subtitle}} | TITLE_AT_TOP,
         margin={"t": TITLE_MARGIN + SUBTITLE_LINE * subtitle.count("<br>")},
         **layout,
     )

@@ -2,6 +2,9 @@
 
 import streamlit as st
 
+from pages.shared.layout import compact_page
+
+compact_page()
 st.title("About FairFront")
 st.markdown(
     """

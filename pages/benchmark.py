@@ -32,6 +32,7 @@ from engine.errors import UserError
 from engine.runs import Store, parse_grid, submit_sweep
 from engine.status import ACTIVE, FINAL
 from pages.shared.data_controls import data_controls, prepared_data
+from pages.shared.layout import compact_page
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
 from pages.shared.views import trajectories
@@ -40,6 +41,7 @@ EXPORT_FORMATS = ("png", "svg")
 
 
 def main() -> None:
+    compact_page()
     st.title("Benchmark")
     st.caption("Many seeded runs of each solver under one time budget; every saved iterate is "
                "re-evaluated on the full train and test sets, off the solver's clock (paper 000).")  # fmt: skip

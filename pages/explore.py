@@ -19,6 +19,7 @@ from engine.task import Task
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.data_summary import data_summary
 from pages.shared.first_paint import charts_ready
+from pages.shared.layout import compact_page
 from pages.shared.problem_controls import problem_controls, run_specs
 from pages.shared.views import (
     constraint_sentence,
@@ -43,6 +44,7 @@ POLL_SECONDS = {"starting": 0.2, "running": 1.0, "idle": None}
 
 def main() -> None:
     charts = charts_ready()
+    compact_page()
     st.title("FairFront")
     st.caption(
         "Train classifiers under (partial) fairness constraints and see what fairness costs."

@@ -22,6 +22,7 @@ from engine.solvers.records import FRONT
 from engine.status import ACTIVE
 from engine.verdict import FEW_DISTINCT_SCORES
 from pages.shared.data_controls import data_controls, prepared_data
+from pages.shared.layout import compact_page
 from pages.shared.model_case_view import model_case_view
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
@@ -62,6 +63,7 @@ def parse_intervals(text: str) -> list[tuple[float, float]]:
 
 
 def main() -> None:
+    compact_page()
     st.title("Fairness frontier")
     st.caption(
         "Each point: the exact accuracy or AUC and fairness on held-out data of one κ, "
@@ -134,8 +136,9 @@ def _view(
         "Fairness axis (exact, held-out)",
         list(names),
         key="metric",
-        format_func=lambda m: f"1 − {names[m]}"
-        + (" (the constrained quantity)" if m == "constraint" else ""),
+        format_func=lambda m: (
+            f"1 − {names[m]}" + (" (the constrained quantity)" if m == "constraint" else "")
+        ),
     )
     split = split_column.radio("Evaluated on", ["test", "val"], horizontal=True, key="split")
     score, spread = _axes_controls(axes, score_column, spread_column)
@@ -275,8 +278,10 @@ def _note(point) -> str:
 def _selected(store: Store, event, prepared, problem) -> None:
     points = (event or {}).get("selection", {}).get("points", []) if event else []
     if not points:
-        st.caption("Click a point to see that model's case: its verdict, what fairness costs, "
-                   "its groups, and the button that chooses it.")
+        st.caption(
+            "Click a point to see that model's case: its verdict, what fairness costs, "
+            "its groups, and the button that chooses it."
+        )
         return
     run_ids = points[0].get("customdata") or []
     run_id = run_ids[0] if isinstance(run_ids, list) else run_ids

@@ -32,6 +32,7 @@ from engine.runs.results import (
 from engine.runs.runner import ensure_runner
 from engine.runs.store import RunRow
 from engine.status import ACTIVE, RETRYABLE, RunStatus
+from pages.shared.layout import compact_page
 from pages.shared.views import front_table_view, front_words, honour_search_view, run_label
 
 POLL_SECONDS = 2.0
@@ -78,6 +79,7 @@ COLUMNS = {
 
 
 def main() -> None:
+    compact_page()
     st.title("Runs")
     store = Store()
     for show, text in st.session_state.pop(NOTICES, []):

@@ -14,4 +14,4 @@ COMPACT_TOP = """<style>
 
 
 def compact_page() -> None:
-    st.markdown(COMPACT_TOP, unsafe_allow_html=True)
+    st.html(COMPACT_TOP)  # style tags alone: applied to the page without taking room in it
