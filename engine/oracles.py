@@ -186,8 +186,9 @@ class MinibatchOracles:
         self.counts.constraint_gradients += len(at.values)
         jacobian = np.zeros((len(at.values), self.layout.size))
         if len(at.values):
-            jacobian[:, self._weights] = self.network.backward_many(x[self._weights], tape,
-                                                                    at.scores)  # fmt: skip
+            jacobian[:, self._weights] = self.network.backward_many(
+                x[self._weights], tape, at.scores
+            )
         for name, value in at.aux.items():
             jacobian[:, self.layout[f"aux.{name}"]] = value
         return at.values, jacobian

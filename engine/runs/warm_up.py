@@ -52,8 +52,9 @@ def warm_solver(name: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a tiny problem may warn about its narrow rank band
         try:
-            problem = Problem(_tiny_data(), ModelSpec(cross_terms=True), constraint,
-                              interval=WARM_UP_INTERVAL)  # fmt: skip
+            problem = Problem(
+                _tiny_data(), ModelSpec(cross_terms=True), constraint, interval=WARM_UP_INTERVAL
+            )
             card.check_problem(problem)
         except UserError:
             return

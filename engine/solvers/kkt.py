@@ -119,7 +119,8 @@ def kkt_of(
     elif len(rows) == 0:
         lam = np.zeros(0)  # (scipy's nnls must not be given a matrix without columns)
     else:
-        lam = _least_squares_multipliers(jacobian[:, ~(lower | upper)], gradient[~(lower | upper)])
+        free = ~(lower | upper)
+        lam = _least_squares_multipliers(jacobian[:, free], gradient[free])
     residual = gradient + jacobian.T @ lam
     # least-norm element of ∇L + N_Θ: at a lower end the normal cone absorbs a positive part
     residual = np.where(lower, np.minimum(residual, 0.0), residual)

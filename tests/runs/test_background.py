@@ -101,13 +101,15 @@ def test_a_sweep_on_a_local_dask_cluster(store, csv_spec):
 def test_a_fresh_worker_warms_up_the_default_solvers_and_another_before_its_run():
     """What a run uses is imported at the start and the default solvers are warm; a solver few
     runs use is loaded only when a run of it is about to start, and warmed once."""
-    code = ("import os, sys; from engine.runs import warm_up as w; "
-            "assert w.warm_up() == os.getpid(); "
-            "print(all(m in sys.modules for m in "
-            "('engine.runs.worker', 'engine.data.sources', 'engine.solvers.idca', "
-            "'engine.solvers.unconstrained')), 'engine.solvers.plada' in sys.modules); "
-            "w.warm_solver('plada'); print('engine.solvers.plada' in sys.modules, "
-            "sorted(w._warmed))")  # fmt: skip
+    code = (
+        "import os, sys; from engine.runs import warm_up as w; "
+        "assert w.warm_up() == os.getpid(); "
+        "print(all(m in sys.modules for m in "
+        "('engine.runs.worker', 'engine.data.sources', 'engine.solvers.idca', "
+        "'engine.solvers.unconstrained')), 'engine.solvers.plada' in sys.modules); "
+        "w.warm_solver('plada'); print('engine.solvers.plada' in sys.modules, "
+        "sorted(w._warmed))"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True,
                             text=True, timeout=120)  # fmt: skip
     assert result.returncode == 0, result.stderr

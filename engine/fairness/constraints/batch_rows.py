@@ -62,8 +62,9 @@ def rows_jacobian(rows: BatchRows, h: np.ndarray, aux: NumpyAux) -> RowsJacobian
         return RowsJacobian(values, np.zeros((0, h.shape[0])), {})
     scores = np.stack([np.broadcast_to(d_h, h.shape) for d_h, _ in pulled])
     names = pulled[0][1].keys()
-    return RowsJacobian(values, scores,
-                        {name: np.stack([np.ravel(d[name]) for _, d in pulled]) for name in names})  # fmt: skip
+    return RowsJacobian(
+        values, scores, {name: np.stack([np.ravel(d[name]) for _, d in pulled]) for name in names}
+    )
 
 
 class AutogradRows:

@@ -137,8 +137,13 @@ class PSPConstraint(BoundConstraint):
         bound = self.with_ids(ids, y, members)
         if self.spec.surrogate != "ramp":
             return AutogradRows(bound)
-        return RampPSPRows(bound.data.codes, len(bound.data.keys), bound.grid, bound.band,
-                           float(self.spec.temperature))  # fmt: skip
+        return RampPSPRows(
+            bound.data.codes,
+            len(bound.data.keys),
+            bound.grid,
+            bound.band,
+            float(self.spec.temperature),
+        )
 
     def surrogate(self, scores: Tensor, aux: Aux | None = None) -> Tensor:
         rates = self.rates(scores, aux)

@@ -19,6 +19,7 @@ from scipy import sparse
 from engine.errors import UserError
 
 from .batch_rows import NumpyAux, Pullback, RowsJacobian
+from .surrogates import sorted_ramp_means
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,10 @@ class RampPSPRows:
         return 2 * self.n_groups * self.grid.size
 
     def values(self, h: np.ndarray, aux: NumpyAux) -> np.ndarray:
-        return self.jacobian(h, aux).values
+        theta = np.asarray(aux["theta"], dtype=np.float64)
+        cells = self._sorted_groups(h)
+        rates = [sorted_ramp_means(*cell[2:], theta, self.temperature)[0] for cell in cells]
+        return self._rows(np.stack(rates))
 
     def linearise(self, h: np.ndarray, aux: NumpyAux) -> tuple[np.ndarray, Pullback]:
         at = self.jacobian(h, aux)
@@ -49,28 +53,17 @@ class RampPSPRows:
     def jacobian(self, h: np.ndarray, aux: NumpyAux) -> RowsJacobian:
         """The rows and their Jacobian, sparse in the scores."""
         theta = np.asarray(aux["theta"], dtype=np.float64)
-        tau, n_grid = self.temperature, self.grid.size
+        n_grid = self.grid.size
         rates = np.empty((self.n_groups, n_grid))
         theta_slopes = np.empty((self.n_groups, n_grid))
         columns = np.empty((self.n_groups, n_grid), dtype=object)  # the samples on each slope
         slopes = np.empty(self.n_groups)  # 1/(τ n_k)
-        for k in range(self.n_groups):
-            members = np.flatnonzero(self.codes == k)
-            order = np.argsort(h[members], kind="stable")
-            ordered = h[members][order]
-            prefix = np.concatenate([[0.0], np.cumsum(ordered)])
-            first = np.searchsorted(ordered, theta - 0.5 * tau, side="right")
-            past = np.searchsorted(ordered, theta + 0.5 * tau, side="right")
-            on_slope = past - first
-            slopes[k] = 1.0 / (tau * members.size)
-            # Σ σ: 1 above the slope, (h − θ)/τ + ½ on it
-            ramp = (prefix[past] - prefix[first] - on_slope * theta) / tau + 0.5 * on_slope
-            rates[k] = (members.size - past + ramp) / members.size
-            theta_slopes[k] = -on_slope * slopes[k]
+        for k, (members, order, ordered, prefix) in enumerate(self._sorted_groups(h)):
+            rates[k], first, past = sorted_ramp_means(ordered, prefix, theta, self.temperature)
+            slopes[k] = 1.0 / (self.temperature * members.size)
+            theta_slopes[k] = -(past - first) * slopes[k]
             for p in range(n_grid):
                 columns[k, p] = members[order[first[p] : past[p]]]
-        lower, upper = self.grid - rates, rates - self.grid - self.band
-        values = np.stack([lower.T, upper.T], axis=-1).reshape(-1)  # rows (p, group, side)
         d_theta = np.zeros((self.m, n_grid))
         cells, signs = [], []
         for p in range(n_grid):
@@ -85,4 +78,20 @@ class RampPSPRows:
         data = np.repeat(np.array(signs), lengths)
         indices = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
         scores = sparse.csr_matrix((data, indices, indptr), shape=(self.m, h.shape[0]))
-        return RowsJacobian(values, scores, {"theta": d_theta})
+        return RowsJacobian(self._rows(rates), scores, {"theta": d_theta})
+
+    def _sorted_groups(self, h: np.ndarray) -> list[tuple[np.ndarray, ...]]:
+        """Per group: its samples, the order that sorts their scores, the sorted scores and
+        their prefix sums."""
+        cells = []
+        for k in range(self.n_groups):
+            members = np.flatnonzero(self.codes == k)
+            order = np.argsort(h[members], kind="stable")
+            ordered = h[members][order]
+            cells.append((members, order, ordered, np.concatenate([[0.0], np.cumsum(ordered)])))
+        return cells
+
+    def _rows(self, rates: np.ndarray) -> np.ndarray:
+        """The rows (p, group, side) from the (G, |Î|) rates."""
+        lower, upper = self.grid - rates, rates - self.grid - self.band
+        return np.stack([lower.T, upper.T], axis=-1).reshape(-1)

@@ -133,9 +133,8 @@ class Surrogate:
         """For each rate r, the threshold t where the decreasing mean_i σ((h_i − t)/τ) crosses
         r, by bisection (64 halvings of [min h − 40τ, max h + 40τ]).
 
-        For the ramp each halving reads the mean from the sorted scores' suffix sums, as
-        (R(t − τ/2) − R(t + τ/2))/(τn) with R(c) = Σ max{h_i − c, 0} = S_{>c} − c·N_{>c}: two
-        binary searches per rate, so no halving passes over the samples."""
+        For the ramp each halving reads the mean from the sorted scores' prefix sums
+        (`sorted_ramp_means`), so no halving passes over the samples."""
         scores = h.detach().to(torch.float64)
         if self.name == "ramp":
             mean = self._sorted_ramp_mean(scores.numpy())
@@ -155,14 +154,8 @@ class Surrogate:
     def _sorted_ramp_mean(self, h: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
         """t ↦ mean_i σ((h_i − t)/τ) for the ramp, from h sorted once (see `crossing`)."""
         ordered = np.sort(h)
-        suffix = np.append(np.cumsum(ordered[::-1])[::-1], 0.0)
-        n, half = ordered.shape[0], 0.5 * self.temperature
-
-        def relu_sum(cuts: np.ndarray) -> np.ndarray:
-            first_above = np.searchsorted(ordered, cuts, side="right")
-            return suffix[first_above] - cuts * (n - first_above)
-
-        return lambda t: (relu_sum(t - half) - relu_sum(t + half)) / (self.temperature * n)
+        prefix = np.concatenate([[0.0], np.cumsum(ordered)])
+        return lambda t: sorted_ramp_means(ordered, prefix, t, self.temperature)[0]
 
     def mean(self, h: Tensor, thresholds: Tensor, method: MeanMethod = "bucketed") -> Tensor:
         """mean_i σ((h_i − t)/τ) for every t in `thresholds`."""
@@ -170,6 +163,20 @@ class Surrogate:
             plus, minus = self.mean_parts(h, thresholds, method=method)
             return plus - minus
         return self(h[:, None] - thresholds[None, :]).mean(dim=0)
+
+
+def sorted_ramp_means(
+    ordered: np.ndarray, prefix: np.ndarray, thresholds: np.ndarray, tau: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """mean_i σ((h_i − t)/τ) of the ramp at each threshold t, from the scores sorted ascending
+    and their prefix sums (prefix[0] = 0), by two binary searches per t; and the positions
+    (first, past] of the sorted scores on each ramp's slope, t − τ/2 < h ≤ t + τ/2. Those
+    above it count 1, those on it (h − t)/τ + ½."""
+    first = np.searchsorted(ordered, thresholds - 0.5 * tau, side="right")
+    past = np.searchsorted(ordered, thresholds + 0.5 * tau, side="right")
+    on_slope = past - first
+    ramp = (prefix[past] - prefix[first] - on_slope * thresholds) / tau + 0.5 * on_slope
+    return (ordered.size - past + ramp) / ordered.size, first, past
 
 
 def _group_means(values: Tensor, codes: Tensor, n_groups: int) -> Tensor:
