@@ -1,8 +1,9 @@
 """Paper 003, Fig. 1 / Table 4 setting on Adult: our test accuracy and 1 − pSP beside the paper's.
 
 Train on adult.data (90 % train / 10 % validation, as the paper splits a9a), test on adult.test,
-groups by sex, linear model with group cross-terms, I = [5 %, 30 %), |Î| = 10, IDCA with its
-defaults (K chosen on validation among snapshots, paper 003 G.2.2). The paper's numbers are for
+groups by sex, linear model with group cross-terms, I = [5 %, 30 %), |Î| = 10, IDCA as spec
+003 §7's reference runs it (ε = 1e-3, T = 200, every K run; K chosen on validation among
+snapshots, paper 003 G.2.2), its surrogate solved once (κ not held on the exact value). The paper's numbers are for
 a9a, a one-hot, binned encoding of the same census records; ours standardises the numbers.
 
 Columns: "1−pSP" is Def. 4.2 exactly (per-group ranks on the test set), "1−SP" is full SP (the
@@ -33,6 +34,7 @@ from engine.solvers import solve  # noqa: E402
 from engine.solvers.catalogue.paper003 import IDCAConfig  # noqa: E402
 
 INTERVAL = (0.05, 0.30)
+REFERENCE_EPSILON = 1e-3
 # paper 003, Table 4, a9a [5, 30]%, |Î| = 10: κ -> (pSP fairness, accuracy) on the test set
 PAPER = {
     None: (0.5970, 0.8499),
@@ -57,7 +59,8 @@ def main() -> None:
           f"I = [5%, 30%), |Î| = 10, IDCA K ≤ {args.outer} (chosen on validation)")  # fmt: skip
     print(f"{'κ':>6}{'acc':>9}{'1−pSP':>9}{'1−SP':>9}{'train 1−pSP':>13}{'K':>6}{'s':>7}"
           f"{'paper acc':>11}{'paper fair':>12}")  # fmt: skip
-    paper = IDCAConfig(outer_iterations=args.outer, patience=0)  # the paper runs all K
+    # the paper runs all K; ε as spec 003 §7's reference runs (the paper tunes it per κ)
+    paper = IDCAConfig(outer_iterations=args.outer, patience=0, epsilon=REFERENCE_EPSILON)
     rows = [(None, "unconstrained", None)] + [(k, "idca", paper) for k in args.kappas]
     for kappa, solver, config in rows:
         constraint = None if kappa is None else ConstraintSpec("pSP", kappa, INTERVAL)

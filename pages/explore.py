@@ -11,7 +11,7 @@ import streamlit as st
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.report import store_report
-from engine.runs.runner import ensure_runner
+from engine.runs.runner import VISITOR_IDLE_EXIT_SECONDS, ensure_runner
 from engine.runs.store import Store
 from engine.runs.submit import submit
 from engine.status import RETRYABLE
@@ -36,7 +36,6 @@ from pages.shared.views import (
     trajectory_axis,
 )
 
-WARM_RUNNER_SECONDS = 900.0  # keep worker processes ready while someone explores
 # how often the live view refreshes: often until the first points arrive, then about as often as
 # a redrawn trajectory chart stays readable (each redraw costs the browser a few hundred ms)
 POLL_SECONDS = {"starting": 0.2, "running": 1.0, "idle": None}
@@ -65,7 +64,7 @@ def main() -> None:
         _problem_and_runs(store, data_spec, prepare, prepared, constraint_line, charts)
     finally:  # once the first view shows: the workers' warm-up would hold it back
         if charts:
-            ensure_runner(store.home, idle_exit=WARM_RUNNER_SECONDS)
+            ensure_runner(store.home, idle_exit=VISITOR_IDLE_EXIT_SECONDS)
 
 
 def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_line,
@@ -84,7 +83,7 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
                          key="run", disabled=bool(too_small),
                          help="fix the group sizes named on the page first" if too_small else None):  # fmt: skip
         try:
-            submit(missing or specs, store, force=not missing, idle_exit=WARM_RUNNER_SECONDS)
+            submit(missing or specs, store, force=not missing, idle_exit=VISITOR_IDLE_EXIT_SECONDS)
         except UserError as error:
             st.error(str(error))
     constraint_line.markdown(constraint_sentence(problem, prepared.subgroups))

@@ -18,6 +18,7 @@ from engine.runs.describe import run_label
 from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, spread_name
 from engine.runs.frontier_text import MARK_WORDS, frontier_table
 from engine.runs.results import frontier_axes, interval_text, run_results
+from engine.runs.runner import VISITOR_IDLE_EXIT_SECONDS, ensure_runner
 from engine.solvers.records import FRONT
 from engine.status import ACTIVE
 from engine.verdict import FEW_DISTINCT_SCORES
@@ -33,6 +34,7 @@ from pages.shared.views import (
 )
 
 WORKERS = 2  # the runner's worker processes, and so the chains of a continuation sweep
+POLL_SECONDS = 1.0  # how often a running sweep's page looks for ended runs
 
 
 def parse_numbers(text: str, name: str) -> list[float]:
@@ -105,9 +107,13 @@ def main() -> None:
                          disabled=too_small):  # fmt: skip
         grid = {"kappas": kappas, "intervals": intervals, "solvers": list(problem.solvers),
                 "seeds": seeds}  # fmt: skip
-        submit_sweep(f"{len(specs)} runs", specs, grid, store, workers=WORKERS)
+        submit_sweep(f"{len(specs)} runs", specs, grid, store, workers=WORKERS,
+                     idle_exit=VISITOR_IDLE_EXIT_SECONDS)  # fmt: skip
     axes = frontier_axes(spec.to_dict() for spec in specs)
-    _view(store, [s.run_id for s in specs], prepared, problem, base.constraint, axes)
+    try:
+        _view(store, [s.run_id for s in specs], prepared, problem, base.constraint, axes)
+    finally:  # once the page shows: workers warm while the sweep is set up, not after its click
+        ensure_runner(store.home, WORKERS, idle_exit=VISITOR_IDLE_EXIT_SECONDS)
 
 
 def _view(
@@ -142,41 +148,55 @@ def _view(
     )
     split = split_column.radio("Evaluated on", ["test", "val"], horizontal=True, key="split")
     score, spread = _axes_controls(axes, score_column, spread_column)
+    if active:
+        _poll(store, run_ids, _ended(known.values()))
+    done = [r for r in known.values() if r.has_model]
+    if known:
+        st.progress(len(done) / len(run_ids), text=f"{len(done)} of {len(run_ids)} runs finished")
+    done += [store.run(r) for r in fronts]
+    results = [x for r in done for x in run_results(r, store, constraint)]
+    result = frontier(results, metric=metric, split=split, score=score, spread=spread)
+    if not result.points:
+        return
+    if result.fronts:
+        solvers = [p.solver for front in result.fronts.values() for p in front]
+        st.caption(f"Each line with markers is one run's front, its models in the run's "
+                   f"order. {front_words(solvers)}")  # fmt: skip
+    if any(p.few_scores for p in result.points):
+        st.caption(f"A point labelled “n scores” has at most {FEW_DISTINCT_SCORES} distinct "
+                   "scores: a randomised classifier (fairlearn's) is scored by its "
+                   "probability of a positive decision, and its metrics are those of its "
+                   "majority vote. Its ties have no order, so pSP and other measures on "
+                   "ranks are coarse for it.")  # fmt: skip
+    event = st.plotly_chart(frontier_figure(result, quantity_name(problem.family)),
+                            on_select="rerun",
+                            selection_mode="points", key="frontier", width="stretch")  # fmt: skip
+    if result.ordinary:
+        _table(result, quantity_name(problem.family))
+        _kappa_by_interval(result, quantity_name(problem.family))
+    if result.fronts:
+        st.markdown("**Fronts**")
+        front_table_view(result, quantity_name(problem.family))
+    _selected(store, event, prepared, problem)
 
-    @st.fragment(run_every=1.0 if active else None)
-    def live() -> None:
-        rows = {r.id: r for r in store.runs() if r.id in set(run_ids)}
-        done = [r for r in rows.values() if r.has_model]
-        if rows:
-            st.progress(len(done) / len(run_ids),
-                        text=f"{len(done)} of {len(run_ids)} runs finished")  # fmt: skip
-        done += [store.run(r) for r in fronts]
-        results = [x for r in done for x in run_results(r, store, constraint)]
-        result = frontier(results, metric=metric, split=split, score=score, spread=spread)
-        if not result.points:
-            return
-        if result.fronts:
-            solvers = [p.solver for front in result.fronts.values() for p in front]
-            st.caption(f"Each line with markers is one run's front, its models in the run's "
-                       f"order. {front_words(solvers)}")  # fmt: skip
-        if any(p.few_scores for p in result.points):
-            st.caption(f"A point labelled “n scores” has at most {FEW_DISTINCT_SCORES} distinct "
-                       "scores: a randomised classifier (fairlearn's) is scored by its "
-                       "probability of a positive decision, and its metrics are those of its "
-                       "majority vote. Its ties have no order, so pSP and other measures on "
-                       "ranks are coarse for it.")  # fmt: skip
-        event = st.plotly_chart(frontier_figure(result, quantity_name(problem.family)),
-                                on_select="rerun",
-                                selection_mode="points", key="frontier", width="stretch")  # fmt: skip
-        if result.ordinary:
-            _table(result, quantity_name(problem.family))
-            _kappa_by_interval(result, quantity_name(problem.family))
-        if result.fronts:
-            st.markdown("**Fronts**")
-            front_table_view(result, quantity_name(problem.family))
-        _selected(store, event, prepared, problem)
 
-    live()
+def _ended(rows) -> frozenset[str]:
+    """The runs among `rows` that have ended: the page is drawn again when this set grows."""
+    return frozenset(r.id for r in rows if r.status not in ACTIVE)
+
+
+def _poll(store: Store, run_ids: list[str], drawn: frozenset[str]) -> None:
+    """While the sweep runs, look at the store every second and draw the page again once a run
+    has ended: the frontier, its tables and the chosen point's case are built once per ended
+    run, not once a second (the workers share the machine with the page)."""
+
+    @st.fragment(run_every=POLL_SECONDS)
+    def poll() -> None:
+        wanted = set(run_ids)
+        if _ended(r for r in store.runs() if r.id in wanted) != drawn:
+            st.rerun()
+
+    poll()
 
 
 def _front_choice(store: Store, sweep: set[str]) -> list[str]:

@@ -394,16 +394,16 @@ def test_trajectory_figure_refuses_an_unknown_axis():
 
 
 def test_trajectory_run_reads_the_constraint_and_epsilon_from_the_spec():
-    spec = {"solver": "idca", "config": {"epsilon": 0.005},
+    spec = {"solver": "idca", "config": {"epsilon": 0.002},
             "constraint": {"family": "EO", "kappa": 0.05}}  # fmt: skip
     run = trajectory_run("idca", spec, [])
     assert (run.quantity, run.kappa, run.epsilon, run.metric) == (
         "EO gap",
         0.05,
-        0.005,
+        0.002,
         "constraint",
     )
-    assert trajectory_run("idca", {**spec, "config": {}}, []).epsilon == 0.001  # the card default
+    assert trajectory_run("idca", {**spec, "config": {}}, []).epsilon == 0.005  # the card default
     free_spec = {"solver": "unconstrained", "config": {}, "constraint": None}
     free = trajectory_run("ref", free_spec, [])
     assert (free.quantity, free.kappa, free.epsilon, free.metric) == ("pSP", None, None, "psp")

@@ -32,6 +32,7 @@ from engine.status import StopCode, StopReason
 POLL_SECONDS = 0.05  # while runs are going
 IDLE_POLL_SECONDS = 0.2  # while waiting for work: still well under the 0.5 s start target
 IDLE_EXIT_SECONDS = 30.0
+VISITOR_IDLE_EXIT_SECONDS = 900.0  # a page that runs solvers keeps its workers ready this long
 LOCK_NAME = "runner.lock"
 SPAWNED_NAME = "runner.spawned"  # process ids of runners started by ensure_runner
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)

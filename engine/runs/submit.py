@@ -61,13 +61,13 @@ def submit_sweep(
     workers: int = 2,
     scheduler: str | None = None,
     force: bool = False,
+    idle_exit: float = IDLE_EXIT_SECONDS,
 ) -> str:
     """Queue a sweep (or run it on a Dask cluster when `scheduler` is an address), its runs in
     `queue_order`; its id. `grid` is stored with it as it is, so it must be JSON-able (a `Grid`
-    is)."""
-    ids = submit(
-        queue_order(specs), store, force=force, workers=workers, start_runner=scheduler is None
-    )
+    is). A runner this starts stops after `idle_exit` seconds without work."""
+    ids = submit(queue_order(specs), store, force=force, workers=workers,
+                 start_runner=scheduler is None, idle_exit=idle_exit)  # fmt: skip
     sweep_id = hashlib.sha256(json.dumps(sorted(ids)).encode()).hexdigest()[:12]
     store.add_sweep(sweep_id, name, grid, ids)
     if scheduler is not None:

@@ -16,7 +16,10 @@ exceed its band by ε, so the exact value by up to 2ε/(β − α)). So, after t
    κ (a secant on v(κ′)), between `LEAST_STEP` and `MOST_STEP` of κ′ at a time. A step that
    overshot (its exact value rose above the lowest before it: a κ′ the solver could not reach
    from there, whose model is worse) bounds κ′ from below: the next step goes at most halfway
-   to it, and starts from the model of the lowest exact value instead.
+   to it, and starts from the model of the lowest exact value instead. For a family whose
+   surrogate has no resolution, the first κ′ step also lowers the solver's tolerance to
+   `TOLERANCE_SHARE` of κ: each row holds κ′ only within ε, and an ε near κ would leave κ′
+   alone to make up for it.
 The first solve that meets κ on the training data is reported. When none does within
 `MAX_SOLVES`, or two κ′ steps in a row bring the value no lower, the solve with the lowest exact
 value is reported and the run says that no model of this kind met κ there.
@@ -43,6 +46,7 @@ from dataclasses import dataclass
 
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_entry, quantity_name
+from engine.fairness.refine import TOLERANCE_SHARE
 from engine.solvers.catalogue import solver_card
 from engine.solvers.solve_sequence import Solve, SolveSequence
 from engine.status import RunStatus, StopCode, StopReason
@@ -142,7 +146,10 @@ def next_solve(sequence: SolveSequence) -> tuple[ConstraintSpec, str, object | N
     floor = max((s.kappa_prime for s in overshot), default=0.0)
     if kappa_prime <= floor:
         kappa_prime = 0.5 * (floor + base.kappa_prime)
-    return dataclasses.replace(base.constraint, kappa=kappa_prime), "", base.config
+    config, words = base.config, ""
+    if refine is None:  # a row held to κ′ within ε: ε a small share of κ, as a refinement's
+        config, words = _tolerance(sequence, base.config, TOLERANCE_SHARE * sequence.kappa)
+    return dataclasses.replace(base.constraint, kappa=kappa_prime), words, config
 
 
 def _overshot(solves: list[Solve]) -> list[Solve]:

@@ -145,7 +145,9 @@ def test_the_record_says_what_the_run_is(runs):
     assert verdict.summary in said and str(verdict.label) in said
     assert interval_text(test["constraint_low"], test["constraint_high"]) in said
     current = re.search(r"<li class='current'><b>([^<]+)</b>", page)
-    assert current is not None and current.group(1) == html.escape(str(verdict.label))
+    # the state the held-out interval puts the model in is the one marked
+    marked = Label[verdict.reported.state.name]
+    assert current is not None and current.group(1) == html.escape(str(marked))
     # the cost against the reference: both accuracies and both values, with their intervals
     cost = words(section(page, "What fairness costs"))
     assert ids["reference"][:8] in cost
@@ -169,7 +171,8 @@ def test_the_record_says_what_the_run_is(runs):
 def test_a_model_that_misses_kappa_says_so_under_its_limits(runs):
     store, ids = runs
     verdict = run_verdict(store, store.run(ids["chosen"]))
-    assert verdict.label is Label.MISSES  # 30 iterations, κ held on no split: far above κ
+    # 30 iterations, κ held on no split: the exact value far above κ, surrogate feasible or not
+    assert verdict.label in (Label.MISSES, Label.SURROGATE_ONLY)
     limits = words(section(decision_record(store, decide(store, ids["chosen"], NOTE)), "Limits"))
     assert verdict.headline in limits
 

@@ -72,10 +72,10 @@ def test_the_constraint_names_the_familys_quantity_and_kappa():
 
 def test_solver_options_only_where_they_differ_from_the_card():
     assert described(spec())["solver options"] == "defaults"
-    assert described(spec(config={"epsilon": 0.001}))["solver options"] == "defaults"
-    changed = described(spec(config={"outer_iterations": 50, "epsilon": 0.005}))
+    assert described(spec(config={"epsilon": 0.005}))["solver options"] == "defaults"
+    changed = described(spec(config={"outer_iterations": 50, "epsilon": 0.001}))
     assert changed["solver options"] == (
-        "outer_iterations = 50 (default 200), epsilon = 0.005 (default 0.001)"
+        "outer_iterations = 50 (default 200), epsilon = 0.001 (default 0.005)"
     )
     assert changed["solver"].startswith("idca: IDCA")
 
@@ -143,7 +143,7 @@ def test_split_settings_says_shared_settings_once():
 def test_run_label_and_surrogate_epsilon():
     assert run_label(spec()) == "idca (κ = 0.05)"
     assert run_label(spec(constraint=None, solver="unconstrained")) == "unconstrained"
-    assert surrogate_epsilon(spec()) == 0.001  # the card's default
+    assert surrogate_epsilon(spec()) == 0.005  # the card's default
     assert surrogate_epsilon(spec(config={"epsilon": 0.004})) == 0.004
     assert surrogate_epsilon(spec(constraint=None, solver="unconstrained")) is None
 

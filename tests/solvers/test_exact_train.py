@@ -10,6 +10,7 @@ import pytest
 from adult_sample import adult_sample
 
 from engine.fairness.constraints import ConstraintSpec
+from engine.fairness.refine import TOLERANCE_SHARE
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.runs.honour_search import honour_search
@@ -112,9 +113,9 @@ def test_a_band_that_asks_for_it_lowers_the_solvers_tolerance(data):
     sequence = SolveSequence(problem, "idca", "train")
     hold_on_train(sequence, max_solves=2)
     refined = sequence.solves[1]
-    band = 0.02 * (INTERVAL[1] - INTERVAL[0])  # ε = 0.001 is 40 % of it
+    band = 0.02 * (INTERVAL[1] - INTERVAL[0])  # the default ε is twice it
     assert refined.config.epsilon < IDCAConfig().epsilon and refined.config.epsilon <= band / 8
-    assert "epsilon 0.001 →" in refined.refined
+    assert f"epsilon {IDCAConfig().epsilon:g} →" in refined.refined
 
 
 def test_a_family_without_a_resolution_holds_kappa_by_kappa_prime_alone(data):
@@ -124,7 +125,11 @@ def test_a_family_without_a_resolution_holds_kappa_by_kappa_prime_alone(data):
     holding = hold_on_train(sequence, max_solves=3)
     first, *later = sequence.solves
     assert not first.holds(kappa) and later
-    assert not any(s.refined for s in sequence.solves)
+    # no surrogate to refine: the first κ′ step lowers IDCA's ε to a share of κ, then κ′ alone
+    tolerance = TOLERANCE_SHARE * kappa
+    assert later[0].refined == f"epsilon {IDCAConfig().epsilon:g} → {tolerance:.2g}"
+    assert not any(s.refined for s in later[1:])
+    assert all(s.config.epsilon == tolerance for s in later)
     assert all(s.kappa_prime < kappa for s in later)
     assert holding.held and holding.chosen is sequence.solves[-1]
 
