@@ -261,7 +261,7 @@ def _changes(sequence: SolveSequence, chosen: Solve) -> str:
 
 
 def _tolerance_change(sequence: SolveSequence, chosen: Solve) -> str:
-    """", epsilon 0.001 → 0.00062" when the chosen solve held the rows to a lower tolerance
+    """", epsilon 0.005 → 0.00062" when the chosen solve held the rows to a lower tolerance
     than the run's options; "" otherwise."""
     name = solver_card(sequence.solver).tolerance_option
     if not name:
