@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -73,6 +73,15 @@ class Problem:
         if self.constraint is not None:
             check_family_task(self.constraint.family, self.data.task, label)
             _ = self.bound  # binds now: a bad κ, I or a too narrow band is reported at once
+
+    def under(self, constraint: ConstraintSpec | None, start: Params | None) -> Problem:
+        """This problem with another constraint and start: the same data and model, so the
+        splits' rows as the model scores them (their designs, their signed labels) are shared
+        with it, not built again for every solve of a sequence."""
+        other = replace(self, constraint=constraint, start=start)
+        other.__dict__["_rows"] = self._rows  # what `cached_property` would have built
+        other.__dict__["_signed"] = self._signed
+        return other
 
     # ---- data ---------------------------------------------------------------------------
     def rows(self, split: str) -> Rows:

@@ -149,7 +149,7 @@ def _view(
     split = split_column.radio("Evaluated on", ["test", "val"], horizontal=True, key="split")
     score, spread = _axes_controls(axes, score_column, spread_column)
     if active:
-        _poll(store, run_ids, _ended(known.values()))
+        _poll(store, run_ids, _ended({r.id: r.status for r in known.values()}))
     done = [r for r in known.values() if r.has_model]
     if known:
         st.progress(len(done) / len(run_ids), text=f"{len(done)} of {len(run_ids)} runs finished")
@@ -180,9 +180,10 @@ def _view(
     _selected(store, event, prepared, problem)
 
 
-def _ended(rows) -> frozenset[str]:
-    """The runs among `rows` that have ended: the page is drawn again when this set grows."""
-    return frozenset(r.id for r in rows if r.status not in ACTIVE)
+def _ended(statuses: dict[str, str]) -> frozenset[str]:
+    """The runs that have ended, of these runs and statuses: the page is drawn again when this
+    set grows."""
+    return frozenset(run_id for run_id, status in statuses.items() if status not in ACTIVE)
 
 
 def _poll(store: Store, run_ids: list[str], drawn: frozenset[str]) -> None:
@@ -192,8 +193,7 @@ def _poll(store: Store, run_ids: list[str], drawn: frozenset[str]) -> None:
 
     @st.fragment(run_every=POLL_SECONDS)
     def poll() -> None:
-        wanted = set(run_ids)
-        if _ended(r for r in store.runs() if r.id in wanted) != drawn:
+        if _ended(store.statuses(run_ids)) != drawn:
             st.rerun()
 
     poll()

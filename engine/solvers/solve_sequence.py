@@ -166,7 +166,7 @@ class SolveSequence:
         start = self.problem.start  # a continuation sweep's neighbour, or None: cold
         if after is not None and self.warm:
             start = after.solution.params
-        inner = dataclasses.replace(self.problem, constraint=constraint, start=start)
+        inner = self.problem.under(constraint, start)
         solution = solve(inner, self.solver, config, left, self._offset_log(constraint),
                          self.seed, self.should_stop)  # fmt: skip
         if own_cap and solution.stop.code is StopCode.ITERATION_BUDGET:

@@ -14,6 +14,7 @@ from engine.fairness.refine import TOLERANCE_SHARE
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.runs.honour_search import honour_search
+from engine.scoring import Rows
 from engine.solvers import solve
 from engine.solvers.catalogue.paper003 import IDCAConfig, SSGConfig
 from engine.solvers.exact_train import (
@@ -177,3 +178,20 @@ def test_holding_takes_at_most_as_many_iterations_again_as_the_solvers_own_solve
     again = SolveSequence(problem, "ssg", "train", config=SSGConfig(iterations=1000))
     hold_on_train(again)  # counted in iterations, the share gives the same models every time
     assert [s.train_value for s in again.solves] == [s.train_value for s in sequence.solves]
+
+
+def test_the_solves_of_a_sequence_share_the_rows_the_model_scores(data, monkeypatch):
+    """Each solve is the problem under another constraint; the splits' designs are built once
+    for the run, not once per solve, and each solve still holds its own constraint."""
+    built = []
+    real = Rows.__init__
+    monkeypatch.setattr(Rows, "__init__", lambda self, *a: built.append(a) or real(self, *a))
+    problem = _problem(data, 0.05)
+    sequence = SolveSequence(problem, "ssg", "train", config=SSGConfig(iterations=200))
+    hold_on_train(sequence, max_solves=3)
+    assert len(sequence.solves) > 1
+    assert len(built) == len({id(args[0]) for args in built}) <= 3  # one per split at most
+    tighter_spec = ConstraintSpec("pSP", 0.02, INTERVAL)
+    inner = problem.under(tighter_spec, None)
+    assert inner.constraint is tighter_spec and inner.bound.spec.kappa == 0.02
+    assert inner.design() is problem.design() and problem.bound.spec.kappa == 0.05
