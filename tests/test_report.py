@@ -17,6 +17,7 @@ from engine.plots import cdf_figure
 from engine.report import ReportRun, html_report, store_report
 from engine.runs import RunSpec, Store
 from engine.runs.results import run_verdict
+from engine.solvers.catalogue.paper003 import IDCAConfig
 from engine.status import StopCode, StopReason
 from engine.verdict import judge
 
@@ -92,7 +93,8 @@ def test_report_of_stored_runs(finished_runs):
         assert f"<div class='verdict {verdict.level}'>" in text
         assert f"<span class='badge'>{verdict.label}</span>" in text
     assert page.count('class="plotly-graph-div"') == 2  # the trajectories and the extra figure
-    for drawn in ("train pSP (exact)", "≤ ε = 0.001 feasible (surrogate)"):  # the trajectories
+    epsilon = f"≤ ε = {IDCAConfig().epsilon:g} feasible (surrogate)"  # IDCA's default ε
+    for drawn in ("train pSP (exact)", epsilon):  # the trajectories
         assert json.dumps(drawn)[1:-1] in page  # as plotly writes it: non-ASCII escaped
 
 
