@@ -107,8 +107,14 @@ def main() -> None:
                          disabled=too_small):  # fmt: skip
         grid = {"kappas": kappas, "intervals": intervals, "solvers": list(problem.solvers),
                 "seeds": seeds}  # fmt: skip
-        submit_sweep(f"{len(specs)} runs", specs, grid, store, workers=WORKERS,
-                     idle_exit=VISITOR_IDLE_EXIT_SECONDS)  # fmt: skip
+        submit_sweep(
+            f"{len(specs)} runs",
+            specs,
+            grid,
+            store,
+            workers=WORKERS,
+            idle_exit=VISITOR_IDLE_EXIT_SECONDS,
+        )
     axes = frontier_axes(spec.to_dict() for spec in specs)
     try:
         _view(store, [s.run_id for s in specs], prepared, problem, base.constraint, axes)
@@ -160,17 +166,25 @@ def _view(
         return
     if result.fronts:
         solvers = [p.solver for front in result.fronts.values() for p in front]
-        st.caption(f"Each line with markers is one run's front, its models in the run's "
-                   f"order. {front_words(solvers)}")  # fmt: skip
+        st.caption(
+            f"Each line with markers is one run's front, its models in the run's "
+            f"order. {front_words(solvers)}"
+        )
     if any(p.few_scores for p in result.points):
-        st.caption(f"A point labelled “n scores” has at most {FEW_DISTINCT_SCORES} distinct "
-                   "scores: a randomised classifier (fairlearn's) is scored by its "
-                   "probability of a positive decision, and its metrics are those of its "
-                   "majority vote. Its ties have no order, so pSP and other measures on "
-                   "ranks are coarse for it.")  # fmt: skip
-    event = st.plotly_chart(frontier_figure(result, quantity_name(problem.family)),
-                            on_select="rerun",
-                            selection_mode="points", key="frontier", width="stretch")  # fmt: skip
+        st.caption(
+            f"A point labelled “n scores” has at most {FEW_DISTINCT_SCORES} distinct "
+            "scores: a randomised classifier (fairlearn's) is scored by its "
+            "probability of a positive decision, and its metrics are those of its "
+            "majority vote. Its ties have no order, so pSP and other measures on "
+            "ranks are coarse for it."
+        )
+    event = st.plotly_chart(
+        frontier_figure(result, quantity_name(problem.family)),
+        on_select="rerun",
+        selection_mode="points",
+        key="frontier",
+        width="stretch",
+    )
     if result.ordinary:
         _table(result, quantity_name(problem.family))
         _kappa_by_interval(result, quantity_name(problem.family))

@@ -66,8 +66,14 @@ def submit_sweep(
     """Queue a sweep (or run it on a Dask cluster when `scheduler` is an address), its runs in
     `queue_order`; its id. `grid` is stored with it as it is, so it must be JSON-able (a `Grid`
     is). A runner this starts stops after `idle_exit` seconds without work."""
-    ids = submit(queue_order(specs), store, force=force, workers=workers,
-                 start_runner=scheduler is None, idle_exit=idle_exit)  # fmt: skip
+    ids = submit(
+        queue_order(specs),
+        store,
+        force=force,
+        workers=workers,
+        start_runner=scheduler is None,
+        idle_exit=idle_exit,
+    )
     sweep_id = hashlib.sha256(json.dumps(sorted(ids)).encode()).hexdigest()[:12]
     store.add_sweep(sweep_id, name, grid, ids)
     if scheduler is not None:

@@ -56,8 +56,11 @@ def test_a_stop_code_sets_the_status(store):
     assert [r.has_model for r in rows] == [True, True, False, False]
     assert [r.stop_code for r in rows] == [e.code for e in ends]
     store.enqueue("e", {"solver": "idca"})  # the statuses a page polls, of the runs it names
-    assert store.statuses(["a", "c", "e", "absent"]) == {"a": "budget", "c": "failed",
-                                                         "e": "queued"}  # fmt: skip
+    assert store.statuses(["a", "c", "e", "absent"]) == {
+        "a": "budget",
+        "c": "failed",
+        "e": "queued",
+    }
     assert store.statuses([]) == {}
 
 
