@@ -20,7 +20,9 @@ exceed its band by ε, so the exact value by up to 2ε/(β − α)). So, after t
    surrogate has no resolution, the first κ′ step also lowers the solver's tolerance to
    `TOLERANCE_SHARE` of κ: each row holds κ′ only within ε, and an ε near κ would leave κ′
    alone to make up for it.
-The first solve that meets κ on the training data is reported. When none does within
+A run that starts warm from a neighbour held to a tighter κ (a continuation sweep) takes step 1
+before its first solve, at the start model's scores (`first_solve`). The first solve that
+meets κ on the training data is reported. When none does within
 `MAX_SOLVES`, or two κ′ steps in a row bring the value no lower, the solve with the lowest exact
 value is reported and the run says that no model of this kind met κ there.
 
@@ -42,11 +44,12 @@ held-out verdict's to say (`engine.verdict`).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_entry, quantity_name
-from engine.fairness.refine import TOLERANCE_SHARE
+from engine.fairness.refine import TOLERANCE_SHARE, Refinement
 from engine.solvers.catalogue import solver_card
 from engine.solvers.solve_sequence import Solve, SolveSequence
 from engine.status import RunStatus, StopCode, StopReason
@@ -77,7 +80,7 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
     meets κ (see the module's text); the first solve is the solver's own, under the run's
     constraint."""
     kappa = sequence.kappa
-    sequence.run(sequence.problem.constraint)
+    sequence.run(*first_solve(sequence))
     end = ""
     while not sequence.last.holds(kappa):
         end = sequence.ended()
@@ -124,20 +127,33 @@ def tighter(kappa: float, misses: list[tuple[float, float]]) -> float:
     return k * min(max(step, LEAST_STEP), MOST_STEP)
 
 
+def first_solve(sequence: SolveSequence) -> tuple[ConstraintSpec, str, object | None]:
+    """The first solve's constraint, what it refines and the solver's options: the run's own;
+    or, for a run that starts warm from another model (a continuation sweep's neighbour, a
+    feasible tighter model) whose family's surrogate has a resolution, that surrogate refined
+    to the start model's scores. The start was itself held to its κ on the exact value, and the
+    run's coarse surrogate would first lead it away from there (a κ looser than the start's,
+    with the ramp at its width of 1, lets the exact value rise well above κ) for a solve that
+    the refinement then mostly undoes."""
+    problem = sequence.problem
+    run = (problem.constraint, "", None)
+    if problem.start is None or not sequence.warm:
+        return run
+    refined = _refined(sequence, problem.constraint, problem.init_params(), sequence.config)
+    return refined or run
+
+
 def next_solve(sequence: SolveSequence) -> tuple[ConstraintSpec, str, object | None]:
     """The constraint of the next solve, what it refines ("" for a κ′ step) and the solver's
     options (None: those of the solve before)."""
-    base, problem = base_solve(sequence), sequence.problem
+    base = base_solve(sequence)
     refine = family_entry(base.constraint.family).refine
     if refine is not None:
-        train = problem.data.train
-        h = problem.scores(base.solution.params, "train")
-        refinement = refine(base.constraint, sequence.kappa, h, train.groups, train.y)
         first = not any(s.refined for s in sequence.solves)
-        if refinement is not None and (first or _much_finer(refinement.levels,
-                                                            refinement.temperature)):  # fmt: skip
-            config, words = _tolerance(sequence, base.config, refinement.tolerance)
-            return refinement.spec, ", ".join(filter(None, (refinement.words, words))), config
+        refined = _refined(sequence, base.constraint, base.solution.params, base.config,
+                           lambda r: first or _much_finer(r.levels, r.temperature))  # fmt: skip
+        if refined is not None:
+            return refined
     current = _since_refined(sequence.solves)
     overshot = _overshot(current)
     missed = [s for s in current if all(s is not o for o in overshot)]
@@ -150,6 +166,29 @@ def next_solve(sequence: SolveSequence) -> tuple[ConstraintSpec, str, object | N
     if refine is None:  # a row held to κ′ within ε: ε a small share of κ, as a refinement's
         config, words = _tolerance(sequence, base.config, TOLERANCE_SHARE * sequence.kappa)
     return dataclasses.replace(base.constraint, kappa=kappa_prime), words, config
+
+
+def _refined(
+    sequence: SolveSequence,
+    constraint: ConstraintSpec,
+    params: object,
+    config: object | None,
+    take: Callable[[Refinement], bool] = lambda refinement: True,
+) -> tuple[ConstraintSpec, str, object | None] | None:
+    """`constraint`'s surrogate refined to the training scores of the model `params`, in
+    words, with the solver's options `config` at the tolerance the refinement asks; None when
+    the family has no refinement, the surrogate is as fine as these scores ask, or `take`
+    declines it."""
+    refine = family_entry(constraint.family).refine
+    if refine is None:
+        return None
+    train = sequence.problem.data.train
+    h = sequence.problem.scores(params, "train")
+    refinement = refine(constraint, sequence.kappa, h, train.groups, train.y)
+    if refinement is None or not take(refinement):
+        return None
+    config, words = _tolerance(sequence, config, refinement.tolerance)
+    return refinement.spec, ", ".join(filter(None, (refinement.words, words))), config
 
 
 def _overshot(solves: list[Solve]) -> list[Solve]:
@@ -212,7 +251,7 @@ def _holding(sequence: SolveSequence, end: str) -> Holding:
     count = f"{len(solves)} solve{'s' if len(solves) > 1 else ''}"
     how = _changes(sequence, chosen)
     if holding:
-        if len(solves) == 1:
+        if len(solves) == 1 and not chosen.refined:
             sentence = (f"κ held on the training data by the solver's own surrogate: exact "
                         f"{quantity} {chosen.train_value:.4f} ≤ κ = {kappa:g}")  # fmt: skip
         else:
@@ -267,6 +306,6 @@ def _tolerance_change(sequence: SolveSequence, chosen: Solve) -> str:
     if not name:
         return ""
     default = solver_card(sequence.solver).Config()
-    before = getattr(sequence.solves[0].config or default, name)
+    before = getattr(sequence.config or default, name)
     after = getattr(chosen.config or default, name)
     return f", {name} {before:g} → {after:.2g}" if after != before else ""

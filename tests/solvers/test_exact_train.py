@@ -21,6 +21,7 @@ from engine.solvers.exact_train import (
     LEAST_STEP,
     MOST_STEP,
     base_solve,
+    first_solve,
     hold_on_train,
     next_solve,
     tighter,
@@ -84,6 +85,24 @@ def test_each_later_solve_starts_from_the_model_before_it(loose):
     assert later and all(row.iterations < plain.iterations / 3 for row in later)
     steps = [r.iteration for r in held.trajectory if r.kind == "surrogate"]
     assert steps == sorted(steps)  # the solves' records run on, one after the other
+
+
+def test_a_warm_start_refines_the_surrogate_to_its_model_before_the_first_solve(data, loose):
+    """A continuation point starts from a neighbour held to a tighter κ; its first solve is
+    under the surrogate refined to that model's scores, not the coarse one that would lead it
+    away from there first."""
+    _, _, tighter_model = loose  # held to κ = 0.1 on train
+    cold = _problem(data, 0.2)
+    assert first_solve(SolveSequence(cold, "idca", "train")) == (cold.constraint, "", None)
+    warm = dataclasses.replace(cold, start=tighter_model.params)
+    sequence = SolveSequence(warm, "idca", "train")
+    holding = hold_on_train(sequence)
+    first = sequence.solves[0]
+    assert first.refined.startswith("ramp width τ 1 → ")  # Î of 10 is as dense as κ = 0.2 asks
+    assert first.constraint.temperature < cold.constraint.temperature
+    assert first.constraint.kappa == 0.2  # refined, not yet tightened
+    assert holding.held and "solver's own surrogate" not in holding.sentence
+    assert "the surrogate refined (ramp width τ 1 → " in holding.sentence
 
 
 def test_a_kappa_no_model_meets_on_train_ends_infeasible_with_the_closest_reported(data):
