@@ -22,8 +22,9 @@ from engine.errors import UserError
 from engine.task import Task
 
 # 2: leakage warnings, merged group spellings, CSV feature choice; 3: overlapping subgroups;
-# 4: the group map; 5: X of large data as CSR float32 (its data, indices, indptr and shape)
-FORMAT_VERSION = 5
+# 4: the group map; 5: X of large data as CSR float32 (its data, indices, indptr and shape);
+# 6: few-valued numeric groups named by value, whole-number identifiers left out, leaks by blanks
+FORMAT_VERSION = 6
 
 
 def load_cached(folder: Path, key: str) -> Prepared | None:

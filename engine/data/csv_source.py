@@ -12,6 +12,7 @@ import pandas as pd
 from engine.data.csv_text import MAX_BYTES, read_table
 from engine.data.dataset import Dataset
 from engine.data.feature_columns import MAX_CATEGORIES, feature_kind, unusable_reason
+from engine.data.label_column import guess_label
 from engine.errors import UserError
 from engine.task import Task
 
@@ -66,12 +67,27 @@ def load_csv(
     return from_frame(frame, label, protected, positive, features, name=shown)
 
 
-def survey_csv(source: str | Path | bytes) -> tuple[tuple[str, ...], dict[str, str]]:
-    """A CSV's column names, and the columns left out of the default features with the reason
-    (what the page offers as label, protected and feature columns)."""
+@dataclass(frozen=True)
+class Survey:
+    """What the page offers of a CSV: its columns, those left out of the default features (with
+    the reason), and the label guessed by name (None: the user chooses)."""
+
+    columns: tuple[str, ...]
+    left_out: dict[str, str]
+    label: str | None
+
+
+def survey(source: str | Path | bytes) -> Survey:
+    """A CSV's columns, the columns left out of the default features, and its label by name."""
     frame, shown = read_table(source)
     frame = _clean_names(frame, shown)
-    return tuple(frame.columns), unusable_columns(frame)
+    return Survey(tuple(frame.columns), unusable_columns(frame), guess_label(frame))
+
+
+def survey_csv(source: str | Path | bytes) -> tuple[tuple[str, ...], dict[str, str]]:
+    """A CSV's column names, and the columns left out of the default features with the reason."""
+    found = survey(source)
+    return found.columns, found.left_out
 
 
 def unusable_columns(frame: pd.DataFrame) -> dict[str, str]:

@@ -23,6 +23,9 @@ from engine.errors import UserError
 MODES = ("auto", "all", "binary", "top-k", "bins")
 AGE_COLUMNS = frozenset({"age", "agep"})
 AGE_BINS = (25.0, 45.0, 65.0)
+# a numeric attribute with at most this many distinct values is grouped by value under "auto":
+# its quartile bins could give no more groups, only names like "0–0" and "1+"
+FEW_VALUES = 4
 ONE_GROUP = "all"  # the name of the one group of data prepared without a protected attribute
 
 
@@ -34,7 +37,8 @@ class GroupingSpec:
     - `binary`: the most frequent value against all others (RAC1P: White / not White);
     - `top-k`: the k most frequent values, the rest pooled as "other";
     - `bins`: a numeric attribute cut at `bins` (age defaults to <25, 25–44, 45–64, 65+);
-    - `auto`: `bins` for numeric attributes, `all` otherwise.
+    - `auto`: `bins` for numeric attributes with more than `FEW_VALUES` distinct values, `all`
+      otherwise (a 0/1 column gives the groups "0" and "1", not bins around its quartiles).
     """
 
     attribute: str
@@ -109,7 +113,8 @@ def _labels_for(
     column = dataset.column(spec.attribute)
     values = dataset.frame[column]
     numeric = pd.api.types.is_numeric_dtype(values) and column in dataset.numeric
-    mode = spec.mode if spec.mode != "auto" else ("bins" if numeric else "all")
+    binned = numeric and values.nunique(dropna=True) > FEW_VALUES
+    mode = spec.mode if spec.mode != "auto" else ("bins" if binned else "all")
     if mode == "bins":
         labels, order, edges, names = _binned(values, column, spec.bins)
         return labels, order, [], AttributeMap(column, "bins", edges=edges, bin_names=names)

@@ -8,6 +8,14 @@ spelling scores 1); either direction counts, so a column is reported when max(AU
 any monotone transform, scores 1), categories by the correlation ratio η (the share of the
 label's spread the category means explain, as a correlation: 1 when the category fixes the
 label); a column is reported when that is ≥ `LEAK_CORRELATION`.
+
+Two kinds of numeric column give the label away without their value being in the label's order,
+so the numbers are read from the training rows themselves when they are at hand (the design
+holds a blank number as the training mean): a column blank for one class (an amount recovered,
+known only for loans that defaulted) is scored with its blanks below every number and above
+them, the better of the two; and a column of at most `FEW_VALUES` distinct values (a status
+code whose odd values mean yes) is scored like categories, by the best order of its values, its
+values rarer than `MIN_LEVEL_ROWS` pooled as the encoder pools rare categories.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 
 from engine.data.encoding import Design, Encoder
@@ -22,31 +31,44 @@ from engine.task import Task
 
 LEAK_AUC = 0.98  # real predictors of a noisy social outcome stay far below; a copied label is 1
 LEAK_CORRELATION = 0.98  # likewise
+FEW_VALUES = 20  # distinct values (a blank counting as one) of a number scored as categories
+MIN_LEVEL_ROWS = 5  # as the encoder's `min_category_count`: a value seen once "predicts" its row
+
+ORDERED, BLANKS, LEVELS = "ordered", "ordered with blanks", "levels"  # how a column is scored
 
 
-def column_aucs(X: Design, y: np.ndarray, encoder: Encoder) -> dict[str, float]:
+def column_aucs(
+    X: Design, y: np.ndarray, encoder: Encoder, frame: pd.DataFrame | None = None
+) -> dict[str, float]:
     """max(AUC, 1 − AUC) of each of the encoder's source columns alone as a score for `y`.
 
-    `X` holds rows encoded by `encoder` (its columns first, as `Encoder.transform` writes them).
+    `X` holds rows encoded by `encoder` (its columns first, as `Encoder.transform` writes them);
+    `frame`, when given, the same rows' raw numeric columns (their blanks, which `X` has lost).
     """
     positive = np.asarray(y) == 1
-    return {name: _auc(codes, positive, by_rate=categorical)
-            for name, codes, categorical in _column_codes(X, encoder)}  # fmt: skip
+    return {name: _column_auc(codes, positive, kind)
+            for name, codes, kind in _column_codes(X, encoder, frame)}  # fmt: skip
 
 
-def column_correlations(X: Design, y: np.ndarray, encoder: Encoder) -> dict[str, float]:
+def column_correlations(
+    X: Design, y: np.ndarray, encoder: Encoder, frame: pd.DataFrame | None = None
+) -> dict[str, float]:
     """For a real-valued `y`: |rank correlation| of each numeric source column with it, the
-    correlation ratio η of each categorical one (`X` as in `column_aucs`)."""
+    correlation ratio η of each categorical one (`X` and `frame` as in `column_aucs`)."""
     y = np.asarray(y, dtype=np.float64)
-    return {name: _eta(codes, y) if categorical else _rank_correlation(codes, y)
-            for name, codes, categorical in _column_codes(X, encoder)}  # fmt: skip
+    return {name: _column_correlation(codes, y, kind)
+            for name, codes, kind in _column_codes(X, encoder, frame)}  # fmt: skip
 
 
-def leakage_warnings(X: Design, y: np.ndarray, encoder: Encoder, task: Task) -> list[str]:
+def leakage_warnings(
+    X: Design, y: np.ndarray, encoder: Encoder, task: Task, frame: pd.DataFrame | None = None
+) -> list[str]:
+    """One sentence for every column whose score reaches the cut, in the encoder's order."""
     if task is Task.CLASSIFICATION:
-        scores, measure, cut = column_aucs(X, y, encoder), "AUC", LEAK_AUC
+        scores, measure, cut = column_aucs(X, y, encoder, frame), "AUC", LEAK_AUC
     else:
-        scores, measure, cut = column_correlations(X, y, encoder), "correlation", LEAK_CORRELATION
+        scores = column_correlations(X, y, encoder, frame)
+        measure, cut = "correlation", LEAK_CORRELATION
     return [
         f"column '{name}' alone predicts the label ({measure} {score:.2f}): it may leak the answer"
         for name, score in scores.items()
@@ -54,19 +76,62 @@ def leakage_warnings(X: Design, y: np.ndarray, encoder: Encoder, task: Task) -> 
     ]
 
 
-def _column_codes(X: Design, encoder: Encoder) -> Iterator[tuple[str, np.ndarray, bool]]:
-    """Each source column as integer codes, with whether it is categorical: a number's code is
-    the rank of its distinct value, a category's the position of its one-hot column. `X` may be
-    dense or CSR (`engine.data.encoding.Design`)."""
+def _column_auc(codes: np.ndarray, positive: np.ndarray, kind: str) -> float:
+    if kind == BLANKS:  # the blanks hold the top code; try them below every number too
+        below = np.where(codes == codes.max(), -1, codes) + 1
+        return max(_auc(codes, positive, by_rate=False), _auc(below, positive, by_rate=False))
+    return _auc(codes, positive, by_rate=kind == LEVELS)
+
+
+def _column_correlation(codes: np.ndarray, y: np.ndarray, kind: str) -> float:
+    if kind == LEVELS:
+        return _eta(codes, y)
+    if kind == BLANKS:
+        below = np.where(codes == codes.max(), -1, codes) + 1
+        return max(_rank_correlation(codes, y), _rank_correlation(below, y))
+    return _rank_correlation(codes, y)
+
+
+def _column_codes(
+    X: Design, encoder: Encoder, frame: pd.DataFrame | None
+) -> Iterator[tuple[str, np.ndarray, str]]:
+    """Each source column as integer codes, with how it is scored (ORDERED, BLANKS, LEVELS): a
+    number's code is the rank of its distinct value (blanks, when `frame` shows them, above all
+    of them), a category's the position of its one-hot column. `X` may be dense or CSR
+    (`engine.data.encoding.Design`)."""
     for j, column in enumerate(encoder.numeric):
-        _, codes = np.unique(_column(X, j), return_inverse=True)
-        yield column.name, codes, False
+        if frame is not None and column.name in frame.columns:
+            values = pd.to_numeric(frame[column.name], errors="coerce").to_numpy(dtype=float)
+        else:
+            values = _column(X, j)
+        yield (column.name, *_number_codes(values))
     start = len(encoder.numeric)
     for column in encoder.categorical:
         stop = start + len(column.categories)
         unseen = len(column.categories)  # rows of a value training never had (no RARE column)
-        yield column.name, _block_codes(X, start, stop, unseen), True
+        yield column.name, _block_codes(X, start, stop, unseen), LEVELS
         start = stop
+
+
+def _number_codes(values: np.ndarray) -> tuple[np.ndarray, str]:
+    """Ranks of the distinct values, blanks above them; a few values as pooled levels."""
+    present = ~np.isnan(values)
+    distinct, ranks = np.unique(values[present], return_inverse=True)
+    codes = np.full(len(values), len(distinct), dtype=np.int64)
+    codes[present] = ranks
+    blanks = not present.all()
+    if len(distinct) + blanks <= FEW_VALUES:
+        return _pool_rare(codes), LEVELS
+    return codes, BLANKS if blanks else ORDERED
+
+
+def _pool_rare(codes: np.ndarray) -> np.ndarray:
+    """Codes of fewer than MIN_LEVEL_ROWS rows share one code."""
+    counts = np.bincount(codes)
+    rare = counts < MIN_LEVEL_ROWS
+    if not rare[counts > 0].any():
+        return codes
+    return np.where(rare[codes], len(counts), codes)
 
 
 def _column(X: Design, j: int) -> np.ndarray:

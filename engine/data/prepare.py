@@ -73,7 +73,9 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
     encode = encoder.transform_sparse if sparse_design else encoder.transform
     # split by split, so that the whole design is never held besides its parts
     designs = [encode(dataset.frame.iloc[rows]) for rows in split_rows]
-    leaks = leakage_warnings(designs[0], y[split_rows[0]], encoder, dataset.task)
+    # the training rows' own numbers: the design holds a blank as the mean, and a blank can leak
+    numbers = dataset.frame.iloc[split_rows[0], dataset.frame.columns.get_indexer(list(numeric))]
+    leaks = leakage_warnings(designs[0], y[split_rows[0]], encoder, dataset.task, numbers)
     if options.cross_terms:
         designs = [add_group_cross_terms(X, groups.ids[rows], len(groups.names))
                    for X, rows in zip(designs, split_rows, strict=True)]  # fmt: skip

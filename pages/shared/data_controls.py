@@ -9,7 +9,7 @@ from engine.data.acs_tasks import ALL_TASKS
 from engine.data.adult import PROTECTED as ADULT_PROTECTED
 from engine.data.adult import AdultSpec
 from engine.data.classic import CLASSIC, ClassicSpec
-from engine.data.csv_source import CSVSpec, survey_csv
+from engine.data.csv_source import CSVSpec, Survey, survey
 from engine.data.grouping import MODES, GroupingSpec
 from engine.data.paths import acs_root
 from engine.data.prepare import PrepareOptions
@@ -85,8 +85,9 @@ def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
     if upload is None:
         raise UserError("upload a CSV file to continue")
     path = str(save_upload(upload.getvalue(), upload.name))
-    columns, unusable = _survey(path)
-    label = st.sidebar.selectbox("Label column", columns, index=len(columns) - 1, key="label")
+    found = _survey(path)
+    columns, unusable = found.columns, found.left_out
+    label = _label(path, found)
     positive = st.sidebar.text_input("Positive label value (empty: 1 / yes / true)", key="positive")
     protected = st.sidebar.multiselect("Protected column(s)", [c for c in columns if c != label],
                                        key="protected")  # fmt: skip
@@ -96,6 +97,23 @@ def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
     spec = CSVSpec(path=path, label=label, protected=tuple(protected),
                    positive=positive or None, features=features)  # fmt: skip
     return spec, tuple(protected)
+
+
+def _label(path: str, found: Survey) -> str:
+    """The label column: the one named like a label preselected, else none until the user
+    picks one (a file's last column is no more likely a label than any other)."""
+    columns = found.columns
+    index = None if found.label is None else columns.index(found.label)
+    label = st.sidebar.selectbox(
+        "Label column", columns, index=index, key=f"label_{path}",
+        placeholder="Choose the label column",
+        help="Preselected when a column is named like a label (label, target, y, class, "
+        "outcome, default, income, …).",
+    )  # fmt: skip
+    if label is None:
+        raise UserError("choose the label column: no column of this file is named like a label "
+                        "(label, target, y, class, outcome, …)")  # fmt: skip
+    return label
 
 
 def _classic_label(kind: str) -> str:
@@ -141,10 +159,10 @@ def _features(path: str, columns: tuple[str, ...], unusable: dict[str, str], lab
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _survey(path: str) -> tuple[tuple[str, ...], dict[str, str]]:
-    """Column names and the columns left out of the default features (the file never changes:
-    its folder is named by its content)."""
-    return survey_csv(path)
+def _survey(path: str) -> Survey:
+    """Column names, the columns left out of the default features and the label by name (the
+    file never changes: its folder is named by its content)."""
+    return survey(path)
 
 
 def _grouping(candidates: tuple[str, ...], kind: str) -> PrepareOptions:

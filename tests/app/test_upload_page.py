@@ -60,3 +60,37 @@ def test_a_binary_file_is_explained_in_one_sentence():
     assert [e.value for e in app.error] == [
         "picture.csv is not a text CSV (it holds NUL bytes); save it as a UTF-8 CSV"
     ]
+
+
+def label_box(app: AppTest):
+    (box,) = [s for s in app.sidebar.selectbox if s.label == "Label column"]
+    return box
+
+
+def test_the_label_is_preselected_by_its_name_not_its_place():
+    rng = np.random.default_rng(1)
+    content = pd.DataFrame({"income": rng.normal(50, 10, 200).round(1),
+                            "Target": rng.integers(0, 2, 200),
+                            "sex": rng.choice(["F", "M"], 200)}).to_csv(index=False).encode()  # fmt: skip
+    app = upload(content)
+    assert label_box(app).value == "Target"
+    app.multiselect(key="protected").set_value(["sex"]).run()
+    assert not app.error, [e.value for e in app.error]
+    assert app.session_state["spec"].label == "Target"
+
+
+def test_without_a_label_name_the_page_asks_for_the_label():
+    rng = np.random.default_rng(2)
+    content = pd.DataFrame({"granted": rng.integers(0, 2, 200),
+                            "income": rng.normal(50, 10, 200).round(1),
+                            "sex": rng.choice(["F", "M"], 200)}).to_csv(index=False).encode()  # fmt: skip
+    app = upload(content)
+    assert label_box(app).value is None
+    assert [e.value for e in app.error] == [
+        "choose the label column: no column of this file is named like a label (label, target, "
+        "y, class, outcome, …)"
+    ]
+    label_box(app).set_value("granted").run()
+    app.multiselect(key="protected").set_value(["sex"]).run()
+    assert not app.error, [e.value for e in app.error]
+    assert app.session_state["spec"].label == "granted"
