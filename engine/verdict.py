@@ -31,7 +31,10 @@ One judgement per run, by this rule (the label):
 So "meets κ" says both that the model holds κ on the data it was fitted to and that held-out
 data shows, at 95 %, that it holds on new data. Beside the label, flags: "not converged" (a
 budget ended it), "diverged", and "near the majority class" (accuracy above the majority rate
-but its interval reaches it: the split cannot tell the model from always predicting it).
+but its interval reaches it: the split cannot tell the model from always predicting it), and
+"likely leak" (a held-out AUC or accuracy of at least `LEAK_SCORE`: real outcomes are almost
+never predicted that well, so a feature probably holds the answer; an accuracy that high counts
+only when always predicting the majority class would score below it).
 Every split gets its own check, and every finding is a sentence. A classifier whose scores take
 few distinct values on the reported split gets a finding that says so (`few_scores`).
 """
@@ -53,6 +56,10 @@ REPORTED_SPLITS = ("test", "val", "train")  # the first present is the one a hea
 # few: a mixture of k classifiers at most 2^k values (k is a handful), two randomised thresholds
 # per group at most four values per group.
 FEW_DISTINCT_SCORES = 20
+# held-out AUC or accuracy from which a model is flagged as a likely leak: a copy of the label
+# among the features, or a value known only after the outcome, predicts it (almost) perfectly
+LEAK_SCORE = 0.995
+HELD_OUT = ("test", "val")
 LOW, HIGH, RESOLVES, ROWS = "_low", "_high", "_resolves", "_rows"  # a metric's interval names
 
 
@@ -70,6 +77,7 @@ class Label(StrEnum):
     SURROGATE_ONLY = "surrogate only"
     DEGENERATE = "degenerate"
     NEAR_MAJORITY = "near the majority class"
+    LIKELY_LEAK = "likely leak"
     NOT_CONVERGED = "not converged"
     UNCONSTRAINED = "no constraint"
     DIVERGED = "diverged"
@@ -173,7 +181,7 @@ class SplitCheck:
 @dataclass(frozen=True)
 class Verdict:
     """`label` and `level` for a badge, `flags` for secondary badges (not converged, diverged,
-    near the majority class), `findings` as sentences (the label's first), and one
+    near the majority class, likely leak), `findings` as sentences (the label's first), and one
     `SplitCheck` per split with metrics. `quantity` names the constrained value ("EO gap")."""
 
     label: Label
@@ -272,6 +280,9 @@ def judge(
                             f"Degenerate on {_split_words(reported.split)}: "
                             f"{reported.degenerate}."))  # fmt: skip
     flags = _flags(status, reason, reported, values, thresholded)
+    leak = leak_finding(metrics, thresholded)
+    if leak:
+        flags.append((Label.LIKELY_LEAK, Level.WARNING, leak))
     label, level, _ = findings[0]
     worst = max((flag[1] for flag in flags), key=_SEVERITY.index, default=level)
     if _SEVERITY.index(worst) > _SEVERITY.index(level):
@@ -428,6 +439,32 @@ def _flags(
         flags.append((Label.NEAR_MAJORITY, Level.WARNING,
                       f"On {_split_words(reported.split)}, {near}."))  # fmt: skip
     return flags
+
+
+def leak_finding(
+    metrics: dict[str, dict[str, float | None]], thresholded: bool = True
+) -> str | None:
+    """Why a model is likely to have been given the answer, or None: the first held-out split
+    (test, then validation) whose AUC, or accuracy, is at least LEAK_SCORE. The accuracy counts
+    only for a model judged at its threshold and where always predicting the majority class
+    scores below LEAK_SCORE (else a rare outcome alone explains it)."""
+    for split in HELD_OUT:
+        values = metrics.get(split) or {}
+        auc, accuracy = _number(values.get("auc")), _number(values.get("accuracy"))
+        majority = _number(values.get("majority"))
+        high = []
+        if thresholded and accuracy is not None and accuracy >= LEAK_SCORE and (
+                majority is None or majority < LEAK_SCORE):  # fmt: skip
+            high.append(f"accuracy {accuracy:.3f}")
+        if auc is not None and auc >= LEAK_SCORE:
+            high.append(f"AUC {auc:.3f}")
+        if high:
+            return (f"Likely leak: on {_split_words(split)} {' and '.join(high)} (≥ "
+                    f"{LEAK_SCORE:g}). Real outcomes are almost never predicted this well: a "
+                    "feature probably holds the answer (a copy of the label, or a value known "
+                    "only after the outcome); look for it among the data's leak warnings, "
+                    "leave it out of the features and run again.")  # fmt: skip
+    return None
 
 
 def majority_finding(

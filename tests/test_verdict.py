@@ -262,3 +262,35 @@ def test_an_accuracy_the_split_cannot_tell_from_the_majority_rate_is_flagged():
         verdict.findings[-1])
     clear = values | {"accuracy_low": 0.766}
     assert judge("converged", metrics(split(0.02), test=clear), "pSP", 0.05).flags == ()
+
+
+def test_a_model_perfect_on_held_out_data_is_flagged_as_a_likely_leak():
+    perfect = split(0.02, accuracy=1.0, auc=1.0)
+    verdict = judge("converged", metrics(split(0.02), split(0.02), perfect), "pSP", None)
+    assert verdict.label is Label.UNCONSTRAINED and verdict.flags == (Label.LIKELY_LEAK,)
+    assert verdict.level is Level.WARNING and verdict.summary == "no constraint · likely leak"
+    assert verdict.findings[-1].startswith(
+        "Likely leak: on the test set accuracy 1.000 and AUC 1.000 (≥ 0.995)."
+    )
+    assert verdict.to_dict()["flags"] == ["likely leak"]
+
+
+@pytest.mark.parametrize(
+    ("test_values", "val_values", "flagged"),
+    [
+        (split(accuracy=0.996, auc=0.97), split(), True),  # accuracy alone
+        (split(accuracy=0.97, auc=0.995), split(), True),  # AUC alone
+        (split(), split(auc=0.999), True),  # the validation set shows it
+        (split(accuracy=0.9975, majority=0.996, auc=0.9), split(), False),  # a rare outcome
+        (split(accuracy=0.994, auc=0.994), split(), False),
+    ],
+)  # fmt: skip
+def test_a_likely_leak_is_a_held_out_score_of_at_least_0_995(test_values, val_values, flagged):
+    verdict = judge("converged", metrics(split(), val_values, test_values), "pSP", 0.05)
+    assert (Label.LIKELY_LEAK in verdict.flags) is flagged
+    assert verdict.label is Label.MEETS
+
+
+def test_a_perfect_training_fit_alone_is_no_leak():
+    verdict = judge("converged", metrics(split(accuracy=1.0, auc=1.0)), "pSP", 0.05)
+    assert verdict.flags == ()

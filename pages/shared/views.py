@@ -28,7 +28,7 @@ from pages.shared.problem_controls import REGRESSION_FAIRNESS, interval_words
 from pages.shared.problem_controls import Problem as ViewProblem
 
 LABEL_COLOUR = {Label.MEETS: "green", Label.MISSES: "orange", Label.SURROGATE_ONLY: "orange",
-                Label.CANNOT_TELL: "violet", Label.NEAR_MAJORITY: "orange",
+                Label.CANNOT_TELL: "violet", Label.NEAR_MAJORITY: "orange", Label.LIKELY_LEAK: "red",
                 Label.NOT_CONVERGED: "orange", Label.DEGENERATE: "red", Label.DIVERGED: "red",
                 Label.FAILED: "red", Label.INTERRUPTED: "red", Label.RUNNING: "blue"}  # fmt: skip
 
