@@ -131,6 +131,9 @@ class Family:
     # why κ bounds a surrogate's scale rather than the exact quantity's (so no exact value can
     # be held to it); empty when κ is on the exact quantity's scale
     kappa_scale: str = ""
+    # the solvers its paper proposes for it, which the pages show first (the unconstrained
+    # reference beside them); the others stay one click away
+    proposed: tuple[str, ...] = ()
 
     def load(self) -> type[BoundConstraint]:
         return load_object(self.implementation)
@@ -159,42 +162,49 @@ FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
         # rows affine in group means of σ((h − θ_p)/τ), θ_p a variable (paper 003, eq. 15)
         Family("pSP", "paper 003, model (15)", _C + "psp:PSPConstraint", _check_psp, "pSP",
                _offers(_DC, _BATCH, Capability.PENALTY_TERM), uses_interval=True,
-               refine=refine_psp),
+               refine=refine_psp, proposed=("idca", "ssg")),
         # not MINIBATCH_ROWS: the clipped rate min{s_k, β} − min{s_k, α} of a batch's rate s_k
         # is biased where s_k may cross α or β (paper 003, eq. 20)
         Family("pDP", "paper 003, model (21)", _C + "pdp:PDPConstraint", _check_pdp, "pDP",
-               _offers(_DC, Capability.PENALTY_TERM), uses_interval=True, refine=refine_pdp),
+               _offers(_DC, Capability.PENALTY_TERM), uses_interval=True, refine=refine_pdp,
+               proposed=("idca", "ssg")),
         # rows affine in the group losses (paper 000, eq. 4)
         Family("group_loss_gap", "paper 000, eq. (4)", _C + "group_loss:GroupLossGap",
                _check_group_loss, "group-loss gap",
-               _offers(_DC, _BATCH, Capability.LOSS_GAP_PENALTY)),
+               _offers(_DC, _BATCH, Capability.LOSS_GAP_PENALTY),
+               proposed=("ssl_alm",)),
         # DP, EO, EOpp: differences of rates, means over groups or (group, label) cells
         Family("DP", "paper 001, eq. (15)", _C + "rate_gaps:DemographicParityGap",
-               _check_rate_gap, "DP gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap),
+               _check_rate_gap, "DP gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap,
+               proposed=("plada",)),
         Family("EO", "paper 001, eq. (17)", _C + "rate_gaps:EqualizedOddsGap", _check_rate_gap,
-               "EO gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap),
+               "EO gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap, proposed=("plada",)),
         Family("EOpp", "paper 001, Sec. 2.1", _C + "rate_gaps:EqualOpportunityGap",
-               _check_rate_gap, "EOpp gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap),
+               _check_rate_gap, "EOpp gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap,
+               proposed=("plada",)),
         # not MINIBATCH_ROWS: a batch's mean over all its rows weighs the groups equally, the
         # data's by their sizes (paper 001, eq. 18)
         Family("intersectional_hinge", "paper 001, eq. (18)",
                _C + "intersectional:IntersectionalHinge", _check_intersectional,
-               "hinge-loss excess", _offers(_DC), uses_subgroups=True),
+               "hinge-loss excess", _offers(_DC), uses_subgroups=True, proposed=("plada",)),
         # not MINIBATCH_ROWS: the group variant (the default) compares with the pairs of all
         # samples, whose batch mean pairs each row with itself and weighs the groups equally
         # (paper 004, Ex. 1)
         Family("auc_gap", "paper 004, eq. (6)", _C + "auc_gap:AUCGap", _check_auc_gap,
-               "AUC gap", _offers(_DC, Capability.AUC_PAIR_SETS)),
+               "AUC gap", _offers(_DC, Capability.AUC_PAIR_SETS), proposed=("sfls",)),
         # means over the pairs of two groups or cells (paper 003, eq. 103)
         Family("quad_group_auc", "paper 003, eq. (102)", _C + "quadratic_auc:QuadraticGroupAUC",
                _check_quadratic_auc, "group-AUC gap",
-               _offers(_BATCH, Capability.QUADRATIC_GROUP_AUC), kappa_scale=_QUADRATIC_SCALE),
+               _offers(_BATCH, Capability.QUADRATIC_GROUP_AUC), kappa_scale=_QUADRATIC_SCALE,
+               proposed=("group_auc",)),
         Family("quad_inter", "paper 003, eq. (105)", _C + "quadratic_auc:QuadraticInterAUC",
                _check_quadratic_auc, "inter-group AUC gap",
-               _offers(_BATCH, Capability.QUADRATIC_INTER), kappa_scale=_QUADRATIC_SCALE),
+               _offers(_BATCH, Capability.QUADRATIC_INTER), kappa_scale=_QUADRATIC_SCALE,
+               proposed=("inter_pairwise",)),
         Family("quad_intra", "paper 003, eq. (107)", _C + "quadratic_auc:QuadraticIntraAUC",
                _check_quadratic_auc, "intra-group AUC gap",
-               _offers(_BATCH, Capability.QUADRATIC_INTRA), kappa_scale=_QUADRATIC_SCALE),
+               _offers(_BATCH, Capability.QUADRATIC_INTRA), kappa_scale=_QUADRATIC_SCALE,
+               proposed=("intra_pairwise",)),
     )
 })  # fmt: skip
 
@@ -214,10 +224,12 @@ def family_entry(name: str) -> Family:
 
 # the families whose exact quantity every run reports under a metric of its own (pSP and pDP on
 # the run's interval, the rate gaps at the threshold 0, the group-loss gap over all pairs: the
-# families' defaults), so that a run without constraint can be set beside them
-# (engine.problem.Problem.report_scores)
+# families' defaults; paper 003's quadratic AUC rows stand for paper 004's exact AUC gaps), so
+# that a run without constraint can be set beside them (engine.problem.Problem.report_scores)
 REPORTED_AS = MappingProxyType({"pSP": "psp", "pDP": "pdp", "DP": "dp", "EO": "eo",
                                 "EOpp": "eopp", "quad_group_auc": "group_auc_gap",
+                                "quad_inter": "inter_group_auc_gap",
+                                "quad_intra": "intra_group_auc_gap",
                                 "group_loss_gap": "group_loss_gap"})  # fmt: skip
 # the metric under which every run reports each of paper 004's AUC gaps (App. A), by variant
 AUC_GAP_REPORTED_AS = MappingProxyType({

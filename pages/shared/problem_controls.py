@@ -4,8 +4,6 @@ RunSpecs of the current view."""
 from __future__ import annotations
 
 import dataclasses
-import math
-from typing import Any
 
 import streamlit as st
 
@@ -17,19 +15,19 @@ from engine.fairness.families import family_entry, family_names
 from engine.models import ACTIVATIONS, ModelSpec
 from engine.objectives import LogisticLoss, Objective, objective_type
 from engine.runs import RunSpec, sweep_specs
-from engine.solvers.catalogue import DEFAULT_SOLVERS, solver_card, solver_names
 from engine.solvers.honour_rules import (
     DEFAULT_HONOUR,
     HOLDING_WORDS,
     HONOUR_OFF,
     honour_refusal,
 )
-from engine.solvers.options import Budget, OptionField, config_fields, config_from_dict
+from engine.solvers.options import Budget
 from engine.task import Task
 from pages.shared.auc_gap_controls import KEYS as AUC_GAP_KEYS
 from pages.shared.auc_gap_controls import auc_gap_controls
 from pages.shared.objective_controls import KEYS as OBJECTIVE_KEYS
 from pages.shared.objective_controls import objective_controls
+from pages.shared.solver_picker import solver_options, solver_picker
 from pages.shared.state import initial, remember
 
 DEFAULT_FAMILY = "pSP"
@@ -227,106 +225,22 @@ def hidden_widths(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
-def solver_refusals(
-    family: str, model: ModelSpec, objective: str = LogisticLoss.name, variant: str | None = None
-) -> dict[str, str | None]:
-    """Every solver of the catalogue with why it cannot solve `family` (of `variant`, for
-    auc_gap) on `model` with the `objective` (None: it can). The unconstrained solver ignores
-    the family, so it is never refused for it."""
-    return {name: solver_card(name).refusal(model, family, objective, variant)
-            for name in solver_names()}  # fmt: skip
-
-
-def chosen_solvers(wanted: list[str], refusals: dict[str, str | None]) -> list[str]:
-    """The wanted solvers that can run now, in catalogue order (the wanted list itself is kept,
-    so a solver refused for one family comes back with the next)."""
-    return [name for name, refusal in refusals.items() if name in wanted and refusal is None]
-
-
 def _solver_controls(
     family: str, model: ModelSpec, objective: str, variant: str | None, honour_choice: bool
 ):
     st.sidebar.header("Solvers")
-    refusals = solver_refusals(family, model, objective, variant)
-    initial("solvers", list(DEFAULT_SOLVERS))
-    st.session_state["solvers"] = [s for s in st.session_state["solvers"] if s in refusals]
-    for name, refusal in refusals.items():
-        key = f"solver:{name}"
-        st.session_state[key] = refusal is None and name in st.session_state["solvers"]
-        st.sidebar.checkbox(name, key=key, disabled=refusal is not None,
-                            help=refusal or solver_card(name).summary,
-                            on_change=_toggle_solver, args=(name,))  # fmt: skip
-    refused = [name for name, refusal in refusals.items() if refusal is not None]
-    if refused:
-        regression = objective_type(objective).task is Task.REGRESSION
-        subject = "a real-valued label" if regression else family
-        st.sidebar.caption(f"Greyed out: not for {subject} with this model and objective "
-                           f"({', '.join(refused)}); "
-                           "point at a name for why.")  # fmt: skip
-    solvers = chosen_solvers(st.session_state["solvers"], refusals)
+    regression = objective_type(objective).task is Task.REGRESSION
+    solvers = solver_picker(family, model, objective, variant, regression)
     initial("seconds", 60.0, float)
     seconds = float(st.sidebar.number_input("Time budget per run (s)", 1.0, 3600.0, key="seconds"))
     honour = honour_control(solvers, family) if honour_choice else None
     configs = {}
     with st.sidebar.expander("Advanced solver settings"):
         for name in solvers:
-            configs[name] = _options(name)
+            configs[name] = solver_options(name)
     if not solvers:
         raise UserError("choose at least one solver")
     return solvers, configs, Budget(max_seconds=seconds), honour
-
-
-def _toggle_solver(name: str) -> None:
-    """A solver's checkbox changed: add it to or drop it from the wanted list."""
-    wanted = [s for s in st.session_state["solvers"] if s != name]
-    if st.session_state[f"solver:{name}"]:
-        wanted.append(name)
-    st.session_state["solvers"] = [s for s in solver_names() if s in wanted]
-
-
-def option_values(solver: str) -> dict[str, Any]:
-    """What the option widgets of `solver` show before they are touched: each default, and
-    empty text for an option that is unset by default."""
-    return {option.name: "" if option.optional else option.default
-            for option in config_fields(solver_card(solver).Config)}  # fmt: skip
-
-
-def solver_config(solver: str, values: dict[str, Any]) -> dict[str, Any]:
-    """The config a run of `solver` gets from its option widgets' values (empty text: unset)."""
-    return dataclasses.asdict(config_from_dict(solver_card(solver).Config, values))
-
-
-def _options(solver: str) -> dict:
-    st.markdown(f"**{solver}**")
-    shown = option_values(solver)
-    values = {
-        option.name: _option_widget(option, shown[option.name], f"opt:{solver}:{option.name}")
-        for option in config_fields(solver_card(solver).Config)
-    }
-    return solver_config(solver, values)
-
-
-def _option_widget(option: OptionField, shown: Any, key: str) -> Any:
-    if option.optional:
-        return st.text_input(option.name, value=shown, key=key,
-                             help=f"{option.help}. Leave it empty for unset.")  # fmt: skip
-    if option.choices:
-        return st.selectbox(option.name, option.choices, index=option.choices.index(shown),
-                            key=key, help=option.help)  # fmt: skip
-    if option.kind is bool:
-        return st.checkbox(option.name, value=shown, key=key, help=option.help)
-    if option.kind is int:
-        return st.number_input(option.name, value=shown, step=1, format="%d", key=key,
-                               help=option.help)  # fmt: skip
-    if option.kind is float:
-        return st.number_input(option.name, value=shown, step=_float_step(shown), format="%g",
-                               key=key, help=option.help)  # fmt: skip
-    return st.text_input(option.name, value=shown, key=key, help=option.help)
-
-
-def _float_step(value: float) -> float | None:
-    """One unit of the default's leading digit (ε = 0.001 steps by 0.001); Streamlit's 0.01 for 0."""
-    return 10.0 ** math.floor(math.log10(abs(value))) if value else None
 
 
 def base_spec(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> RunSpec:

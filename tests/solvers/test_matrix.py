@@ -27,6 +27,7 @@ from engine.runs.worker import execute_run
 from engine.solvers import Budget, solver_card, solver_names
 from engine.status import WITH_MODEL
 from pages.shared import problem_controls as page
+from pages.shared import solver_picker as picker
 
 INTERVAL, KAPPA, ITERATIONS = (0.05, 0.3), 0.05, 3
 MODELS = {
@@ -61,8 +62,8 @@ def assert_finite_exact_metrics(metrics: dict[str, dict], with_constraint: bool 
 @pytest.mark.parametrize(("solver", "family", "model"), CASES)
 def test_the_page_runs_or_refuses_each_combination(table, tmp_path, solver, family, model):
     spec_model, _ = MODELS[model]
-    reason = page.solver_refusals(family, spec_model)[solver]
-    config = page.solver_config(solver, page.option_values(solver))
+    reason = picker.solver_refusals(family, spec_model)[solver]
+    config = picker.solver_config(solver, picker.option_values(solver))
     problem = page.Problem(INTERVAL, KAPPA, family, (solver,), {solver: config}, spec_model,
                            Budget(max_iterations=ITERATIONS))  # fmt: skip
     data = CSVSpec(str(table), "y", ("sex",))
@@ -129,24 +130,24 @@ def test_the_walk_covers_runs_and_refusals_of_every_kind():
 
 @pytest.mark.parametrize("solver", solver_names())
 def test_the_pages_default_option_widgets_give_the_cards_defaults(solver):
-    config = page.solver_config(solver, page.option_values(solver))
+    config = picker.solver_config(solver, picker.option_values(solver))
     assert config == dataclasses.asdict(solver_card(solver).Config())
 
 
 @pytest.mark.parametrize("unset", ["", "None", "auto", " none ", None])
 def test_an_optional_option_left_unset_is_none(unset):
-    assert page.solver_config("group_auc", {"step": unset})["step"] is None
-    assert page.solver_config("group_auc", {"step": "0.5"})["step"] == 0.5
+    assert picker.solver_config("group_auc", {"step": unset})["step"] is None
+    assert picker.solver_config("group_auc", {"step": "0.5"})["step"] == 0.5
     with pytest.raises(UserError, match="option step needs a finite number, or empty text"):
-        page.solver_config("group_auc", {"step": "fast"})
+        picker.solver_config("group_auc", {"step": "fast"})
 
 
 def test_a_refused_solver_stays_wanted_and_comes_back():
     wanted = ["idca", "penalty", "unconstrained"]
-    for_eo = page.solver_refusals("EO", ModelSpec())
-    assert page.chosen_solvers(wanted, for_eo) == ["idca", "unconstrained"]
+    for_eo = picker.solver_refusals("EO", ModelSpec())
+    assert picker.chosen_solvers(wanted, for_eo) == ["idca", "unconstrained"]
     assert "penalty solves the constraint families pDP, pSP only" in for_eo["penalty"]
-    for_psp = page.solver_refusals("pSP", ModelSpec())
-    assert page.chosen_solvers(wanted, for_psp) == wanted
-    for_mlp = page.solver_refusals("pSP", ModelSpec("mlp"))
-    assert page.chosen_solvers(wanted, for_mlp) == ["unconstrained"]
+    for_psp = picker.solver_refusals("pSP", ModelSpec())
+    assert picker.chosen_solvers(wanted, for_psp) == wanted
+    for_mlp = picker.solver_refusals("pSP", ModelSpec("mlp"))
+    assert picker.chosen_solvers(wanted, for_mlp) == ["unconstrained"]

@@ -1,0 +1,66 @@
+"""The sidebar's solver picker: the family's proposed solvers first, the others by paper in
+collapsed groups, the refused ones once with why; a solver that needs the pairwise AUC objective
+switches the page's objective when ticked, and back when unticked."""
+
+from __future__ import annotations
+
+from test_pages import start
+
+from engine.fairness.families import family_entry
+from engine.models import ModelSpec
+from engine.solvers.catalogue import solver_card, solver_names
+from pages.shared.solver_picker import picker_groups, solver_choices
+
+
+def test_groups_put_the_familys_proposed_solvers_first_and_every_solver_in_one_group():
+    choices = solver_choices("pSP", ModelSpec(cross_terms=True), "logistic", None)
+    groups = picker_groups("pSP", "pSP", choices)
+    first = groups[0]
+    assert first.open and first.names == ("idca", "ssg", "unconstrained")
+    assert first.title == "Proposed for pSP (paper 003, model (15))"
+    names = [name for group in groups for name in group.names]
+    assert sorted(names) == sorted(solver_names())  # each solver once
+    for group in groups[1:-1]:  # by paper, every one of them able to run
+        assert not group.open and len({solver_card(n).paper for n in group.names}) == 1
+        assert all(choices[n].available for n in group.names)
+    refused = groups[-1]
+    assert refused.title == "Not for pSP with this model and objective"
+    assert "grid_search" in refused.names and all(choices[n].refusal for n in refused.names)
+
+
+def test_a_solver_that_needs_the_pairwise_auc_loss_is_offered_with_it_not_refused():
+    choices = solver_choices("auc_gap", ModelSpec(), "logistic", None)
+    assert choices["sfls"].available and choices["sfls"].objective == "pairwise_auc"
+    assert choices["idca"].objective is None  # it trains the page's objective
+    groups = picker_groups("auc_gap", "auc_gap", choices)
+    assert groups[0].names == (*family_entry("auc_gap").proposed, "unconstrained")
+    # once the page trains the pairwise AUC loss, sfls needs no switch
+    assert solver_choices("auc_gap", ModelSpec(), "pairwise_auc", None)["sfls"].objective is None
+
+
+def test_ticking_sfls_switches_the_objective_and_unticking_it_switches_back():
+    app = start()
+    app.sidebar.selectbox(key="family").set_value("auc_gap").run()
+    assert app.sidebar.selectbox(key="objective").value == "logistic"
+    box = app.sidebar.checkbox(key="solver:sfls")
+    assert not box.disabled and "pairwise AUC" in box.help
+    box.check().run()
+    assert not app.exception, app.exception
+    assert app.sidebar.selectbox(key="objective").value == "pairwise_auc"
+    captions = " ".join(c.value for c in app.sidebar.caption)
+    assert "sfls needs the" in captions and "every run trains it" in captions
+    app.sidebar.checkbox(key="solver:sfls").uncheck().run()
+    assert not app.exception and app.sidebar.selectbox(key="objective").value == "logistic"
+
+
+def test_the_sidebar_shows_the_proposed_solvers_and_folds_the_rest_by_paper():
+    app = start()
+    solver_boxes = [box.key for box in app.sidebar.checkbox if box.key.startswith("solver:")]
+    assert sorted(solver_boxes) == sorted(f"solver:{n}" for n in solver_names())
+    folded = {e.label: e for e in app.sidebar.expander if e.label.startswith(("Paper", "Not"))}
+    assert any(label.startswith("Paper 000 (") for label in folded)
+    assert any(label.startswith("Not for pSP with this model and objective (") for label in folded)
+    assert not any(e.proto.expanded for e in folded.values())
+    inside = {box.key for e in folded.values() for box in e.checkbox}
+    assert "solver:idca" not in inside and "solver:unconstrained" not in inside
+    assert len(solver_boxes) - len(inside) == 3  # idca, ssg and the reference on show
