@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except UserError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {error.on_command_line()}", file=sys.stderr)
         return USER_ERROR
     except BrokenPipeError:
         # the reader has gone: point stdout at nothing so the interpreter's final flush is quiet

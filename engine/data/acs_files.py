@@ -83,13 +83,16 @@ def archive_url(state: str, year: int, horizon: str) -> str:
     return f"{pums_base_url()}/{year}/{horizon}/csv_p{state.lower()}.zip"
 
 
-def missing_file_message(path: Path, state: str, year: int, horizon: str) -> str:
-    return (
+def missing_file_error(path: Path, state: str, year: int, horizon: str) -> UserError:
+    """The census file is not on disk: where it goes, and the two settings that fix it, by
+    the names the page gives them; the command line's flags for them ride along."""
+    message = (
         f"the ACS {year} {horizon} person file for {state} is missing: {path}\n"
         f"Put the census file {path.name} there (it is inside {archive_url(state, year, horizon)}), "
-        "point FairFront at another ACS folder (--acs-root or FAIRFRONT_ACS_ROOT), "
-        "or allow the download (--download on the command line, 'Allow download' in the app)."
+        "choose the ACS folder that holds it (FAIRFRONT_ACS_ROOT sets the default), or allow "
+        "the download."
     )
+    return UserError(message, "On the command line: --acs-root FOLDER, or --download.")
 
 
 def read_header(path: Path) -> list[str]:
@@ -123,7 +126,7 @@ def ensure_state_file(
     if path.is_file():
         return path
     if not allow_download:
-        raise UserError(missing_file_message(path, state, year, horizon))
+        raise missing_file_error(path, state, year, horizon)
     download_state_file(path, state, year, horizon, progress)
     return path
 

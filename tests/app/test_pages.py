@@ -129,6 +129,7 @@ def test_bad_inputs_are_messages_not_tracebacks(tmp_path):
     app.sidebar.radio(key="source").set_value("ACS census files").run()
     app.sidebar.text_input(key="acs_root").set_value(str(tmp_path)).run()
     assert not app.exception and "person file for CT is missing" in app.error[0].value
+    assert "choose the ACS folder" in app.error[0].value and "--" not in app.error[0].value
     app.sidebar.radio(key="source").set_value("Upload a CSV").run()
     assert not app.exception and "upload a CSV file" in app.error[0].value
 

@@ -92,4 +92,5 @@ def test_bad_input_is_one_line_of_error_and_exit_code_2(tmp_path):
     )  # fmt: skip
     assert result.returncode == 2
     assert result.stderr.startswith("error: the ACS 2018 1-Year person file for CT is missing")
+    assert "On the command line: --acs-root FOLDER, or --download." in result.stderr
     assert "Traceback" not in result.stderr
