@@ -17,7 +17,7 @@ from engine.data.prepared import Prepared
 from engine.data.sources import DataSpec, load_prepared
 from engine.data.subgroups import SubgroupSpec
 from engine.data.synthetic_pums import FULL_SIZE_PERSONS
-from engine.data.uploads import save_upload
+from engine.data.uploads import find_upload, save_upload, upload_key
 from engine.errors import UserError
 from engine.task import Task
 from pages.shared.state import initial, remember
@@ -35,6 +35,7 @@ SOURCES = {
 }
 KEYS = ("source", "task", "year", "states", "acs_root", "download", "synthetic_state",
         "persons", "grouping", "top_k", "min_size", "seed")  # fmt: skip
+UPLOAD, LABEL = "upload", "csv_label"  # the URL's names of an uploaded file and its label
 GROUPING_DEFAULTS = {"grouping": "auto", "top_k": 3, "min_size": 50, "seed": 0}
 
 
@@ -81,16 +82,17 @@ def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
         codes = tuple(s for s in (x.strip() for x in states.split(",")) if s)
         spec = ACSSpec(states=codes, year=year, task=task, root=root, allow_download=download)
         return spec, ACS_PROTECTED
-    upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="csv")
-    if upload is None:
-        raise UserError("upload a CSV file to continue")
-    path = str(save_upload(upload.getvalue(), upload.name))
+    path = _uploaded_file()
     found = _survey(path)
     columns, unusable = found.columns, found.left_out
     label = _label(path, found)
+    initial("positive", "")
     positive = st.sidebar.text_input("Positive label value (empty: 1 / yes / true)", key="positive")
-    protected = st.sidebar.multiselect("Protected column(s)", [c for c in columns if c != label],
-                                       key="protected")  # fmt: skip
+    options = [c for c in columns if c != label]
+    initial("protected", [])
+    st.session_state["protected"] = [c for c in st.session_state["protected"] if c in options]
+    protected = st.sidebar.multiselect("Protected column(s)", options, key="protected")
+    remember("positive", "protected")
     if not protected:
         raise UserError("choose at least one protected column")
     features = _features(path, columns, unusable, label, tuple(protected))
@@ -99,11 +101,34 @@ def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
     return spec, tuple(protected)
 
 
+def _uploaded_file() -> str:
+    """The uploaded CSV's saved path: the file just uploaded, else the one a link names
+    (`UPLOAD` in the URL) when this machine still keeps it; a link whose file is gone says
+    which file to upload again."""
+    upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="csv")
+    if upload is not None:
+        path = save_upload(upload.getvalue(), upload.name)
+        st.query_params[UPLOAD] = upload_key(path)
+        return str(path)
+    if UPLOAD not in st.query_params:
+        raise UserError("upload a CSV file to continue")
+    name, path = find_upload(st.query_params[UPLOAD])
+    if path is None:
+        raise UserError(f"this view was made from an uploaded file, {name}, which a link cannot "
+                        "carry and this server no longer keeps: upload it again to restore the "
+                        "view")  # fmt: skip
+    st.sidebar.caption(f"{name}, uploaded before and kept on this server; upload a file to "
+                       "replace it.")  # fmt: skip
+    return str(path)
+
+
 def _label(path: str, found: Survey) -> str:
     """The label column: the one named like a label preselected, else none until the user
     picks one (a file's last column is no more likely a label than any other)."""
     columns = found.columns
-    index = None if found.label is None else columns.index(found.label)
+    linked = st.query_params.get(LABEL)  # the label of the view a link restores
+    guess = linked if linked in columns else found.label
+    index = None if guess is None else columns.index(guess)
     label = st.sidebar.selectbox(
         "Label column", columns, index=index, key=f"label_{path}",
         placeholder="Choose the label column",
@@ -113,6 +138,7 @@ def _label(path: str, found: Survey) -> str:
     if label is None:
         raise UserError("choose the label column: no column of this file is named like a label "
                         "(label, target, y, class, outcome, …)")  # fmt: skip
+    st.query_params[LABEL] = label
     return label
 
 

@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
+from engine.data.uploads import find_upload, save_upload, upload_key
+
 # a script file, not AppTest.from_function: a function's script becomes the process's __main__
 # path, which later spawned processes (a Dask cluster's workers) then fail to re-run
 PAGE = str(Path(__file__).with_name("upload_page.py"))
@@ -94,3 +96,35 @@ def test_without_a_label_name_the_page_asks_for_the_label():
     app.multiselect(key="protected").set_value(["sex"]).run()
     assert not app.error, [e.value for e in app.error]
     assert app.session_state["spec"].label == "granted"
+
+
+def test_a_link_to_an_uploaded_files_view_restores_it_while_the_file_is_kept():
+    app = upload(loans())
+    app.multiselect(key="protected").set_value(["sex"]).run()
+    spec = app.session_state["spec"]
+    link = {key: app.query_params[key] for key in ("source", "upload", "csv_label", "protected")}
+    assert link["upload"].endswith("/loans 2024.csv") and link["csv_label"] == "y"
+    fresh = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in link.items():
+        fresh.query_params[key] = value
+    fresh.run()
+    assert not fresh.exception and not fresh.error, [e.value for e in fresh.error]
+    restored = fresh.session_state["spec"]
+    assert (restored.path, restored.label, restored.protected) == (spec.path, "y", ("sex",))
+    assert any("uploaded before and kept on this server" in c.value for c in fresh.sidebar.caption)
+
+    gone = AppTest.from_file(PAGE, default_timeout=60)
+    gone.query_params.update(link | {"upload": "0" * 24 + "/loans 2024.csv"})
+    gone.run()
+    assert not gone.exception
+    assert "made from an uploaded file, loans 2024.csv, which a link cannot carry" in " ".join(
+        e.value for e in gone.error
+    )
+
+
+def test_a_hand_edited_upload_key_reaches_no_file_outside_the_uploads(tmp_path):
+    saved = save_upload(b"a,b\n1,2\n", "x.csv", root=tmp_path)
+    assert find_upload(upload_key(saved), root=tmp_path) == ("x.csv", saved)
+    (tmp_path / "secret.csv").write_text("a\n")
+    for key in ("../../secret.csv", f"{saved.parent.name}/../../secret.csv", "abc/x.csv"):
+        assert find_upload(key, root=tmp_path)[1] is None
