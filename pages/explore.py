@@ -6,6 +6,8 @@ solvers run in the worker processes.
 
 from __future__ import annotations
 
+import contextlib
+
 import streamlit as st
 
 from engine.errors import UserError
@@ -55,7 +57,7 @@ def main() -> None:
             prepared = prepared_data(data_spec, prepare, _download_progress(progress))
             progress.empty()
     except UserError as error:
-        st.error(str(error))
+        _without_data(error)
         return
     data_summary(prepared, chart=charts)
     constraint_line = st.empty()  # filled once the problem controls are read
@@ -99,6 +101,15 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
     _live(store, known, view)
     _results(store, known, prepared, problem, view,
              f"FairFront — {constraint_sentence(problem, prepared.subgroups)}")  # fmt: skip
+
+
+def _without_data(error: UserError) -> None:
+    """The data cannot be read: say why, keep the rest of the sidebar as it was (its settings
+    stay for when the data is back) and point to the runs already computed."""
+    st.error(str(error))
+    st.caption("Runs computed before are kept: the Runs page lists them all.")
+    with contextlib.suppress(UserError):  # the message that matters is the data's
+        problem_controls(honour_choice=True)
 
 
 def _status(store: Store, run_id: str) -> str | None:

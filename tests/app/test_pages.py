@@ -84,6 +84,9 @@ def test_explore_runs_solvers_and_shows_exact_metrics_and_figures():
     # the test value's 95 % interval beside it, "low–high"
     intervals = table["test pSP 95 %"].tolist()
     assert all(len(text.split("–")) == 2 for text in intervals)
+    # a cell without a value (the reference's κ) shows "—", not Streamlit's "None"
+    (shown,) = [d for d in app.dataframe if "model" in d.value.columns]
+    assert shown.proto.placeholder == "—"
     # κ is held on the training data by default: IDCA's solves follow the table, its first
     # at κ itself, the model the run reports marked
     assert "**Solves of idca (κ = 0.05)**, holding κ on train" in texts(app)
@@ -130,6 +133,9 @@ def test_bad_inputs_are_messages_not_tracebacks(tmp_path):
     app.sidebar.text_input(key="acs_root").set_value(str(tmp_path)).run()
     assert not app.exception and "person file for CT is missing" in app.error[0].value
     assert "choose the ACS folder" in app.error[0].value and "--" not in app.error[0].value
+    assert app.sidebar.number_input(key="kappa").value == 0.05  # the rest of the sidebar stays
+    assert app.sidebar.checkbox(key="solver:idca").value
+    assert any("the Runs page lists them" in c.value for c in app.caption)
     app.sidebar.radio(key="source").set_value("Upload a CSV").run()
     assert not app.exception and "upload a CSV file" in app.error[0].value
 
