@@ -15,9 +15,10 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from engine.plots import TrajectoryAxis, trajectory_figure, trajectory_run
+from engine.runs.comparison import comparison_table
 from engine.runs.describe import Setting, describe_spec, run_label, split_settings
 from engine.runs.honour_search import HonourSearch, honour_search, search_table, search_titles
-from engine.runs.results import metrics_rows, run_verdict
+from engine.runs.results import run_verdict
 from engine.runs.spec import constraint_from_dict
 from engine.runs.store import Store
 from engine.solvers.honour_rules import HONOUR
@@ -82,9 +83,9 @@ def store_report(
     blocks = [ReportRun(label, run_verdict(store, row, view), settings,
                         honour_search(store.records(row.id, kind=HONOUR)))
               for label, row, settings in zip(labels, rows, own, strict=True)]  # fmt: skip
+    table = comparison_table(store, list(run_ids), view)
     metrics = [{"model": label, **line, "run": line["run"][:8]}
-               for label, line in zip(labels, metrics_rows(store, list(run_ids), view),
-                                      strict=True)]  # fmt: skip
+               for label, line in zip(labels, table.rows, strict=True)]  # fmt: skip
     runs = [trajectory_run(label, row.spec, store.records(row.id), view)
             for label, row in zip(labels, rows, strict=True)]  # fmt: skip
     trajectories = ("Trajectories (surrogate: the solver's view; exact: the metrics)",
@@ -107,7 +108,9 @@ def _search_block(search: HonourSearch, quantity: str) -> str:
     titles = search_titles(search, quantity)
     marks = {"meets_kappa": lambda v: _MEETS[v], "chosen": lambda v: "◆" if v else "",
              "kappa_prime": lambda v: f"{v:.4g}", "temperature": lambda v: f"{v:.3g}"}  # fmt: skip
-    rows = [{titles[key][0]: marks.get(key, lambda v: v)(value) for key, value in row.items()}
+    # a number the solve has none of stays None, which `_text` shows as "—"
+    rows = [{titles[key][0]: value if value is None and key != "chosen"
+             else marks.get(key, lambda v: v)(value) for key, value in row.items()}
             for row in search_table(search)]  # fmt: skip
     said = f"Holding κ on {search.split_words}" + (
         f": {search.sentence}." if search.sentence else ""

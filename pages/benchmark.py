@@ -32,7 +32,7 @@ from engine.errors import UserError
 from engine.runs import Store, parse_grid, submit_sweep
 from engine.status import ACTIVE, FINAL
 from pages.shared.data_controls import data_controls, prepared_data
-from pages.shared.layout import compact_page
+from pages.shared.layout import MISSING, compact_page
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
 from pages.shared.views import trajectories
@@ -145,7 +145,7 @@ def _summary(runs) -> None:
     table = summary.table()
     styled = table.style.apply(lambda _: summary.best.replace({True: "font-weight: bold; "
                                "background-color: #e6f4ea", False: ""}), axis=None)  # fmt: skip
-    st.dataframe(styled, width="stretch", key="bench_table")
+    st.dataframe(styled, width="stretch", key="bench_table", placeholder=MISSING)
     st.caption("Bold: the best value of each column (smallest, largest for accuracy). Violation "
                "is max(constraint − κ, 0) on that split (paper 000, Table 4).")  # fmt: skip
     st.markdown("**Verdicts on the test set** (every solver against the same κ):\n"

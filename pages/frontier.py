@@ -23,11 +23,12 @@ from engine.solvers.records import FRONT
 from engine.status import ACTIVE
 from engine.verdict import FEW_DISTINCT_SCORES
 from pages.shared.data_controls import data_controls, prepared_data
-from pages.shared.layout import compact_page
+from pages.shared.layout import MISSING, compact_page
 from pages.shared.model_case_view import model_case_view
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
 from pages.shared.views import (
+    fairness_title,
     front_table_view,
     front_words,
     show_group_problems,
@@ -268,7 +269,8 @@ def _table(result, quantity: str) -> None:
     number, text = st.column_config.NumberColumn, st.column_config.TextColumn
     band = ("95 % band: one seed's held-out interval, or over seeds the mean ± "
             f"{spread_name(result.spread, result.confidence)}")  # fmt: skip
-    st.dataframe(frame[columns], hide_index=True, width="content", column_config={
+    st.dataframe(frame[columns], hide_index=True, width="content", placeholder=MISSING,
+                 column_config={
         "marks": text("", help=", ".join(words for words, _ in MARK_WORDS.values())
                       + ", · dominated"),
         "solver": text(width="small"),
@@ -276,8 +278,7 @@ def _table(result, quantity: str) -> None:
         "n": number("seeds"),
         "score": number(SCORE_NAMES[result.score], format="%.4f"),
         "score 95 %": text("95 %", help=band),
-        "fairness": number(f"1 − {quantity}" if result.metric == "constraint" else "fairness",
-                           format="%.4f"),
+        "fairness": number(fairness_title(result, quantity), format="%.4f"),
         "fairness 95 %": text("95 %", help=band),
         "constraint": number(f"{quantity} ({result.split})", format="%.4f"),
         "κ verdict": text(help="meets κ: the whole interval is ≤ κ; misses κ: it lies above "

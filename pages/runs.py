@@ -16,24 +16,39 @@ import streamlit as st
 
 from engine import plots
 from engine.errors import UserError
-from engine.fairness.families import family_entry, quantity_name
+from engine.fairness.families import family_entry
 from engine.model_file import model_bytes
 from engine.runs import STATUSES, Store
+from engine.runs.comparison import (
+    RunLine,
+    comparison_table,
+    finite,
+    line_rows,
+    quantity_columns,
+    shown_quantity,
+)
 from engine.runs.export import stored_run_model
 from engine.runs.fronts import run_front
+from engine.runs.quantities import distinct, held_quantity
 from engine.runs.results import (
     constraint_of,
     export_runs,
     front_frontier,
-    metrics_rows,
     run_quantity,
     run_verdict,
 )
 from engine.runs.runner import ensure_runner
 from engine.runs.store import RunRow
 from engine.status import ACTIVE, RETRYABLE, RunStatus
-from pages.shared.layout import compact_page
-from pages.shared.views import front_table_view, front_words, honour_search_view, run_label
+from pages.shared.layout import MISSING, compact_page
+from pages.shared.views import (
+    comparison_config,
+    comparison_frame,
+    front_table_view,
+    front_words,
+    honour_search_view,
+    run_label,
+)
 
 POLL_SECONDS = 2.0
 MODEL_HELP = ("the model with its preprocessing (encoding, standardisation, groups), for "
@@ -61,13 +76,10 @@ COLUMNS = {
     "created": _text(width=84),
     "model": _text(width=150, help="solver · model"),
     "data": _text(width=90, help="data source · protected attribute(s)"),
-    "quantity": _text(width=80, help="the constrained quantity of the run's constraint family"),
+    "quantity": _text(width=80, help="the quantity the run's constraint holds to κ"),
     "κ": _number(format="%g", width=44),
     "I": _text(width=66, help="the percentile interval, for the families defined on one"),
     "verdict": _text(width=150, help="the verdict on the test set, and its flags (not converged, diverged)"),
-    "test value": _number(format="%.4f", width=64,
-                          help="exact value of the constrained quantity on the test set"),
-    "train value": _number(format="%.4f", width=64),
     "test accuracy": _number("test acc.", format="%.4f", width=64),
     "majority": _number(format="%.4f", width=64,
                         help="test accuracy of always predicting the majority class"),
@@ -142,38 +154,51 @@ def _history(store: Store, status: list[str], solver: list[str], live: bool) -> 
     history()
 
 
-def history_row(store: Store, row: RunRow) -> dict:
-    """One line of the history: what ran on what, the constrained quantity against κ on the
-    test set with the verdict on it, accuracy, and how the run stands or ended."""
+def history_row(store: Store, row: RunRow) -> RunLine:
+    """One line of the history: what ran on what, the quantity its constraint holds against κ
+    with the verdict on it, accuracy, and how the run stands or ended; its test metrics, from
+    which the table reads each quantity's column (`history_frame`)."""
     family, kappa = constraint_of(row.spec)
     metrics = store.metrics(row.id)
     verdict = run_verdict(store, row, metrics=metrics)
-    test = verdict.check("test")
+    held = held_quantity(row.spec)
     uses_interval = family is not None and family_entry(family).uses_interval
-    return {
+    facts = {
         "id": row.id,
         "created": datetime.datetime.fromtimestamp(row.created).strftime("%d %b %H:%M"),
         "model": model_label(row.spec),
         "data": data_label(row.spec),
-        "quantity": quantity_name(family) if family else "—",
+        "quantity": held.name if held is not None else "—",
         "κ": kappa,
         "I": "[{:.0%}, {:.0%})".format(*row.spec["interval"]) if uses_interval else "—",
         "verdict": INTERRUPTED_VERDICT if row.status == RunStatus.INTERRUPTED else verdict.summary,
-        "test value": test.value if test and family else None,
-        "test accuracy": metrics.get("test", {}).get("accuracy"),
+        "test accuracy": finite(metrics.get("test", {}).get("accuracy")),
         "status": row.status,
         "reason": row.reason,
     }
+    return RunLine(facts, row.spec, {"test": metrics.get("test", {})}, shown_quantity(row.spec))
 
 
-def _line(store: Store, row: RunRow) -> dict:
+def history_frame(lines: list[RunLine]) -> tuple[pd.DataFrame, dict[str, object]]:
+    """The history's table: each line's facts with, after its verdict, one column per quantity
+    the runs' verdicts speak of ("test pSP", "test DP gap"), each run's value of it on test
+    (empty where it stores none); and the configuration of those columns."""
+    quantities = distinct([line.shown for line in lines])
+    columns = quantity_columns(quantities, ("test",), ())
+    config = {c.header: _number(format="%.4f", width=max(64, 7 * len(c.header)),
+                                help=f"exact {c.quantity.name} on the test set")
+              for c in columns if c.quantity is not None}  # fmt: skip
+    return pd.DataFrame(line_rows(lines, columns, after="verdict")), config
+
+
+def _line(store: Store, row: RunRow) -> RunLine:
     if row.status in ACTIVE:
         return history_row(store, row)
     return _final_row(str(store.home), row.id, row.finished, store, row)
 
 
 @st.cache_data(max_entries=20_000, show_spinner=False)
-def _final_row(home: str, run_id: str, finished: float, _store: Store, _row: RunRow) -> dict:
+def _final_row(home: str, run_id: str, finished: float, _store: Store, _row: RunRow) -> RunLine:
     """`history_row` of a run that has ended: it no longer changes (a run made again under the
     same id ends at another time), so a refresh of a long history reads only the live runs."""
     return history_row(_store, _row)
@@ -208,9 +233,10 @@ def _table(store: Store, rows: list[RunRow]) -> list[str]:
     """Draw the history; the ids of the selected runs."""
     ids = [r.id for r in rows]
     _keep_selection(ids)
-    frame = pd.DataFrame([_line(store, r) for r in rows])
-    event = st.dataframe(frame, hide_index=True, column_config=COLUMNS, on_select="rerun",
-                         selection_mode="multi-row", key=TABLE)  # fmt: skip
+    frame, quantities = history_frame([_line(store, r) for r in rows])
+    event = st.dataframe(frame, hide_index=True, column_config={**COLUMNS, **quantities},
+                         on_select="rerun", selection_mode="multi-row", key=TABLE,
+                         placeholder=MISSING)  # fmt: skip
     return [ids[i] for i in event.selection.rows if i < len(ids)] if event else []
 
 
@@ -419,10 +445,12 @@ def _count(runs: int) -> str:
 
 def _comparison(store: Store, chosen: list[str]) -> None:
     st.subheader("Side by side")
-    frame = pd.DataFrame(metrics_rows(store, chosen)).drop(columns=["solver"])
+    table = comparison_table(store, chosen)
+    frame = comparison_frame(table).drop(columns=["solver"])
     frame["run"] = frame["run"].str[:8]
     frame.insert(1, "model", [model_label(store.run(r).spec) for r in chosen])
-    st.dataframe(frame, hide_index=True, column_config=COLUMNS)
+    st.dataframe(frame, hide_index=True, column_config={**comparison_config(table), **COLUMNS},
+                 placeholder=MISSING)  # fmt: skip
     _fronts(store, chosen)
     for run_id in chosen:
         honour_search_view(store, run_id)

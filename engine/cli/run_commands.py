@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -379,7 +380,8 @@ class ProgressPrinter:
 
 
 def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.4f}"
+    """A number for a table cell; "—" for a missing one (None, NaN or infinite)."""
+    return "—" if value is None or not math.isfinite(value) else f"{value:.4f}"
 
 
 def format_result(solution: Solution, verdict: Verdict, task: Task) -> str:

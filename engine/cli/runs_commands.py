@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 from pathlib import Path
 
@@ -20,13 +21,14 @@ from engine.errors import UserError
 from engine.model_file import save_model
 from engine.objectives import LogisticLoss, PairwiseAUCLoss
 from engine.runs import RunSpec, Store, continuation_specs, submit_sweep, wait
+from engine.runs.comparison import quantity_columns, shown_quantity
 from engine.runs.export import stored_run_model
-from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier
+from engine.runs.frontier import GAP_METRICS, SCORE_NAMES, SPREADS, frontier
 from engine.runs.frontier_text import format_front, format_frontier
 from engine.runs.fronts import run_front
 from engine.runs.grid import Grid, axes_help, grid_specs, parse_grid, parse_values
+from engine.runs.quantities import distinct, held_quantity
 from engine.runs.results import (
-    constraint_of,
     export_run,
     front_frontier,
     frontier_axes,
@@ -191,25 +193,35 @@ def grid_objective(grid: Grid) -> str:
 
 
 def list_runs(args: argparse.Namespace) -> int:
-    """Newest first: how each run ended, its verdict, and on test its accuracy and the value of
-    the quantity its family constrains (pSP for a run without constraint)."""
+    """Newest first: how each run ended, its verdict, the quantity its constraint holds with κ,
+    I and seed, and on test its accuracy and each quantity the listed runs' verdicts speak of
+    (`shown_quantity`: a run's constraint's; pSP for a run without one), one column each,
+    "—" where a run stores none of it."""
     store = Store(args.home)
     sweep = store.sweep_id(args.sweep) if args.sweep else None
     rows = store.runs(status=args.status, sweep_id=sweep, newest_first=True)
-    width = max(map(len, solver_names())) + 1  # the column of solver names fits the longest
-    print(f"{'id':<17}{'status':<12}{'verdict':<16}{'solver':<{width}}{'constraint':<21}{'κ':>7}"
-          f"{'I':>13}{'seed':>5}{'test acc':>10}{'test value':>12}  reason")  # fmt: skip
+    metrics = {row.id: store.metrics(row.id) for row in rows}
+    verdicts = {row.id: run_verdict(store, row, metrics=metrics[row.id]) for row in rows}
+    held = {row.id: held_quantity(row.spec) for row in rows}
+    constraints = {run_id: "none" if q is None else q.name for run_id, q in held.items()}
+    columns = quantity_columns(distinct([shown_quantity(r.spec) for r in rows]), ("test",), ())
+    widths = [max(12, len(c.header) + 2) for c in columns]
+    solver = max(map(len, solver_names())) + 1  # the column of solver names fits the longest
+    verdict = max([len("verdict"), *(len(v.summary) for v in verdicts.values())]) + 1
+    named = max([len("constraint"), *map(len, constraints.values())]) + 1
+    print(f"{'id':<17}{'status':<12}{'verdict':<{verdict}}{'solver':<{solver}}"
+          f"{'constraint':<{named}}{'κ':>7}{'I':>13}{'seed':>5}{'test acc':>10}"
+          + "".join(f"{c.header:>{w}}" for c, w in zip(columns, widths, strict=True))
+          + "  reason")  # fmt: skip
     for row in rows:
-        spec, verdict = row.spec, run_verdict(store, row)
-        check = verdict.check("test")
-        accuracy = store.metrics(row.id).get("test", {}).get("accuracy")
-        family, _ = constraint_of(spec)
-        quantity = verdict.quantity if family is not None else f"none ({verdict.quantity})"
+        spec, measured, judged = row.spec, metrics[row.id], verdicts[row.id]
+        accuracy = measured.get("test", {}).get("accuracy")
         interval = "[{:g}, {:g})".format(*spec["interval"])
-        print(f"{row.id:<17}{row.status:<12}{verdict.summary:<16}{spec['solver']:<{width}}"
-              f"{quantity[:20]:<21}{_num(verdict.kappa, 'g'):>7}{interval:>13}{spec['seed']:>5}"
-              f"{_num(accuracy):>10}{_num(check.value if check else None):>12}"
-              f"  {row.reason[:60]}")  # fmt: skip
+        cells = "".join(f"{_num(c.cell(spec, measured)):>{w}}"
+                        for c, w in zip(columns, widths, strict=True))  # fmt: skip
+        print(f"{row.id:<17}{row.status:<12}{judged.summary:<{verdict}}{spec['solver']:<{solver}}"
+              f"{constraints[row.id]:<{named}}{_num(judged.kappa, 'g'):>7}{interval:>13}"
+              f"{spec['seed']:>5}{_num(accuracy):>10}{cells}  {row.reason[:60]}")  # fmt: skip
     return 0
 
 
@@ -283,22 +295,41 @@ def delete_run(args: argparse.Namespace) -> int:
 def frontier_command(args: argparse.Namespace) -> int:
     store = Store(args.home)
     sweep_id = store.sweep_id(args.sweep_id)
-    score, spread = frontier_axes(r.spec for r in store.runs(sweep_id=sweep_id))
+    specs = [r.spec for r in store.runs(sweep_id=sweep_id)]
+    score, spread = frontier_axes(specs)
+    quantity = sweep_quantity(specs) if args.metric == "constraint" else None
     try:
         result = frontier(sweep_results(store, sweep_id), metric=args.metric, split=args.split,
                           score=args.score or score, spread=args.spread or spread)  # fmt: skip
     except ValueError as error:
         raise UserError(str(error)) from error
-    print(format_frontier(result))
+    print(format_frontier(result, quantity))
     pending = [r for r in store.runs(sweep_id=sweep_id) if r.status in ("queued", "running")]
     if pending:
         print(f"{len(pending)} runs still queued or running", file=sys.stderr)
     return 0
 
 
+def sweep_quantity(specs: list[dict]) -> str | None:
+    """The name of the one quantity a sweep's runs of these stored specs hold to κ, which its
+    frontier's "constraint" axis shows; None when none holds one. Refused when they hold
+    several: one axis, like one column, shows one quantity."""
+    held = distinct([q for q in map(held_quantity, specs) if q is not None])
+    if len(held) < 2:
+        return held[0].name if held else None
+    reported = [q.metric for q in held if q.metric in GAP_METRICS or str(q.metric).endswith("_gap")]
+    choose = f" (e.g. {', '.join(reported)})" if reported else ""
+    raise UserError(f"the sweep's runs hold {len(held)} quantities to κ "
+                    f"({', '.join(q.name for q in held)}), so 'constraint' is not one quantity: "
+                    f"choose the metric to show with --metric{choose}")  # fmt: skip
+
+
 def runner_command(args: argparse.Namespace) -> int:
     return serve_and_say(args.home or Store().home, args.workers, args.idle_exit)
 
 
-def _num(value, spec: str = ".4f") -> str:
-    return "—" if value is None else format(value, spec)
+def _num(value: float | str | None, spec: str = ".4f") -> str:
+    """A number for a table cell; "—" for a missing one (None, NaN or infinite)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    return format(value, spec)

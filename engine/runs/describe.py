@@ -213,7 +213,10 @@ def _duration_words(seconds: float) -> str:
 
 
 def _value_words(value: Any) -> str:
-    if isinstance(value, bool) or value is None:
+    """An option's value in a settings table: an optional one left out is "unset"."""
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
         return f"{value:,}"

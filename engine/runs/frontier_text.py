@@ -105,11 +105,13 @@ def honour_words(split: str) -> str:
             "did, the loosest within the sampling noise of validation of the closest")  # fmt: skip
 
 
-def format_frontier(frontier: Frontier) -> str:
+def format_frontier(frontier: Frontier, quantity: str | None = None) -> str:
     """Aligned text for the command line, in the frontier's order, with a legend for the marks;
-    the title names the score, the fairness axis and what the bands are (`with_band`). Each
-    run's front follows, one model a line in its run's order."""
-    axis = f"1 − {frontier.metric}" if is_gap(frontier.metric) else frontier.metric
+    the title names the score, the fairness axis (by `quantity`, the name of what its metric
+    holds, when given: the quantity a sweep's "constraint" is) and what the bands are
+    (`with_band`). Each run's front follows, one model a line in its run's order."""
+    name = quantity or frontier.metric
+    axis = f"1 − {name}" if is_gap(frontier.metric) else name
     score = SCORE_NAMES[frontier.score]
     title = (
         f"{score} vs fairness = {axis} on the {frontier.split} split, with 95 % bands: one "
@@ -136,8 +138,8 @@ def format_frontier(frontier: Frontier) -> str:
                          "a randomised classifier's probabilities): ties have no order, so "
                          "measures on ranks such as pSP are coarse")  # fmt: skip
     elif not fronts:
-        lines.append(f"no run has both {score} and {frontier.metric} on the {frontier.split} split")
-    lines += [format_front(frontier, run_id) for run_id in fronts]
+        lines.append(f"no run has both {score} and {name} on the {frontier.split} split")
+    lines += [format_front(frontier, run_id, quantity) for run_id in fronts]
     if frontier.skipped:
         lines.append(f"skipped {len(frontier.skipped)} run(s) with a missing metric")
     return "\n".join(lines)

@@ -1,5 +1,5 @@
-"""Reading runs back: verdicts, comparison rows, frontier inputs (a run's front among them) and
-exportable documents."""
+"""Reading runs back: verdicts, frontier inputs (a run's front among them) and exportable
+documents; `engine.runs.comparison` sets runs side by side in tables."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import io
 import json
 import math
 from collections.abc import Iterable, Sequence
-from types import MappingProxyType
 from typing import Any
 
 from engine.errors import UserError
@@ -19,6 +18,7 @@ from engine.fairness.families import REPORTED_AS, quantity_metric, quantity_name
 from engine.objectives import LogisticLoss, objective_type
 from engine.runs.frontier import PAPER_003_AXES, PAPER_004_AXES, Frontier, RunResult, frontier
 from engine.runs.fronts import REPORTED, FrontMember, reported_member, run_front
+from engine.runs.quantities import same_quantity
 from engine.runs.spec import constraint_from_dict
 from engine.runs.store import RunRow, Store
 from engine.solvers.catalogue import solver_card
@@ -27,14 +27,6 @@ from engine.solvers.records import Solution
 from engine.status import RunStatus
 from engine.task import Task
 from engine.verdict import Verdict, judge
-
-# the test metrics a comparison table shows of a model, by the task of its label, as column →
-# metric: a classifier's accuracy beside always predicting the majority class, and its AUC; a
-# regression's RMSE beside predicting the training mean label, and its R²
-SCORE_COLUMNS = MappingProxyType({
-    Task.CLASSIFICATION: {"test accuracy": "accuracy", "majority": "majority", "test AUC": "auc"},
-    Task.REGRESSION: {"test RMSE": "rmse", "baseline RMSE": "baseline_rmse", "test R²": "r2"},
-})  # fmt: skip
 
 
 def constraint_of(spec: dict[str, Any]) -> tuple[str | None, float | None]:
@@ -183,8 +175,7 @@ def front_results(
     reported = _result(run_id, spec, metrics, view)
     if not members:
         return [reported]
-    family, _ = constraint_of(spec)
-    front = [dataclasses.replace(reported, metrics=_measured(m.metrics, family, view),
+    front = [dataclasses.replace(reported, metrics=_measured(m.metrics, spec, view),
                                  front_of=run_id, label=m.label, coordinates=m.coordinates)
              for m in members]  # fmt: skip
     same = reported_member(members, metrics)
@@ -232,27 +223,42 @@ def _result(
     metrics: dict[str, dict[str, float | None]],
     view: ConstraintSpec | None,
 ) -> RunResult:
-    family, kappa = constraint_of(spec)
+    """A run as a frontier input measured by `view` (`_measured`); a run held to another
+    quantity than `view`'s comes without κ: its κ bounds a quantity the frontier does not
+    show, so no point is judged against it."""
+    _, kappa = constraint_of(spec)
     return RunResult(
         run_id=run_id,
         solver=spec["solver"],
-        kappa=kappa,
+        kappa=None if _held_elsewhere(spec, view) else kappa,
         interval=tuple(spec["interval"]),
         seed=int(spec["seed"]),
-        metrics=_measured(metrics, family, view),
+        metrics=_measured(metrics, spec, view),
         honour=spec.get("honour"),
     )
 
 
+def _held_elsewhere(spec: dict[str, Any], view: ConstraintSpec | None) -> bool:
+    """Whether a run of stored `spec` holds another quantity to κ than the constraint `view`."""
+    own = constraint_from_dict(spec.get("constraint"))
+    return own is not None and view is not None and not same_quantity(own, view)
+
+
 def _measured(
-    metrics: dict[str, dict[str, float | None]], family: str | None, view: ConstraintSpec | None
+    metrics: dict[str, dict[str, float | None]],
+    spec: dict[str, Any],
+    view: ConstraintSpec | None,
 ) -> dict[str, dict[str, float | None]]:
-    """A run's exact metrics; for a run without constraint measured by `view`, with the exact
-    value of `view`'s quantity as its "constraint" metric (`reference_values`)."""
-    if family is not None or view is None:
+    """A run's exact metrics; for a run measured by `view` that holds no constraint, or one of
+    another quantity (e.g. the front of a DP run beside a pSP sweep), with the exact value of
+    `view`'s quantity as its "constraint" metric (`reference_values`) and without its own
+    constraint's interval: a "constraint" column then holds one quantity whatever the run."""
+    if view is None or (spec.get("constraint") and not _held_elsewhere(spec, view)):
         return metrics
     reference = reference_values(view, metrics)
-    return {split: {**values, "constraint": reference.get(split)}
+    return {split: {**{name: value for name, value in values.items()
+                       if not name.startswith("constraint_")},
+                    "constraint": reference.get(split)}
             for split, values in metrics.items()}  # fmt: skip
 
 
@@ -329,46 +335,6 @@ def export_runs(store: Store, run_ids: list[str], fmt: str) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
-
-
-def metrics_rows(
-    store: Store, run_ids: list[str], view: ConstraintSpec | None = None
-) -> list[dict[str, Any]]:
-    """One compact row per run for comparison tables, test first: the verdict, the constrained
-    quantity (named by its family; for a run without constraint, the constraint `view`'s where
-    it is reported) beside κ on test, with its 95 % interval ("low–high", "" without one), and
-    on train, the test scores of `SCORE_COLUMNS` (a classifier's accuracy, with its interval,
-    against the majority class and AUC, a regression's RMSE against the baseline and R²), and
-    how the run ended."""
-    rows = []
-    for run_id in run_ids:
-        row = store.run(run_id)
-        metrics = store.metrics(run_id)
-        verdict = run_verdict(store, row, view, metrics)
-        test, train = verdict.check("test"), verdict.check("train")
-        tested = metrics.get("test", {})
-        scores = {column: tested.get(metric)
-                  for column, metric in SCORE_COLUMNS[run_task(row.spec)].items()}  # fmt: skip
-        columns: dict[str, Any] = {}
-        for column, value in scores.items():
-            columns[column] = value
-            if column == "test accuracy":  # its interval beside it
-                columns["test accuracy 95 %"] = interval_text(tested.get("accuracy_low"),
-                                                              tested.get("accuracy_high"))  # fmt: skip
-        rows.append({
-            "run": run_id,
-            "solver": row.spec["solver"],
-            "verdict": verdict.summary,
-            "quantity": verdict.quantity,
-            "κ": verdict.kappa,
-            "test value": test.value if test else None,
-            "test 95 %": interval_text(test.low, test.high) if test else "",
-            "train value": train.value if train else None,
-            **columns,
-            "status": row.status,
-            "seconds": row.seconds,
-        })  # fmt: skip
-    return rows
 
 
 def interval_text(low: float | None, high: float | None) -> str:

@@ -10,6 +10,7 @@ from engine.errors import UserError
 from engine.runs import Store
 from engine.runs.decision import Decision, add_decision, chosen_run, decide, decisions
 from engine.runs.decision_record import decision_record, interval_label
+from pages.shared.layout import MISSING
 
 RECORD_KEY = "decision_record_{run_id}"  # session state: the HTML record of the choice just made
 
@@ -46,7 +47,7 @@ def decision_view(store: Store, run_id: str) -> None:
     made = decisions(store, row.id)
     if made:
         st.caption(f"Decisions on this run ({len(made)})")
-        st.dataframe(_decisions_frame(made), hide_index=True, width="stretch")
+        st.dataframe(_decisions_frame(made), hide_index=True, width="stretch", placeholder=MISSING)
 
 
 def _decisions_frame(made: list[Decision]) -> pd.DataFrame:

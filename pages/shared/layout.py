@@ -13,5 +13,10 @@ COMPACT_TOP = """<style>
 </style>"""
 
 
+# what a table shows in a cell without a value (`st.dataframe`'s placeholder), as the report and
+# the command line do; Streamlit's own is the word "None"
+MISSING = "—"
+
+
 def compact_page() -> None:
     st.html(COMPACT_TOP)  # style tags alone: applied to the page without taking room in it

@@ -15,6 +15,7 @@ from engine.runs.model_case import group_rows
 from engine.runs.results import run_verdict
 from engine.task import Task
 from pages.shared.decision_view import decision_view
+from pages.shared.layout import MISSING
 from pages.shared.views import honour_search_view, score_figures, verdict_badge
 
 
@@ -58,7 +59,7 @@ def _group_table(store: Store, run_id: str, spec: dict, prepared) -> None:
     frame = pd.DataFrame([vars(r) for r in rows])
     number = st.column_config.NumberColumn
     st.markdown("**Per group, on the test set** (decisions at the model's threshold)")
-    st.dataframe(frame, hide_index=True, width="content", column_config={
+    st.dataframe(frame, hide_index=True, width="content", placeholder=MISSING, column_config={
         "name": st.column_config.TextColumn("group"),
         "rows": number("rows", format="%d"),
         "selection_rate": number("selected", format="%.3f", help="share predicted positive"),

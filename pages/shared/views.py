@@ -14,16 +14,19 @@ from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.distributions import candidate_intervals, interval_scan, rank_profile
 from engine.fairness.families import family_entry, quantity_name
 from engine.runs import Store
+from engine.runs.comparison import ComparisonTable, comparison_table
 from engine.runs.describe import run_label
-from engine.runs.frontier import SCORE_NAMES, Frontier
+from engine.runs.frontier import SCORE_NAMES, Frontier, is_gap
 from engine.runs.frontier_text import front_table
 from engine.runs.honour_search import honour_search, search_table, search_titles
-from engine.runs.results import constraint_of, metrics_rows, run_verdict
+from engine.runs.quantities import QUANTITY_NAMES
+from engine.runs.results import constraint_of, run_verdict
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HONOUR
 from engine.status import ACTIVE
 from engine.task import Task
 from engine.verdict import Label, Verdict
+from pages.shared.layout import MISSING
 from pages.shared.problem_controls import REGRESSION_FAIRNESS, interval_words
 from pages.shared.problem_controls import Problem as ViewProblem
 
@@ -138,39 +141,67 @@ def _trajectory_figure(home: str, progress: tuple, view: ConstraintSpec | None, 
 def metrics_table(
     store: Store, run_ids: list[str], view: ConstraintSpec | None = None
 ) -> pd.DataFrame:
-    """The compact comparison table, test first: verdict, the constrained quantity beside κ,
-    accuracy beside the majority-class rate, AUC (a regression's RMSE beside the baseline's, R²);
-    numbers to four places."""
-    rows = metrics_rows(store, run_ids, view)
-    quantity = rows[0]["quantity"] if rows else "value"
-    frame = pd.DataFrame(rows).drop(columns=["run", "solver", "quantity"])
+    """The compact comparison table (`engine.runs.comparison`), test first: verdict, κ, each
+    fairness quantity of the runs on test with its 95 % interval and on train, one column
+    each, accuracy beside the majority-class rate, AUC (a regression's RMSE beside the
+    baseline's, R²); numbers to four places, "—" where a run has no value."""
+    table = comparison_table(store, run_ids, view)
+    frame = comparison_frame(table).drop(columns=["run", "solver"])
     frame.insert(0, "model", [run_label(store.run(r).spec) for r in run_ids])
-    frame = frame.rename(columns={"test value": f"test {quantity}",
-                                  "test 95 %": f"test {quantity} 95 %",
-                                  "train value": f"train {quantity}"})  # fmt: skip
-    number, text = st.column_config.NumberColumn, st.column_config.TextColumn
-    st.dataframe(frame, hide_index=True, width="content", column_config={
+    number = st.column_config.NumberColumn
+    st.dataframe(frame, hide_index=True, width="content", placeholder=MISSING, column_config={
+        **comparison_config(table),
         "κ": number(format="%g"),
-        f"test {quantity}": number(format="%.4f", help=f"exact {quantity} on the test set"),
-        f"test {quantity} 95 %": text(help=f"95 % interval of {quantity} on new data like the "
-                                      "test set: the test set is a sample"),
-        "test accuracy 95 %": text(help="95 % interval of the accuracy on new data like the "
-                                   "test set"),
-        f"train {quantity}": number(format="%.4f", help=f"exact {quantity} on the training set"),
-        "test accuracy": number(format="%.4f"),
-        "majority": number("majority rate", format="%.4f",
-                           help="test accuracy of always predicting the majority class"),
-        "test AUC": number(format="%.4f"),
-        "test RMSE": number(format="%.4f"),
-        "baseline RMSE": number(format="%.4f",
-                                help="test RMSE of predicting the training mean label"),
-        "test R²": number(format="%.4f", help="1 − SSE/SST on the test set; ≤ 0 is no better "
-                          "than predicting the test set's mean label"),
         "seconds": number("s", format="%.1f"),
         "verdict": st.column_config.TextColumn(width="medium"),
         "status": st.column_config.TextColumn(width="small"),
     })  # fmt: skip
     return frame
+
+
+def comparison_frame(table: ComparisonTable) -> pd.DataFrame:
+    """The table's rows as a frame, its columns in their order."""
+    return pd.DataFrame(list(table.rows), columns=[c.header for c in table.columns])
+
+
+_SPLIT_WORDS = {"test": "the test set", "train": "the training set", "val": "validation"}
+
+
+def comparison_config(table: ComparisonTable) -> dict[str, object]:
+    """How a page shows the measured columns of a comparison table: each quantity and score to
+    four places with what it is in its help, a 95 % interval as its text."""
+    number, text = st.column_config.NumberColumn, st.column_config.TextColumn
+    config: dict[str, object] = {}
+    for column in table.columns:
+        if not column.measured:
+            continue
+        where = _SPLIT_WORDS.get(column.split or "", column.split)
+        if column.quantity is None:
+            config[column.header] = _SCORE_CONFIG.get(column.header)
+        elif column.interval:
+            config[column.header] = text(help=f"95 % interval of {column.quantity.name} on new "
+                                         f"data like {where}: {where} is a sample")  # fmt: skip
+        else:
+            config[column.header] = number(format="%.4f",
+                                           help=f"exact {column.quantity.name} on {where}")  # fmt: skip
+    return {header: entry for header, entry in config.items() if entry is not None}
+
+
+_SCORE_CONFIG = {
+    "test accuracy": st.column_config.NumberColumn(format="%.4f"),
+    "test accuracy 95 %": st.column_config.TextColumn(help="95 % interval of the accuracy on "
+                                                      "new data like the test set"),
+    "majority": st.column_config.NumberColumn("majority rate", format="%.4f",
+                                              help="test accuracy of always predicting the "
+                                              "majority class"),
+    "test AUC": st.column_config.NumberColumn(format="%.4f"),
+    "test RMSE": st.column_config.NumberColumn(format="%.4f"),
+    "baseline RMSE": st.column_config.NumberColumn(format="%.4f", help="test RMSE of predicting "
+                                                   "the training mean label"),
+    "test R²": st.column_config.NumberColumn(format="%.4f", help="1 − SSE/SST on the test set; "
+                                             "≤ 0 is no better than predicting the test set's "
+                                             "mean label"),
+}  # fmt: skip
 
 
 def honour_search_view(store: Store, run_id: str) -> None:
@@ -198,7 +229,7 @@ def honour_search_view(store: Store, run_id: str) -> None:
     formats = {"kappa_prime": "%.4g", "temperature": "%.3g", "train_value": "%.4f",
                "value": "%.4f", "accuracy": "%.4f"}  # fmt: skip
     texts = ("refined", "meets_kappa", "chosen")
-    st.dataframe(frame, hide_index=True, width="content", column_config={
+    st.dataframe(frame, hide_index=True, width="content", placeholder=MISSING, column_config={
         key: (st.column_config.TextColumn(title, help=help) if key in texts else
               st.column_config.NumberColumn(title, help=help, format=formats.get(key)))
         for key, (title, help) in titles.items()
@@ -230,13 +261,21 @@ def front_table_view(result: Frontier, quantity: str) -> None:
     if frame["constraint"].isna().all():  # a run without constraint, measured by no other
         columns.remove("constraint")
     number = st.column_config.NumberColumn
-    st.dataframe(frame[columns], hide_index=True, width="content", column_config={
+    st.dataframe(frame[columns], hide_index=True, width="content", placeholder=MISSING,
+                 column_config={
         "label": st.column_config.TextColumn("model", width="medium"),
         "score": number(f"{SCORE_NAMES[result.score]} ({result.split})", format="%.4f"),
-        "fairness": number(f"1 − {quantity}" if result.metric == "constraint" else "fairness",
-                           format="%.4f"),
+        "fairness": number(fairness_title(result, quantity), format="%.4f"),
         "constraint": number(f"{quantity} ({result.split})", format="%.4f"),
     })  # fmt: skip
+
+
+def fairness_title(result: Frontier, quantity: str) -> str:
+    """The header of a frontier's fairness column: what its metric holds, turned around for a
+    gap ("1 − pSP"); `quantity` names the "constraint" metric."""
+    metric = result.metric
+    name = quantity if metric == "constraint" else QUANTITY_NAMES.get(metric, metric)
+    return f"1 − {name}" if is_gap(metric) else name
 
 
 def finished(store: Store, run_ids: list[str]) -> list[str]:

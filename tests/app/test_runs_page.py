@@ -118,19 +118,25 @@ def test_an_empty_store_says_so():
     assert "No runs yet." in texts(app) and "No runs match" in texts(app)
 
 
-def test_newest_first_with_the_quantity_against_kappa_and_the_verdict(store):
+def test_newest_first_with_one_column_per_quantity_and_the_verdict(store):
     misses = add_run(store, 0, kappa=0.05, value=0.08)
     meets = add_run(store, 1, kappa=0.1, value=0.04)
     gap = add_run(store, 2, family="EO", kappa=0.1, value=0.03)
     free = add_run(store, 3, family=None, value=0.2)
-    frame = table(open_runs_page()).set_index("id")
+    app = open_runs_page()
+    frame = table(app).set_index("id")
     assert list(frame.index) == [free, gap, meets, misses]
-    assert frame.loc[misses, ["quantity", "κ", "I", "verdict", "test value"]].tolist() == [
+    assert frame.loc[misses, ["quantity", "κ", "I", "verdict", "test pSP"]].tolist() == [
         "pSP", 0.05, "[5%, 30%)", "misses κ", 0.08]  # fmt: skip
-    assert frame.loc[meets, ["verdict", "test value"]].tolist() == ["meets κ", 0.04]
-    assert frame.loc[gap, ["quantity", "I", "verdict"]].tolist() == ["EO gap", "—", "meets κ"]
+    assert frame.loc[meets, ["verdict", "test pSP"]].tolist() == ["meets κ", 0.04]
+    assert frame.loc[gap, ["quantity", "I", "verdict", "test EO gap"]].tolist() == [
+        "EO gap", "—", "meets κ", 0.03]  # fmt: skip
     assert frame.loc[free, ["quantity", "I", "verdict"]].tolist() == ["—", "—", "no constraint"]
-    assert np.isnan(frame.loc[free, "test value"]) and np.isnan(frame.loc[free, "κ"])
+    # each column one quantity: a run that stores none of it (these store only their own
+    # constrained value) has an empty cell, shown as "—", not its own quantity's value
+    assert frame.loc[[free, gap], "test pSP"].isna().all()
+    assert frame.loc[[free, meets, misses], "test EO gap"].isna().all()
+    assert np.isnan(frame.loc[free, "κ"]) and app.dataframe[0].proto.placeholder == "—"
     assert frame.loc[misses, "model"] == "idca · linear+cross"
     assert frame.loc[misses, "data"] == "Adult · sex"
 

@@ -11,7 +11,7 @@ import pytest
 from engine.cli import main
 from engine.data import classic
 from engine.runs import Store
-from engine.runs.results import metrics_rows
+from engine.runs.comparison import comparison_table
 from engine.runs.worker import execute_run
 
 CRIME_RATE = ["--data", "crime", "--label", "violent_crime_rate"]  # bundled in data/classic
@@ -68,8 +68,8 @@ def test_a_stored_regression_run_is_tabled_with_its_regression_scores(quiet_stor
                  "--background"]) == 0  # fmt: skip
     run_id = capsys.readouterr().out.strip()
     assert execute_run(str(quiet_store), run_id) == "budget"
-    (row,) = metrics_rows(Store(quiet_store), [run_id])
-    assert row["quantity"] == "mean gap" and row["test value"] is not None
+    (row,) = comparison_table(Store(quiet_store), [run_id]).rows
+    assert row["test mean gap"] is not None and row["train mean gap"] is not None
     assert {"test RMSE", "baseline RMSE", "test R²"} <= set(row)
     assert "test accuracy" not in row
 

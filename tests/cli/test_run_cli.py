@@ -76,7 +76,7 @@ def test_the_table_names_the_familys_quantity_beside_kappa(tiny_csv, capsys):
     assert all(line.split()[-1] in ("meets", "tell") or "misses" in line for line in rows)
 
 
-def test_runs_list_is_newest_first_with_quantity_verdict_and_test_value(
+def test_runs_list_is_newest_first_with_verdict_and_one_column_per_quantity(
     tiny_csv, quiet_store, capsys
 ):
     ids = []
@@ -88,15 +88,23 @@ def test_runs_list_is_newest_first_with_quantity_verdict_and_test_value(
         assert execute_run(str(quiet_store), ids[-1]) == "budget"
     assert main(["runs", "list"]) == 0
     header, *rows = capsys.readouterr().out.splitlines()
-    assert "verdict" in header and "constraint" in header and "test value" in header
+    assert "verdict" in header and "constraint" in header
+    # the unconstrained run's quantity (pSP) and the EO run's, newest first, a column each
+    assert header.index("test pSP") < header.index("test EO gap")
     assert [row.split()[0] for row in rows] == ids[::-1]
     store = Store(quiet_store)
     for run_id, row in zip(ids[::-1], rows, strict=True):
         assert f" {run_verdict(store, store.run(run_id)).label} " in row
-    eo_value = store.metrics(ids[0])["test"]["constraint"]
-    assert "EO gap" in rows[1] and f"{eo_value:.4f}" in rows[1]
-    psp_value = store.metrics(ids[1])["test"]["psp"]
-    assert "none (pSP)" in rows[0] and f"{psp_value:.4f}" in rows[0]
+    eo_run, free = store.metrics(ids[0])["test"], store.metrics(ids[1])["test"]
+
+    def cell(row: str, column: str) -> str:  # the columns are right-aligned under their header
+        return row[: header.index(column) + len(column)].split()[-1]
+
+    assert " EO gap " in rows[1] and " none " in rows[0]
+    assert [cell(rows[1], "test EO gap"), cell(rows[1], "test pSP")] == [
+        f"{eo_run['constraint']:.4f}", f"{eo_run['psp']:.4f}"]  # fmt: skip
+    assert [cell(rows[0], "test EO gap"), cell(rows[0], "test pSP")] == [
+        f"{free['eo']:.4f}", f"{free['psp']:.4f}"]  # fmt: skip
 
 
 def test_solvers_lists_every_registered_solver_with_options(capsys):

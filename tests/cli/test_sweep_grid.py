@@ -124,8 +124,8 @@ def test_an_auc_gap_sweep_of_sfls_gives_paper_004s_frontier(tiny_csv, quiet_stor
 
     assert main(["frontier", sweep_id]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == ("AUC vs fairness = 1 − constraint on the test split, with 95 % bands: "
-                        "one seed's held-out interval, or over seeds the mean ± s.e.")  # fmt: skip
+    assert lines[0] == ("AUC vs fairness = 1 − intra-group AUC gap on the test split, with 95 % "
+                        "bands: one seed's held-out interval, or over seeds the mean ± s.e.")  # fmt: skip
     assert lines[1].split()[-3:] == ["n", "AUC", "fairness"]
     (reference,) = [line for line in lines if line.startswith("*") and " — " in line]  # no κ
     assert reference.endswith(fairness)
@@ -137,3 +137,18 @@ def test_an_auc_gap_sweep_of_sfls_gives_paper_004s_frontier(tiny_csv, quiet_stor
         main(["frontier", sweep_id, "--spread", "sd"])
     assert stop.value.code == 2
     assert "argument --spread: invalid choice: 'sd'" in capsys.readouterr().err
+
+
+def test_a_frontier_of_runs_that_hold_different_quantities_is_refused_on_constraint(
+    tiny_csv, quiet_store, capsys
+):
+    """A grid over which groups the loss gap compares holds two quantities to κ: one axis, like
+    one column, shows one, so the frontier asks for the metric to show."""
+    assert main(["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "group_loss_gap",
+                 "--solvers", "ssl_alm", "--kappas", "0.1", "--grid", "constraint.pairs=all,vs_mean",
+                 "--iterations", "1"]) == 0  # fmt: skip
+    sweep_id = capsys.readouterr().out.strip()
+    assert main(["frontier", sweep_id]) == 2
+    said = capsys.readouterr().err
+    assert "hold 2 quantities to κ (group-loss gap, group-loss gap (each group vs the mean))" in said
+    assert "--metric (e.g. group_loss_gap)" in said
