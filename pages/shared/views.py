@@ -29,6 +29,7 @@ from engine.verdict import Label, Verdict
 from pages.shared.layout import MISSING
 from pages.shared.problem_controls import REGRESSION_FAIRNESS, interval_words
 from pages.shared.problem_controls import Problem as ViewProblem
+from pages.shared.state import initial, remember
 
 LABEL_COLOUR = {Label.MEETS: "green", Label.MISSES: "orange", Label.SURROGATE_ONLY: "orange",
                 Label.CANNOT_TELL: "violet", Label.NEAR_MAJORITY: "orange", Label.LIKELY_LEAK: "red",
@@ -118,13 +119,15 @@ def trajectories(store: Store, run_ids: list[str], view: ConstraintSpec | None, 
 def trajectory_axis(key: str = "trajectory_x") -> str:
     """The trajectories' horizontal axis, chosen by the user: iterations, solver seconds, data
     passes or oracle calls (`plots.TRAJECTORY_AXES`)."""
-    if key not in st.session_state:
+    initial(key, "iteration")
+    if st.session_state[key] not in plots.TRAJECTORY_AXES:  # a hand-edited link
         st.session_state[key] = "iteration"
     choice = st.segmented_control("Trajectories against", list(plots.TRAJECTORY_AXES), key=key,
                                   help="data passes: rows whose scores the solver computed, over "
                                   "the training rows. oracle calls: gradients of the objective "
                                   "and of the constraint rows the solver evaluated (paper 001 "
                                   "counts them because methods differ in cost per iteration).")  # fmt: skip
+    remember(key)  # a link shows the trajectories against the same axis
     return choice or "iteration"
 
 

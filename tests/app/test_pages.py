@@ -112,6 +112,10 @@ def test_a_cached_result_is_shown_without_running_again():
     app.sidebar.number_input(key="kappa").set_value(0.05).run()
     assert set(metrics_frame(app)["model"]) == {"idca (κ = 0.05)", "unconstrained"}
     assert {r.id: r.finished for r in Store().runs()} == before
+    # the trajectories' axis lives in the URL, so a link shows them against the same one
+    assert app.query_params["trajectory_x"] == "iteration"
+    linked = start({"trajectory_x": "seconds", "seconds": "2.0"}).run()  # charts come second
+    assert linked.session_state["trajectory_x"] == "seconds"
 
 
 def test_query_parameters_set_the_view():
