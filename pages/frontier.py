@@ -14,7 +14,7 @@ from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_name
 from engine.frontier_figure import frontier_figure, kappa_interval_figure
 from engine.runs import Store, submit_sweep, sweep_specs
-from engine.runs.describe import run_label
+from engine.runs.describe import run_label, sweep_progress
 from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, spread_name
 from engine.runs.frontier_text import MARK_WORDS, frontier_table
 from engine.runs.results import frontier_axes, interval_text, run_results
@@ -159,7 +159,8 @@ def _view(
         _poll(store, run_ids, _ended({r.id: r.status for r in known.values()}))
     done = [r for r in known.values() if r.has_model]
     if known:
-        st.progress(len(done) / len(run_ids), text=f"{len(done)} of {len(run_ids)} runs finished")
+        progress = sweep_progress({r.id: r.status for r in known.values()}, run_ids)
+        st.progress(progress.share, text=progress.text)
     done += [store.run(r) for r in fronts]
     results = [x for r in done for x in run_results(r, store, constraint)]
     result = frontier(results, metric=metric, split=split, score=score, spread=spread)

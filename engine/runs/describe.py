@@ -21,6 +21,7 @@ from engine.runs.results import constraint_of
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HOLDING_WORDS
 from engine.solvers.options import config_from_dict
+from engine.status import ACTIVE, WITH_MODEL
 
 Setting = tuple[str, str]
 
@@ -228,3 +229,29 @@ def _value_words(value: Any) -> str:
 def percent_words(share: float) -> str:
     """0.05 as "5 %"."""
     return f"{100 * share:.4g} %"
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepProgress:
+    """How far a sweep has come: the share of its stored runs that have ended, and in words
+    what ended how and which runs the store no longer has."""
+
+    share: float
+    text: str
+
+
+def sweep_progress(statuses: dict[str, str], run_ids: Sequence[str]) -> SweepProgress:
+    """The progress of the sweep of `run_ids` whose stored runs have `statuses` (id → status). A
+    run deleted from the store is no longer waited for: it is named as such, with how to get
+    it back, instead of holding the count below its total for good."""
+    stored = [statuses[r] for r in run_ids if r in statuses]
+    ended = [s for s in stored if s not in ACTIVE]
+    without_model = sum(s not in WITH_MODEL for s in ended)
+    parts = [f"{len(ended)} of {len(stored)} runs finished"]
+    if without_model:
+        parts.append(f"{without_model} without a model")
+    deleted = len(run_ids) - len(stored)
+    if deleted:
+        parts.append(f"{deleted} of the sweep's runs {'is' if deleted == 1 else 'are'} no longer "
+                     "stored (deleted): Run sweep computes them again")  # fmt: skip
+    return SweepProgress(len(ended) / len(stored) if stored else 1.0, "; ".join(parts))

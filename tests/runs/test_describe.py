@@ -14,7 +14,7 @@ from engine.data.prepare import PrepareOptions
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.models import ModelSpec
 from engine.runs import RunSpec
-from engine.runs.describe import describe_spec, run_label, split_settings
+from engine.runs.describe import describe_spec, run_label, split_settings, sweep_progress
 from engine.runs.results import surrogate_epsilon
 from engine.solvers import Budget
 
@@ -154,3 +154,14 @@ def test_a_classic_data_set_is_named_with_its_label():
     assert described(spec(data=ClassicSpec("law", "zfya")))["data"].startswith(
         "Law school (LSAC), label “zfya”")  # fmt: skip
     assert "COMPAS (ProPublica)" in described(spec(data=ClassicSpec("compas")))["data"]
+
+
+def test_a_sweeps_progress_waits_for_no_deleted_run_and_names_runs_without_a_model():
+    ids = ["a", "b", "c", "d"]
+    running = sweep_progress({"a": "converged", "b": "running", "c": "failed", "d": "queued"}, ids)
+    assert running.share == 0.5
+    assert running.text == "2 of 4 runs finished; 1 without a model"
+    deleted = sweep_progress({"a": "converged", "b": "budget", "c": "converged"}, ids)
+    assert deleted.share == 1.0 and deleted.text.startswith("3 of 3 runs finished; 1 of the ")
+    assert "no longer stored (deleted): Run sweep computes them again" in deleted.text
+    assert sweep_progress({}, ids).share == 1.0
