@@ -411,12 +411,22 @@ def _confirm_delete(store: Store, run_ids: list[str]) -> None:
     many = _count(len(run_ids))
     st.markdown(f"Delete **{many}**, with their trajectories, metrics and model files? "
                 "This cannot be undone.")  # fmt: skip
+    st.markdown("\n".join(f"- `{run_id}` {_named(store, run_id)}" for run_id in run_ids))
     confirm, keep = st.columns(2)
     if confirm.button(f"Delete {many}", type="primary", key="confirm_delete"):
         _delete(store, run_ids)
     if keep.button("Keep them", key="keep_runs"):
         _forget_delete()
         st.rerun()
+
+
+def _named(store: Store, run_id: str) -> str:
+    """A run as the delete dialog names it: its label and how it ended."""
+    try:
+        row = store.run(run_id)
+    except UserError:
+        return "(no longer stored)"
+    return f"{run_label(row.spec)}, {row.status}"
 
 
 def _delete(store: Store, run_ids: list[str]) -> None:

@@ -147,6 +147,9 @@ def test_delete_asks_first_and_keeps_runs_that_are_still_going(store):
     app = select(open_runs_page(), [0, 1, 2])
     app.button(key="delete").click().run()
     assert "Delete **3 runs**" in texts(app) and "cannot be undone" in texts(app)
+    named = [m.value for m in app.markdown if m.value.startswith("- `")]
+    assert len(named) == 1 and all(f"`{r}`" in named[0] for r in (*done, running))
+    assert "running" in named[0] and "idca" in named[0]
     assert len(store.runs()) == 3  # nothing is gone before the confirmation
     app.button(key="keep_runs").click().run()
     assert len(store.runs()) == 3 and not app.button(key="delete").disabled
