@@ -345,17 +345,26 @@ def _fairness_findings(
     held_out = reported if reported.held_out else None
     training = _training_finding(train, quantity, surrogate_violation, tolerance)
     if held_out is not None and held_out.state is KappaState.MISSES:
-        findings = [_held_out_finding(held_out, quantity)]
+        findings = _held_out_findings(held_out, quantity)
         return findings + ([training] if training else [])
     if train is not None and train.meets is False:
         label = training[0]
         return [(label, Level.WARNING, training[2])] + (
-            [_held_out_finding(held_out, quantity, Level.INFO)] if held_out else [])  # fmt: skip
+            _held_out_findings(held_out, quantity, Level.INFO) if held_out else [])  # fmt: skip
     if held_out is None:
         return [(Label.MEETS, Level.OK,
                  f"Meets κ on the training data: {quantity} = {reported.value:.4f} ≤ κ = "
                  f"{reported.kappa:g}.")]  # fmt: skip
-    return [_held_out_finding(held_out, quantity)] + ([training] if training else [])
+    return _held_out_findings(held_out, quantity) + ([training] if training else [])
+
+
+def _held_out_findings(check: SplitCheck, quantity: str, level: Level | None = None
+                       ) -> list[Finding]:  # fmt: skip
+    """What a held-out split says of κ, then, when it cannot tell, what it would take to: the
+    first a headline short enough to read at a glance, the second its detail."""
+    finding = _held_out_finding(check, quantity, level)
+    resolution = _resolution_words(check, quantity) if finding[0] is Label.CANNOT_TELL else ""
+    return [finding] + ([(finding[0], Level.INFO, resolution)] if resolution else [])
 
 
 def _held_out_finding(check: SplitCheck, quantity: str, level: Level | None = None) -> Finding:
@@ -371,17 +380,16 @@ def _held_out_finding(check: SplitCheck, quantity: str, level: Level | None = No
         return (Label.MISSES, level or Level.WARNING,
                 f"Misses κ on {where}: {value} {'all ' if interval else ''}> κ = {kappa:g}{by}.")  # fmt: skip
     return (Label.CANNOT_TELL, level or Level.INFO,
-            f"Cannot tell at this size: on {where} {value} which contains κ = {kappa:g}."
-            f"{_resolution_words(check, quantity)}")  # fmt: skip
+            f"Cannot tell at this size: on {where} {value} which contains κ = {kappa:g}.")  # fmt: skip
 
 
 def _resolution_words(check: SplitCheck, quantity: str) -> str:
-    """" The test set resolves pSP down to about 0.085; about 28,000 rows per group would
+    """"The test set resolves pSP down to about 0.085; about 28,000 rows per group would
     resolve κ = 0.05.", or "" when the split's resolution is unknown."""
     if check.resolves is None:
         return ""
     where = _split_words(check.split)
-    text = f" {where[0].upper()}{where[1:]} resolves {quantity} down to about {check.resolves:.3f}"
+    text = f"{where[0].upper()}{where[1:]} resolves {quantity} down to about {check.resolves:.3f}"
     needed = check.rows_for(check.kappa)
     if needed is not None and check.kappa < check.resolves:
         text += f"; about {_rounded(needed):,} rows per group would resolve κ = {check.kappa:g}"

@@ -59,24 +59,28 @@ def main() -> None:
     except UserError as error:
         _without_data(error)
         return
-    data_summary(prepared, chart=charts)
+    summary = st.container()  # filled once it is known whether the view has results
     constraint_line = st.empty()  # filled once the problem controls are read
     store = Store()
+    results = False
     try:
-        _problem_and_runs(store, data_spec, prepare, prepared, constraint_line, charts)
-    finally:  # once the first view shows: the workers' warm-up would hold it back
-        if charts:
+        results = _problem_and_runs(store, data_spec, prepare, prepared, constraint_line, charts)
+    finally:
+        with summary:  # folded under results, so that on a laptop they start on the first screen
+            data_summary(prepared, chart=charts, folded=results)
+        if charts:  # once the first view shows: the workers' warm-up would hold it back
             ensure_runner(store.home, idle_exit=VISITOR_IDLE_EXIT_SECONDS)
 
 
 def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_line,
-                      charts: bool) -> None:  # fmt: skip
+                      charts: bool) -> bool:  # fmt: skip
+    """The problem's controls, the Run button and the view's runs; whether it has any."""
     try:
         problem = problem_controls(task=prepared.task, honour_choice=True)
         specs = run_specs(data_spec, prepare, problem)
     except UserError as error:
         st.error(str(error))
-        return
+        return False
     missing = [s for s in specs if _status(store, s.run_id) in (None, *RETRYABLE)]
     classifier = prepared.task is Task.CLASSIFICATION  # a regression has no rank band to check
     too_small = classifier and show_group_problems(prepared, problem.family, [problem.kappa],
@@ -94,13 +98,20 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
     if not known:
         st.info("Press **Run** to train the chosen solvers; results you computed before for the "
                 "same settings appear here at once.")  # fmt: skip
-        return
+        return False
     if not charts:
-        return  # the runs' views follow once the controls show
+        return True  # the runs' views follow once the controls show
     view = next((s.constraint for s in specs if s.constraint is not None), None)
-    _live(store, known, view)
+    phase = live_phase(store, known)
+    if phase == "idle":  # all ended: the verdicts and exact metrics first, then how they ran
+        status_line(store, known, view)
+        _metrics(store, known, prepared, view)
+    _live(store, known, view, phase)
+    if phase != "idle":
+        _metrics(store, known, prepared, view)
     _results(store, known, prepared, problem, view,
              f"FairFront — {constraint_sentence(problem, prepared.subgroups)}")  # fmt: skip
+    return True
 
 
 def _without_data(error: UserError) -> None:
@@ -127,13 +138,15 @@ def _download_progress(slot):
     return show
 
 
-def _live(store: Store, run_ids: list[str], view: ConstraintSpec | None) -> None:
-    phase = live_phase(store, run_ids)
+def _live(store: Store, run_ids: list[str], view: ConstraintSpec | None, phase: str) -> None:
+    """The trajectories, refreshed while runs go on, with the runs' status line above them
+    until all have ended (then the verdicts stand above the metrics instead)."""
     x = trajectory_axis()
 
     @st.fragment(run_every=POLL_SECONDS[phase])
     def live() -> None:
-        status_line(store, run_ids, view)
+        if phase != "idle":
+            status_line(store, run_ids, view)
         trajectories(store, run_ids, view, x)
         if live_phase(store, run_ids) != phase:
             st.rerun()  # poll at the new phase's pace; once the runs end, draw the score views
@@ -147,13 +160,7 @@ def _results(
     done = finished(store, run_ids)
     if not done:
         return
-    st.subheader("Exact metrics, test set first")
     classifier = prepared.task is Task.CLASSIFICATION
-    st.caption("Exact values, no surrogate: the constrained quantity beside κ on the test and "
-               "training sets, and " + ("accuracy beside always predicting the majority class."
-                                        if classifier else "RMSE beside predicting the training "
-                                        "mean label, and R²."))  # fmt: skip
-    metrics_table(store, done, view)
     for run_id in done:
         honour_search_view(store, run_id)
     reference = next((r for r in done if not store.run(r).spec.get("constraint")), None)
@@ -170,6 +177,20 @@ def _results(
     if reference is not None and classifier:  # it looks for where a classifier's pSP is large
         _interval_helper(store, reference, prepared.group_names, problem.interval)
     _report(store, done, figures, title)
+
+
+def _metrics(store: Store, run_ids: list[str], prepared, view: ConstraintSpec | None) -> None:
+    """The finished runs' exact metrics, test set first."""
+    done = finished(store, run_ids)
+    if not done:
+        return
+    st.subheader("Exact metrics, test set first")
+    classifier = prepared.task is Task.CLASSIFICATION
+    st.caption("Exact values, no surrogate: the constrained quantity beside κ on the test and "
+               "training sets, and " + ("accuracy beside always predicting the majority class."
+                                        if classifier else "RMSE beside predicting the training "
+                                        "mean label, and R²."))  # fmt: skip
+    metrics_table(store, done, view)
 
 
 def _interval_helper(store: Store, reference: str, group_names, interval) -> None:

@@ -235,9 +235,11 @@ def test_cannot_tell_says_what_the_split_resolves_and_the_rows_that_would_resolv
                     0.05)  # fmt: skip
     needed = int(np.ceil(2700 * (0.085 / 0.05) ** 2))  # the width shrinks as 1/√n
     assert verdict.check("test").rows_for(0.05) == needed
-    assert "The test set resolves pSP down to about 0.085" in verdict.headline
-    assert f"about {int(float(f'{needed:.2g}')):,} rows per group would resolve κ = 0.05" in (
-        verdict.headline)
+    assert verdict.headline.startswith("Cannot tell at this size: on the test set pSP = 0.0380")
+    assert len(verdict.headline.split()) <= 22  # a glance; what would resolve κ comes next
+    detail = verdict.findings[1]
+    assert detail.startswith("The test set resolves pSP down to about 0.085")
+    assert f"about {int(float(f'{needed:.2g}')):,} rows per group would resolve κ = 0.05" in detail
     assert verdict.check("test").cell() == "0.0380 [0.000, 0.085] ? 0.05"
     assert verdict.to_dict()["splits"]["test"]["rows_for_kappa"] == needed
 

@@ -10,7 +10,9 @@ from engine import plots
 from engine.data.prepared import Prepared, group_table, summary_statistic
 
 
-def data_summary(prepared: Prepared, chart: bool = True) -> None:
+def data_summary(prepared: Prepared, chart: bool = True, folded: bool = False) -> None:
+    """The summary line, warnings and notes, then the groups' chart and table; `folded` puts
+    the chart and table in one folded expander (once there are results, they come first)."""
     summary = prepared.summary()
     rows = summary["rows"]
     st.markdown(f"**{summary['dataset']}** — {rows['train']:,} training, {rows['val']:,} "
@@ -21,12 +23,23 @@ def data_summary(prepared: Prepared, chart: bool = True) -> None:
         st.warning(warning)
     for note in summary["notes"]:
         st.caption(f"Note: {note}.")
+    rates = summary_statistic(summary) == "label_rate"
+    what = "label rates" if rates else "mean labels"
+    if folded:
+        groups = st.expander(f"Groups: sizes and {what} per split", key="groups_folded",
+                             on_change="rerun")  # fmt: skip
+        if groups.open:  # drawn only when opened: a folded chart still costs a redraw
+            with groups:
+                if chart:
+                    st.plotly_chart(_groups_figure(prepared.key, summary), width="stretch",
+                                    key="groups")  # fmt: skip
+                st.markdown(groups_markdown(summary))
+        return
     if chart:
         st.plotly_chart(_groups_figure(prepared.key, summary), width="stretch", key="groups")
     else:  # the chart's room, so that nothing below moves when it arrives
         st.container(height=plots.GROUPS_FIGURE_HEIGHT, border=False)
-    rates = summary_statistic(summary) == "label_rate"
-    with st.expander(f"Groups and {'label rates' if rates else 'mean labels'} as a table"):
+    with st.expander(f"Groups and {what} as a table"):
         st.markdown(groups_markdown(summary))
 
 

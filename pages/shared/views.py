@@ -90,8 +90,8 @@ def verdict_badge(verdict: Verdict) -> str:
 
 
 def status_line(store: Store, run_ids: list[str], view: ConstraintSpec | None = None) -> None:
-    """One badge per run: its verdict once it has a model (with the findings in words), else its
-    status, with the iteration a running one has reached. `view` is the constraint whose
+    """One badge per run: its verdict once it has a model (its headline, the other findings in
+    a folded "Details"), else its status, with the iteration a running one has reached. `view` is the constraint whose
     quantity a run without constraint shows."""
     rows = [store.run(r) for r in run_ids]
     columns = st.columns(max(len(rows), 1))
@@ -101,8 +101,14 @@ def status_line(store: Store, run_ids: list[str], view: ConstraintSpec | None = 
         verdict = run_verdict(store, row, view)
         status = "" if verdict.label == row.status else f" · {row.status}"
         column.markdown(f"**{run_label(row.spec)}** {verdict_badge(verdict)}{status}{progress}")
-        for finding in verdict.findings if row.status not in ACTIVE else ():
-            column.caption(finding)
+        if row.status in ACTIVE:
+            continue
+        headline, *details = verdict.findings
+        column.caption(headline)  # a glance; what else the verdict found, one click away
+        if details:
+            with column.expander(f"Details ({len(details)})", key=f"verdict_details:{row.id}"):
+                for finding in details:
+                    st.caption(finding)
 
 
 def trajectories(store: Store, run_ids: list[str], view: ConstraintSpec | None, x: str) -> None:
