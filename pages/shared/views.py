@@ -100,6 +100,8 @@ def status_line(store: Store, run_ids: list[str], view: ConstraintSpec | None = 
         progress = f" · iteration {last:,}" if last is not None else ""
         verdict = run_verdict(store, row, view)
         status = "" if verdict.label == row.status else f" · {row.status}"
+        if row.status not in ACTIVE and row.seconds is not None:
+            status += f" · {row.seconds:.1f} s"
         column.markdown(f"**{run_label(row.spec)}** {verdict_badge(verdict)}{status}{progress}")
         if row.status in ACTIVE:
             continue
@@ -155,15 +157,14 @@ def metrics_table(
     each, accuracy beside the majority-class rate, AUC (a regression's RMSE beside the
     baseline's, R²); numbers to four places, "—" where a run has no value."""
     table = comparison_table(store, run_ids, view)
-    frame = comparison_frame(table).drop(columns=["run", "solver"])
+    # how each run ended and its seconds stand in the status line above the table
+    frame = comparison_frame(table).drop(columns=["run", "solver", "status", "seconds"])
     frame.insert(0, "model", [run_label(store.run(r).spec) for r in run_ids])
     number = st.column_config.NumberColumn
     st.dataframe(frame, hide_index=True, width="content", placeholder=MISSING, column_config={
-        **comparison_config(table),
+        **comparison_config(table, short=True),
         "κ": number(format="%g"),
-        "seconds": number("s", format="%.1f"),
         "verdict": st.column_config.TextColumn(width="medium"),
-        "status": st.column_config.TextColumn(width="small"),
     })  # fmt: skip
     return frame
 
@@ -176,20 +177,24 @@ def comparison_frame(table: ComparisonTable) -> pd.DataFrame:
 _SPLIT_WORDS = {"test": "the test set", "train": "the training set", "val": "validation"}
 
 
-def comparison_config(table: ComparisonTable) -> dict[str, object]:
+def comparison_config(table: ComparisonTable, short: bool = False) -> dict[str, object]:
     """How a page shows the measured columns of a comparison table: each quantity and score to
-    four places with what it is in its help, a 95 % interval as its text."""
+    four places with what it is in its help, a 95 % interval as its text; `short` heads each
+    interval "95 %" after the column of its value (the table fits a laptop's width)."""
     number, text = st.column_config.NumberColumn, st.column_config.TextColumn
     config: dict[str, object] = {}
     for column in table.columns:
         if not column.measured:
             continue
         where = _SPLIT_WORDS.get(column.split or "", column.split)
+        label = "95 %" if short and column.header.endswith(" 95 %") else None
         if column.quantity is None:
             config[column.header] = _SCORE_CONFIG.get(column.header)
+            if label and config[column.header] is not None:
+                config[column.header] = {**config[column.header], "label": label}
         elif column.interval:
-            config[column.header] = text(help=f"95 % interval of {column.quantity.name} on new "
-                                         f"data like {where}: {where} is a sample")  # fmt: skip
+            config[column.header] = text(label, help=f"95 % interval of {column.quantity.name} "
+                                         f"on new data like {where}: {where} is a sample")  # fmt: skip
         else:
             config[column.header] = number(format="%.4f",
                                            help=f"exact {column.quantity.name} on {where}")  # fmt: skip
