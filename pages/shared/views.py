@@ -157,14 +157,13 @@ def metrics_table(
     each, accuracy beside the majority-class rate, AUC (a regression's RMSE beside the
     baseline's, R²); numbers to four places, "—" where a run has no value."""
     table = comparison_table(store, run_ids, view)
-    # how each run ended and its seconds stand in the status line above the table
-    frame = comparison_frame(table).drop(columns=["run", "solver", "status", "seconds"])
+    # each run's verdict, how it ended and its seconds stand in the status line above it
+    frame = comparison_frame(table).drop(columns=["run", "solver", "verdict", "status", "seconds"])
     frame.insert(0, "model", [run_label(store.run(r).spec) for r in run_ids])
     number = st.column_config.NumberColumn
     st.dataframe(frame, hide_index=True, width="content", placeholder=MISSING, column_config={
         **comparison_config(table, short=True),
         "κ": number(format="%g"),
-        "verdict": st.column_config.TextColumn(width="medium"),
     })  # fmt: skip
     return frame
 
