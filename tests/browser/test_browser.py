@@ -98,6 +98,7 @@ def test_verdicts_and_constrained_values_in_a_browser(server, browser):
     assert said in ("Meets", "Misses", "Cannot tell")
     assert "Constraint pSP ≤ κ = 0.05 on I = [5%, 30%)" in page.inner_text("body")
     page.screenshot(path=str(ARTIFACTS / "explore-idca.png"), full_page=True)
+    on_a_laptop_the_verdicts_and_metrics_start_on_the_first_screen(page)
     with page.expect_download() as download:
         page.get_by_role("button", name="Download report (HTML)").click()
     report = ARTIFACTS / "report.html"
@@ -158,6 +159,35 @@ LAPTOP_LAYOUT = """() => { const plot = Array.from(document.querySelectorAll('.j
     const overflow = Math.max(...Array.from(main.querySelectorAll('*')).filter(e => !scrolled(e))
         .map(e => e.getBoundingClientRect().right)) - main.getBoundingClientRect().right;
     return [top, top + plot._fullLayout.yaxis._length, overflow]; }"""
+
+
+# Explore after a run, scrolled to the top: the top of the first verdict headline and of the
+# metrics table, by how many pixels the table's columns overflow its width (0: none hidden),
+# and by how many the table reaches past the main column
+EXPLORE_LAYOUT = """() => { const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+    const scroller = main.closest('[data-testid="stMain"]') || document.scrollingElement;
+    scroller.scrollTop = 0;
+    const headline = Array.from(main.querySelectorAll('p')).find(p =>
+        /^(Meets κ on|Misses κ on|Cannot tell at this size)/.test(p.innerText));
+    const table = main.querySelector('[data-testid="stDataFrame"]');
+    const grid = table.querySelector('.dvn-scroller');
+    return [headline.getBoundingClientRect().top, table.getBoundingClientRect().top,
+            grid ? grid.scrollWidth - grid.clientWidth : 0,
+            table.getBoundingClientRect().right - main.getBoundingClientRect().right]; }"""
+
+
+def on_a_laptop_the_verdicts_and_metrics_start_on_the_first_screen(page) -> None:
+    """At 1280×720, after a run, the constrained run's verdict and the first row of the exact
+    metrics are on the first screen, and no column of the table is hidden to its right."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.wait_for_timeout(1500)
+    headline, table, hidden, past = page.evaluate(EXPLORE_LAYOUT)
+    page.screenshot(path=str(ARTIFACTS / "explore-1280.png"))
+    assert headline < 720 - 40, f"the verdict starts at {headline:.0f} px"
+    assert table < 720 - 70, f"the metrics table starts at {table:.0f} px"  # header and a row
+    assert hidden <= 1 and past <= 1, f"the table hides {hidden:.0f} px, overflows {past:.0f} px"
+    page.set_viewport_size({"width": 1400, "height": 3600})
+    page.wait_for_timeout(1000)
 
 
 def on_a_laptop_the_frontier_starts_on_the_first_screen(page) -> None:
