@@ -191,10 +191,17 @@ class Verdict:
     quantity: str
     kappa: float | None
     flags: tuple[Label, ...] = ()
+    # how many leading findings are read at a glance: the label's, and when that one speaks of
+    # the training data, what the held-out split says too (the rest are details)
+    glance: int = 1
 
     @property
     def headline(self) -> str:
         return self.findings[0] if self.findings else str(self.label)
+
+    @property
+    def at_a_glance(self) -> tuple[str, ...]:
+        return self.findings[: self.glance]
 
     @property
     def summary(self) -> str:
@@ -268,14 +275,15 @@ def judge(
         text = f"{label}: {reason}" if reason else str(label)
         return Verdict(label, level, (text,), splits, quantity, kappa)
     reported = next(splits[s] for s in REPORTED_SPLITS if s in splits)
-    findings = _fairness_findings(reported, splits.get("train"), quantity, surrogate_violation,
-                                  tolerance)  # fmt: skip
+    findings, glance = _fairness_findings(reported, splits.get("train"), quantity,
+                                          surrogate_violation, tolerance)  # fmt: skip
     values = metrics[reported.split]
     distinct = _number(values.get("distinct_scores"))
     if few_scores(distinct):
         findings.append((findings[0][0], Level.INFO,
                          f"On {_split_words(reported.split)}, {_few_scores_words(distinct)}."))  # fmt: skip
     if reported.degenerate:
+        glance += 1
         findings.insert(0, (Label.DEGENERATE, Level.ERROR,
                             f"Degenerate on {_split_words(reported.split)}: "
                             f"{reported.degenerate}."))  # fmt: skip
@@ -288,7 +296,7 @@ def judge(
     if _SEVERITY.index(worst) > _SEVERITY.index(level):
         level = worst  # a met κ of a model that did not converge is not all clear
     return Verdict(label, level, tuple(f[2] for f in findings + flags), splits, quantity, kappa,
-                   tuple(f[0] for f in flags))  # fmt: skip
+                   tuple(f[0] for f in flags), glance)  # fmt: skip
 
 
 def few_scores(distinct: float | None) -> bool:
@@ -330,32 +338,41 @@ def _fairness_findings(
     quantity: str,
     surrogate_violation: float | None,
     tolerance: float,
-) -> list[Finding]:
+) -> tuple[list[Finding], int]:
     """The label's finding first (rules 3–6 of the module's text), then what the other splits
-    say."""
+    say; and how many of them are read at a glance: the label's, and when that one speaks of
+    the training data, what the held-out split says of κ too."""
     where = _split_words(reported.split)
     if reported.kappa is None:
         value = "—" if reported.value is None else f"{reported.value:.4f}"
         interval = f" ({reported.interval_words()})" if reported.has_interval else ""
         return [(Label.UNCONSTRAINED, Level.INFO,
-                 f"No fairness constraint; {quantity} on {where} is {value}{interval}.")]  # fmt: skip
+                 f"No fairness constraint; {quantity} on {where} is {value}{interval}.")], 1  # fmt: skip
     if reported.value is None:
         return [(Label.MISSES, Level.WARNING,
-                 f"{quantity} could not be computed on {where}, so κ cannot be checked.")]  # fmt: skip
+                 f"{quantity} could not be computed on {where}, so κ cannot be checked.")], 1  # fmt: skip
     held_out = reported if reported.held_out else None
     training = _training_finding(train, quantity, surrogate_violation, tolerance)
+    # a surrogate that holds while the exact value does not is explained after the findings
+    why = [(Label.SURROGATE_ONLY, Level.INFO, SURROGATE_WORDS)] if training and \
+        training[0] is Label.SURROGATE_ONLY else []  # fmt: skip
     if held_out is not None and held_out.state is KappaState.MISSES:
         findings = _held_out_findings(held_out, quantity)
-        return findings + ([training] if training else [])
+        return findings + ([training] if training else []) + why, 1
     if train is not None and train.meets is False:
-        label = training[0]
-        return [(label, Level.WARNING, training[2])] + (
-            _held_out_findings(held_out, quantity, Level.INFO) if held_out else [])  # fmt: skip
+        first = (training[0], Level.WARNING, training[2])
+        if held_out is None:
+            return [first, *why], 1
+        return [first, *_held_out_findings(held_out, quantity, Level.INFO), *why], 2
     if held_out is None:
         return [(Label.MEETS, Level.OK,
                  f"Meets κ on the training data: {quantity} = {reported.value:.4f} ≤ κ = "
-                 f"{reported.kappa:g}.")]  # fmt: skip
-    return _held_out_findings(held_out, quantity) + ([training] if training else [])
+                 f"{reported.kappa:g}.")], 1  # fmt: skip
+    return _held_out_findings(held_out, quantity) + ([training] if training else []), 1
+
+
+SURROGATE_WORDS = ("The surrogate approximates the exact indicator; holding κ on the training "
+                   "data refines it until the exact value meets κ.")
 
 
 def _held_out_findings(check: SplitCheck, quantity: str, level: Level | None = None
@@ -413,11 +430,9 @@ def _training_finding(
                 f"Holds κ on the training data: {quantity} = {train.value:.4f} ≤ κ.")  # fmt: skip
     if surrogate_violation is not None and surrogate_violation <= tolerance:
         return (Label.SURROGATE_ONLY, Level.INFO,
-                f"Surrogate feasible but exact infeasible: the solver's surrogate rows are "
-                f"within its tolerance ({surrogate_violation:+.4f} ≤ ε = {tolerance:g}), yet "
-                f"the exact train {quantity} is {train.value:.4f} > κ = {train.kappa:g}. The "
-                "surrogate approximates the exact indicator; holding κ on the training data "
-                "refines it until the exact value meets κ.")  # fmt: skip
+                f"Surrogate feasible but exact infeasible: surrogate rows "
+                f"{surrogate_violation:+.4f} ≤ ε = {tolerance:g}, exact train {quantity} "
+                f"{train.value:.4f} > κ = {train.kappa:g}.")  # fmt: skip
     return (Label.MISSES, Level.INFO,
             f"Misses κ on the training data: {quantity} = {train.value:.4f} > κ = "
             f"{train.kappa:g}.")  # fmt: skip

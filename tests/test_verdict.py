@@ -55,6 +55,9 @@ def test_a_test_set_within_kappa_does_not_outweigh_a_training_value_above_it():
     assert verdict.label is Label.SURROGATE_ONLY and verdict.level is Level.WARNING
     assert verdict.headline.startswith("Surrogate feasible but exact infeasible")
     assert "Meets κ on the test set: pSP = 0.0383" in verdict.findings[1]
+    # read at a glance: the training verdict and what the test set says of κ, both short
+    assert verdict.at_a_glance == verdict.findings[:2]
+    assert all(len(text.split()) <= 22 for text in verdict.at_a_glance)
 
 
 def test_a_surrogate_above_its_tolerance_is_a_plain_miss():

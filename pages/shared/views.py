@@ -105,8 +105,9 @@ def status_line(store: Store, run_ids: list[str], view: ConstraintSpec | None = 
         column.markdown(f"**{run_label(row.spec)}** {verdict_badge(verdict)}{status}{progress}")
         if row.status in ACTIVE:
             continue
-        headline, *details = verdict.findings
-        column.caption(headline)  # a glance; what else the verdict found, one click away
+        for finding in verdict.at_a_glance:  # what else the verdict found, one click away
+            column.caption(finding)
+        details = verdict.findings[len(verdict.at_a_glance):]
         if details:
             with column.expander(f"Details ({len(details)})", key=f"verdict_details:{row.id}"):
                 for finding in details:
