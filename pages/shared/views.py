@@ -20,7 +20,7 @@ from engine.runs.frontier import SCORE_NAMES, Frontier, is_gap
 from engine.runs.frontier_text import front_table
 from engine.runs.honour_search import honour_search, search_table, search_titles
 from engine.runs.quantities import QUANTITY_NAMES
-from engine.runs.results import constraint_of, run_verdict
+from engine.runs.results import constraint_of, run_verdict, thresholded
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HONOUR
 from engine.status import ACTIVE
@@ -166,6 +166,12 @@ def metrics_table(
         **comparison_config(table, short=True),
         "κ": number(format="%g"),
     })  # fmt: skip
+    ranking = [run_label(store.run(r).spec) for r in run_ids if not thresholded(store.run(r).spec)]
+    if ranking:
+        st.caption(f"{', '.join(ranking)} train{'s' if len(ranking) == 1 else ''} paper 004's "
+                   "pairwise AUC loss, which only ranks the scores: accuracy at the threshold "
+                   "says nothing of such a model (a shift of every score leaves its loss alone), "
+                   "so read its test AUC.")  # fmt: skip
     return frame
 
 

@@ -4,7 +4,7 @@ switches the page's objective when ticked, and back when unticked."""
 
 from __future__ import annotations
 
-from test_pages import start
+from test_pages import metrics_frame, start, wait_for_runs
 
 from engine.fairness.families import family_entry
 from engine.models import ModelSpec
@@ -64,3 +64,20 @@ def test_the_sidebar_shows_the_proposed_solvers_and_folds_the_rest_by_paper():
     inside = {box.key for e in folded.values() for box in e.checkbox}
     assert "solver:idca" not in inside and "solver:unconstrained" not in inside
     assert len(solver_boxes) - len(inside) == 3  # idca, ssg and the reference on show
+
+
+def test_runs_of_the_pairwise_auc_loss_say_to_read_their_auc_not_their_accuracy(app_home):
+    app = start()
+    app.sidebar.selectbox(key="family").set_value("auc_gap").run()
+    app.sidebar.checkbox(key="solver:idca").uncheck().run()
+    app.sidebar.checkbox(key="solver:sfls").check().run()
+    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.button(key="run").click().run()
+    wait_for_runs(app)
+    assert not app.exception, app.exception
+    table = metrics_frame(app)
+    assert set(table["model"]) == {"sfls (κ = 0.05)", "unconstrained"}
+    assert table["test AUC"].notna().all()
+    (said,) = [c.value for c in app.caption if "only ranks the scores" in c.value]
+    assert said.startswith("sfls (κ = 0.05), unconstrained train paper 004's pairwise AUC loss")
+    assert "read its test AUC" in said
