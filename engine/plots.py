@@ -41,6 +41,9 @@ GROUPS_FIGURE_HEIGHT = 300  # pixels
 TITLE_MARGIN = 72  # pixels above the plot: one title line and one subtitle line
 SUBTITLE_LINE = 15  # pixels more for each further subtitle line
 TITLE_AT_TOP = {"y": 1.0, "yref": "container", "yanchor": "top", "pad": {"t": 10}}
+# a legend under the plot: in half a laptop's width a legend beside it leaves the plot a sliver
+LEGEND_BELOW = {"orientation": "h", "x": 0.0, "xanchor": "left", "y": -0.2, "yanchor": "top"}
+LEGEND_ROOM = 110  # pixels under the plot for the axis title and a legend of two rows
 SUBTITLE_WIDTH = 80  # characters of a subtitle line that fit a figure of the page
 HISTOGRAM_BINS = 80
 CENTRAL_MASS = (0.005, 0.995)  # the pooled score quantiles a score axis always shows
@@ -509,7 +512,7 @@ def _note_outliers(fig: go.Figure, scores: np.ndarray, shown: tuple[float, float
         fig.add_annotation(
             text=(f"{beyond:,} score{'s' if beyond > 1 else ''} beyond the axis: "
                   f"min {scores.min():.4g}, max {scores.max():.4g}"),
-            xref="paper", yref="paper", x=1.0, y=1.0, xanchor="right", yanchor="bottom",
+            xref="paper", yref="paper", x=0.0, y=1.0, xanchor="left", yanchor="bottom",
             showarrow=False, font={"size": 11, "color": "#555555"},
         )  # fmt: skip
 
@@ -593,7 +596,8 @@ def cdf_figure(
     fig.update_xaxes(title_text=SCORE_AXIS, range=list(shown))
     fig.update_yaxes(title_text=RANK_AXIS, range=[-0.03, 1.03], tickformat=".0%")
     titled(fig, "Per-group score CCDF", f"{_interval_text(alpha, beta)}{_kappa_text(kappa)}",
-            hovermode="closest")  # fmt: skip
+            hovermode="closest", legend=LEGEND_BELOW)  # fmt: skip
+    fig.update_layout(margin={"b": LEGEND_ROOM})
     return fig
 
 
@@ -717,7 +721,8 @@ def rank_rank_figure(
         title_text=f"rank from the top in {name_k2}: F̄(θ)", range=[0, 1], scaleanchor="x"
     )
     detail = f"pSP = {pair_psp:.3f}{_kappa_text(kappa)} on {_interval_text(alpha, beta)}"
-    titled(fig, "Rank–rank curve", f"{name_k} vs {name_k2}<br>{detail}")
+    titled(fig, "Rank–rank curve", f"{name_k} vs {name_k2}<br>{detail}", legend=LEGEND_BELOW)
+    fig.update_layout(margin={"b": LEGEND_ROOM})
     return fig
 
 
