@@ -98,7 +98,8 @@ def test_missing_file_message_says_where_and_how(tmp_path):
         ACSSpec(states=("CT",), year=2018, root=str(tmp_path)).files()
     text = str(error.value)
     assert str(tmp_path / "2018" / "1-Year" / "psam_p09.csv") in text
-    assert "csv_pct.zip" in text and "--download" in text
+    assert "csv_pct.zip" in text and "allow the download" in text and "--" not in text
+    assert error.value.command_line == "On the command line: --acs-root FOLDER, or --download."
 
 
 @pytest.mark.parametrize(
