@@ -31,10 +31,16 @@ Metrics = dict[str, dict[str, float | None]]
 # the test metrics a comparison table shows of a model, by the task of its label, as header →
 # metric: a classifier's accuracy beside always predicting the majority class, and its AUC; a
 # regression's RMSE beside predicting the training mean label, and its R²
-SCORE_COLUMNS = MappingProxyType({
-    Task.CLASSIFICATION: {"test accuracy": "accuracy", "majority": "majority", "test AUC": "auc"},
-    Task.REGRESSION: {"test RMSE": "rmse", "baseline RMSE": "baseline_rmse", "test R²": "r2"},
-})  # fmt: skip
+SCORE_COLUMNS = MappingProxyType(
+    {
+        Task.CLASSIFICATION: {
+            "test accuracy": "accuracy",
+            "majority": "majority",
+            "test AUC": "auc",
+        },
+        Task.REGRESSION: {"test RMSE": "rmse", "baseline RMSE": "baseline_rmse", "test R²": "r2"},
+    }
+)
 INTERVAL_SUFFIX = " 95 %"  # the header of a value's 95 % interval: "test pSP 95 %"
 
 
@@ -114,8 +120,9 @@ def quantity_columns(
             header = f"{split} {quantity.name}"
             columns.append(Column(header, split, quantity=quantity))
             if split in interval_splits:
-                columns.append(Column(header + INTERVAL_SUFFIX, split, quantity=quantity,
-                                      interval=True))  # fmt: skip
+                columns.append(
+                    Column(header + INTERVAL_SUFFIX, split, quantity=quantity, interval=True)
+                )
     return columns
 
 
@@ -150,9 +157,17 @@ def comparison_table(
     for row in runs:
         verdict = run_verdict(store, row, view, metrics[row.id])
         cells = {c.header: c.cell(row.spec, metrics[row.id]) for c in measured}
-        rows.append({"run": row.id, "solver": row.spec["solver"], "verdict": verdict.summary,
-                     "κ": verdict.kappa, **cells, "status": row.status,
-                     "seconds": finite(row.seconds)})  # fmt: skip
+        rows.append(
+            {
+                "run": row.id,
+                "solver": row.spec["solver"],
+                "verdict": verdict.summary,
+                "κ": verdict.kappa,
+                **cells,
+                "status": row.status,
+                "seconds": finite(row.seconds),
+            }
+        )
     return ComparisonTable(tuple(columns), tuple(rows))
 
 

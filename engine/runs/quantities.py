@@ -31,16 +31,23 @@ from engine.task import Task
 
 # paper 004's AUC gaps by variant (App. A): the auc_gap family's one name, "AUC gap", would say
 # the same of all six
-_AUC_GAP_NAMES = {"group": "group-AUC gap", "inter": "inter-group AUC gap",
-                  "intra": "intra-group AUC gap", "average_positive": "positive average equality gap",
-                  "average_negative": "negative average equality gap", "bpsn": "BPSN–BNSP AUC gap"}  # fmt: skip
+_AUC_GAP_NAMES = {
+    "group": "group-AUC gap",
+    "inter": "inter-group AUC gap",
+    "intra": "intra-group AUC gap",
+    "average_positive": "positive average equality gap",
+    "average_negative": "negative average equality gap",
+    "bpsn": "BPSN–BNSP AUC gap",
+}
 # the name a table's header gives each metric every run reports a quantity under: the AUC gaps
 # by variant, else its family's quantity (REPORTED_AS), and a regression's mean gap
-QUANTITY_NAMES: MappingProxyType[str, str] = MappingProxyType({
-    **{metric: FAMILIES[family].quantity for family, metric in REPORTED_AS.items()},
-    **{AUC_GAP_REPORTED_AS[v]: name for v, name in _AUC_GAP_NAMES.items()},
-    **{metric: name for name, metric in REPORTED_QUANTITY.values()},
-})  # fmt: skip
+QUANTITY_NAMES: MappingProxyType[str, str] = MappingProxyType(
+    {
+        **{metric: FAMILIES[family].quantity for family, metric in REPORTED_AS.items()},
+        **{AUC_GAP_REPORTED_AS[v]: name for v, name in _AUC_GAP_NAMES.items()},
+        **{metric: name for name, metric in REPORTED_QUANTITY.values()},
+    }
+)
 # options that shape only a family's surrogate rows, not its exact quantity
 _SURROGATE_OPTIONS = frozenset({"c1", "c2", "mean_method"})
 _PAIRS_WORDS = {"vs_mean": "each group vs the mean", "vs_rest": "each group vs the rest"}
@@ -77,8 +84,9 @@ def quantity_of(constraint: ConstraintSpec) -> Quantity:
     held = exact_part(constraint)
     metric = reported_metric(held)
     if metric is not None:
-        return Quantity(QUANTITY_NAMES.get(metric, family_entry(held.family).quantity), metric,
-                        held)  # fmt: skip
+        return Quantity(
+            QUANTITY_NAMES.get(metric, family_entry(held.family).quantity), metric, held
+        )
     words = [_PAIRS_WORDS.get(held.pairs, held.pairs)] if held.pairs != "all" else []
     words += [f"at threshold {held.threshold:g}"] if held.threshold != 0.0 else []
     words += [f"{name} {value}" for name, value in held.options]
@@ -91,8 +99,13 @@ def exact_part(constraint: ConstraintSpec) -> ConstraintSpec:
     the options that change the quantity (an AUC gap's variant, a loss gap's condition); κ, I
     and the surrogate's settings are set to their defaults."""
     options = tuple((k, v) for k, v in constraint.options if k not in _SURROGATE_OPTIONS)
-    return ConstraintSpec(constraint.family, 0.0, pairs=constraint.pairs,
-                          threshold=constraint.threshold, options=options)  # fmt: skip
+    return ConstraintSpec(
+        constraint.family,
+        0.0,
+        pairs=constraint.pairs,
+        threshold=constraint.threshold,
+        options=options,
+    )
 
 
 def task_quantity(task: Task) -> Quantity:

@@ -52,8 +52,10 @@ def solver_refusals(
     """Why each solver cannot solve `family` (of `variant`, for auc_gap) on `model` with the
     `objective` (None: it can). The unconstrained solver ignores the family, so it is never
     refused for it."""
-    return {name: solver_card(name).refusal(model, family, objective, variant)
-            for name in solver_names()}  # fmt: skip
+    return {
+        name: solver_card(name).refusal(model, family, objective, variant)
+        for name in solver_names()
+    }
 
 
 def solver_choices(
@@ -66,8 +68,11 @@ def solver_choices(
     choices = {}
     for name, refusal in solver_refusals(family, model, objective, variant).items():
         own = solver_card(name).default_objective
-        switches = (refusal is not None and objective == DEFAULT_OBJECTIVE[task] != own
-                    and objective_type(own).task is task)  # fmt: skip
+        switches = (
+            refusal is not None
+            and objective == DEFAULT_OBJECTIVE[task] != own
+            and objective_type(own).task is task
+        )
         if switches and solver_card(name).refusal(model, family, own, variant) is None:
             choices[name] = SolverChoice(name, None, own)
         else:
@@ -92,23 +97,30 @@ class PickerGroup:
     key: str = ""
 
 
-def picker_groups(subject: str, family: str | None, choices: dict[str, SolverChoice]
-                  ) -> list[PickerGroup]:  # fmt: skip
+def picker_groups(
+    subject: str, family: str | None, choices: dict[str, SolverChoice]
+) -> list[PickerGroup]:
     """The picker's groups in order: the solvers `family`'s paper proposes for it with the
     reference (open), then the other available ones by paper, then the refused ones; `subject`
     names what the solvers are for (the family, or a real-valued label, which has none)."""
     proposed = family_entry(family).proposed if family is not None else ()
     first = tuple(n for n in (*proposed, REFERENCE) if choices[n].available)
     source = f" ({family_entry(family).source})" if family is not None and proposed else ""
-    groups = [PickerGroup(f"Proposed for {subject}{source}" if proposed else "Reference", first,
-                          open=True)]  # fmt: skip
+    groups = [
+        PickerGroup(
+            f"Proposed for {subject}{source}" if proposed else "Reference", first, open=True
+        )
+    ]
     rest = [n for n, c in choices.items() if c.available and n not in first]
     for paper in _papers(rest):
         names = tuple(n for n in rest if solver_card(n).paper == paper)
         groups.append(PickerGroup(_paper_title(paper), names, key=f"solvers_of:{paper}"))
     refused = tuple(n for n, c in choices.items() if not c.available)
-    groups.append(PickerGroup(f"Not for {subject} with this model and objective", refused,
-                              key="solvers_of:none"))  # fmt: skip
+    groups.append(
+        PickerGroup(
+            f"Not for {subject} with this model and objective", refused, key="solvers_of:none"
+        )
+    )
     return [group for group in groups if group.names]
 
 
@@ -134,8 +146,10 @@ def solver_picker(
     switched_by = st.session_state.get(SWITCHED, (None,))[0]
     if switched_by in st.session_state["solvers"]:
         words = objective_type(objective).words
-        st.sidebar.caption(f"{switched_by} needs the {words}, so every run trains it; untick "
-                           f"{switched_by} for the objective before.")  # fmt: skip
+        st.sidebar.caption(
+            f"{switched_by} needs the {words}, so every run trains it; untick "
+            f"{switched_by} for the objective before."
+        )
     refusals = {name: choice.refusal for name, choice in choices.items()}
     return chosen_solvers(st.session_state["solvers"], refusals)
 
@@ -148,9 +162,17 @@ def _checkboxes(container: Any, names: tuple[str, ...], choices: dict[str, Solve
         help_text = choice.refusal or solver_card(name).summary
         if choice.objective:
             words = objective_type(choice.objective).words
-            help_text = f"{help_text.rstrip('.')}. Ticking it trains the {words} it needs for every run."
-        container.checkbox(name, key=key, disabled=not choice.available, help=help_text,
-                           on_change=_toggle_solver, args=(name, choice.objective))  # fmt: skip
+            help_text = (
+                f"{help_text.rstrip('.')}. Ticking it trains the {words} it needs for every run."
+            )
+        container.checkbox(
+            name,
+            key=key,
+            disabled=not choice.available,
+            help=help_text,
+            on_change=_toggle_solver,
+            args=(name, choice.objective),
+        )
 
 
 def _toggle_solver(name: str, objective: str | None) -> None:
@@ -183,8 +205,10 @@ def _paper_title(paper: str) -> str:
 def option_values(solver: str) -> dict[str, Any]:
     """What the option widgets of `solver` show before they are touched: each default, and
     empty text for an option that is unset by default."""
-    return {option.name: "" if option.optional else option.default
-            for option in config_fields(solver_card(solver).Config)}  # fmt: skip
+    return {
+        option.name: "" if option.optional else option.default
+        for option in config_fields(solver_card(solver).Config)
+    }
 
 
 def solver_config(solver: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -205,19 +229,32 @@ def solver_options(solver: str) -> dict:
 
 def _option_widget(option: OptionField, shown: Any, key: str) -> Any:
     if option.optional:
-        return st.text_input(option.name, value=shown, key=key,
-                             help=f"{option.help}. Leave it empty for unset.")  # fmt: skip
+        return st.text_input(
+            option.name, value=shown, key=key, help=f"{option.help}. Leave it empty for unset."
+        )
     if option.choices:
-        return st.selectbox(option.name, option.choices, index=option.choices.index(shown),
-                            key=key, help=option.help)  # fmt: skip
+        return st.selectbox(
+            option.name,
+            option.choices,
+            index=option.choices.index(shown),
+            key=key,
+            help=option.help,
+        )
     if option.kind is bool:
         return st.checkbox(option.name, value=shown, key=key, help=option.help)
     if option.kind is int:
-        return st.number_input(option.name, value=shown, step=1, format="%d", key=key,
-                               help=option.help)  # fmt: skip
+        return st.number_input(
+            option.name, value=shown, step=1, format="%d", key=key, help=option.help
+        )
     if option.kind is float:
-        return st.number_input(option.name, value=shown, step=_float_step(shown), format="%g",
-                               key=key, help=option.help)  # fmt: skip
+        return st.number_input(
+            option.name,
+            value=shown,
+            step=_float_step(shown),
+            format="%g",
+            key=key,
+            help=option.help,
+        )
     return st.text_input(option.name, value=shown, key=key, help=option.help)
 
 

@@ -24,18 +24,21 @@ def write(tmp_path, frame: pd.DataFrame, name: str = "own.csv") -> str:
 
 def prepared(tmp_path, frame: pd.DataFrame, label: str, protected: str, **options):
     spec = CSVSpec(write(tmp_path, frame), label, (protected,))
-    return load_prepared(spec, PrepareOptions(grouping=(GroupingSpec(protected),), **options),
-                         use_cache=False)  # fmt: skip
+    return load_prepared(
+        spec, PrepareOptions(grouping=(GroupingSpec(protected),), **options), use_cache=False
+    )
 
 
 def people(n: int = 600, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "age": rng.integers(18, 80, n),
-        "hours": rng.normal(40, 8, n).round(1),
-        "female": rng.integers(0, 2, n),
-        "outcome": rng.integers(0, 2, n),
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "hours": rng.normal(40, 8, n).round(1),
+            "female": rng.integers(0, 2, n),
+            "outcome": rng.integers(0, 2, n),
+        }
+    )
 
 
 # a 0/1 protected column
@@ -48,8 +51,9 @@ def test_a_zero_one_protected_column_gives_groups_named_by_its_values(tmp_path):
 
 
 def test_a_two_valued_text_or_few_valued_number_is_named_by_its_values():
-    frame = people().assign(sex=lambda f: np.where(f["female"] == 1, "F", "M"),
-                            children=lambda f: np.arange(len(f)) % 3)  # fmt: skip
+    frame = people().assign(
+        sex=lambda f: np.where(f["female"] == 1, "F", "M"), children=lambda f: np.arange(len(f)) % 3
+    )
     dataset = from_frame(frame, "outcome", ["sex", "children", "age"])
     assert make_groups(dataset, (GroupingSpec("sex"),)).names == ("F", "M")
     assert make_groups(dataset, (GroupingSpec("children"),)).names == ("0", "1", "2")
@@ -78,7 +82,7 @@ def test_a_label_named_target_in_the_middle_is_preselected(tmp_path):
         ({"household_income": [1.5, 2.5, 3.5], "age": [20, 30, 40]}, None),  # many values
         ({"age": [20, 30], "sex": ["F", "M"], "score": [0, 1]}, None),  # nothing named so
     ],
-)  # fmt: skip
+)
 def test_the_label_is_guessed_by_name_or_not_at_all(columns, label):
     frame = pd.DataFrame({c: list(v) * 3 for c, v in columns.items()})
     assert guess_label(frame) == label
@@ -96,17 +100,23 @@ def five_leaks(n: int = 4000, seed: int = 1) -> pd.DataFrame:
     """Five columns that each give the label away, each of another kind, and honest ones."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
-    return pd.DataFrame({
-        "age": rng.integers(18, 80, n),
-        "sex": rng.choice(["F", "M"], n),
-        "paid_copy": 1 - y,  # a 0/1 copy
-        "status": np.where(y == 1, "charged off", "fully paid"),  # spelled out
-        "recovered": np.where(y == 1, rng.uniform(10, 900, n).round(2), np.nan),  # blank for no
-        "status_code": np.where(y == 1, rng.choice([1, 3], n), rng.choice([2, 4], n)),  # no order
-        "days_late": np.where(y == 1, rng.integers(90, 400, n), rng.integers(0, 30, n)),  # by value
-        "train_row": rng.integers(0, 2, n),  # the file's own split flag: no leak
-        "label": y,
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "sex": rng.choice(["F", "M"], n),
+            "paid_copy": 1 - y,  # a 0/1 copy
+            "status": np.where(y == 1, "charged off", "fully paid"),  # spelled out
+            "recovered": np.where(y == 1, rng.uniform(10, 900, n).round(2), np.nan),  # blank for no
+            "status_code": np.where(
+                y == 1, rng.choice([1, 3], n), rng.choice([2, 4], n)
+            ),  # no order
+            "days_late": np.where(
+                y == 1, rng.integers(90, 400, n), rng.integers(0, 30, n)
+            ),  # by value
+            "train_row": rng.integers(0, 2, n),  # the file's own split flag: no leak
+            "label": y,
+        }
+    )
 
 
 def test_every_leaking_column_is_named(tmp_path):
@@ -128,8 +138,13 @@ def test_a_real_valued_label_with_a_blank_leak_is_named():
     rng = np.random.default_rng(2)
     price = rng.normal(100, 20, 1000)
     sold_for = np.where(price > np.quantile(price, 0.1), price + rng.normal(0, 0.1, 1000), np.nan)
-    frame = pd.DataFrame({"sex": rng.choice(["F", "M"], 1000), "rooms": rng.integers(1, 6, 1000),
-                          "sold_for": sold_for})  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "sex": rng.choice(["F", "M"], 1000),
+            "rooms": rng.integers(1, 6, 1000),
+            "sold_for": sold_for,
+        }
+    )
     encoder = fit_encoder(frame, ("rooms", "sold_for"), ("sex",), {}, 5)
     X = encoder.transform(frame)
     scores = column_correlations(X, price, encoder, frame)
@@ -157,8 +172,23 @@ def test_an_integer_id_with_one_value_per_row_is_left_out_and_said(tmp_path, cap
     note = "'member' (a different number in every row, like an identifier)"
     assert any(note in n for n in data.notes)
     path = write(tmp_path, frame)
-    assert main(["data", "show", "--source", "csv", "--csv", path, "--label", "outcome",
-                 "--attribute", "female"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "data",
+                "show",
+                "--source",
+                "csv",
+                "--csv",
+                path,
+                "--label",
+                "outcome",
+                "--attribute",
+                "female",
+            ]
+        )
+        == 0
+    )
     assert note in capsys.readouterr().out
 
 

@@ -33,8 +33,9 @@ from engine.solvers.catalogue import solver_card, solver_names
 
 # the family each constrained solver is run under: the first of these it solves, else its first
 PREFERRED = ("pSP", "DP", "group_loss_gap", "auc_gap")
-SCORES = {header: metric for columns in SCORE_COLUMNS.values()
-          for header, metric in columns.items()}  # fmt: skip
+SCORES = {
+    header: metric for columns in SCORE_COLUMNS.values() for header, metric in columns.items()
+}
 NAMED = {name: metric for metric, name in QUANTITY_NAMES.items()}
 MISSING_WORDS = re.compile(r"\b(None|nan|NaN)\b")
 
@@ -45,8 +46,9 @@ def solver_spec(data, name: str):
     """A tiny run of solver `name`: five iterations on the toy table, under the family it
     solves (`PREFERRED`), with the objective its card defaults to."""
     card = solver_card(name)
-    spec = dataclasses.replace(make_spec(data, solver=name, kappa=0.2, iterations=5),
-                               constraint=None)  # fmt: skip
+    spec = dataclasses.replace(
+        make_spec(data, solver=name, kappa=0.2, iterations=5), constraint=None
+    )
     if card.constrained:
         family = next((f for f in PREFERRED if f in card.families()), card.families()[0])
         interval = INTERVAL if family in ("pSP", "pDP") else None
@@ -90,8 +92,10 @@ def expected_cell(store: Store, run_id: str, header: str) -> float | str | None:
     split, metric, interval = metric_of(header)
     values = store.metrics(run_id).get(split, {})
     own = constraint_from_dict(store.run(run_id).spec.get("constraint"))
-    held = own is not None and (reported_metric(own) == metric or (
-        reported_metric(own) is None and metric == f"constraint:{quantity_of(own).name}"))  # fmt: skip
+    held = own is not None and (
+        reported_metric(own) == metric
+        or (reported_metric(own) is None and metric == f"constraint:{quantity_of(own).name}")
+    )
     source = "constraint" if held else metric
     if held and metric in values and values[metric] is not None and not interval:
         assert values["constraint"] == pytest.approx(values[metric], abs=1e-9), (run_id, metric)
@@ -116,7 +120,9 @@ def check_table(store: Store, table: ComparisonTable) -> None:
                 assert math.isfinite(cell), (column.header, cell)
             if column.measured:
                 assert cell == expected_cell(store, row["run"], column.header), (
-                    row["solver"], column.header)  # fmt: skip
+                    row["solver"],
+                    column.header,
+                )
 
 
 def explore_view(store: Store, run_id: str) -> ConstraintSpec | None:
@@ -134,8 +140,11 @@ def test_every_solver_shown_beside_the_reference_has_one_quantity_per_column(run
     for row in table.rows:  # the value a verdict judges is in its run's row, under its name
         check = run_verdict(store, store.run(row["run"]), view).check("test")
         if check is not None and check.value is not None:
-            tested = [row[c.header] for c in table.columns
-                      if c.quantity is not None and c.split == "test" and not c.interval]  # fmt: skip
+            tested = [
+                row[c.header]
+                for c in table.columns
+                if c.quantity is not None and c.split == "test" and not c.interval
+            ]
             assert check.value in tested, (solver, row["run"])
     html = store_report(store, run_ids, solver)
     assert not re.search(r"<td>(None|nan|NaN)</td>", html)
@@ -152,8 +161,11 @@ def test_a_frontier_of_a_solver_and_its_reference_shows_one_quantity(runs, solve
     if view is None:
         return  # no quantity to set beside: a frontier on "constraint" has no point
     metric = reported_metric(view)
-    results = [r for run_id in dict.fromkeys([row.id, ids["unconstrained"]])
-               for r in run_results(store.run(run_id), store, view)]  # fmt: skip
+    results = [
+        r
+        for run_id in dict.fromkeys([row.id, ids["unconstrained"]])
+        for r in run_results(store.run(run_id), store, view)
+    ]
     for point in frontier(results, metric="constraint").points:
         (run_id,) = point.run_ids
         values = store.metrics(run_id)["test"]
@@ -195,8 +207,11 @@ def test_all_runs_side_by_side_and_listed(runs, capsys):
     store, ids = runs
     table = comparison_table(store, list(ids.values()))
     check_table(store, table)
-    quantities = [c.header for c in table.columns if c.quantity is not None and c.split == "test"
-                  and not c.interval]  # fmt: skip
+    quantities = [
+        c.header
+        for c in table.columns
+        if c.quantity is not None and c.split == "test" and not c.interval
+    ]
     assert {"test pSP", "test DP gap", "test group-AUC gap"} <= set(quantities)
     html = store_report(store, list(ids.values()), "every solver")
     assert not re.search(r"<td>[^<]*\b(None|nan)\b", html)
