@@ -160,13 +160,14 @@ def metrics_table(
     table = comparison_table(store, run_ids, view)
     # each run's verdict, how it ended and its seconds stand in the status line above it
     frame = comparison_frame(table).drop(columns=["run", "solver", "verdict", "status", "seconds"])
-    frame.insert(0, "model", [run_label(store.run(r).spec) for r in run_ids])
+    specs = [store.run(r).spec for r in run_ids]
+    frame.insert(0, "model", [run_label(spec) for spec in specs])
     number = st.column_config.NumberColumn
     st.dataframe(frame, hide_index=True, width="content", placeholder=MISSING, column_config={
         **comparison_config(table, short=True),
         "κ": number(format="%g"),
     })  # fmt: skip
-    ranking = [run_label(store.run(r).spec) for r in run_ids if not thresholded(store.run(r).spec)]
+    ranking = [run_label(spec) for spec in specs if not thresholded(spec)]
     if ranking:
         st.caption(f"{', '.join(ranking)} train{'s' if len(ranking) == 1 else ''} paper 004's "
                    "pairwise AUC loss, which only ranks the scores: accuracy at the threshold "
