@@ -72,9 +72,33 @@ class Network(ABC):
 
     def backward_many(self, w: np.ndarray, tape: Any, G: np.ndarray | sp.spmatrix) -> np.ndarray:
         """`backward` for each row of G (m, n), dense or sparse, at once: (m, size), row k that
-        of G[k]."""
+        of G[k]. Where G's columns take few directions (`shared_columns`: pSP's ramp rows, a
+        sample's rows the same for all samples on the same slopes), G = A·E and the m rows are
+        A times the backward passes of E's rows, which partition the samples: about one pass
+        over the data for all m rows instead of m passes."""
+        factors = shared_columns(G)
+        if factors is not None:
+            directions, weights, segment = factors
+            return directions @ self.segment_backward(w, tape, weights, segment,
+                                                      directions.shape[1])  # fmt: skip
         rows = G.toarray() if sp.issparse(G) else G
         return np.array([self.backward(w, tape, g) for g in rows]).reshape(len(rows), self.size)
+
+    def segment_backward(
+        self, w: np.ndarray, tape: Any, g: np.ndarray, segment: np.ndarray, segments: int
+    ) -> np.ndarray:
+        """(segments, size): row s is `backward` of g restricted to the samples i with
+        segment[i] = s (the others, segment −1, in none)."""
+        out = np.zeros((segments, self.size))
+        order = np.argsort(segment, kind="stable")
+        order = order[segment[order] >= 0]
+        bounds = np.searchsorted(segment[order], np.arange(segments + 1))
+        ordered, weights = _rows_of(tape, order), g[order]  # one copy: each segment a slice
+        for s in range(segments):
+            part = slice(bounds[s], bounds[s + 1])
+            if part.stop > part.start:
+                out[s] = self.backward(w, _rows_of(ordered, part), weights[part])
+        return out
 
 
 # the share of non-zeros above which a sparse matrix of pullbacks is multiplied densely: a dense
@@ -109,6 +133,66 @@ class LinearNetwork(Network):
         product = transposed_product(tape, G.T)
         grads[:, 1:] = (product.toarray() if sp.issparse(product) else product).T
         return grads
+
+
+# a factorisation G = A·E (`shared_columns`) is used when the columns of G take at most this many
+# directions per row of G: the segments' passes read each sample once, however many, but each
+# pass has a cost of its own, and many small ones lose to m whole ones
+MOST_DIRECTIONS_PER_ROW = 4
+
+
+def shared_columns(
+    G: np.ndarray | sp.spmatrix, most: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """G (m, n) as A·E, when its non-zero columns take at most `most` (default
+    `MOST_DIRECTIONS_PER_ROW`·m) directions: A (m, s) holds the directions, E one entry per
+    column, its weight (n,) in row segment (n,) of E (−1 for a zero column): column i of G is
+    weight[i]·A[:, segment[i]]. None for more directions, or for none at all.
+
+    A column's direction is the column over the sum of its entries' sizes; columns are grouped
+    by a random projection of their directions (equal columns have equal ones, to the bit), and
+    the grouping is checked entry by entry (to 1e-9 relative) and support by support, so that
+    no two columns that differ share a direction."""
+    m, n = G.shape
+    most = MOST_DIRECTIONS_PER_ROW * m if most is None else most
+    rows = sp.csr_array(G)
+    rows.sum_duplicates()
+    rows.eliminate_zeros()
+    column = rows.indices
+    counts = np.bincount(column, minlength=n)
+    filled = np.flatnonzero(counts)
+    if filled.size == 0:
+        return None
+    weight = np.bincount(column, np.abs(rows.data), n)
+    direction = rows.data / weight[column]
+    row = np.repeat(np.arange(m), np.diff(rows.indptr))
+    draws = np.random.default_rng(0).random(m) + 0.5
+    # bincount adds each column's entries in row order: equal columns get equal keys
+    keys = np.bincount(column, draws[row] * direction, n)[filled]
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    if first.size > most:
+        return None
+    segment = np.full(n, -1)
+    segment[filled] = inverse
+    representative = filled[first]
+    chosen = np.zeros(n, dtype=bool)
+    chosen[representative] = True
+    directions = np.zeros((m, first.size))
+    kept = chosen[column]
+    directions[row[kept], segment[column[kept]]] = direction[kept]
+    rebuilt = directions[row, segment[column]] * weight[column]
+    if not np.all(np.abs(rebuilt - rows.data) <= 1e-9 * np.abs(rows.data)):
+        return None
+    if not np.array_equal(counts[filled], counts[representative][inverse]):  # one support each
+        return None
+    return directions, weight, segment
+
+
+def _rows_of(tape: Any, rows: np.ndarray | slice) -> Any:
+    """The tape of a forward pass restricted to some of its samples."""
+    if isinstance(tape, list):
+        return [_rows_of(layer, rows) for layer in tape]
+    return tape[rows]
 
 
 def transposed_product(X: Inputs, g: np.ndarray) -> np.ndarray:

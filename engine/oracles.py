@@ -87,6 +87,11 @@ class MinibatchOracles:
             self.aux_names = tuple(aux)
         self._start = np.concatenate(parts)
         self._weights = self.layout[WEIGHTS]
+        # with `keep_full_pass`, the last forward pass over all training rows is kept and given
+        # again at the same weights: for a caller that asks for the scores and the gradients of
+        # one point in turn (an exact record's metrics and KKT measure), never a solver
+        self.keep_full_pass = False
+        self._kept: tuple[np.ndarray, np.ndarray, object] | None = None
 
     @property
     def X(self) -> np.ndarray | sp.csr_array:
@@ -120,7 +125,18 @@ class MinibatchOracles:
 
     def _forward(self, x: np.ndarray, rows: np.ndarray):
         self.counts.samples += len(rows)
-        return self.network.forward(x[self._weights], self.train_rows.batch(rows))
+        w = x[self._weights]
+        full = self.keep_full_pass and len(rows) == len(self.y)
+        if full and self._kept is not None and np.array_equal(self._kept[0], w):
+            return self._kept[1], self._kept[2]
+        h, tape = self.network.forward(w, self.train_rows.batch(rows))
+        if full:
+            self._kept = (w.copy(), h, tape)
+        return h, tape
+
+    def full_scores(self, x: np.ndarray) -> np.ndarray:
+        """The network's scores of all training rows at x."""
+        return self._forward(x, np.arange(len(self.y)))[0]
 
     def _full(self, x: np.ndarray, tape, d_h: np.ndarray, d_aux: dict[str, np.ndarray]):
         """A gradient in x from one in the scores (pulled back through the network) and one in
@@ -181,6 +197,35 @@ class MinibatchOracles:
         (`rows_jacobian`), then all m rows through the network at once (one pass over the
         inputs, not m)."""
         h, tape = self._forward(x, rows)
+        return self._jacobian(x, rows, h, tape)
+
+    def gradient_and_jacobian(
+        self, x: np.ndarray, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """∇f(x, ξ), c(x, ζ) and ∇c(x, ζ) on the same rows from one forward pass."""
+        h, tape = self._forward(x, rows)
+        _, d_h = self.problem.objective.value_and_grad(h, self.y[rows])
+        self.counts.objective_gradients += 1
+        return self._full(x, tape, d_h, {}), *self._jacobian(x, rows, h, tape)
+
+    def lagrangian_gradient(
+        self, x: np.ndarray, rows: np.ndarray, multipliers: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """c(x, ζ) and ∇f(x, ξ) + ∇c(x, ζ)ᵀλ on the same rows, from one forward pass and one
+        backward pass of the sum in score space: the gradient of the Lagrangian without the m
+        rows of the Jacobian."""
+        h, tape = self._forward(x, rows)
+        _, d_f = self.problem.objective.value_and_grad(h, self.y[rows])
+        values, pullback = self._rows(rows).linearise(h, self.aux(x))
+        d_rows, d_aux = pullback(np.asarray(multipliers, dtype=np.float64))
+        self.counts.objective_gradients += 1
+        self.counts.constraint_values += 1
+        self.counts.constraint_gradients += 1
+        return values, self._full(x, tape, d_f + np.asarray(d_rows).ravel(), d_aux)
+
+    def _jacobian(
+        self, x: np.ndarray, rows: np.ndarray, h: np.ndarray, tape
+    ) -> tuple[np.ndarray, np.ndarray]:
         at = rows_jacobian(self._rows(rows), h, self.aux(x))
         self.counts.constraint_values += 1
         self.counts.constraint_gradients += len(at.values)

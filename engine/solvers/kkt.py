@@ -20,12 +20,17 @@ today), the stationarity part is the least-norm element of ∇L + N_Θ(θ) (a co
 counts only when it points into the box) and the least-squares multipliers use the free
 coordinates.
 
-Cost of one evaluation, n training rows, P variables, m rows: one forward and backward pass of
-the model for ∇F, one forward pass for G with its autograd graph, m backward passes for J_G
-(`MinibatchOracles.constraint_jacobian`), so about m + 2 passes over the data; without
-multipliers also an NNLS on a P × m matrix (a few active-set steps, O(P m²) each). DP on two
-groups has m = 2, EO m = 4. Evaluate it with the solver's clock paused. The oracles are built
-once for the problem measured last (their counts are the measure's own, never a solver's).
+Cost of one evaluation, n training rows, P variables, m rows: one forward pass of the model.
+With a solver's multipliers, ∇F + J_Gᵀλ̂ is the gradient of the Lagrangian, one backward pass of
+∂F/∂h + λ̂ᵀ∂G/∂h in score space (`MinibatchOracles.lagrangian_gradient`); J_G itself is not
+needed. Without, J_G (`MinibatchOracles.gradient_and_jacobian`): for a linear model one product
+with the inputs; for an MLP about one backward pass when the rows' score-space Jacobian takes
+few directions (`engine.networks.shared_columns`: pSP's ramp rows do), m passes otherwise; then
+an NNLS on a P × m matrix, or, when P > m, on the m × m factor R of J_Gᵀ = QR (the same
+minimiser: ‖∇F + QRλ‖² = ‖Qᵀ∇F + Rλ‖² + ‖(I − QQᵀ)∇F‖²). DP on two groups has m = 2, EO m = 4,
+pSP 4|Î| on two groups. Evaluate it with the solver's clock paused. The oracles are built once
+for the problem measured last (their counts are the measure's own, never a solver's;
+`prepare` builds them ahead).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from scipy.optimize import nnls
 from engine.models import Params
 from engine.oracles import WEIGHTS, MinibatchOracles
 from engine.problem import Problem
+from engine.scoring import MIXTURE_W, POST_SCALE, THRESHOLD_AT
 from engine.solvers.base import aux_tensors
 
 NNLS_SWEEPS = 10  # NNLS iterations allowed per multiplier
@@ -81,6 +87,25 @@ def kkt_terms(problem: Problem, params: Params, multipliers: np.ndarray | None =
     return _evaluator(problem).terms(params, multipliers)
 
 
+def train_scores(problem: Problem, params: Params) -> np.ndarray:
+    """`problem.scores(params)` on the training data; for an MLP scored by its network alone
+    (no group-wise map, thresholds or mixture), from the forward pass the measure at `params`
+    then uses again, so that an exact record makes one pass over the data, not two."""
+    if problem.constraint is None or problem.model.affine or not _network_only(params):
+        return problem.scores(params)
+    return _evaluator(problem).scores(params)
+
+
+def _network_only(params: Params) -> bool:
+    return not any(key in params for key in (POST_SCALE, THRESHOLD_AT, MIXTURE_W))
+
+
+def prepare(problem: Problem) -> None:
+    """Build the oracles the measure of `problem` uses (a one-off cost per problem), so that a
+    record that measures it next pays only the measure."""
+    _evaluator(problem)
+
+
 def least_squares_multipliers(problem: Problem, params: Params) -> np.ndarray:
     """λ̂ = argmin_{λ ≥ 0} ‖∇F + J_Gᵀλ‖ on the training data: multipliers for a solver that keeps
     none."""
@@ -115,13 +140,24 @@ def kkt_of(
     lower = np.zeros(len(gradient), bool) if at_lower is None else np.asarray(at_lower, bool)
     upper = np.zeros(len(gradient), bool) if at_upper is None else np.asarray(at_upper, bool)
     if multipliers is not None:
-        lam = np.maximum(np.asarray(multipliers, dtype=np.float64).reshape(len(rows)), 0.0)
+        lam = _projected(multipliers, len(rows))
     elif len(rows) == 0:
         lam = np.zeros(0)  # (scipy's nnls must not be given a matrix without columns)
     else:
         free = ~(lower | upper)
         lam = _least_squares_multipliers(jacobian[:, free], gradient[free])
-    residual = gradient + jacobian.T @ lam
+    return _terms(gradient + jacobian.T @ lam, rows, lam, lower, upper)
+
+
+def _projected(multipliers: np.ndarray, m: int) -> np.ndarray:
+    """A solver's multipliers projected on λ ≥ 0."""
+    return np.maximum(np.asarray(multipliers, dtype=np.float64).reshape(m), 0.0)
+
+
+def _terms(
+    residual: np.ndarray, rows: np.ndarray, lam: np.ndarray, lower: np.ndarray, upper: np.ndarray
+) -> KKTTerms:
+    """The measure from ∇F + J_Gᵀλ̂ (`residual`), G and λ̂."""
     # least-norm element of ∇L + N_Θ: at a lower end the normal cone absorbs a positive part
     residual = np.where(lower, np.minimum(residual, 0.0), residual)
     residual = np.where(upper, np.maximum(residual, 0.0), residual)
@@ -135,14 +171,31 @@ def kkt_of(
 
 def _least_squares_multipliers(jacobian: np.ndarray, gradient: np.ndarray) -> np.ndarray:
     """argmin_{λ ≥ 0} ‖gradient + jacobianᵀλ‖ by NNLS, allowed `NNLS_SWEEPS` × m iterations (its
-    default 3m runs out on the rank-deficient Jacobians of a refined pSP grid). Should it still
-    run out, λ = 0: a feasible λ, so the residual ‖gradient‖ bounds the least-squares one from
-    above, and a diagnostic never ends a run."""
+    default 3m runs out on the rank-deficient Jacobians of a refined pSP grid). With more
+    variables P than rows m (an MLP), on an m × m matrix instead of the P × m one (`_reduced`).
+    Should NNLS still run out, λ = 0: a feasible λ, so the residual ‖gradient‖ bounds the
+    least-squares one from above, and a diagnostic never ends a run."""
+    matrix, target = jacobian.T, -gradient
+    if matrix.shape[0] > matrix.shape[1]:
+        matrix, target = _reduced(jacobian, gradient)
     try:
-        lam, _ = nnls(jacobian.T, -gradient, maxiter=NNLS_SWEEPS * jacobian.shape[0])
+        lam, _ = nnls(matrix, target, maxiter=NNLS_SWEEPS * jacobian.shape[0])
     except RuntimeError:
         lam = np.zeros(jacobian.shape[0])
     return lam
+
+
+def _reduced(jacobian: np.ndarray, gradient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(R, t), m × m and m, with ‖Rλ − t‖² = ‖gradient + jacobianᵀλ‖² − c for every λ and a
+    constant c, so that NNLS on them has the minimiser of the P × m problem: from the Gram
+    matrix J Jᵀ = V diag(e) Vᵀ, R = diag(√e) Vᵀ and t = −diag(1/√e) Vᵀ J gradient on the
+    directions with e > 0 (J·gradient has no part on the others). Lawson and Hanson's NNLS
+    (1974, ch. 23) reads its matrix A and target b only through AᵀA and Aᵀb, which these keep."""
+    values, vectors = np.linalg.eigh(jacobian @ jacobian.T)
+    kept = values > values.max(initial=0.0) * jacobian.shape[0] * np.finfo(float).eps
+    roots = np.sqrt(values[kept])
+    basis = vectors[:, kept].T
+    return roots[:, None] * basis, -(basis @ (jacobian @ gradient)) / roots
 
 
 class _Evaluator:
@@ -157,6 +210,13 @@ class _Evaluator:
                                      for b in layout.blocks.values()])  # fmt: skip
         self.upper = np.concatenate([np.full(b.stop - b.start, b.box.upper)
                                      for b in layout.blocks.values()])  # fmt: skip
+        self.oracles.keep_full_pass = True
+
+    def scores(self, params: Params) -> np.ndarray:
+        """The network's scores of the training rows at `params`' weights."""
+        x = np.zeros(self.oracles.layout.size)
+        x[self.oracles.layout[WEIGHTS]] = self.oracles.network.flatten(params)
+        return self.oracles.full_scores(x)
 
     def point(self, params: Params) -> np.ndarray:
         """x of the oracles' layout for `params`."""
@@ -166,20 +226,25 @@ class _Evaluator:
         if oracles.aux_names:
             aux = aux_tensors(params)
             if not aux:  # a solver without the family's variables: their starting values
-                aux = self.problem.bound.aux_init(torch.from_numpy(self.problem.scores(params)))
+                h = self.scores(params) if _network_only(params) else self.problem.scores(params)
+                aux = self.problem.bound.aux_init(torch.from_numpy(h))
             for name in oracles.aux_names:
                 x[oracles.layout[f"aux.{name}"]] = np.ravel(np.asarray(aux[name].detach()))
         return x
 
     def terms(self, params: Params, multipliers: np.ndarray | None) -> KKTTerms:
         x = self.point(params)
-        _, gradient = self.oracles.objective(x, self.rows)
+        lower, upper = x <= self.lower, x >= self.upper
         if self.problem.constraint is None:
-            rows, jacobian = np.zeros(0), np.zeros((0, len(x)))
-        else:
-            rows, jacobian = self.oracles.constraint_jacobian(x, self.rows)
-        return kkt_of(gradient, jacobian, rows, multipliers,
-                      at_lower=x <= self.lower, at_upper=x >= self.upper)  # fmt: skip
+            _, gradient = self.oracles.objective(x, self.rows)
+            return kkt_of(gradient, np.zeros((0, len(x))), np.zeros(0),
+                          at_lower=lower, at_upper=upper)  # fmt: skip
+        if multipliers is not None:  # ∇F + J_Gᵀλ̂ in one backward pass, no Jacobian
+            lam = _projected(multipliers, len(self.problem.bound.rows))
+            rows, residual = self.oracles.lagrangian_gradient(x, self.rows, lam)
+            return _terms(residual, rows, lam, lower, upper)
+        gradient, rows, jacobian = self.oracles.gradient_and_jacobian(x, self.rows)
+        return kkt_of(gradient, jacobian, rows, at_lower=lower, at_upper=upper)
 
 
 _last: list[_Evaluator] = []  # the evaluator of the problem measured last (a run measures one)
