@@ -160,8 +160,8 @@ PARAMETERS_DOC = """
     max_iter : int or None
         Solver iterations at most (None: the solver's own stopping rule).
     max_seconds : float or None
-        Seconds of solver time at most; the default guards against the solvers that run until
-        stopped (sgd, ssw, ...); None: no time limit.
+        Wall seconds at most, the run's records and evaluations included; the default guards
+        against the solvers that run until stopped (sgd, ssw, ...); None: no time limit.
     solver_options : dict or None
         The solver's options by name (`python -m engine solvers`), checked against its card.
     validation_fraction : float

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -17,27 +16,25 @@ from engine.errors import UserError
 from engine.fairness.constraints import BoundConstraint
 from engine.models import Params
 from engine.problem import Problem
+from engine.solvers import kkt, run_clock
 from engine.solvers.base import FrontPoint, Snapshot, Solver, StepInfo, aux_tensors
 from engine.solvers.catalogue import solver_card
 from engine.solvers.kkt import kkt_terms, multipliers_from_state
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.options import Budget
 from engine.solvers.records import FRONT, FRONT_COORDINATE, IterationRecord, Solution
+from engine.solvers.run_clock import (  # noqa: F401 (RECORD_SHARE: where tests tune it)
+    EXACT_EVERY_SECONDS,
+    LOG_EVERY_SECONDS,
+    RECORD_SHARE,
+    RunClock,
+)
 from engine.status import StopCode, StopReason
 from engine.task import Task
 
-# the run's clock counts solver work only: surrogate records (a full-data pass), exact metrics,
-# saved iterates' evaluations and a solver's judging of its own iterates on validation
-# (`Solver.evaluation_seconds`) are timed and taken out of it, so minibatch solvers are not
-# charged for logging
-LOG_EVERY_SECONDS = 0.1  # at most ~10 surrogate records per second reach `log`
-EXACT_EVERY_SECONDS = 1.0  # exact train/val metrics of the candidate, about once a second
-# on large data a record's full-data pass can take longer than those gaps: the gap after a record
-# is then this many times the record's own time, so each kind takes at most 1/(1 + this) of the
-# run and both together about a tenth, up to a longest gap (a first record may pay one-off costs
-# such as compiling a kernel)
-RECORD_SHARE = {"surrogate": 19.0, "exact": 19.0}
-LONGEST_GAP = {"surrogate": 2.0, "exact": 60.0}
+# a run's time budget is wall time: records, saved iterates and evaluations spend it too, and the
+# solver's own clock, which the records carry, is that time less them (`engine.solvers.run_clock`,
+# with the records' schedule and shares)
 # a saved iterate's evaluation (paper 000 §3: loss and the constraint rows on train and test)
 ITERATE_SPLITS = ("train", "test")
 ITERATE_METRICS = ("loss", "accuracy", "constraint")
@@ -58,10 +55,19 @@ def solve(
     log: Log | None = None,
     seed: int = 0,
     should_stop: Callable[[], bool] | None = None,
+    until: float | None = None,
 ) -> Solution:
     """Run one solver on one problem until it converges, the budget ends, it is cancelled, a step
     fails, or it produces a non-finite value (status "diverged", with the iteration; the
     trajectory and the best iterate so far are kept). The end is a `StopReason` (engine.status).
+
+    A time budget is wall time (`engine.solvers.run_clock`): the loop ends early enough for the
+    run's last records and final report to fit in it, by `until` (a `run_clock.now()` time)
+    when given, for a solve that shares the budget with more work. Records: a surrogate one
+    (the solver's view) often, an exact one (exact metrics of the candidate and the KKT
+    measure, `_exact_record`) where the run starts and at least `run_clock.EXACT_POINTS` times
+    a run, each kind within its share of the run, and both at the iteration the run ends on,
+    whatever ended it (a divergence aside, whose candidate may not be finite).
 
     With `budget.save_every` = N, the iterate after iterations N, 2N, 3N, ... is evaluated on
     every split at once (an "iterate" record, `_iterate_record`): no driver call runs past the
@@ -82,24 +88,36 @@ def solve(
         if log is not None:
             log(record)
 
-    started = time.perf_counter()
-    evaluation = 0.0  # seconds spent on exact metrics, not charged to the solver
+    clock = RunClock(budget.max_seconds, until)
     instance = card.load()(problem, config, np.random.default_rng(seed))
-    iterations, last_log, last_exact = 0, -math.inf, started
-    log_gap, exact_gap = LOG_EVERY_SECONDS, EXACT_EVERY_SECONDS
-    logged = 0  # the iteration of the last surrogate record
+    iterations, last_log, log_gap = 0, -math.inf, LOG_EVERY_SECONDS
+    logged = exact_at = 0  # the iterations of the last surrogate and exact records
     info = StepInfo(iterations=0, objective=math.nan)
     next_save = budget.save_every or math.inf
     next_save_time = budget.save_seconds or math.inf
     saving = budget.save_every is not None or budget.save_seconds is not None
     constraints = _split_constraints(problem) if saving else {}
+
+    def exact(iteration: int, seconds: float) -> None:
+        """An exact record of the candidate, its cost charged to the records."""
+        if problem.constraint is not None:  # once a problem: the measure's oracles
+            paused = run_clock.now()
+            kkt.prepare(problem)
+            clock.charge(run_clock.now() - paused)
+        paused = run_clock.now()
+        with run_clock.one_thread():
+            record = _exact_record(problem, instance.candidate(), iteration, seconds, info.state)
+        emit(record)
+        clock.charge(run_clock.now() - paused, "exact")
+
+    exact(0, clock.solver_seconds())  # where the run starts
+    last_exact, exact_gap = clock.elapsed(), clock.gap("exact", EXACT_EVERY_SECONDS)
     while True:
-        elapsed = time.perf_counter() - started - evaluation
         if budget.max_iterations is not None and iterations >= budget.max_iterations:
             stop = StopReason(StopCode.ITERATION_BUDGET,
                               f"iteration budget of {budget.max_iterations} reached")  # fmt: skip
             break
-        if budget.max_seconds is not None and elapsed >= budget.max_seconds:
+        if clock.spent():
             stop = StopReason(StopCode.TIME_BUDGET,
                               f"time budget of {budget.max_seconds:g} s reached")  # fmt: skip
             break
@@ -107,40 +125,45 @@ def solve(
             stop = StopReason(StopCode.CANCELLED, "cancelled")
             break
         left = math.inf if budget.max_iterations is None else budget.max_iterations - iterations
+        due = last_exact + exact_gap - clock.elapsed()  # the next exact record
+        asked = clock.iterations_that_fit(int(min(left, BATCH, next_save - iterations)), due)
         judged = instance.evaluation_seconds()
-        info = instance.advance(int(min(left, BATCH, next_save - iterations)))
-        evaluation += instance.evaluation_seconds() - judged
+        called = run_clock.now()
+        info = instance.advance(asked)
+        judging = instance.evaluation_seconds() - judged  # the solver judging its iterates
+        clock.charge(judging)
+        clock.called(run_clock.now() - called - judging, info.iterations, asked)
         iterations += info.iterations
-        now = time.perf_counter()
-        solver_seconds = now - started - evaluation
+        solver_seconds = clock.solver_seconds()
+        at = clock.elapsed()
         if not math.isfinite(info.objective):
             stop = StopReason(
                 StopCode.NON_FINITE, f"non-finite objective at iteration {iterations}"
             )
             break
-        if info.done or now - last_log >= log_gap:
-            record = _surrogate_record(iterations, solver_seconds, info, instance)
+        if info.done or at - last_log >= log_gap:
+            paused = run_clock.now()
+            with run_clock.one_thread():
+                record = _surrogate_record(iterations, solver_seconds, info, instance)
             emit(record)
-            spent = time.perf_counter() - now
-            last_log, logged = now + spent, iterations
-            log_gap = _gap("surrogate", LOG_EVERY_SECONDS, spent)
-            evaluation += spent  # the full-data view is logging, not solving
+            clock.charge(run_clock.now() - paused, "surrogate")  # the full-data view is logging
+            last_log, logged = clock.elapsed(), iterations
+            log_gap = clock.gap("surrogate", LOG_EVERY_SECONDS)
             if not _finite(record):
                 stop = StopReason(StopCode.NON_FINITE,
                                   f"non-finite constraint value at iteration {iterations}")  # fmt: skip
                 break
-        if now - last_exact >= exact_gap:
-            paused = time.perf_counter()
-            candidate = instance.candidate()
-            emit(_exact_record(problem, candidate, iterations, solver_seconds, info.state))
-            last_exact = time.perf_counter()
-            exact_gap = _gap("exact", EXACT_EVERY_SECONDS, last_exact - paused)
-            evaluation += last_exact - paused
+        if at - last_exact >= exact_gap:
+            exact(iterations, solver_seconds)
+            last_exact, exact_at = clock.elapsed(), iterations
+            exact_gap = clock.gap("exact", EXACT_EVERY_SECONDS)
         if iterations >= next_save or solver_seconds >= next_save_time:
-            paused = time.perf_counter()
+            paused = run_clock.now()
             iterate = _iterate(instance)
-            emit(_iterate_record(problem, constraints, iterate, iterations, solver_seconds))
-            evaluation += time.perf_counter() - paused
+            with run_clock.one_thread():
+                record = _iterate_record(problem, constraints, iterate, iterations, solver_seconds)
+            emit(record)
+            clock.charge(run_clock.now() - paused)
             if budget.save_every:
                 next_save = (iterations // budget.save_every + 1) * budget.save_every
             if budget.save_seconds:
@@ -148,15 +171,18 @@ def solve(
         if info.done:
             stop = StopReason(info.stop, info.reason)
             break
-    seconds = time.perf_counter() - started - evaluation
-    if iterations > logged and stop.code is not StopCode.NON_FINITE:  # end where it stopped
-        emit(_surrogate_record(iterations, seconds, info, instance))
+    seconds = clock.solver_seconds()
+    if stop.code is not StopCode.NON_FINITE:  # end where it stopped
+        if iterations > logged:
+            emit(_surrogate_record(iterations, seconds, info, instance))
+        if iterations > exact_at:
+            exact(iterations, seconds)
     snapshots = instance.snapshots()
     params = instance.select(snapshots)
     note = instance.selection_note()
     if note:
         stop = StopReason(stop.code, f"{stop.text}; {note}")
-    # the front's models are evaluated after `seconds` was taken: off the run's clock
+    # the front's models are evaluated after `seconds` was taken: off the solver's clock
     front = [_front_member(problem, point) for point in instance.front()]
     for index, member in enumerate(front):
         emit(_front_record(member, index, seconds))
@@ -177,14 +203,48 @@ def solve(
         test_scores=test_scores,
         test_groups=problem.data.test.groups,
         front=front,
+        wall_seconds=clock.elapsed(),
     )
+
+
+# the wall seconds the last interval report took, by the held-out splits' sizes and the family:
+# a bootstrap's cost hardly depends on the model, so the next run of such data keeps that much
+# of its time budget for its own (`until_before_intervals`); a process's first such run keeps
+# this much per held-out row (Adult's 24,000 took about a second on two busy cores)
+INTERVAL_SECONDS: dict[tuple[int, int, str | None], float] = {}
+FIRST_KEPT_PER_ROW = 4e-5  # seconds
+MOST_KEPT_FOR_INTERVALS = 0.5  # of a time budget
+
+
+def until_before_intervals(
+    problem: Problem, budget: Budget | None, started: float
+) -> float | None:
+    """When a run started at `started` (`run_clock.now()`) under `budget` must end its solving
+    for its intervals (`with_intervals`) to fit in its wall budget too: as long before its end
+    as the last ones on data of this size took (`FIRST_KEPT_PER_ROW` before any did; none for a
+    regression, which has none), at most `MOST_KEPT_FOR_INTERVALS` of it; None without a time
+    budget."""
+    if budget is None or budget.max_seconds is None:
+        return None
+    seconds = budget.max_seconds
+    rows = len(problem.data.val) + len(problem.data.test)
+    guess = FIRST_KEPT_PER_ROW * rows if problem.data.task is Task.CLASSIFICATION else 0.0
+    kept = INTERVAL_SECONDS.get(_interval_key(problem), guess)
+    return started + seconds - min(kept, MOST_KEPT_FOR_INTERVALS * seconds)
+
+
+def _interval_key(problem: Problem) -> tuple[int, int, str | None]:
+    family = problem.constraint.family if problem.constraint is not None else None
+    return len(problem.data.val), len(problem.data.test), family
 
 
 def with_intervals(problem: Problem, solution: Solution) -> Solution:
     """`solution` with the 95 % intervals of its model's exact held-out values
     (`Problem.interval_report`) beside its metrics and in its final record: computed once, for
     the model a run reports, after its clock has stopped."""
+    started = run_clock.now()
     intervals = problem.interval_report(solution.params)
+    INTERVAL_SECONDS[_interval_key(problem)] = run_clock.now() - started
     if not intervals:
         return solution
     metrics = {split: values | intervals.get(split, {})
@@ -194,11 +254,6 @@ def with_intervals(problem: Problem, solution: Solution) -> Solution:
         final = trajectory[-1]
         trajectory[-1] = dataclasses.replace(final, values=final.values | _flatten(intervals))
     return dataclasses.replace(solution, metrics=metrics, trajectory=trajectory)
-
-
-def _gap(kind: str, shortest: float, spent: float) -> float:
-    """The wait after a record of `kind` that took `spent` seconds (`RECORD_SHARE`)."""
-    return min(max(shortest, RECORD_SHARE[kind] * spent), LONGEST_GAP[kind])
 
 
 def _finite(record: IterationRecord) -> bool:
@@ -251,10 +306,14 @@ def _exact_record(
     subtracted, the `RECORDED_ROWS` largest; spec 001 §5: surrogate feasibility is not true
     feasibility) and the KKT measure there (paper 001's common stationarity measure,
     `engine.solvers.kkt`) with the solver's duals when it has them, the least-squares
-    multipliers otherwise."""
-    values = _flatten(problem.report(params, splits=("train", "val")))
+    multipliers otherwise. The training scores are computed once, for the metrics and the
+    rows."""
+    h = kkt.train_scores(problem, params)
+    report = {"train": problem.report_scores(h, "train")}
+    if len(problem.data.val):
+        report["val"] = problem.report_scores(problem.scores(params, "val"), "val")
+    values = _flatten(report)
     if problem.constraint is not None:
-        h = problem.scores(params)
         # a solver that keeps no auxiliary variables (the unconstrained one under pSP) is held
         # to the family's starting values of them, as its surrogate rows are
         aux = aux_tensors(params) or problem.bound.aux_init(torch.from_numpy(h))

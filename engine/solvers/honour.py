@@ -39,7 +39,8 @@ from collections.abc import Callable
 from engine.errors import UserError
 from engine.fairness.families import quantity_name
 from engine.problem import Problem
-from engine.solvers.driver import Log, solve, with_intervals
+from engine.solvers import run_clock
+from engine.solvers.driver import Log, solve, until_before_intervals, with_intervals
 from engine.solvers.exact_train import (
     LEAST_STEP,
     MOST_ALLOWED,
@@ -79,14 +80,17 @@ def solve_honouring(
     seed: int = 0,
     should_stop: Callable[[], bool] | None = None,
     max_solves: int = MAX_SOLVES,
+    until: float | None = None,
 ) -> Solution:
     """`engine.solvers.driver.solve`, holding κ on the exact training value and, with `on` =
     "val", honouring it on validation too: the solution of the loosest κ′ whose model meets κ
     there among those that hold it on train, or, when none does, of the one `chosen_solve`
     picks. Its trajectory is that of `engine.solvers.solve_sequence.SolveSequence`: one record
-    of kind "honour" per solve, the chosen one carrying the sentence its stop reason ends with."""
+    of kind "honour" per solve, the chosen one carrying the sentence its stop reason ends with.
+    Its solves end by `until` (a `run_clock.now()` time) when given, for a run with more to do
+    after them in its time budget."""
     _check(problem, solver, on, max_solves)
-    sequence = SolveSequence(problem, solver, on, config, budget, log, seed, should_stop)
+    sequence = SolveSequence(problem, solver, on, config, budget, log, seed, should_stop, until)
     holding = hold_on_train(sequence)
     if on == "train":
         return sequence.finish(holding.chosen, holding.stop, holding.sentence)
@@ -104,12 +108,18 @@ def solve_run(
     should_stop: Callable[[], bool] | None = None,
 ) -> Solution:
     """A run's solve: holding κ on the split `honour` names, or plainly when it is None; with
-    the 95 % intervals of its model's held-out values (`engine.solvers.driver.with_intervals`)."""
+    the 95 % intervals of its model's held-out values (`engine.solvers.driver.with_intervals`),
+    all within the wall time of its budget (`until_before_intervals`), its `wall_seconds` all
+    of it."""
+    started = run_clock.now()
+    until = until_before_intervals(problem, budget, started)
     if honour is None:
-        solution = solve(problem, solver, config, budget, log, seed, should_stop)
+        solution = solve(problem, solver, config, budget, log, seed, should_stop, until)
     else:
-        solution = solve_honouring(problem, solver, honour, config, budget, log, seed, should_stop)
-    return with_intervals(problem, solution)
+        solution = solve_honouring(problem, solver, honour, config, budget, log, seed,
+                                   should_stop, until=until)  # fmt: skip
+    solution = with_intervals(problem, solution)
+    return dataclasses.replace(solution, wall_seconds=run_clock.now() - started)
 
 
 def _honour_on_validation(sequence: SolveSequence, holding: Holding, max_solves: int) -> Solution:

@@ -54,7 +54,9 @@ class Solution:
     """The chosen iterate, its exact metrics, the trajectory, and how the run ended. `front` is
     the run's front, the models of `Solver.front` in its order, each {"label", "coordinates",
     "metrics"} with its exact metrics `metrics[split][name]`; empty for a run that yields one
-    model."""
+    model. `seconds` is the solver's clock (that of its records); `wall_seconds` the run's wall
+    time, which its time budget limits: the solver's and its records' and evaluations' (None
+    where it was not measured)."""
 
     solver: str
     config: dict[str, Any]
@@ -69,6 +71,7 @@ class Solution:
     test_scores: np.ndarray
     test_groups: np.ndarray
     front: list[dict[str, Any]] = field(default_factory=list)
+    wall_seconds: float | None = None
 
     @property
     def status(self) -> RunStatus:
@@ -95,6 +98,7 @@ class Solution:
             "reason": self.reason,
             "iterations": self.iterations,
             "seconds": self.seconds,
+            "wall_seconds": self.wall_seconds,
             "metrics": self.metrics,
             "trajectory": [r.to_dict() for r in self.trajectory],
             "snapshots": self.snapshots,

@@ -7,6 +7,12 @@ The run's trajectory holds every solve's records in turn (iterations and seconds
 from one solve to the next; in each record's state the solve's κ′, `KAPPA_PRIME`, and its
 index, `SOLVE`), then one record of kind "honour" per solve (`search_record`), then the final
 record of the reported solve; its iterations and seconds are those of all the solves.
+
+The run's time budget is wall time from the sequence's start (`engine.solvers.run_clock`): each
+solve ends by the time the budget does (`SolveSequence.until`), the work between solves
+(refining the surrogate, binding the next constraint) spends it too, and no solve starts with
+less than `LEAST_SECONDS` of the budget left: a solve must make its first step and its records,
+and a sliver of a budget would only add them.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.noise import value_noise
 from engine.problem import Problem
+from engine.solvers import run_clock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import Log, solve
 from engine.solvers.options import Budget
@@ -30,6 +37,7 @@ ENDS_SEARCH = (StopCode.CANCELLED, StopCode.NON_FINITE)  # a solve that ends so 
 RETRIES = 3  # a κ′ the data refuse is taken halfway back to the last one this many times
 BUDGET_SPENT = "the run's budget is spent"
 RESOLVES = 2.0  # a split resolves values above about this many σ of its sampling noise
+LEAST_SECONDS = 0.05  # of the run's time budget: less left starts no solve
 
 
 @dataclass(frozen=True)
@@ -102,7 +110,10 @@ class SolveSequence:
         log: Log | None = None,
         seed: int = 0,
         should_stop: Callable[[], bool] | None = None,
+        until: float | None = None,
     ) -> None:
+        """The solves end by `until` (a `run_clock.now()` time; by default when the budget's
+        seconds from now are spent)."""
         self.problem, self.solver, self.on = problem, solver, on
         self.config, self.budget, self.log = config, budget or Budget(), log
         self.seed, self.should_stop = seed, should_stop
@@ -110,6 +121,12 @@ class SolveSequence:
         self.noise = split_noise(problem, on)
         self.solves: list[Solve] = []
         self.records: list[IterationRecord] = []
+        self.started = run_clock.now()
+        seconds = self.budget.max_seconds
+        if seconds is None:
+            self.until = None  # no time budget, nothing to end by
+        else:
+            self.until = until if until is not None else self.started + seconds
 
     @property
     def kappa(self) -> float:
@@ -120,27 +137,45 @@ class SolveSequence:
         return self.solves[-1]
 
     def left(self, most: int | None = None) -> Budget | None:
-        """The budget the next solve may use: what the solves so far left of the run's, and at
-        most `most` iterations when given; None when nothing is left."""
-        iterations, seconds = self.budget.max_iterations, self.budget.max_seconds
-        if iterations is not None:
-            iterations -= sum(s.solution.iterations for s in self.solves)
+        """The budget the next solve may use: what the solves so far left of the run's
+        iterations, and at most `most` iterations when given, with the run's time budget (each
+        solve ends by the sequence's `until`); None when nothing is left (of the time budget,
+        less than `LEAST_SECONDS` of it)."""
+        iterations = self._iterations_left()
         if most is not None:
             iterations = most if iterations is None else min(iterations, most)
-        if seconds is not None:
-            seconds -= sum(s.solution.seconds for s in self.solves)
-        if (iterations is not None and iterations < 1) or (seconds is not None and seconds <= 0):
+        if (iterations is not None and iterations < 1) or self._time_spent(self._seconds_left()):
             return None
-        return dataclasses.replace(self.budget, max_iterations=iterations, max_seconds=seconds)
+        return dataclasses.replace(self.budget, max_iterations=iterations)
 
     def spent(self) -> StopCode | None:
         """Which of the run's budgets the solves have spent (time first), None for neither."""
-        seconds, iterations = self.budget.max_seconds, self.budget.max_iterations
-        if seconds is not None and sum(s.solution.seconds for s in self.solves) >= seconds:
+        iterations = self.budget.max_iterations
+        if self._time_spent(self._seconds_left()):
             return StopCode.TIME_BUDGET
         if iterations is not None and sum(s.solution.iterations for s in self.solves) >= iterations:
             return StopCode.ITERATION_BUDGET
         return None
+
+    def wall_seconds(self) -> float:
+        """Wall time since the sequence started."""
+        return run_clock.now() - self.started
+
+    def _iterations_left(self) -> int | None:
+        iterations = self.budget.max_iterations
+        return None if iterations is None else iterations - sum(s.solution.iterations
+                                                                 for s in self.solves)  # fmt: skip
+
+    def _seconds_left(self) -> float | None:
+        return None if self.until is None else self.until - run_clock.now()
+
+    def _time_spent(self, left: float | None) -> bool:
+        """Whether `left` seconds are too few for another solve (`LEAST_SECONDS`), or the last
+        solve, which was given all that was left, ended on it."""
+        if left is None:
+            return False
+        ended = bool(self.solves) and self.last.solution.stop.code is StopCode.TIME_BUDGET
+        return ended or left < LEAST_SECONDS * self.budget.max_seconds
 
     def run(
         self,
@@ -159,7 +194,7 @@ class SolveSequence:
         left = self.left(most)
         if left is None:
             return None
-        own_cap = left != self.left()  # `most`, not the run's budget, bounds this solve
+        own_cap = left.max_iterations != self._iterations_left()  # `most` bounds this solve
         if config is None:
             config = self.last.config if self.solves else self.config
         after = after or (self.last if self.solves else None)
@@ -168,7 +203,7 @@ class SolveSequence:
             start = after.solution.params
         inner = self.problem.under(constraint, start)
         solution = solve(inner, self.solver, config, left, self._offset_log(constraint),
-                         self.seed, self.should_stop)  # fmt: skip
+                         self.seed, self.should_stop, self.until)  # fmt: skip
         if own_cap and solution.stop.code is StopCode.ITERATION_BUDGET:
             solution = _capped(solution, left.max_iterations)
         train = solution.metrics.get("train", {})
@@ -227,6 +262,7 @@ class SolveSequence:
             iterations=iterations,
             seconds=seconds,
             trajectory=self.records,
+            wall_seconds=self.wall_seconds(),
         )
 
     def _search_record(

@@ -185,7 +185,7 @@ def test_plada_runs_on_dp_and_eo_with_linear_and_mlp_models(toy, family, model):
     problem = Problem(toy, model, ConstraintSpec(family, KAPPA, surrogate="sigmoid"))
     solution = solve(problem, "plada", budget=Budget(max_iterations=40), seed=1)
     assert solution.stop.code is StopCode.ITERATION_BUDGET and solution.iterations == 40
-    state = solution.trajectory[-2].state  # the last surrogate record
+    state = solution.last_surrogate().state
     rows = problem.bound.rows
     assert len(rows) == (2 if family == "DP" else 4)  # EO: the TPR and FPR gaps, two rows each
     for name in ("dual", "mu", "u"):
@@ -202,7 +202,7 @@ def test_the_minibatch_mode_draws_batches(toy):
     problem = Problem(toy, ModelSpec(), ConstraintSpec("EO", KAPPA, surrogate="sigmoid"))
     config = PLADAConfig(full_batch=False, batch_size=16, per_group=4)
     solution = solve(problem, "plada", config, Budget(max_iterations=30), seed=0)
-    state = solution.trajectory[-2].state
+    state = solution.last_surrogate().state
     assert state["oracle.objective_gradients"] == 30 and state["oracle.constraint_values"] == 31
     cells = 4  # EO's constraint batches take J rows of every (group, label) cell
     samples = 30 * 16 + 31 * cells * 4

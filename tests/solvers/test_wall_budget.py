@@ -1,0 +1,206 @@
+"""A run's time budget is wall time: records and evaluations spend it. The runs here are timed on
+a clock of the test's own (`run_clock.now`) that moves only by what each step and each record is
+charged, so what they check is what the driver does with the time, not how fast this machine is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from engine.fairness.constraints import ConstraintSpec
+from engine.models import ModelSpec
+from engine.problem import Problem
+from engine.solvers import Budget, run_clock, solve
+from engine.solvers import driver as driver_module
+from engine.solvers.catalogue.paper003 import SSGConfig
+from engine.solvers.honour import solve_run
+from engine.solvers.records import SOLVE
+from engine.solvers.sgd import SGD
+from engine.solvers.ssg import SwitchingSubgradient
+from engine.status import StopCode
+
+INTERVAL = (0.1, 0.5)
+OVER = 1.1  # a run may end at most this share of its budget late
+
+
+class WallClock:
+    """Wall time that moves only when the test charges it."""
+
+    def __init__(self) -> None:
+        self.time = 1000.0  # any start: the driver reads differences
+
+    def __call__(self) -> float:
+        return self.time
+
+    def spend(self, seconds: float) -> None:
+        self.time += seconds
+
+
+@dataclasses.dataclass
+class Costs:
+    """Seconds each piece of a run is charged: an iteration of the solver, a surrogate record,
+    an exact record, a report of the final model."""
+
+    step: float = 0.01
+    surrogate: float = 0.0
+    exact: float = 0.0
+    report: float = 0.0
+
+
+@pytest.fixture
+def wall(monkeypatch) -> WallClock:
+    clock = WallClock()
+    monkeypatch.setattr(run_clock, "now", clock)
+    return clock
+
+
+def charge(monkeypatch, wall: WallClock, costs: Costs, solver: type = SGD) -> None:
+    """Make each iteration of `solver` and each record cost `costs` on the wall clock."""
+    advance = solver.advance
+
+    def timed_advance(self, most):
+        info = advance(self, most)
+        wall.spend(costs.step * info.iterations)
+        return info
+
+    def costing(function, seconds: float):
+        def timed(*args, **kwargs):
+            wall.spend(seconds)
+            return function(*args, **kwargs)
+
+        return timed
+
+    monkeypatch.setattr(solver, "advance", timed_advance)
+    monkeypatch.setattr(driver_module, "_surrogate_record",
+                        costing(driver_module._surrogate_record, costs.surrogate))  # fmt: skip
+    monkeypatch.setattr(driver_module, "_exact_record",
+                        costing(driver_module._exact_record, costs.exact))  # fmt: skip
+    monkeypatch.setattr(Problem, "report", costing(Problem.report, costs.report))
+
+
+def problem_of(toy) -> Problem:
+    return Problem(toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.1, INTERVAL),
+                   interval=INTERVAL)  # fmt: skip
+
+
+def kinds(solution, kind: str) -> list:
+    return [r for r in solution.trajectory if r.kind == kind]
+
+
+def test_records_and_the_final_report_spend_the_time_budget_which_the_run_keeps(
+    toy, wall, monkeypatch
+):
+    """Records that take a tenth of the run and a final report of 0.3 s: counted only on the
+    solver's clock, they would have run 10 s of solving about 1.5 s over."""
+    charge(monkeypatch, wall, Costs(step=0.01, surrogate=0.05, exact=0.3, report=0.3))
+    started = wall.time
+    solution = solve(problem_of(toy), "sgd", budget=Budget(max_seconds=10.0))
+    spent = wall.time - started
+    assert solution.stop.code is StopCode.TIME_BUDGET
+    assert 9.0 <= spent <= 10.0 * OVER
+    assert solution.wall_seconds == pytest.approx(spent)
+    # the solver's clock is its steps alone: records and evaluations are off it
+    assert solution.seconds == pytest.approx(0.01 * solution.iterations)
+    assert kinds(solution, "exact")[-1].iteration == solution.iterations  # one at the end
+
+
+def test_a_run_of_twenty_seconds_draws_its_exact_trajectory_within_the_records_share(
+    toy, wall, monkeypatch
+):
+    """Exact records of 0.08 s each: at least 20 of them in a 20 s run, the first where it
+    starts, the last where it ends, those between taking at most a tenth of it."""
+    charge(monkeypatch, wall, Costs(step=0.01, surrogate=0.01, exact=0.08))
+    solution = solve(problem_of(toy), "sgd", budget=Budget(max_seconds=20.0))
+    exact = kinds(solution, "exact")
+    assert len(exact) >= 20
+    assert exact[0].iteration == 0 and exact[-1].iteration == solution.iterations
+    assert (len(exact) - 2) * 0.08 <= 0.1 * solution.wall_seconds
+    seconds = [r.seconds for r in exact]
+    assert seconds == sorted(seconds)
+    assert max(b - a for a, b in zip(seconds, seconds[1:], strict=False)) <= 2.0  # spread out
+
+
+def test_a_run_that_converges_has_an_exact_record_where_it_ends(toy, wall, monkeypatch):
+    charge(monkeypatch, wall, Costs(step=0.001, exact=0.01))
+    solution = solve(problem_of(toy), "idca", budget=Budget(max_seconds=60.0))
+    assert solution.stop.code is StopCode.CONVERGED
+    exact = kinds(solution, "exact")
+    assert exact[-1].iteration == solution.iterations
+    assert len({r.iteration for r in exact}) == len(exact)  # none twice
+
+
+def test_a_slow_solver_is_asked_for_what_fits_in_the_budget(toy, wall, monkeypatch):
+    """Iterations of 2 s: a call of the driver's usual 25 of them would take 50 s of a 10 s
+    budget; the first call takes one, the next as many as fit."""
+    charge(monkeypatch, wall, Costs(step=2.0))
+    started = wall.time
+    solution = solve(problem_of(toy), "sgd", budget=Budget(max_seconds=10.0))
+    assert solution.stop.code is StopCode.TIME_BUDGET
+    assert wall.time - started <= 10.0 * OVER
+    assert solution.iterations >= 4
+
+
+def test_a_solver_whose_calls_run_more_iterations_than_asked_stops_before_one_overruns(
+    toy, wall, monkeypatch
+):
+    """A call that always runs 10 iterations of 0.3 s: after three calls (9 s) a fourth would
+    end at 12 s, past a 10 s budget, so the run ends there."""
+    charge(monkeypatch, wall, Costs(step=0.3))
+    advance = SGD.advance
+    monkeypatch.setattr(SGD, "advance", lambda self, most: advance(self, 10))
+    started = wall.time
+    solution = solve(problem_of(toy), "sgd", budget=Budget(max_seconds=10.0))
+    assert solution.stop.code is StopCode.TIME_BUDGET
+    assert solution.iterations == 30 and wall.time - started <= 10.0
+
+
+def test_saved_iterates_spend_the_wall_budget_not_the_solvers_clock(toy, wall, monkeypatch):
+    """An evaluation of 0.04 s after every 5 steps of 0.001 s: most of a 3 s budget goes to
+    them, and the solver's clock holds only its steps."""
+    charge(monkeypatch, wall, Costs(step=0.001))
+    record = driver_module._iterate_record
+    monkeypatch.setattr(driver_module, "_iterate_record",
+                        lambda *args: (wall.spend(0.04), record(*args))[1])  # fmt: skip
+    started = wall.time
+    solution = solve(problem_of(toy), "sgd", budget=Budget(max_seconds=3.0, save_every=5))
+    assert solution.stop.code is StopCode.TIME_BUDGET
+    assert wall.time - started <= 3.0 * OVER
+    assert solution.seconds == pytest.approx(0.001 * solution.iterations)
+    assert len(kinds(solution, "iterate")) == solution.iterations // 5
+    assert 250 <= solution.iterations <= 400  # 3 s / (0.005 + 0.04) s a save is about 330
+
+
+def test_a_run_that_holds_kappa_keeps_its_wall_budget_across_solves(toy, wall, monkeypatch):
+    """SSG holding κ = 0.1 on train, its own solve of 200 iterations (the paper's surrogate
+    misses κ there, so later solves refine it), each iteration charged 10 ms, each exact
+    record 20 ms and the intervals of the model it reports 0.3 s, under a 3 s budget: the run,
+    its solves and intervals included, keeps to it once the intervals' time is known, and every
+    solve's records run on from the last and end with an exact record."""
+    charge(monkeypatch, wall, Costs(step=0.01, exact=0.02), solver=SwitchingSubgradient)
+    monkeypatch.setattr(driver_module, "INTERVAL_SECONDS", {})
+    intervals = Problem.interval_report
+
+    def timed_intervals(*args, **kwargs):
+        wall.spend(0.3)
+        return intervals(*args, **kwargs)
+
+    monkeypatch.setattr(Problem, "interval_report", timed_intervals)
+    problem = problem_of(toy)
+    budget = Budget(max_seconds=3.0)
+    config = SSGConfig(iterations=200)
+    solve_run(problem, "ssg", "train", config, budget)  # learns what the intervals take
+    started = wall.time
+    solution = solve_run(problem, "ssg", "train", config, budget)
+    assert wall.time - started <= budget.max_seconds * OVER
+    assert solution.wall_seconds == pytest.approx(wall.time - started)
+    records = [r for r in solution.trajectory if r.kind in ("surrogate", "exact")]
+    solves = sorted({r.state[SOLVE] for r in records})
+    assert len(solves) >= 2
+    assert [r.seconds for r in records] == sorted(r.seconds for r in records)
+    assert [r.iteration for r in records] == sorted(r.iteration for r in records)
+    for index in solves:
+        mine = [r for r in records if r.state[SOLVE] == index]
+        last = max(r.iteration for r in mine)
+        assert last == max(r.iteration for r in mine if r.kind == "exact")
