@@ -23,6 +23,7 @@ from plotly.subplots import make_subplots
 
 from engine.data.prepared import LABEL_STATISTIC_WORDS, summary_statistic
 from engine.errors import UserError
+from engine.exact_trajectory import EXACT_MARKER_SIZE, exact_points
 from engine.fairness import GapWitness, pdp_pairs, positive_rates, psp_pairs, psp_witness
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.distributions import (
@@ -255,6 +256,7 @@ class _Line:
     points: np.ndarray
     dash: str = "solid"
     parts: tuple[str, ...] = ()
+    markers: bool = False  # exact records: markers, the line broken where they are not consecutive
 
 
 @dataclass(frozen=True)
@@ -285,7 +287,8 @@ def _exact_lines(view: _RunView) -> list[_Line]:
     splits = (("train", "train", "solid"), ("validation", "val", "dash"))
     return [
         _Line(f"{split} {run.quantity} (exact)",
-              _points(view.exact, view.at, _value(f"{key}.{run.metric}")), dash)
+              exact_points(view.exact, view.at, _value(f"{key}.{run.metric}")), dash,
+              markers=True)
         for split, key, dash in splits
     ]  # fmt: skip
 
@@ -294,7 +297,8 @@ def _kkt_lines(view: _RunView) -> list[_Line]:
     """Paper 001's common stationarity measure (spec §5, `engine.solvers.kkt`) on the training
     data, its three parts in the hover."""
     parts = [_value(f"{KKT}.{part}") for part in KKT_PARTS]
-    return [_Line("KKT", _points(view.exact, view.at, _value(KKT), *parts), parts=KKT_PARTS)]
+    points = exact_points(view.exact, view.at, _value(KKT), *parts)
+    return [_Line("KKT", points, parts=KKT_PARTS, markers=True)]
 
 
 def _kind_keys(view: _RunView, kind: str) -> list[str]:
@@ -378,8 +382,9 @@ def _trajectory_trace(label: str, line: _Line, colour: str, x: TrajectoryAxis) -
         x=line.points[:, 0],
         y=line.points[:, 1],
         customdata=line.points[:, 2:] if line.parts else None,
-        # a line of one point draws nothing: a short run's few exact records show as markers
-        mode="lines" if len(line.points) > FEW_POINTS else "lines+markers",
+        # a line of one point draws nothing: a short run's few records show as markers
+        mode="lines+markers" if line.markers or len(line.points) <= FEW_POINTS else "lines",
+        marker={"size": EXACT_MARKER_SIZE} if line.markers else None,
         name=line.name,
         legendgroup=label,
         legendgrouptitle_text=label,
