@@ -1,12 +1,13 @@
 """A benchmark study read back from the run store: many seeded runs of each variant (a solver, or
-a solver at one point of a hyper-parameter grid), their saved iterates as bands over wall-clock
-time, their final metrics as a table, the criteria as a spider chart (paper 000, §3–4).
+a solver at one point of a hyper-parameter grid), their saved iterates as bands over the solvers'
+own time, their final metrics as a table, the criteria as a spider chart (paper 000, §3–4).
 
 Everything here reads the store only; the page and the `benchmark` command draw what it gives.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from engine.runs.grid import OPTION, Grid, axis, grid_points
 from engine.runs.results import run_verdict
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
+from engine.solvers.options import BudgetClock
 
 SEED_AXES = ("seed", "solver.seed")
 # the runs a study shows: those that ran to their end; a failed, cancelled, interrupted or
@@ -87,8 +89,12 @@ def study_points(
 ) -> list[tuple[dict[str, Any], RunSpec]]:
     """The study's runs (`engine.runs.grid.grid_points`), every solver under the base's
     constraint: a reference solver such as SGD ignores it while training, and its runs are then
-    judged against the same κ as the others (paper 000, Table 4)."""
-    return grid_points(base, grid, configs, keep_constraint=True)
+    judged against the same κ as the others (paper 000, Table 4). Their time budget is the
+    solver's own time (`BudgetClock.SOLVER`): each saved iterate is evaluated off the clock, so
+    solvers are compared at equal solver time however long their evaluations take."""
+    budget = dataclasses.replace(base.budget, clock=BudgetClock.SOLVER)
+    return grid_points(dataclasses.replace(base, budget=budget), grid, configs,
+                       keep_constraint=True)  # fmt: skip
 
 
 def variant_label(

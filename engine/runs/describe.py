@@ -20,7 +20,7 @@ from engine.objectives import LogisticLoss, PairwiseAUCLoss, objective_type
 from engine.runs.results import constraint_of
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HOLDING_WORDS
-from engine.solvers.options import config_from_dict
+from engine.solvers.options import BudgetClock, config_from_dict
 from engine.status import ACTIVE, WITH_MODEL
 
 Setting = tuple[str, str]
@@ -199,7 +199,8 @@ def _budget_words(budget: dict[str, Any]) -> str:
     if budget.get("max_iterations") is not None:
         limits.append(f"{budget['max_iterations']:,} iterations")
     if budget.get("max_seconds") is not None:
-        limits.append(_duration_words(budget["max_seconds"]))
+        clock = "solver time" if budget.get("clock") == BudgetClock.SOLVER else "wall time"
+        limits.append(f"{_duration_words(budget['max_seconds'])} of {clock}")
     if not limits:
         return "none: the solver runs until its own stopping rule"
     return "at most " + " or ".join(limits) + (", whichever comes first" if len(limits) > 1 else "")

@@ -26,7 +26,7 @@ from engine.objectives import (
 )
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import check_honour
-from engine.solvers.options import Budget, config_from_dict
+from engine.solvers.options import Budget, BudgetClock, config_from_dict
 
 
 @dataclass(frozen=True)
@@ -160,12 +160,17 @@ def _prepare_dict(prepare: PrepareOptions) -> dict[str, Any]:
 
 
 def _budget_dict(budget: Budget) -> dict[str, Any]:
-    """The budget's fields, leaving out the saving ones when they are off: the canonical JSON, and
-    so the run id, of a spec that saves no iterates is what it was before the fields existed."""
+    """The budget's fields, leaving out the saving ones when they are off and a wall clock: the
+    canonical JSON, and so the run id, of a spec that saves no iterates on the wall clock is what
+    it was before the fields existed."""
     fields = dataclasses.asdict(budget)
     for name in ("save_every", "save_seconds"):
         if fields[name] is None:
             del fields[name]
+    if budget.clock is BudgetClock.WALL:
+        del fields["clock"]
+    else:
+        fields["clock"] = budget.clock.value
     return fields
 
 

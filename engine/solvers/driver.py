@@ -21,7 +21,7 @@ from engine.solvers.base import FrontPoint, Snapshot, Solver, StepInfo, aux_tens
 from engine.solvers.catalogue import solver_card
 from engine.solvers.kkt import kkt_terms, multipliers_from_state
 from engine.solvers.minibatch import MinibatchSolver
-from engine.solvers.options import Budget
+from engine.solvers.options import Budget, BudgetClock
 from engine.solvers.records import FRONT, FRONT_COORDINATE, IterationRecord, Solution
 from engine.solvers.run_clock import (  # noqa: F401 (RECORD_SHARE: where tests tune it)
     EXACT_EVERY_SECONDS,
@@ -88,7 +88,7 @@ def solve(
         if log is not None:
             log(record)
 
-    clock = RunClock(budget.max_seconds, until)
+    clock = RunClock(budget.max_seconds, until, budget.clock is BudgetClock.SOLVER)
     instance = card.load()(problem, config, np.random.default_rng(seed))
     iterations, last_log, log_gap = 0, -math.inf, LOG_EVERY_SECONDS
     logged = exact_at = 0  # the iterations of the last surrogate and exact records
@@ -216,15 +216,13 @@ FIRST_KEPT_PER_ROW = 4e-5  # seconds
 MOST_KEPT_FOR_INTERVALS = 0.5  # of a time budget
 
 
-def until_before_intervals(
-    problem: Problem, budget: Budget | None, started: float
-) -> float | None:
+def until_before_intervals(problem: Problem, budget: Budget | None, started: float) -> float | None:
     """When a run started at `started` (`run_clock.now()`) under `budget` must end its solving
     for its intervals (`with_intervals`) to fit in its wall budget too: as long before its end
     as the last ones on data of this size took (`FIRST_KEPT_PER_ROW` before any did; none for a
-    regression, which has none), at most `MOST_KEPT_FOR_INTERVALS` of it; None without a time
+    regression, which has none), at most `MOST_KEPT_FOR_INTERVALS` of it; None without a wall-time
     budget."""
-    if budget is None or budget.max_seconds is None:
+    if budget is None or budget.max_seconds is None or budget.clock is BudgetClock.SOLVER:
         return None
     seconds = budget.max_seconds
     rows = len(problem.data.val) + len(problem.data.test)

@@ -1,6 +1,7 @@
 """A run's two clocks and the schedule of its records.
 
-A time budget (`Budget.max_seconds`) is wall time, as the person waiting for the run sees it:
+A time budget (`Budget.max_seconds`) is wall time (`BudgetClock.WALL`), as the person waiting
+for the run sees it:
 the solver's steps, its records (surrogate and exact), saved iterates, its own judging of its
 iterates and the evaluations that end the run all spend it. The driver ends the solver's loop
 early enough for those last evaluations to fit (`RunClock.reserve`), and asks a solver for no
@@ -9,7 +10,9 @@ more iterations at a time than fit in what is left (`RunClock.iterations_that_fi
 The solver's clock (a record's `seconds`, `Solution.seconds`) is the same wall time less the
 records and evaluations: the time the solver itself had, which is what compares solvers (paper
 000's bands are drawn over it), whatever each one's logging cost. `Solution.wall_seconds` is the
-wall time.
+wall time. A budget on the solver's clock (`BudgetClock.SOLVER`, a benchmark study's, whose
+saved iterates' evaluations would otherwise take most of a short run) ends when the solver has
+had its seconds, however long its records took.
 
 Records take a bounded share of a run: the gap after a record is at least `RECORD_SHARE` times
 what it took. Exact records draw the run's exact trajectory: the gap after one is the longest of
@@ -76,6 +79,7 @@ class RunClock:
 
     seconds: float | None
     until: float | None = None
+    solver_time: bool = False  # the budget is on the solver's clock: `until` does not apply
     started: float = field(default_factory=lambda: now())  # read when made: a test's clock
     evaluation: float = 0.0  # wall seconds of records and evaluations
     costs: dict[str, float] = field(default_factory=dict)
@@ -83,8 +87,8 @@ class RunClock:
     least_call: float = 0.0  # wall seconds of the shortest call the solver can make
 
     def __post_init__(self) -> None:
-        if self.seconds is None:
-            self.until = None  # no time budget, nothing to end by
+        if self.seconds is None or self.solver_time:
+            self.until = None  # no wall time to end by
         elif self.until is None:
             self.until = self.started + self.seconds
 
@@ -116,7 +120,10 @@ class RunClock:
         return self.costs.get("surrogate", 0.0) + ENDING_EXACT * self.costs.get("exact", 0.0)
 
     def left(self) -> float:
-        """Wall seconds the solver may still use (infinite without a budget)."""
+        """Wall seconds the solver may still use (infinite without a budget); on the solver's
+        clock, its own seconds."""
+        if self.solver_time and self.seconds is not None:
+            return self.seconds - self.solver_seconds()
         if self.until is None:
             return math.inf
         return self.until - now() - self.reserve()

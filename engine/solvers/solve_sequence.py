@@ -29,7 +29,7 @@ from engine.problem import Problem
 from engine.solvers import run_clock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import Log, solve
-from engine.solvers.options import Budget
+from engine.solvers.options import Budget, BudgetClock
 from engine.solvers.records import HONOUR, KAPPA_PRIME, SOLVE, IterationRecord, Solution
 from engine.status import StopCode, StopReason
 
@@ -123,8 +123,8 @@ class SolveSequence:
         self.records: list[IterationRecord] = []
         self.started = run_clock.now()
         seconds = self.budget.max_seconds
-        if seconds is None:
-            self.until = None  # no time budget, nothing to end by
+        if seconds is None or self.budget.clock is BudgetClock.SOLVER:
+            self.until = None  # no wall time to end by
         else:
             self.until = until if until is not None else self.started + seconds
 
@@ -144,8 +144,11 @@ class SolveSequence:
         iterations = self._iterations_left()
         if most is not None:
             iterations = most if iterations is None else min(iterations, most)
-        if (iterations is not None and iterations < 1) or self._time_spent(self._seconds_left()):
+        seconds = self._seconds_left()
+        if (iterations is not None and iterations < 1) or self._time_spent(seconds):
             return None
+        if self.budget.clock is BudgetClock.SOLVER:  # what the solves so far left of it
+            return dataclasses.replace(self.budget, max_iterations=iterations, max_seconds=seconds)
         return dataclasses.replace(self.budget, max_iterations=iterations)
 
     def spent(self) -> StopCode | None:
@@ -167,6 +170,10 @@ class SolveSequence:
                                                                  for s in self.solves)  # fmt: skip
 
     def _seconds_left(self) -> float | None:
+        """Of the time budget: wall seconds to `until`, or on the solver's clock what the solves
+        so far left of it; None without one."""
+        if self.budget.max_seconds is not None and self.budget.clock is BudgetClock.SOLVER:
+            return self.budget.max_seconds - sum(s.solution.seconds for s in self.solves)
         return None if self.until is None else self.until - run_clock.now()
 
     def _time_spent(self, left: float | None) -> bool:

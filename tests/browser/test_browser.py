@@ -211,6 +211,18 @@ POINT = """([name]) => { const plot = Array.from(document.querySelectorAll('.js-
     return [box.x + xa._offset + xa.l2p(trace.x[0]), box.y + ya._offset + ya.l2p(trace.y[0]),
             trace.customdata[0][0]]; }"""
 
+# the rounded pixel where the frontier draws run [id]'s point, null when it draws none
+RUN_POINT = """([id]) => { const plot = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .find(p => ((p.layout.title || {}).text || '').includes('frontier'));
+    const xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
+    for (const t of plot._fullData) { const i = (t.customdata || []).findIndex(c => c[0] === id);
+        if (i >= 0) return [Math.round(xa.l2p(t.x[i])), Math.round(ya.l2p(t.y[i]))]; }
+    return null; }"""
+
+
+def clicked(page, run_id: str) -> list[int] | None:
+    return page.evaluate(RUN_POINT, [run_id])
+
 
 def choose_a_point(page, home) -> None:
     """Click the reference's star, then an IDCA point: its case opens; choose it with a note and
@@ -229,8 +241,11 @@ def choose_a_point(page, home) -> None:
     with page.expect_download(timeout=60_000) as download:
         page.get_by_role("button", name="Download the decision record (HTML)").click()
     record = Path(download.value.path()).read_text()
-    (decision,) = decisions(Store(home), run_id)
-    assert run_id[:8] in record and decision.checksum in record
+    # the case that opened is of the run under the click: the point's, or one drawn on it
+    store = Store(home)
+    (decision,) = [d for row in store.runs() for d in decisions(store, row.id)]
+    assert decision.run_id == run_id or clicked(page, run_id) == clicked(page, decision.run_id)
+    assert decision.run_id[:8] in record and decision.checksum in record
     assert "the loosest κ our reviewers accept" in record
     (ARTIFACTS / "decision-record.html").write_text(record)
 

@@ -17,6 +17,7 @@ from engine.runs import RunSpec
 from engine.runs.describe import describe_spec, run_label, split_settings, sweep_progress
 from engine.runs.results import surrogate_epsilon
 from engine.solvers import Budget
+from engine.solvers.options import BudgetClock
 
 CSV = CSVSpec(path="/somewhere/private/toy.csv", label="y", protected=("g",))
 
@@ -85,10 +86,11 @@ def test_solver_options_only_where_they_differ_from_the_card():
     [
         (Budget(), "none: the solver runs until its own stopping rule"),
         (Budget(max_iterations=30_000), "at most 30,000 iterations"),
-        (Budget(max_seconds=45), "at most 45 s"),
-        (Budget(max_iterations=500, max_seconds=600), "at most 500 iterations or 10 min, "
-                                                     "whichever comes first"),
-        (Budget(max_seconds=9000), "at most 2.5 h"),
+        (Budget(max_seconds=45), "at most 45 s of wall time"),
+        (Budget(max_seconds=45, clock=BudgetClock.SOLVER), "at most 45 s of solver time"),
+        (Budget(max_iterations=500, max_seconds=600), "at most 500 iterations or 10 min of "
+                                                     "wall time, whichever comes first"),
+        (Budget(max_seconds=9000), "at most 2.5 h of wall time"),
     ],
 )  # fmt: skip
 def test_budget_in_words(budget, words):

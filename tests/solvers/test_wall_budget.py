@@ -16,6 +16,7 @@ from engine.solvers import Budget, run_clock, solve
 from engine.solvers import driver as driver_module
 from engine.solvers.catalogue.paper003 import SSGConfig
 from engine.solvers.honour import solve_run
+from engine.solvers.options import BudgetClock
 from engine.solvers.records import SOLVE
 from engine.solvers.sgd import SGD
 from engine.solvers.ssg import SwitchingSubgradient
@@ -170,6 +171,23 @@ def test_saved_iterates_spend_the_wall_budget_not_the_solvers_clock(toy, wall, m
     assert solution.seconds == pytest.approx(0.001 * solution.iterations)
     assert len(kinds(solution, "iterate")) == solution.iterations // 5
     assert 250 <= solution.iterations <= 400  # 3 s / (0.005 + 0.04) s a save is about 330
+
+
+def test_a_budget_on_the_solvers_clock_leaves_saved_iterates_off_it(toy, wall, monkeypatch):
+    """The same run with its 3 s on the solver's clock (a benchmark study's): the evaluations
+    take most of the wall time and none of the budget, so the solver has all 3 s of steps."""
+    charge(monkeypatch, wall, Costs(step=0.001))
+    record = driver_module._iterate_record
+    monkeypatch.setattr(driver_module, "_iterate_record",
+                        lambda *args: (wall.spend(0.04), record(*args))[1])  # fmt: skip
+    budget = Budget(max_seconds=3.0, save_every=5, clock=BudgetClock.SOLVER)
+    solution = solve(problem_of(toy), "sgd", budget=budget)
+    assert solution.stop.code is StopCode.TIME_BUDGET
+    assert 3.0 * 0.99 <= solution.seconds <= 3.0 * OVER
+    assert solution.seconds == pytest.approx(0.001 * solution.iterations)
+    assert solution.wall_seconds == pytest.approx(
+        solution.seconds + 0.04 * len(kinds(solution, "iterate"))
+    )
 
 
 def test_a_run_that_holds_kappa_keeps_its_wall_budget_across_solves(toy, wall, monkeypatch):
