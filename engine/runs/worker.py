@@ -1,5 +1,6 @@
-"""What a worker process does with one run: claim it, solve it, stream its trajectory into the
-store in batches, and record how it ended (never leaving it 'running')."""
+"""What a worker process does with one run: claim it, solve it (or, for a reference run already
+trained at another I, evaluate that model at its own I: `engine.runs.reference_reuse`), stream its
+trajectory into the store in batches, and record how it ended (never leaving it 'running')."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from engine.fairness.families import quantity_name
 from engine.models import Params
 from engine.problem import Problem
 from engine.runs.continuation import infeasible_start
+from engine.runs.reference_reuse import reference_source, reused_solution
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.runs.warm_up import warm_solver
@@ -108,11 +110,16 @@ def execute_run(home: str, run_id: str) -> str:
     writer = RecordWriter(store, run_id)
     try:
         spec = RunSpec.from_dict(spec_dict)
-        config = config_from_dict(solver_card(spec.solver).Config, spec.config)
-        warm_solver(spec.solver)  # off the run's clock, which starts in the solver
-        start, started = warm_start(store, spec)
-        solution = solve_run(build_problem(spec, start), spec.solver, spec.honour, config,
-                             spec.budget, writer, spec.seed, CancelPoller(store, run_id))  # fmt: skip
+        source = reference_source(spec, store)
+        started = ""  # what the stop reason says of a warm start
+        if source is not None:  # a reference already trained at another I: evaluated, not trained
+            solution = reused_solution(spec, build_problem(spec), source, store, writer)
+        else:
+            config = config_from_dict(solver_card(spec.solver).Config, spec.config)
+            warm_solver(spec.solver)  # off the run's clock, which starts in the solver
+            start, started = warm_start(store, spec)
+            solution = solve_run(build_problem(spec, start), spec.solver, spec.honour, config,
+                                 spec.budget, writer, spec.seed, CancelPoller(store, run_id))  # fmt: skip
         stop = solution.stop
         if started:
             stop = StopReason(stop.code, f"{stop.text}; {started}")
