@@ -37,7 +37,7 @@ from engine.runs.spec import RunSpec
 from engine.runs.store import RunRow, Store
 from engine.solvers import kkt, run_clock
 from engine.solvers.catalogue import solver_card
-from engine.solvers.driver import Log, _exact_record, with_intervals
+from engine.solvers.driver import Log, exact_record, with_intervals
 from engine.solvers.options import config_from_dict
 from engine.solvers.records import FRONT, HONOUR, IterationRecord, Solution
 from engine.status import RunStatus, StopCode, StopReason
@@ -121,7 +121,7 @@ def reused_solution(
     exact record and the final record of the model at this I, each passed to `log`; its metrics
     on every split with the held-out values' intervals, as `engine.solvers.honour.solve_run`
     reports them; its seconds (and wall seconds) are those this evaluation took. The exact
-    record is the driver's own (`_exact_record`), so it is the one a trained run ends with; it
+    record is the driver's own (`exact_record`), so it is the one a trained run ends with; it
     takes the place of the source's record where the run ended when that is of the same model."""
     started = run_clock.now()
     params = source.params
@@ -133,7 +133,7 @@ def reused_solution(
     marks = {TRAINED_IN: source.trained_in, TRAINED_REASON: source.stop.text}
     if problem.constraint is not None:
         kkt.prepare(problem)
-    exact = _exact_record(problem, params, source.iterations, at, {})
+    exact = exact_record(problem, params, source.iterations, at, {})
     ended = next((r for r in reversed(trajectory) if r.kind == "exact"), None)
     if ended is not None and _same_model(ended, exact):  # the end's record, now whole at this I
         trajectory.remove(ended)

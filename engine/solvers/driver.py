@@ -65,7 +65,7 @@ def solve(
     run's last records and final report to fit in it, by `until` (a `run_clock.now()` time)
     when given, for a solve that shares the budget with more work. Records: a surrogate one
     (the solver's view) often, an exact one (exact metrics of the candidate and the KKT
-    measure, `_exact_record`) where the run starts and at least `run_clock.EXACT_POINTS` times
+    measure, `exact_record`) where the run starts and at least `run_clock.EXACT_POINTS` times
     a run, each kind within its share of the run, and both at the iteration the run ends on,
     whatever ended it (a divergence aside, whose candidate may not be finite).
 
@@ -106,7 +106,7 @@ def solve(
             clock.charge(run_clock.now() - paused)
         paused = run_clock.now()
         with run_clock.one_thread():
-            record = _exact_record(problem, instance.candidate(), iteration, seconds, info.state)
+            record = exact_record(problem, instance.candidate(), iteration, seconds, info.state)
         emit(record)
         clock.charge(run_clock.now() - paused, "exact")
 
@@ -296,7 +296,7 @@ def _rows_kept(
             if key.partition(".")[2] not in rows or key.partition(".")[2] in kept}  # fmt: skip
 
 
-def _exact_record(
+def exact_record(
     problem: Problem, params, iteration: int, seconds: float, state: Mapping[str, float | str]
 ) -> IterationRecord:
     """Exact metrics on train and validation and, under a constraint, each row with the exact

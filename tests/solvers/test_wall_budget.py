@@ -76,8 +76,8 @@ def charge(monkeypatch, wall: WallClock, costs: Costs, solver: type = SGD) -> No
     monkeypatch.setattr(solver, "advance", timed_advance)
     monkeypatch.setattr(driver_module, "_surrogate_record",
                         costing(driver_module._surrogate_record, costs.surrogate))  # fmt: skip
-    monkeypatch.setattr(driver_module, "_exact_record",
-                        costing(driver_module._exact_record, costs.exact))  # fmt: skip
+    monkeypatch.setattr(driver_module, "exact_record",
+                        costing(driver_module.exact_record, costs.exact))  # fmt: skip
     monkeypatch.setattr(Problem, "report", costing(Problem.report, costs.report))
 
 
