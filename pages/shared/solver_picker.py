@@ -24,7 +24,7 @@ import streamlit as st
 from engine.fairness.families import family_entry
 from engine.models import ModelSpec
 from engine.objectives import DEFAULT_OBJECTIVE, LogisticLoss, objective_type
-from engine.solvers.catalogue import DEFAULT_SOLVERS, solver_card, solver_names
+from engine.solvers.catalogue import DEFAULT_SOLVERS, PAPER_TOPICS, solver_card, solver_names
 from engine.solvers.options import OptionField, config_fields, config_from_dict
 from pages.shared.state import initial
 
@@ -199,7 +199,11 @@ def _papers(names: Iterable[str]) -> list[str]:
 
 
 def _paper_title(paper: str) -> str:
-    return f"Paper {paper}" if paper.isdigit() else {"reference": "References"}.get(paper, paper)
+    """"Paper 003 · partial fairness on a score interval"; the references and fairlearn by what
+    they are."""
+    name = f"Paper {paper}" if paper.isdigit() else {"reference": "References"}.get(paper, paper)
+    topic = PAPER_TOPICS.get(paper)
+    return f"{name} · {topic}" if topic and paper != "reference" else name
 
 
 def option_values(solver: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from test_pages import metrics_frame, start, wait_for_runs
 
 from engine.fairness.families import family_entry
 from engine.models import ModelSpec
-from engine.solvers.catalogue import solver_card, solver_names
+from engine.solvers.catalogue import PAPER_TOPICS, solver_card, solver_names
 from pages.shared.solver_picker import picker_groups, solver_choices
 
 
@@ -58,7 +58,8 @@ def test_the_sidebar_shows_the_proposed_solvers_and_folds_the_rest_by_paper():
     solver_boxes = [box.key for box in app.sidebar.checkbox if box.key.startswith("solver:")]
     assert sorted(solver_boxes) == sorted(f"solver:{n}" for n in solver_names())
     folded = {e.label: e for e in app.sidebar.expander if e.label.startswith(("Paper", "Not"))}
-    assert any(label.startswith("Paper 000 (") for label in folded)
+    # a paper's group is headed by what the paper is about
+    assert any(label.startswith(f"Paper 000 · {PAPER_TOPICS['000']} (") for label in folded)
     assert any(label.startswith("Not for pSP with this model and objective (") for label in folded)
     assert not any(e.proto.expanded for e in folded.values())
     inside = {box.key for e in folded.values() for box in e.checkbox}
