@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
 from engine.benchmark import figures
@@ -24,20 +26,22 @@ from engine.benchmark.study import (
     study_bands,
     study_grid,
     study_points,
-    study_table,
     study_variants,
     verdict_words,
 )
+from engine.benchmark.tables import final_summary, final_tables
 from engine.errors import UserError
-from engine.runs import Store, parse_grid, submit_sweep
+from engine.runs import RunSpec, Store, parse_grid, submit_sweep
 from engine.status import ACTIVE, FINAL
 from pages.shared.data_controls import data_controls, prepared_data
-from pages.shared.layout import MISSING, compact_page
+from pages.shared.layout import compact_page
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
 from pages.shared.views import trajectories
 
 EXPORT_FORMATS = ("png", "svg")
+BEST_STYLE = "font-weight: bold; background-color: #e6f4ea"
+NO_BREAK = "\u00a0"
 
 
 def main() -> None:
@@ -86,6 +90,7 @@ def main() -> None:
 
 def _view(store: Store, points, grid, group_names: tuple[str, ...]) -> None:
     variants = study_variants(points, grid)
+    spec = points[0][1]  # the study's constraint and objective, shared by its runs
     known = [r for r in store.runs() if r.id in variants]
     if not known:
         st.info("Press **Run study**: the figures fill in as runs finish, and runs computed "
@@ -105,7 +110,7 @@ def _view(store: Store, points, grid, group_names: tuple[str, ...]) -> None:
             st.warning(f"{len(failed)} run(s) ended {', '.join(sorted({r.status for r in failed}))}; "
                        "they are left out of the table and the charts.")  # fmt: skip
         _bands(runs, export)
-        _summary(runs)
+        _summary(runs, spec)
         _spider(runs, export)
         if "grouping" not in grid:  # the groups would differ between variants
             _probabilities(store, runs, group_names, export)
@@ -137,17 +142,25 @@ def _bands(runs, export) -> None:
                         key="bench_group_bands", config=_config(export, "groups"))  # fmt: skip
 
 
-def _summary(runs) -> None:
-    summary = study_table(runs)
+def _summary(runs, spec: RunSpec) -> None:
+    summary = final_summary(runs)
     if summary is None:
         return
     st.subheader("Final models: mean ± std over runs")
-    table = summary.table()
-    styled = table.style.apply(lambda _: summary.best.replace({True: "font-weight: bold; "
-                               "background-color: #e6f4ea", False: ""}), axis=None)  # fmt: skip
-    st.dataframe(styled, width="stretch", key="bench_table", placeholder=MISSING)
-    st.caption("Bold: the best value of each column (smallest, largest for accuracy). Violation "
-               "is max(constraint − κ, 0) on that split (paper 000, Table 4).")  # fmt: skip
+    family = spec.constraint.family if spec.constraint else None
+    for table in final_tables(summary, family, spec.objective.name):
+        st.markdown(f"**{table.title}**")
+        # a static table as wide as its column: long solver names and headers wrap, a
+        # "mean ± std" cell does not (non-breaking spaces), and nothing is cut off at the right
+        best = table.best.to_numpy()
+        cells = table.text.map(lambda cell: cell.replace(" ", NO_BREAK))
+        st.table(cells.style.apply(
+            lambda shown, best=best: pd.DataFrame(np.where(best, BEST_STYLE, ""),
+                                                  index=shown.index, columns=shown.columns),
+            axis=None))  # fmt: skip
+        st.caption("; ".join(f"{name}: {words}" for name, words in table.notes.items()) + ".")
+    st.caption("Bold: the best value of each column among the solvers, on each split (smallest; "
+               "largest for accuracy).")  # fmt: skip
     st.markdown("**Verdicts on the test set** (every solver against the same κ):\n"
                 + "\n".join(f"- {line}" for line in verdict_words(runs)))  # fmt: skip
     st.download_button("Download the table (CSV)", summary.plain().to_csv().encode(),

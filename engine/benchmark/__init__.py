@@ -6,5 +6,7 @@
   probabilities (Table 4, Figs. 3, 4), None where undefined; `report_criteria` gives them as a
   run report's flat dict.
 - `summary`: mean ± std per solver with the best value of each column marked (Table 4).
+- `tables`: the final models' mean ± std as the Benchmark page's tables, narrow enough for a
+  laptop's main column, each header one quantity with its unit.
 - `figures`: the Plotly figures of all of these and of hyper-parameter grids (Tables 5–12).
 """

@@ -27,6 +27,8 @@ from engine.plots import TEMPLATE, group_colour, series_colour
 TIME_AXIS = "wall-clock time (s)"
 PROBABILITY_AXIS = "predicted probability σ(h)"
 SPIDER_AXES = ("Ind", "Sp", "Sf", "Ina", "DifAcc")  # paper 000, Fig. 4
+SPIDER_RADIAL_TICKS = 4  # at most this many labelled rings: a laptop's spider keeps them apart
+SPIDER_TITLE_SHIFT = 24  # px: a criterion's label stands about this far out of its circle
 BAND_OPACITY = 0.2
 PANELS_PER_ROW = 3
 PROBABILITY_BINS = 50
@@ -190,8 +192,9 @@ def spider_figure(
     if not splits:
         raise UserError("spider_figure needs the criteria of at least one split.")
     solvers = _first_seen(s for per_solver in values.values() for s in per_solver)
+    # room between the panels for one's right and the next one's left criterion
     fig = make_subplots(rows=1, cols=len(splits), specs=[[{"type": "polar"}] * len(splits)],
-                        subplot_titles=splits)  # fmt: skip
+                        subplot_titles=splits, horizontal_spacing=0.28 / len(splits))  # fmt: skip
     largest = 0.0
     for col, split in enumerate(splits, start=1):
         for i, solver in enumerate(solvers):
@@ -215,8 +218,20 @@ def spider_figure(
                 row=1,
                 col=col,
             )
-    fig.update_polars(radialaxis={"range": [0.0, 1.05 * largest or 1.0]})
-    fig.update_layout(template=TEMPLATE, height=460)
+    # the first criterion on top, the others clockwise; the radial axis halfway between the first
+    # two spokes with at most SPIDER_RADIAL_TICKS labels, horizontal (a radial axis's tickangle is
+    # taken from its own direction): on the slanted axis, the labels of ticks ~35 px apart on a
+    # ~120 px radius stand ~25 px apart vertically, clear of each other and of the criteria
+    between = 90 - 180 / len(axes)
+    fig.update_polars(
+        angularaxis={"rotation": 90, "direction": "clockwise", "tickfont": {"size": 13}},
+        radialaxis={"range": [0.0, 1.05 * largest or 1.0], "nticks": SPIDER_RADIAL_TICKS,
+                    "angle": between, "tickangle": between, "tickfont": {"size": 11}},
+    )  # fmt: skip
+    fig.update_annotations(yshift=SPIDER_TITLE_SHIFT)  # the split's title above its top criterion
+    fig.update_layout(template=TEMPLATE, height=440, margin={"l": 40, "r": 40, "t": 70, "b": 30},
+                      legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.06,
+                              "yanchor": "top"})  # fmt: skip
     return fig
 
 
