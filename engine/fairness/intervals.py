@@ -75,7 +75,7 @@ from engine.errors import UserError
 from engine.fairness._inputs import as_groups, as_labels, as_scores
 from engine.fairness.auc import roc_auc
 from engine.fairness.constraint_spec import ConstraintSpec
-from engine.fairness.families import check_constraint, family_entry
+from engine.fairness.families import REPORTED_AS, check_constraint, family_entry
 from engine.fairness.partial import pdp, psp
 from engine.fairness.rates import (
     accuracy,
@@ -95,6 +95,11 @@ _EDGE_SE = 2.0  # and takes a rank unclipped this near I (in standard errors at 
 _CHUNK_BYTES = 96 << 20  # memory of one chunk of pSP's bootstrap draws
 _RATE_LABELS: dict[str, tuple[int, ...] | None] = {"pDP": None, "DP": None, "EOpp": (1,),
                                                    "EO": (1, 0)}  # fmt: skip
+# the rate quantities every classifier run reports (`engine.fairness.families.REPORTED_AS`),
+# by family: their intervals are closed forms of a few group rates, milliseconds a split, so
+# every run stores them beside its values, whatever it is held to, for any table's column of
+# them ("<metric>_low", "<metric>_high")
+_REPORTED_RATES = {family: REPORTED_AS[family] for family in _RATE_LABELS}
 
 
 @dataclass(frozen=True)
@@ -227,8 +232,10 @@ def interval_metrics(
     """Flat metrics to store beside a split's exact ones: "constraint_low", "constraint_high",
     "constraint_resolves" (`Resolution.smallest`) and "constraint_rows" (the smallest group's or
     cell's rows, for `Resolution.rows_for`) of the constrained value of `spec`, or the same four
-    as "psp_…" for pSP on `interval` when the run has no constraint; then "accuracy_low",
-    "accuracy_high", "auc_low" and "auc_high". A value the split cannot support is None."""
+    as "psp_…" for pSP on `interval` when the run has no constraint; the intervals of the rate
+    quantities every run reports (`_REPORTED_RATES`: "dp_low", "dp_high", ...); then
+    "accuracy_low", "accuracy_high", "auc_low" and "auc_high". A value the split cannot support
+    is None."""
     prefix = "constraint" if spec is not None else "psp"
     assessed = _assess(spec, interval, threshold, h, groups, y, seed, None)
     metrics: dict[str, float | None] = dict.fromkeys(
@@ -239,6 +246,12 @@ def interval_metrics(
         metrics |= {f"{prefix}_low": estimate.low, f"{prefix}_high": estimate.high,
                     f"{prefix}_resolves": resolution.smallest,
                     f"{prefix}_rows": float(min(resolution.group_rows))}  # fmt: skip
+    for family, metric in _REPORTED_RATES.items():
+        quantity = ConstraintSpec(family, 1.0, interval if family == "pDP" else None,
+                                  threshold=threshold)  # fmt: skip
+        rated = _assess(quantity, interval, threshold, h, groups, y, seed, None)
+        metrics[f"{metric}_low"] = None if rated is None else rated.estimate.low
+        metrics[f"{metric}_high"] = None if rated is None else rated.estimate.high
     labelled: dict[str, Estimate | None] = {"accuracy": None, "auc": None}
     if y is not None:
         with suppress(UserError):  # not 0/1 labels, or no rows: no accuracy to bound

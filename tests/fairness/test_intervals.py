@@ -278,12 +278,31 @@ def test_without_a_constraint_the_metrics_bound_psp_on_the_interval():
     h = np.random.default_rng(2).normal(size=len(part)) + 0.3 * part.groups
     report = problem.report_scores(h, "val", ("psp", "accuracy", "auc"))
     metrics = interval_metrics(None, INTERVAL, 0.0, h, part.groups, part.y)
+    rates = {f"{m}_{end}" for m in ("pdp", "dp", "eopp", "eo") for end in ("low", "high")}
     assert set(metrics) == {"psp_low", "psp_high", "psp_resolves", "psp_rows", "accuracy_low",
-                            "accuracy_high", "auc_low", "auc_high"}  # fmt: skip
+                            "accuracy_high", "auc_low", "auc_high"} | rates  # fmt: skip
     for name in ("psp", "accuracy", "auc"):
         assert metrics[f"{name}_low"] <= report[name] <= metrics[f"{name}_high"]
     assert metrics["psp_rows"] == np.bincount(part.groups).min()
     assert 0 < metrics["psp_resolves"] < 1
+
+
+@pytest.mark.parametrize("spec", [None, ConstraintSpec("pSP", 0.1, INTERVAL)], ids=["none", "pSP"])
+def test_every_run_bounds_the_rate_gaps_it_reports_whatever_it_is_held_to(spec):
+    """The pDP, DP, EOpp and EO gaps every run reports carry their intervals, the same as a run
+    held to each of them gets for its constraint."""
+    problem = toy_problem(spec)
+    part = problem.data.split("val")
+    h = np.random.default_rng(3).normal(size=len(part)) + 0.4 * part.groups
+    report = problem.report_scores(h, "val")
+    metrics = interval_metrics(spec, INTERVAL, 0.0, h, part.groups, part.y)
+    for family, metric in (("pDP", "pdp"), ("DP", "dp"), ("EOpp", "eopp"), ("EO", "eo")):
+        held = ConstraintSpec(family, 0.05, INTERVAL if family == "pDP" else None)
+        estimate = value_estimate(held, INTERVAL, 0.0, h, part.groups, part.y)
+        assert estimate.value == pytest.approx(report[metric])
+        assert (metrics[f"{metric}_low"], metrics[f"{metric}_high"]) == (estimate.low,
+                                                                        estimate.high)  # fmt: skip
+        assert metrics[f"{metric}_low"] <= report[metric] <= metrics[f"{metric}_high"]
 
 
 # ---- resolution ---------------------------------------------------------------------------------
@@ -367,7 +386,9 @@ def test_a_split_that_cannot_support_a_value_gives_none():
                             y) is None  # its subgroups are not among the inputs  # fmt: skip
     assert auc_estimate(h, np.r_[1, np.zeros(99, dtype=int)]) is None
     metrics = interval_metrics(ConstraintSpec("EO", 0.1), INTERVAL, 0.0, h, groups, None)
-    assert set(metrics.values()) == {None}
+    needing_labels = {k: v for k, v in metrics.items() if not k.startswith(("dp_", "pdp_"))}
+    assert set(needing_labels.values()) == {None}  # the DP gaps need no labels
+    assert metrics["dp_low"] <= demographic_parity_gap(h, groups, 0.0) <= metrics["dp_high"]
 
 
 def test_tiny_groups_still_get_a_valid_rate_interval():
