@@ -204,7 +204,7 @@ def group_bands(
     runs: Sequence[StudyRun], split: str = "test", width: float = BIN_SECONDS
 ) -> dict[str, dict[str, dict[str, Band]]]:
     """bands[quantity][variant][group]: each group's loss and positive rate on `split` over
-    wall-clock time (paper 000 §6: per-group loss curves and positive rates)."""
+    solver time (paper 000 §6: per-group loss curves and positive rates)."""
     prefix = f"{split}.group."
     groups = dict.fromkeys(key.removeprefix(prefix).rsplit(".", 1)[0]
                            for run in runs for record in run.iterates[:1]
