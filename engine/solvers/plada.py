@@ -27,6 +27,18 @@ Eq. (9) keeps ⟨λ_k, G(θ)⟩ exact, a prox step on a non-convex G with no clo
 takes the linearised step above instead (spec 001 §2.1, *[ours]*: a deviation). Θ is the whole
 space (the family's auxiliary variables keep their declared boxes).
 
+The θ-step η (Table 2's η_w), unless set, is Alg. 1's bound η = 1/(L_F + 3ρM_G²) with the
+problem's own constants (`Smoothness`), computed once at the start: L_F, the Lipschitz constant
+of ∇F (A2), is for a linear model the objective's curvature bound in the scores times
+λ_max(X̃ᵀX̃) (¼λ_max(X̃ᵀX̃/n) for the logistic loss), by power iterations on the design; for an
+MLP, whose L_F has no closed form, Table 2's network step stands in for 1/L_F. M_G, the bound
+on ‖∂G‖ (A3), is taken as ‖J_G(θ_0)‖₂, the rows' Jacobian (in θ and the family's auxiliary
+variables) at the start, where a linear model's scores are all 0 and the sigmoid's and the
+ramp's slopes at their largest. Table 2's η_w = 0.001 was tuned on the paper's data, whose
+preprocessing it does not state; on our standardised features it barely moves θ. The setup's
+passes over the data are on the run's clock but not in the oracle counts, which count the
+algorithm's calls (one data pass at the start and one per step in full-batch mode).
+
 Full-batch mode (the default; §5.1–5.2 and the deterministic analysis) evaluates F, G and their
 linearisation at θ_{k+1} on all training rows in one forward pass (`FullData`): G(θ_{k+1}) for
 eq. (12), and ∇F(θ_{k+1}) + J_G(θ_{k+1})ᵀλ_{k+1} (one backward pass) for step k + 1's θ-step.
@@ -38,26 +50,106 @@ k + 1's θ-step. Draws: the model seed, then the sampler's passes, ζ_0 at the s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from engine.fairness.constraints.batch_rows import BatchRows, rows_jacobian
+from engine.oracles import WEIGHTS, MinibatchOracles
 from engine.problem import Problem
-from engine.solvers.catalogue.p001_plada import PLADAConfig
+from engine.solvers.catalogue.p001_plada import TABLE2_NETWORK, PLADAConfig
 from engine.solvers.full_data import FullData
 from engine.solvers.minibatch import MinibatchSolver
 from engine.variables import Box, Kind
 
+POWER_ITERATIONS = 100  # at most, for λ_max(X̃ᵀX̃): each is one pass over the data
+POWER_TOLERANCE = 1e-6  # the relative change of the estimate that ends them
+
+
+@dataclass(frozen=True)
+class Smoothness:
+    """The constants of Alg. 1's bound on the θ-step, 0 < η < 1/(L_F + 3ρM_G²): `objective`
+    L_F (A2: ∇F is L_F-Lipschitz) and `constraint` M_G (A3: ‖∂G‖ ≤ M_G)."""
+
+    objective: float
+    constraint: float
+
+    def step(self, rho: float) -> float | None:
+        """η = 1/(L_F + 3ρM_G²), the bound itself (both constants are estimates, not
+        suprema); None when it is not a finite number > 0 (no curvature at all)."""
+        bound = self.objective + 3.0 * rho * self.constraint**2
+        return 1.0 / bound if np.isfinite(bound) and bound > 0 else None
+
+
+def design_top_eigenvalue(oracles: MinibatchOracles) -> float:
+    """λ_max(X̃ᵀX̃) of a linear model's design X̃ = [1, X] (cross-terms included) on all training
+    rows, by power iterations through its network (X̃v its scores, X̃ᵀr its backward pass):
+    the Rayleigh quotient ‖X̃v‖² of the unit v, which approaches λ_max from below, until it
+    changes by less than `POWER_TOLERANCE`. The start v is drawn from its own generator, not
+    the run's, so the run's draws are those of a set step."""
+    network, X = oracles.network, oracles.X
+    v = np.random.default_rng(0).standard_normal(network.size)
+    v /= np.linalg.norm(v)
+    estimate = 0.0
+    for _ in range(POWER_ITERATIONS):
+        h, tape = network.forward(v, X)
+        previous, estimate = estimate, float(h @ h)
+        if estimate <= 0.0 or abs(estimate - previous) <= POWER_TOLERANCE * estimate:
+            break
+        v = network.backward(v, tape, h)
+        v /= np.linalg.norm(v)
+    return estimate
+
+
+def jacobian_norm(oracles: MinibatchOracles, rows: BatchRows, x: np.ndarray) -> float:
+    """‖J_G(x)‖₂, the spectral norm of the rows' Jacobian in the weights and the family's
+    auxiliary variables at x, on all training rows (one forward pass and the rows' backward
+    passes, outside the oracle counts)."""
+    layout = oracles.layout
+    w = x[layout[WEIGHTS]]
+    h, tape = oracles.network.forward(w, oracles.X)
+    at = rows_jacobian(rows, h, oracles.aux(x))
+    if not len(at.values):
+        return 0.0
+    jacobian = np.zeros((len(at.values), layout.size))
+    jacobian[:, layout[WEIGHTS]] = oracles.network.backward_many(w, tape, at.scores)
+    for name, value in at.aux.items():
+        jacobian[:, layout[f"aux.{name}"]] = value
+    gram = (
+        jacobian @ jacobian.T if jacobian.shape[0] <= jacobian.shape[1] else jacobian.T @ jacobian
+    )
+    return float(np.sqrt(max(np.linalg.eigvalsh(gram)[-1], 0.0)))
+
+
+def smoothness(problem: Problem, oracles: MinibatchOracles, x: np.ndarray) -> Smoothness:
+    """L_F and M_G of the problem at the start x (module docstring): L_F = the objective's
+    curvature bound times λ_max(X̃ᵀX̃) for a linear model, 1/η_w of Table 2's network row for an
+    MLP; M_G = ‖J_G(x)‖₂."""
+    if problem.model.affine:
+        curvature = problem.objective.curvature(problem.data.train.y)
+        objective = curvature * design_top_eigenvalue(oracles)
+    else:
+        objective = 1.0 / TABLE2_NETWORK["eta_w"]
+    return Smoothness(objective, jacobian_norm(oracles, problem.batch_rows(), x))
+
 
 class PLADA(MinibatchSolver):
     """Paper 001, Alg. 1 with vector duals. The state has the batch loss, λ as "dual.<row>", μ as
-    "mu.<row>", u as "u.<row>", "dual_gap" = ‖λ − μ‖ and "gamma" = γ_k of the last step."""
+    "mu.<row>", u as "u.<row>", "dual_gap" = ‖λ − μ‖, "gamma" = γ_k of the last step and "step"
+    = η. `smoothness` holds L_F and M_G when η was derived from them (None when set)."""
 
     def __init__(self, problem: Problem, config: PLADAConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
         chosen = config.table2(problem.model.affine)
-        self.eta, self.tau = chosen["eta_w"], chosen["eta_u"]
-        self.gamma0 = chosen["gamma0"]
+        self.tau, self.gamma0 = chosen["eta_u"], chosen["gamma0"]
         alpha, beta = chosen["alpha"], chosen["beta"]
         self.rho = alpha / (1.0 + alpha * beta)  # Alg. 1, input
+        # η: the set value, else Alg. 1's bound with the problem's L_F and M_G at the start
+        self.smoothness = None
+        if config.eta_w is None:
+            self.smoothness = smoothness(problem, self.oracles, self.x)
+        derived = None if self.smoothness is None else self.smoothness.step(self.rho)
+        self.eta = chosen["eta_w"] if derived is None else derived
         # θ and u move by their own steps in one projected step
         self.steps = np.full(self.oracles.layout.size, self.eta)
         self.steps[self.u] = self.tau
@@ -122,6 +214,7 @@ class PLADA(MinibatchSolver):
         state: dict[str, float | str] = {
             "batch_loss": loss,
             "gamma": gamma,
+            "step": self.eta,
             "dual_gap": float(np.linalg.norm(self.lam - self.mu)),
         }
         for name, values in (("dual", self.lam), ("mu", self.mu), ("u", self.x[self.u])):

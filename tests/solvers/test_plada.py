@@ -1,5 +1,6 @@
 """Paper 001's PLADA (Alg. 1) on the minibatch interface: the first iterates by hand in both modes,
 λ never clipped, u in its box, ‖λ − μ‖ → 0 on a feasible problem, Table 2's defaults per model,
+the derived θ-step (Alg. 1's bound with the problem's constants) and Table 2's one option away,
 the full-batch pass equal to the oracles, and runs on DP and EO with linear and MLP models."""
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ import math
 import numpy as np
 import pytest
 import torch
+from adult_sample import adult_sample
+from subgroup_data import subgroup_prepared
 
 from engine.errors import UserError
 from engine.fairness.constraints import ConstraintSpec
@@ -16,7 +19,8 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.sampling import BatchSampler
 from engine.solvers import Budget, solve
-from engine.solvers.catalogue.p001_plada import PLADAConfig
+from engine.solvers.catalogue.p001_plada import TABLE2_LINEAR, TABLE2_NETWORK, PLADAConfig
+from engine.solvers.options import config_from_dict
 from engine.solvers.plada import PLADA, FullData
 from engine.status import StopCode
 
@@ -166,10 +170,10 @@ def test_the_duals_meet_on_a_feasible_problem(toy):
 
 def test_the_table2_defaults_follow_the_model(toy):
     linear = PLADA(Problem(toy, ModelSpec(), dp()), PLADAConfig(), np.random.default_rng(0))
-    assert (linear.eta, linear.tau, linear.gamma0, linear.rho) == (0.001, 0.1, 0.1, 5.0)
+    assert (linear.tau, linear.gamma0, linear.rho) == (0.1, 0.1, 5.0)
     mlp = Problem(toy, ModelSpec("mlp", hidden=(4,)), dp())
     network = PLADA(mlp, PLADAConfig(), np.random.default_rng(0))
-    assert (network.eta, network.tau) == (0.1, 0.01)
+    assert network.tau == 0.01
     assert network.rho == pytest.approx(10 / 6)
     chosen = PLADA(mlp, PLADAConfig(eta_w=0.2, beta=0.1), np.random.default_rng(0))
     assert (chosen.eta, chosen.tau, chosen.rho) == (0.2, 0.01, 5.0)
@@ -220,3 +224,111 @@ def test_plada_pulls_the_surrogate_gap_to_kappa(toy):
     free = solve(problem, "unconstrained").params
     unconstrained = problem.bound.surrogate(torch.from_numpy(problem.scores(free))).numpy()
     assert rows.max() < 0.025 and unconstrained.max() > 0.2
+
+
+# ---- the θ-step: derived from the problem unless set ------------------------------------------
+
+RHO_LINEAR = 10.0 / (1.0 + 10.0 * 0.1)  # Table 2's α and β for linear models: ρ = α/(1 + αβ)
+
+
+@pytest.mark.parametrize(("surrogate", "slope"), [("sigmoid", 0.25), ("ramp", 1.0)])
+def test_the_derived_step_is_algorithm_1s_bound_with_the_problems_constants(toy, surrogate, slope):
+    """Unset, η = 1/(L_F + 3ρM_G²), Alg. 1's bound: for the mean logistic loss of a linear model
+    L_F = λ_max(X̃ᵀX̃)/(4n); at θ_0 = 0 every score is 0, where the sigmoid's slope is ¼ and the
+    ramp's 1, so the DP rows ±(s_a − s_b) − κ have gradients ±d, d = slope·(x̄_a − x̄_b), and
+    J_G = [d; −d] has the norm √2‖d‖. The first θ-step, from λ_0 = 0 (both rows are feasible at
+    θ_0), is −η∇F(θ_0)."""
+    problem = Problem(toy, ModelSpec(), ConstraintSpec("DP", KAPPA, surrogate=surrogate))
+    X, y, g = problem.design().dense(), problem.data.train.y, problem.data.train.groups
+    lipschitz_f = np.linalg.eigvalsh(X.T @ X)[-1] / (4 * len(y))
+    d = slope * (X[g == 0].mean(axis=0) - X[g == 1].mean(axis=0))
+    lipschitz_g = math.sqrt(2.0) * np.linalg.norm(d)
+    eta = 1.0 / (lipschitz_f + 3.0 * RHO_LINEAR * lipschitz_g**2)
+    solver = PLADA(problem, PLADAConfig(), np.random.default_rng(0))
+    # λ_max by power iterations, which approach it from below: to four digits
+    assert lipschitz_f * (1 - 1e-4) <= solver.smoothness.objective <= lipschitz_f * (1 + 1e-12)
+    assert solver.smoothness.constraint == pytest.approx(lipschitz_g, rel=1e-10)
+    assert solver.eta == pytest.approx(eta, rel=1e-4)
+    state = solver.step().state
+    assert state["step"] == solver.eta
+    gradient = X.T @ (0.5 - y) / len(y)  # ∇F(0): σ(0) = ½
+    np.testing.assert_allclose(solver.candidate()["w"], -solver.eta * gradient, atol=1e-12)
+
+
+def test_an_mlps_derived_step_takes_table2s_network_step_for_one_over_l_f(toy):
+    """An MLP's L_F has no closed form: 1/η_w of Table 2's network row stands in for it, so the
+    derived step is below Table 2's and M_G is the norm of the rows' Jacobian at the start (as
+    the oracles give it)."""
+    problem = Problem(toy, ModelSpec("mlp", hidden=(5,)), dp())
+    solver = PLADA(problem, PLADAConfig(), np.random.default_rng(0))
+    _, jacobian = solver.oracles.constraint_jacobian(solver.x, np.arange(len(toy.train)))
+    lipschitz_g = np.linalg.norm(jacobian, 2)
+    assert lipschitz_g > 0
+    assert solver.smoothness.objective == 1.0 / TABLE2_NETWORK["eta_w"]
+    assert solver.smoothness.constraint == pytest.approx(lipschitz_g, rel=1e-10)
+    expected = 1.0 / (1.0 / TABLE2_NETWORK["eta_w"] + 3.0 * solver.rho * lipschitz_g**2)
+    assert solver.eta == pytest.approx(expected, rel=1e-12)
+    assert solver.eta < TABLE2_NETWORK["eta_w"]
+
+
+def test_table2s_step_is_one_option_away(toy):
+    """η_w given (as a page's or command line's text, too) is the step, Table 2's among them;
+    "auto" or empty text leaves it unset, to be derived."""
+    for model, table2 in (
+        (ModelSpec(), TABLE2_LINEAR),
+        (ModelSpec("mlp", hidden=(4,)), TABLE2_NETWORK),
+    ):
+        config = config_from_dict(PLADAConfig, {"eta_w": str(table2["eta_w"])})
+        solver = PLADA(Problem(toy, model, dp()), config, np.random.default_rng(0))
+        assert solver.eta == table2["eta_w"] and solver.smoothness is None
+        assert np.all(solver.steps[solver.oracles.layout["weights"]] == table2["eta_w"])
+        assert solver.step().state["step"] == table2["eta_w"]
+    for unset in ("auto", "", "none"):
+        assert config_from_dict(PLADAConfig, {"eta_w": unset}).eta_w is None
+
+
+def test_at_its_defaults_plada_fits_an_adult_sample_and_ends_near_kappa():
+    """On standardised Adult features (a sample) under paper 001's sigmoid DP rows, 1000 steps
+    at the derived step take the loss more than half the way from F(θ_0) = log 2 to the
+    unconstrained optimum F* (Table 2's η_w = 0.001 is not yet halfway), and the active
+    constraint ends near κ: the surrogate gap |s_a − s_b| within κ/2 of κ (the largest row
+    |s_a − s_b| − κ within ±κ/2), where the unconstrained model's largest row is over 5κ."""
+    problem = Problem(adult_sample(1500), ModelSpec(), dp())
+    free = solve(problem, "unconstrained").params
+    optimum = problem.loss(problem.scores(free))
+    free_rows = problem.bound.surrogate(torch.from_numpy(problem.scores(free))).numpy()
+    assert free_rows.max() > 5 * KAPPA
+    halfway = 0.5 * (math.log(2.0) + optimum)
+    ends = {}
+    for config in (PLADAConfig(), PLADAConfig(eta_w=TABLE2_LINEAR["eta_w"])):
+        solver = PLADA(problem, config, np.random.default_rng(0))
+        for _ in range(1000):
+            solver.step()
+        ends[config.eta_w] = solver.surrogate_view()
+    loss, rows = ends[None]
+    assert optimum < loss < halfway
+    assert abs(rows.max()) <= KAPPA / 2
+    assert ends[TABLE2_LINEAR["eta_w"]][0] > halfway
+
+
+def test_an_mlp_at_its_defaults_does_not_diverge_under_many_subgroup_rows():
+    """Paper 001 §5.3's construction on a toy scale: an MLP under one hinge row per overlapping
+    subgroup (about a hundred). J_Gᵀλ sums rows that point alike, so Table 2's network step 0.1
+    diverges within a few dozen steps; the derived step, shrunk by M_G, keeps every value finite
+    and lowers the loss."""
+    data = subgroup_prepared(thresholds=10, min_share=0.01)
+    problem = Problem(
+        data, ModelSpec("mlp", hidden=(64,)), ConstraintSpec("intersectional_hinge", KAPPA)
+    )
+    assert problem.bound.m > 50
+    table2 = PLADAConfig(eta_w=TABLE2_NETWORK["eta_w"])
+    with np.errstate(over="ignore", invalid="ignore"):  # its overflows on the way to inf
+        paper = solve(problem, "plada", table2, Budget(max_iterations=300), seed=0)
+    assert paper.stop.code is StopCode.NON_FINITE
+    solver = PLADA(problem, PLADAConfig(), np.random.default_rng(0))
+    start = solver.loss  # F(θ_0): full-batch mode keeps F of the current point
+    for _ in range(300):
+        state = solver.step().state
+    values = [v for k, v in state.items() if k.split(".")[0] in ("dual", "mu", "u", "dual_gap")]
+    assert len(values) == 3 * problem.bound.m + 1 and all(map(math.isfinite, values))
+    assert math.isfinite(solver.loss) and solver.loss < start
