@@ -26,8 +26,12 @@ meets κ on the training data is reported. When none does within
 `MAX_SOLVES`, or two κ′ steps in a row bring the value no lower, the solve with the lowest exact
 value is reported and the run says that no model of this kind met κ there.
 
-Holding κ costs at most one more solve's iterations: the solves after the solver's own take
+Holding κ costs at most two more solves' iterations: the solves after the solver's own take
 together no more iterations than it took, each at most half of what is left of that share.
+When the first solve that holds κ was one of them and that share cut it short, it runs on at its
+κ′ from its own model for at most as many iterations again, until the solver's stopping rule
+ends it (`finish_held`): a model the search found but left unfinished is not the model the user
+asked for, and the share alone would cut every such solve short, whatever the run's budget.
 Each starts from a model the solve before left near its optimum, and the first (the
 refinement, the largest change of the problem) gets the most. Without that share a solver with no stopping rule of its
 own (ssg, the SGD baselines) runs its whole T again on every solve, and holding costs up to
@@ -99,7 +103,30 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
         end = sequence.attempt(*next_solve(sequence), after=base_solve(sequence), most=most)
         if end:
             break
-    return _holding(sequence, end)
+    return finish_held(sequence, _holding(sequence, end))
+
+
+def finish_held(sequence: SolveSequence, holding: Holding) -> Holding:
+    """`holding`, or, when its chosen solve held κ but holding κ's share cut it short (its
+    stop is the sequence's own cap), that solve run on at its κ′ from its own model with the
+    solver's stopping rule, within the run's budget and at most as many iterations as the
+    solver's own solve took (which that rule ended): reported when its model still holds κ on
+    the training data, otherwise the cut one is."""
+    chosen, own = holding.chosen, sequence.solves[0].solution
+    cut = chosen.solution.stop.code is StopCode.ITERATION_CAP
+    # a solver whose own solve its stopping rule did not end (ssg runs all its T) would only
+    # spend the iterations again, to end on them as well
+    if not (holding.held and cut and sequence.warm and own.status is RunStatus.CONVERGED):
+        return holding
+    most = sequence.solves[0].solution.iterations
+    if sequence.attempt(chosen.constraint, "", chosen.config, after=chosen, most=most):
+        return holding  # the run's budget is spent
+    finished = sequence.last
+    if not finished.holds(sequence.kappa):
+        return _holding(sequence, "", chosen)
+    ran_on = _holding(sequence, "", finished)
+    return dataclasses.replace(ran_on, sentence=f"{ran_on.sentence}, its solve run on after "
+                                                f"{SHARE} cut it short")  # fmt: skip
 
 
 def _half_the_share_left(solves: list[Solve]) -> int | None:
@@ -243,10 +270,13 @@ def _stalled(solves: list[Solve]) -> bool:
     return all(s.train_value >= before for s in solves[-STALLED_STEPS:])
 
 
-def _holding(sequence: SolveSequence, end: str) -> Holding:
+def _holding(sequence: SolveSequence, end: str, chosen: Solve | None = None) -> Holding:
+    """How holding ended: `chosen` (by default the first solve that holds κ, else the one of
+    the lowest exact value) reported, and why, in words."""
     kappa, solves = sequence.kappa, sequence.solves
     holding = [s for s in solves if s.holds(kappa)]
-    chosen = holding[0] if holding else min(solves, key=lambda s: s.train_value)
+    if chosen is None:
+        chosen = holding[0] if holding else min(solves, key=lambda s: s.train_value)
     quantity = quantity_name(sequence.problem.constraint.family)
     count = f"{len(solves)} solve{'s' if len(solves) > 1 else ''}"
     how = _changes(sequence, chosen)

@@ -20,7 +20,10 @@ from engine.solvers.catalogue.paper003 import IDCAConfig, SSGConfig
 from engine.solvers.exact_train import (
     LEAST_STEP,
     MOST_STEP,
+    SHARE,
+    Holding,
     base_solve,
+    finish_held,
     first_solve,
     hold_on_train,
     next_solve,
@@ -197,6 +200,36 @@ def test_holding_takes_at_most_as_many_iterations_again_as_the_solvers_own_solve
     again = SolveSequence(problem, "ssg", "train", config=SSGConfig(iterations=1000))
     hold_on_train(again)  # counted in iterations, the share gives the same models every time
     assert [s.train_value for s in again.solves] == [s.train_value for s in sequence.solves]
+
+
+def test_a_held_solve_its_share_cut_short_runs_on_to_the_solvers_stopping_rule(data):
+    """IDCA under κ = 0.3 whose first solve, at κ′ = 0.15, holds it, then a solve at κ′ = 0.1
+    cut to 400 iterations, which holds it too: it runs on at that κ′ from its own model until
+    IDCA's stopping rule ends it, and that model is reported."""
+    problem = _problem(data, 0.3)
+    sequence = SolveSequence(problem, "idca", "train")
+    own = sequence.run(dataclasses.replace(problem.constraint, kappa=0.15))
+    assert own.solution.status is RunStatus.CONVERGED and own.holds(0.3)
+    tighter_constraint = dataclasses.replace(problem.constraint, kappa=0.1)
+    cut = sequence.run(tighter_constraint, most=400)
+    assert cut.solution.stop.code is StopCode.ITERATION_CAP and cut.holds(0.3)
+    holding = finish_held(sequence, Holding(cut, True, cut.solution.stop, "held"))
+    finished = sequence.solves[-1]
+    assert len(sequence.solves) == 3 and finished.constraint == tighter_constraint
+    assert holding.chosen is finished and holding.stop.status is RunStatus.CONVERGED
+    assert 0 < finished.solution.iterations <= own.solution.iterations
+    assert finished.train_loss <= cut.train_loss  # it ran on from where it was cut
+    assert f"its solve run on after {SHARE} cut it short" in holding.sentence
+
+
+def test_a_solver_whose_own_solve_its_budget_ended_is_not_run_on(data):
+    problem = _problem(data, 0.3)
+    sequence = SolveSequence(problem, "ssg", "train", config=SSGConfig(iterations=600))
+    own = sequence.run(problem.constraint)
+    assert own.solution.status is RunStatus.BUDGET  # ssg runs all its T: no stopping rule
+    cut = sequence.run(dataclasses.replace(problem.constraint, kappa=0.2), most=300)
+    held = Holding(cut, True, cut.solution.stop, "held")
+    assert finish_held(sequence, held) is held and len(sequence.solves) == 2
 
 
 def test_the_solves_of_a_sequence_share_the_rows_the_model_scores(data, monkeypatch):
