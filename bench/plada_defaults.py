@@ -1,11 +1,11 @@
-"""PLADA's θ-step at its default against paper 001's Table 2 value (issue 33): for each case, one
+"""PLADA's θ-step at its default against paper 001's Table 2 value: for each case, one
 run with η_w = Table 2's (0.001 for a linear model, 0.1 for an MLP) and one with η_w unset, which
 PLADA derives from the problem (Alg. 1's bound 1/(L_F + 3ρM_G²), `engine.solvers.plada`), each
 as `python -m engine run ... --solver plada --seconds S` makes it (κ held on the training data
 unless the case says otherwise), then a table of both: the step used, iterations, the final
 training loss and exact gap, and the exact test gap and accuracy ("diverged" when the run did).
 
-Target (issue 33): Adult, DP, κ = 0.02, a linear model, 60 s at the default: test DP gap ≤ 0.04
+Target: Adult, DP, κ = 0.02, a linear model, 60 s at the default: test DP gap ≤ 0.04
 at test accuracy ≥ 0.80.
 
     .venv/bin/python bench/plada_defaults.py [--seconds 60]
