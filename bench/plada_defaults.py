@@ -42,10 +42,23 @@ CASES = {
     "compas": ["--data", "compas", *DP],
     "german": ["--data", "german", *DP],
     # paper 001 §5.3 on our data: an MLP under 779 overlapping subgroups' hinge rows
-    "crime-779": ["--data", "crime", "--subgroups", "racepctblack", "racePctHisp", "racePctAsian",
-                  "--constraint", "intersectional_hinge", "--kappa", "0.02", "--model", "mlp",
-                  "--honour", "off"],
-}  # fmt: skip
+    "crime-779": [
+        "--data",
+        "crime",
+        "--subgroups",
+        "racepctblack",
+        "racePctHisp",
+        "racePctAsian",
+        "--constraint",
+        "intersectional_hinge",
+        "--kappa",
+        "0.02",
+        "--model",
+        "mlp",
+        "--honour",
+        "off",
+    ],
+}
 
 
 def run(argv: list[str], seconds: float, table2: bool) -> dict[str, object]:
@@ -53,8 +66,13 @@ def run(argv: list[str], seconds: float, table2: bool) -> dict[str, object]:
     η_w when `table2`, else PLADA's default."""
     args = build_parser().parse_args(["run", *argv, "--solver", "plada", "--seconds", str(seconds)])
     spec = run_spec_from_args(args)
-    problem = Problem(load_prepared(spec.data, spec.prepare), spec.model, spec.constraint,
-                      interval=spec.interval, objective=spec.objective)  # fmt: skip
+    problem = Problem(
+        load_prepared(spec.data, spec.prepare),
+        spec.model,
+        spec.constraint,
+        interval=spec.interval,
+        objective=spec.objective,
+    )
     options = dict(spec.config)
     if table2:
         options["eta_w"] = (TABLE2_LINEAR if spec.model.affine else TABLE2_NETWORK)["eta_w"]
@@ -96,15 +114,19 @@ def main() -> None:
             rows.append((case, "Table 2" if table2 else "derived", result))
             print(f"done: {case} {rows[-1][1]}", file=sys.stderr, flush=True)
     print(f"\nPLADA's θ-step, Table 2's against the derived default: {args.seconds:g} s per run\n")
-    header = (f"{'case':14} {'step rule':9} {'η':>9} {'iters':>7} {'train loss':>10} "
-              f"{'train gap':>9} {'test gap':>8} {'test acc':>8}")  # fmt: skip
+    header = (
+        f"{'case':14} {'step rule':9} {'η':>9} {'iters':>7} {'train loss':>10} "
+        f"{'train gap':>9} {'test gap':>8} {'test acc':>8}"
+    )
     print(header)
     print("-" * len(header))
     for case, rule, m in rows:
         end = "diverged" if m["diverged"] else ""
-        print(f"{case:14} {rule:9} {_cell(m['step'], '9.3g')} {m['iterations']:7d} "
-              f"{_cell(m['train_loss'], '10.4f')} {_cell(m['train_gap'], '9.4f')} "
-              f"{_cell(m['test_gap'], '8.4f')} {_cell(m['test_accuracy'], '8.4f')} {end}")  # fmt: skip
+        print(
+            f"{case:14} {rule:9} {_cell(m['step'], '9.3g')} {m['iterations']:7d} "
+            f"{_cell(m['train_loss'], '10.4f')} {_cell(m['train_gap'], '9.4f')} "
+            f"{_cell(m['test_gap'], '8.4f')} {_cell(m['test_accuracy'], '8.4f')} {end}"
+        )
 
 
 if __name__ == "__main__":

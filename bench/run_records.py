@@ -41,14 +41,24 @@ LINEAR = ModelSpec(cross_terms=True)
 MLP = ModelSpec(kind="mlp", hidden=(16,))
 # (label, solver, model, constraint, the split κ is held on)
 CASES = (
-    ("idca, linear, pSP, held on train", "idca", LINEAR, ConstraintSpec("pSP", 0.05, INTERVAL),
-     "train"),
+    (
+        "idca, linear, pSP, held on train",
+        "idca",
+        LINEAR,
+        ConstraintSpec("pSP", 0.05, INTERVAL),
+        "train",
+    ),
     ("ssg, linear, pSP", "ssg", LINEAR, ConstraintSpec("pSP", 0.05, INTERVAL), None),
     ("sgd, MLP, unconstrained", "sgd", MLP, None, None),
-    ("ssl_alm, MLP, group-loss gap, held on train", "ssl_alm", MLP,
-     ConstraintSpec("group_loss_gap", 0.02), "train"),
+    (
+        "ssl_alm, MLP, group-loss gap, held on train",
+        "ssl_alm",
+        MLP,
+        ConstraintSpec("group_loss_gap", 0.02),
+        "train",
+    ),
     ("plada, linear, DP", "plada", LINEAR, ConstraintSpec("DP", 0.05), None),
-)  # fmt: skip
+)
 
 
 def measure(solver: str, model: ModelSpec, constraint, honour, seconds: float) -> dict:
@@ -84,13 +94,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     args = parser.parse_args()
     print(f"budget {args.seconds:g} s of wall time; exact records wanted: ≥ {EXACT_POINTS}")
-    print(f"{'case':46} {'wall s':>7} {'wall/budget':>11} {'solver s':>8} {'solver share':>12} "
-          f"{'exact':>5} {'surrogate':>9}  status")  # fmt: skip
+    print(
+        f"{'case':46} {'wall s':>7} {'wall/budget':>11} {'solver s':>8} {'solver share':>12} "
+        f"{'exact':>5} {'surrogate':>9}  status"
+    )
     for label, solver, model, constraint, honour in CASES:
         row = measure(solver, model, constraint, honour, args.seconds)
-        print(f"{label:46} {row['wall']:7.1f} {row['wall'] / args.seconds:11.3f} "
-              f"{row['solver']:8.1f} {row['solver'] / row['wall']:12.2f} {row['exact']:5d} "
-              f"{row['surrogate']:9d}  {row['status']}")  # fmt: skip
+        print(
+            f"{label:46} {row['wall']:7.1f} {row['wall'] / args.seconds:11.3f} "
+            f"{row['solver']:8.1f} {row['solver'] / row['wall']:12.2f} {row['exact']:5d} "
+            f"{row['surrogate']:9d}  {row['status']}"
+        )
 
 
 if __name__ == "__main__":

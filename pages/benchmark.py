@@ -154,13 +154,19 @@ def _summary(runs, spec: RunSpec) -> None:
         # "mean ± std" cell does not (non-breaking spaces), and nothing is cut off at the right
         best = table.best.to_numpy()
         cells = table.text.map(lambda cell: cell.replace(" ", NO_BREAK))
-        st.table(cells.style.apply(
-            lambda shown, best=best: pd.DataFrame(np.where(best, BEST_STYLE, ""),
-                                                  index=shown.index, columns=shown.columns),
-            axis=None))  # fmt: skip
+        st.table(
+            cells.style.apply(
+                lambda shown, best=best: pd.DataFrame(
+                    np.where(best, BEST_STYLE, ""), index=shown.index, columns=shown.columns
+                ),
+                axis=None,
+            )
+        )
         st.caption("; ".join(f"{name}: {words}" for name, words in table.notes.items()) + ".")
-    st.caption("Bold: the best value of each column among the solvers, on each split (smallest; "
-               "largest for accuracy).")  # fmt: skip
+    st.caption(
+        "Bold: the best value of each column among the solvers, on each split (smallest; "
+        "largest for accuracy)."
+    )
     st.markdown("**Verdicts on the test set** (every solver against the same κ):\n"
                 + "\n".join(f"- {line}" for line in verdict_words(runs)))  # fmt: skip
     st.download_button("Download the table (CSV)", summary.plain().to_csv().encode(),

@@ -193,8 +193,13 @@ def spider_figure(
         raise UserError("spider_figure needs the criteria of at least one split.")
     solvers = _first_seen(s for per_solver in values.values() for s in per_solver)
     # room between the panels for one's right and the next one's left criterion
-    fig = make_subplots(rows=1, cols=len(splits), specs=[[{"type": "polar"}] * len(splits)],
-                        subplot_titles=splits, horizontal_spacing=0.28 / len(splits))  # fmt: skip
+    fig = make_subplots(
+        rows=1,
+        cols=len(splits),
+        specs=[[{"type": "polar"}] * len(splits)],
+        subplot_titles=splits,
+        horizontal_spacing=0.28 / len(splits),
+    )
     largest = 0.0
     for col, split in enumerate(splits, start=1):
         for i, solver in enumerate(solvers):
@@ -225,13 +230,21 @@ def spider_figure(
     between = 90 - 180 / len(axes)
     fig.update_polars(
         angularaxis={"rotation": 90, "direction": "clockwise", "tickfont": {"size": 13}},
-        radialaxis={"range": [0.0, 1.05 * largest or 1.0], "nticks": SPIDER_RADIAL_TICKS,
-                    "angle": between, "tickangle": between, "tickfont": {"size": 11}},
-    )  # fmt: skip
+        radialaxis={
+            "range": [0.0, 1.05 * largest or 1.0],
+            "nticks": SPIDER_RADIAL_TICKS,
+            "angle": between,
+            "tickangle": between,
+            "tickfont": {"size": 11},
+        },
+    )
     fig.update_annotations(yshift=SPIDER_TITLE_SHIFT)  # the split's title above its top criterion
-    fig.update_layout(template=TEMPLATE, height=440, margin={"l": 40, "r": 40, "t": 70, "b": 30},
-                      legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.06,
-                              "yanchor": "top"})  # fmt: skip
+    fig.update_layout(
+        template=TEMPLATE,
+        height=440,
+        margin={"l": 40, "r": 40, "t": 70, "b": 30},
+        legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.06, "yanchor": "top"},
+    )
     return fig
 
 

@@ -93,8 +93,9 @@ def study_points(
     solver's own time (`BudgetClock.SOLVER`): each saved iterate is evaluated off the clock, so
     solvers are compared at equal solver time however long their evaluations take."""
     budget = dataclasses.replace(base.budget, clock=BudgetClock.SOLVER)
-    return grid_points(dataclasses.replace(base, budget=budget), grid, configs,
-                       keep_constraint=True)  # fmt: skip
+    return grid_points(
+        dataclasses.replace(base, budget=budget), grid, configs, keep_constraint=True
+    )
 
 
 def variant_label(
@@ -251,15 +252,19 @@ def final_values(run: StudyRun) -> dict[str, float | None]:
     return values
 
 
-def study_table(runs: Sequence[StudyRun]) -> Summary | None:
-    """Mean ± std over each variant's finished runs of `TABLE_METRICS`, best marked (paper 000,
-    Table 4); None before any run has finished."""
+def study_table(
+    runs: Sequence[StudyRun], metrics: Mapping[str, str] = TABLE_METRICS
+) -> Summary | None:
+    """Mean ± std over each variant's finished runs of `metrics` ("split.metric" key → column,
+    by default `TABLE_METRICS`), best marked (paper 000, Table 4); None before any run has
+    finished."""
     per_variant: dict[str, list[dict[str, float | None]]] = defaultdict(list)
     for run in runs:
         if run.metrics:
             values = final_values(run)
-            per_variant[run.variant].append({name: values.get(key)
-                                             for key, name in TABLE_METRICS.items()})  # fmt: skip
+            per_variant[run.variant].append(
+                {name: values.get(key) for key, name in metrics.items()}
+            )
     return summarise(per_variant) if per_variant else None
 
 

@@ -11,22 +11,25 @@ quantity, its header naming it with its unit; the best of a column is taken with
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
-from engine.benchmark.study import StudyRun, final_values
-from engine.benchmark.summary import Summary, summarise
+from engine.benchmark.study import StudyRun, study_table
+from engine.benchmark.summary import Summary
 from engine.fairness.families import family_entry
 
 SPLITS = ("test", "train")  # the splits of the outcome table, in its row order
 FRACTION = "fraction"  # the unit of a rate, a probability or a difference of them
 # the unit of each training objective's value (engine.objectives): the logistic loss is in nats
 # (natural logarithm); the squared losses are in squared score or label units
-LOSS_UNITS = {"logistic": "nats", "pairwise_auc": "score²", "squared_hinge": "score²",
-              "squared": "label²"}  # fmt: skip
+LOSS_UNITS = {
+    "logistic": "nats",
+    "pairwise_auc": "score²",
+    "squared_hinge": "score²",
+    "squared": "label²",
+}
 # the constraint families whose quantity is not a rate: a gap of group losses (in the loss's
 # unit) and an excess of hinge losses (in score units)
 LOSS_FAMILIES = ("group_loss_gap",)
@@ -39,17 +42,33 @@ OUTCOMES = {
     "accuracy": ("accuracy", "the share of correct predictions, σ(h) > 0.5"),
 }
 CRITERIA = {
-    "Ind": ("independence", "independence, the mean absolute deviation of the groups' positive "
-            "rates"),
+    "Ind": (
+        "independence",
+        "independence, the mean absolute deviation of the groups' positive rates",
+    ),
     "Sp": ("separation", "separation, that of their true and false positive rates"),
     "Sf": ("sufficiency", "sufficiency, that of their positive and negative predictive values"),
     "Ina": ("inaccuracy", "inaccuracy, P(Ŷ ≠ Y)"),
     "DifAcc": ("accuracy_gap", "the largest minus the smallest group accuracy"),
-    "Wd": ("probability_wasserstein", "the largest 1-Wasserstein distance between two groups' "
-           "predicted probabilities σ(h) (paper 000, Fig. 3)"),
-}  # fmt: skip
-CRITERIA_TABLES = (("Group-rate criteria on the test set (paper 000, Table 2)", ("Ind", "Sp", "Sf")),
-                   ("Error and score criteria on the test set", ("Ina", "DifAcc", "Wd")))  # fmt: skip
+    "Wd": (
+        "probability_wasserstein",
+        "the largest 1-Wasserstein distance between two groups' "
+        "predicted probabilities σ(h) (paper 000, Fig. 3)",
+    ),
+}
+# "split.metric" → the column of `final_summary` that holds it
+FINAL_METRICS = {
+    **{
+        f"{split}.{metric}": f"{split} {column}"
+        for split in SPLITS
+        for column, (metric, _) in OUTCOMES.items()
+    },
+    **{f"test.{metric}": f"test {column}" for column, (metric, _) in CRITERIA.items()},
+}
+CRITERIA_TABLES = (
+    ("Group-rate criteria on the test set (paper 000, Table 2)", ("Ind", "Sp", "Sf")),
+    ("Error and score criteria on the test set", ("Ina", "DifAcc", "Wd")),
+)
 
 
 @dataclass(frozen=True)
@@ -85,28 +104,29 @@ def final_summary(runs: Sequence[StudyRun]) -> Summary | None:
     """Mean ± std over each variant's finished runs of the outcomes on every split of `SPLITS`
     and of the criteria on the test set, as columns "<split> <column>" ("test loss", "test Ind");
     None before any run has finished."""
-    per_variant: dict[str, list[dict[str, float | None]]] = defaultdict(list)
-    for run in runs:
-        if run.metrics:
-            values = final_values(run)
-            row = {f"{split} {column}": values.get(f"{split}.{metric}")
-                   for split in SPLITS for column, (metric, _) in OUTCOMES.items()}  # fmt: skip
-            row |= {f"test {column}": values.get(f"test.{metric}")
-                    for column, (metric, _) in CRITERIA.items()}  # fmt: skip
-            per_variant[run.variant].append(row)
-    return summarise(per_variant) if per_variant else None
+    return study_table(runs, FINAL_METRICS)
 
 
 def _outcome_headers(family: str | None, objective: str) -> dict[str, tuple[str, str, str]]:
     """column → (quantity, its header with unit, what it is) of the outcome table."""
     quantity = family_entry(family).quantity if family else "constraint"
     unit = constraint_unit(family, objective)
-    names = {"loss": "loss", "constraint": quantity, "violation": "violation",
-             "accuracy": "accuracy"}  # fmt: skip
-    units = {"loss": loss_unit(objective), "constraint": unit, "violation": unit,
-             "accuracy": FRACTION}  # fmt: skip
-    return {column: (names[column], f"{names[column]} ({units[column]})", words)
-            for column, (_, words) in OUTCOMES.items()}  # fmt: skip
+    names = {
+        "loss": "loss",
+        "constraint": quantity,
+        "violation": "violation",
+        "accuracy": "accuracy",
+    }
+    units = {
+        "loss": loss_unit(objective),
+        "constraint": unit,
+        "violation": unit,
+        "accuracy": FRACTION,
+    }
+    return {
+        column: (names[column], f"{names[column]} ({units[column]})", words)
+        for column, (_, words) in OUTCOMES.items()
+    }
 
 
 def final_tables(summary: Summary, family: str | None, objective: str = "logistic") -> list[Table]:
@@ -117,8 +137,9 @@ def final_tables(summary: Summary, family: str | None, objective: str = "logisti
     solvers = summary.mean.index
     tables = []
     headers = _outcome_headers(family, objective)
-    rows = pd.MultiIndex.from_tuples([(s, split) for s in solvers for split in SPLITS],
-                                     names=[solvers.name or "solver", "split"])  # fmt: skip
+    rows = pd.MultiIndex.from_tuples(
+        [(s, split) for s in solvers for split in SPLITS], names=[solvers.name or "solver", "split"]
+    )
     cells: dict[str, list[str]] = {}
     marks: dict[str, list[bool]] = {}
     for column, (_, header, _) in headers.items():
@@ -127,18 +148,25 @@ def final_tables(summary: Summary, family: str | None, objective: str = "logisti
             continue
         cells[header] = [text.loc[s, key] for s, key in keys]
         marks[header] = [bool(best.loc[s, key]) for s, key in keys]
-    tables.append(Table("Objective, constraint and accuracy", pd.DataFrame(cells, index=rows),
-                        pd.DataFrame(marks, index=rows),
-                        {name: words for name, header, words in headers.values() if header in cells}))  # fmt: skip
+    tables.append(
+        Table(
+            "Objective, constraint and accuracy",
+            pd.DataFrame(cells, index=rows),
+            pd.DataFrame(marks, index=rows),
+            {name: words for name, header, words in headers.values() if header in cells},
+        )
+    )
     for title, columns in CRITERIA_TABLES:
         shown = [c for c in columns if summary.mean[f"test {c}"].notna().any()]
         if not shown:
             continue
         names = {f"test {c}": f"{c} ({FRACTION})" for c in shown}
-        tables.append(Table(
-            title,
-            text[list(names)].rename(columns=names),
-            best[list(names)].rename(columns=names).astype(bool),
-            {c: CRITERIA[c][1] for c in shown},
-        ))  # fmt: skip
+        tables.append(
+            Table(
+                title,
+                text[list(names)].rename(columns=names),
+                best[list(names)].rename(columns=names).astype(bool),
+                {c: CRITERIA[c][1] for c in shown},
+            )
+        )
     return tables

@@ -247,8 +247,9 @@ def interval_metrics(
                     f"{prefix}_resolves": resolution.smallest,
                     f"{prefix}_rows": float(min(resolution.group_rows))}  # fmt: skip
     for family, metric in _REPORTED_RATES.items():
-        quantity = ConstraintSpec(family, 1.0, interval if family == "pDP" else None,
-                                  threshold=threshold)  # fmt: skip
+        quantity = ConstraintSpec(
+            family, 1.0, interval if family == "pDP" else None, threshold=threshold
+        )
         rated = _assess(quantity, interval, threshold, h, groups, y, seed, None)
         metrics[f"{metric}_low"] = None if rated is None else rated.estimate.low
         metrics[f"{metric}_high"] = None if rated is None else rated.estimate.high

@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 
 from engine import __version__
-from engine.data.prepared import SPLITS
 from engine.errors import UserError
 from engine.models import Params
 from engine.problem import Problem
@@ -37,7 +36,7 @@ from engine.runs.spec import RunSpec
 from engine.runs.store import RunRow, Store
 from engine.solvers import kkt, run_clock
 from engine.solvers.catalogue import solver_card
-from engine.solvers.driver import Log, exact_record, with_intervals
+from engine.solvers.driver import Log, exact_record, final_record, with_intervals
 from engine.solvers.options import config_from_dict
 from engine.solvers.records import FRONT, HONOUR, IterationRecord, Solution
 from engine.status import RunStatus, StopCode, StopReason
@@ -82,9 +81,11 @@ class ReferenceSource:
     @property
     def words(self) -> str:
         """The reusing run's stop reason, for people (the pages show it as the run's reason)."""
-        return (f"reuses the model trained in run {self.trained_in} because the reference does "
-                f"not depend on I (only its reported metrics do); its training ended: "
-                f"{self.stop.text}")  # fmt: skip
+        return (
+            f"reuses the model trained in run {self.trained_in} because the reference does "
+            f"not depend on I (only its reported metrics do); its training ended: "
+            f"{self.stop.text}"
+        )
 
 
 def reference_source(spec: RunSpec, store: Store) -> ReferenceSource | None:
@@ -95,13 +96,17 @@ def reference_source(spec: RunSpec, store: Store) -> ReferenceSource | None:
     if solver_card(spec.solver).constrained:
         return None
     key = _interval_free(spec)
-    candidates = sorted((row for status in REUSED for row in store.runs(status=str(status))),
-                        key=lambda row: row.created, reverse=True)  # fmt: skip
+    candidates = sorted(
+        (row for status in REUSED for row in store.runs(status=str(status))),
+        key=lambda row: row.created,
+        reverse=True,
+    )
     found: list[ReferenceSource] = []
     for row in candidates:
-        if row.id == spec.run_id or not _same_but_interval(row, spec, key):
+        other = None if row.id == spec.run_id else _same_but_interval(row, spec, key)
+        if other is None:
             continue
-        source = _source(store, row, spec)
+        source = _source(store, row, other.constraint != spec.constraint)
         if source is not None and source.trained_in == row.id:
             return source
         if source is not None:
@@ -125,10 +130,10 @@ def reused_solution(
     takes the place of the source's record where the run ended when that is of the same model."""
     started = run_clock.now()
     params = source.params
-    trained = [interval_free(record, source.constraint_changed)
-               for record in store.records(source.run_id)]  # fmt: skip
+    stored = store.records(source.run_id)
+    trained = [interval_free(record, source.constraint_changed) for record in stored]
     trajectory = [record for record in trained if record is not None]
-    finals = store.records(source.run_id, kind="final")
+    finals = [record for record in stored if record["kind"] == "final"]
     at = finals[-1]["seconds"] if finals else (trajectory[-1].seconds if trajectory else 0.0)
     marks = {TRAINED_IN: source.trained_in, TRAINED_REASON: source.stop.text}
     if problem.constraint is not None:
@@ -138,7 +143,7 @@ def reused_solution(
     if ended is not None and _same_model(ended, exact):  # the end's record, now whole at this I
         trajectory.remove(ended)
     metrics = problem.report(params)
-    final = IterationRecord(source.iterations, at, "final", values=_flatten(metrics), state=marks)
+    final = dataclasses.replace(final_record(metrics, source.iterations, at), state=marks)
     trajectory += [dataclasses.replace(exact, state=marks), final]
     test_scores = problem.scores(params, "test") if len(problem.data.test) else np.zeros(0)
     card = solver_card(spec.solver)
@@ -181,13 +186,22 @@ def interval_free(record: dict[str, Any], constraint_changed: bool) -> Iteration
             state = {k: v for k, v in state.items() if k.partition(".")[2] not in rows}
             values, worst = {}, None
     else:  # "split.metric" values
-        values = {k: v for k, v in values.items()
-                  if not depends_on_interval(k.partition(".")[2], constraint_changed)}  # fmt: skip
+        values = {
+            k: v
+            for k, v in values.items()
+            if not depends_on_interval(k.partition(".")[2], constraint_changed)
+        }
         if constraint_changed and record["kind"] == "iterate":
             worst = None  # the largest train row
-    return IterationRecord(iteration=record["iteration"], seconds=record["seconds"],
-                           kind=record["kind"], objective=record.get("objective"),
-                           max_violation=worst, values=values, state=state)  # fmt: skip
+    return IterationRecord(
+        iteration=record["iteration"],
+        seconds=record["seconds"],
+        kind=record["kind"],
+        objective=record.get("objective"),
+        max_violation=worst,
+        values=values,
+        state=state,
+    )
 
 
 def depends_on_interval(metric: str, constraint_changed: bool) -> bool:
@@ -225,23 +239,25 @@ def _interval_free(spec: RunSpec) -> str:
     return dataclasses.replace(spec, interval=(0.0, 1.0), constraint=constraint).canonical_json()
 
 
-def _same_but_interval(row: RunRow, spec: RunSpec, key: str) -> bool:
-    """Whether the stored run `row` is `spec` at another I, made by this engine version."""
+def _same_but_interval(row: RunRow, spec: RunSpec, key: str) -> RunSpec | None:
+    """The spec of the stored run `row` when it is `spec` at another I, made by this engine
+    version; None otherwise."""
     stored = row.spec
     if stored.get("solver") != spec.solver or stored.get("seed") != spec.seed:
-        return False  # most runs of a store are told apart here without parsing them
+        return None  # most runs of a store are told apart here without parsing them
     if stored.get("engine_version") != __version__:
-        return False
+        return None
     try:
         other = RunSpec.from_dict(stored)
     except (UserError, KeyError, TypeError, ValueError):  # a spec this engine cannot read
-        return False
-    return _interval_free(other) == key
+        return None
+    return other if _interval_free(other) == key else None
 
 
-def _source(store: Store, row: RunRow, spec: RunSpec) -> ReferenceSource | None:
-    """`row` as the source of `spec`'s model, or None when its model cannot be used: no stop
-    code, a front, or a model file that is missing or unreadable."""
+def _source(store: Store, row: RunRow, constraint_changed: bool) -> ReferenceSource | None:
+    """`row` as the source of a reference's model (`constraint_changed`: their constraints
+    differ in their interval), or None when its model cannot be used: no stop code, a front,
+    or a model file that is missing or unreadable."""
     if row.stop_code is None or store.records(row.id, kind=FRONT):
         return None
     try:
@@ -252,18 +268,11 @@ def _source(store: Store, row: RunRow, spec: RunSpec) -> ReferenceSource | None:
     marks = finals[-1].get("state", {}) if finals else {}
     trained_in = str(marks.get(TRAINED_IN, row.id))
     reason = str(marks.get(TRAINED_REASON, row.reason))
-    other = RunSpec.from_dict(row.spec)
     return ReferenceSource(
         run_id=row.id,
         trained_in=trained_in,
         stop=StopReason(StopCode(row.stop_code), reason),
         iterations=int(row.iterations or 0),
         params=params,
-        constraint_changed=other.constraint != spec.constraint,
+        constraint_changed=constraint_changed,
     )
-
-
-def _flatten(metrics: dict[str, dict]) -> dict[str, float | None]:
-    """Metrics by split as a record's values, "split.metric" (the driver's final record)."""
-    return {f"{split}.{name}": v for split in SPLITS if split in metrics
-            for name, v in metrics[split].items()}  # fmt: skip

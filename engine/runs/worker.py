@@ -118,8 +118,16 @@ def execute_run(home: str, run_id: str) -> str:
             config = config_from_dict(solver_card(spec.solver).Config, spec.config)
             warm_solver(spec.solver)  # off the run's clock, which starts in the solver
             start, started = warm_start(store, spec)
-            solution = solve_run(build_problem(spec, start), spec.solver, spec.honour, config,
-                                 spec.budget, writer, spec.seed, CancelPoller(store, run_id))  # fmt: skip
+            solution = solve_run(
+                build_problem(spec, start),
+                spec.solver,
+                spec.honour,
+                config,
+                spec.budget,
+                writer,
+                spec.seed,
+                CancelPoller(store, run_id),
+            )
         stop = solution.stop
         if started:
             stop = StopReason(stop.code, f"{stop.text}; {started}")

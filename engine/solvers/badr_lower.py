@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from engine.design import SPARSE_BELOW_DENSITY
 from engine.errors import UserError
+from engine.numerics import top_eigenvalue
 from engine.problem import Problem
 
 # stop when half the squared Newton decrement, ≈ f − f*, is below this: with μ ≥ 1e-4 the
@@ -136,12 +137,11 @@ class GroupLosses:
         n = len(self.y)
         bound = self.objective.curvature(self.y) * n  # the per-row bound on ℓ″
         inverse_sizes = 1.0 / self.sizes[self.groups]
-        v = np.random.default_rng(0).standard_normal(self.dimension)
-        top = 0.0
-        for _ in range(POWER_ITERATIONS):
-            v = self.design.rmatvec(inverse_sizes * self.design.matvec(v))
-            top = float(np.linalg.norm(v))
-            v /= top
+        top = top_eigenvalue(
+            lambda v: self.design.rmatvec(inverse_sizes * self.design.matvec(v)),
+            self.dimension,
+            POWER_ITERATIONS,
+        )
         return bound * top * 1.05 + self.l2  # 5 %: the power iteration approaches from below
 
     # ---- the exact lower-level solution ------------------------------------------------

@@ -187,7 +187,7 @@ def solve(
     for index, member in enumerate(front):
         emit(_front_record(member, index, seconds))
     metrics = problem.report(params)
-    emit(_final_record(metrics, iterations, seconds))
+    emit(final_record(metrics, iterations, seconds))
     test_scores = problem.scores(params, "test") if len(problem.data.test) else np.zeros(0)
     return Solution(
         solver=card.name,
@@ -425,7 +425,8 @@ def _front_record(member: dict, index: int, seconds: float) -> IterationRecord:
     )
 
 
-def _final_record(metrics: dict, iteration: int, seconds: float) -> IterationRecord:
+def final_record(metrics: dict, iteration: int, seconds: float) -> IterationRecord:
+    """The record a run ends with: its model's exact metrics by split, "split.metric"."""
     return IterationRecord(
         iteration=iteration, seconds=seconds, kind="final", values=_flatten(metrics)
     )

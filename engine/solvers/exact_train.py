@@ -125,8 +125,9 @@ def finish_held(sequence: SolveSequence, holding: Holding) -> Holding:
     if not finished.holds(sequence.kappa):
         return _holding(sequence, "", chosen)
     ran_on = _holding(sequence, "", finished)
-    return dataclasses.replace(ran_on, sentence=f"{ran_on.sentence}, its solve run on after "
-                                                f"{SHARE} cut it short")  # fmt: skip
+    return dataclasses.replace(
+        ran_on, sentence=f"{ran_on.sentence}, its solve run on after {SHARE} cut it short"
+    )
 
 
 def _half_the_share_left(solves: list[Solve]) -> int | None:
@@ -330,7 +331,7 @@ def _changes(sequence: SolveSequence, chosen: Solve) -> str:
 
 
 def _tolerance_change(sequence: SolveSequence, chosen: Solve) -> str:
-    """", epsilon 0.005 → 0.00062" when the chosen solve held the rows to a lower tolerance
+    """ ", epsilon 0.005 → 0.00062" when the chosen solve held the rows to a lower tolerance
     than the run's options; "" otherwise."""
     name = solver_card(sequence.solver).tolerance_option
     if not name:

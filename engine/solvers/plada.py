@@ -55,6 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.fairness.constraints.batch_rows import BatchRows, rows_jacobian
+from engine.numerics import top_eigenvalue
 from engine.oracles import WEIGHTS, MinibatchOracles
 from engine.problem import Problem
 from engine.solvers.catalogue.p001_plada import TABLE2_NETWORK, PLADAConfig
@@ -83,22 +84,15 @@ class Smoothness:
 
 def design_top_eigenvalue(oracles: MinibatchOracles) -> float:
     """λ_max(X̃ᵀX̃) of a linear model's design X̃ = [1, X] (cross-terms included) on all training
-    rows, by power iterations through its network (X̃v its scores, X̃ᵀr its backward pass):
-    the Rayleigh quotient ‖X̃v‖² of the unit v, which approaches λ_max from below, until it
-    changes by less than `POWER_TOLERANCE`. The start v is drawn from its own generator, not
-    the run's, so the run's draws are those of a set step."""
+    rows (`engine.numerics.top_eigenvalue`), X̃v by its network's forward pass and X̃ᵀr by its
+    backward pass, until the estimate changes by less than `POWER_TOLERANCE`."""
     network, X = oracles.network, oracles.X
-    v = np.random.default_rng(0).standard_normal(network.size)
-    v /= np.linalg.norm(v)
-    estimate = 0.0
-    for _ in range(POWER_ITERATIONS):
+
+    def gram(v: np.ndarray) -> np.ndarray:
         h, tape = network.forward(v, X)
-        previous, estimate = estimate, float(h @ h)
-        if estimate <= 0.0 or abs(estimate - previous) <= POWER_TOLERANCE * estimate:
-            break
-        v = network.backward(v, tape, h)
-        v /= np.linalg.norm(v)
-    return estimate
+        return network.backward(v, tape, h)
+
+    return top_eigenvalue(gram, network.size, POWER_ITERATIONS, POWER_TOLERANCE)
 
 
 def jacobian_norm(oracles: MinibatchOracles, rows: BatchRows, x: np.ndarray) -> float:

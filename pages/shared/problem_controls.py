@@ -232,10 +232,16 @@ def _solver_controls(
     regression = objective_type(objective).task is Task.REGRESSION
     solvers = solver_picker(family, model, objective, variant, regression)
     initial("seconds", 60.0, float)
-    seconds = float(st.sidebar.number_input(
-        "Time budget per run (s)", 1.0, 3600.0, key="seconds",
-        help="wall time: the run's records, its evaluations and holding κ spend it too, and the "
-        "run ends within it (a benchmark study's is the solvers' own time instead)"))  # fmt: skip
+    seconds = float(
+        st.sidebar.number_input(
+            "Time budget per run (s)",
+            1.0,
+            3600.0,
+            key="seconds",
+            help="wall time: the run's records, its evaluations and holding κ spend it too, and the "
+            "run ends within it (a benchmark study's is the solvers' own time instead)",
+        )
+    )
     honour = honour_control(solvers, family) if honour_choice else None
     configs = {}
     with st.sidebar.expander("Advanced solver settings"):

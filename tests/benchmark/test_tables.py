@@ -19,36 +19,65 @@ from engine.benchmark.tables import (
 )
 
 KAPPA = 0.02
-CRITERIA = {"independence": 0.09, "separation": 0.06, "sufficiency": 0.04, "inaccuracy": 0.15,
-            "accuracy_gap": 0.11, "probability_wasserstein": 0.19}  # fmt: skip
+CRITERIA = {
+    "independence": 0.09,
+    "separation": 0.06,
+    "sufficiency": 0.04,
+    "inaccuracy": 0.15,
+    "accuracy_gap": 0.11,
+    "probability_wasserstein": 0.19,
+}
 
 
 def run(variant: str, seed: int, shift: float, constraint: float | None = 0.05) -> StudyRun:
     """A finished run whose metrics are those of `CRITERIA` and a loss, moved by `shift`."""
 
     def split(offset: float) -> dict[str, float | None]:
-        values = {"loss": 0.32 + shift + offset, "accuracy": 0.85 - shift - offset,
-                  **{k: v + shift + offset for k, v in CRITERIA.items()}}  # fmt: skip
+        values = {
+            "loss": 0.32 + shift + offset,
+            "accuracy": 0.85 - shift - offset,
+            **{k: v + shift + offset for k, v in CRITERIA.items()},
+        }
         if constraint is not None:
             values["constraint"] = constraint + shift + offset
         return values
 
-    return StudyRun(f"{variant}-{seed}", variant, seed, "budget", "misses κ", KAPPA, [],
-                    {"train": split(0.001), "test": split(0.0)})  # fmt: skip
+    return StudyRun(
+        f"{variant}-{seed}",
+        variant,
+        seed,
+        "budget",
+        "misses κ",
+        KAPPA,
+        [],
+        {"train": split(0.001), "test": split(0.0)},
+    )
 
 
 @pytest.fixture
 def runs() -> list[StudyRun]:
-    return [run("sgd", 0, 0.0), run("sgd", 1, 0.002), run("ssl_alm", 0, -0.03),
-            run("ssl_alm", 1, 0.01)]  # fmt: skip
+    return [
+        run("sgd", 0, 0.0),
+        run("sgd", 1, 0.002),
+        run("ssl_alm", 0, -0.03),
+        run("ssl_alm", 1, 0.01),
+    ]
 
 
 def test_the_outcomes_come_one_row_per_solver_and_split_under_headers_with_units(runs):
     first, *criteria = final_tables(final_summary(runs), "group_loss_gap", "logistic")
-    assert first.text.columns.tolist() == ["loss (nats)", "group-loss gap (nats)",
-                                           "violation (nats)", "accuracy (fraction)"]  # fmt: skip
-    assert first.text.index.tolist() == [("sgd", "test"), ("sgd", "train"), ("ssl_alm", "test"),
-                                         ("ssl_alm", "train")]  # fmt: skip
+    assert first.text.columns.tolist() == [
+        "loss (nats)",
+        "group-loss gap (nats)",
+        "violation (nats)",
+        "accuracy (fraction)",
+    ]
+    assert first.text.index.tolist() == [
+        ("sgd", "test"),
+        ("sgd", "train"),
+        ("ssl_alm", "test"),
+        ("ssl_alm", "train"),
+    ]
     assert list(first.notes) == ["loss", "group-loss gap", "violation", "accuracy"]
     assert [list(table.notes) for table in criteria] == [
         ["Ind", "Sp", "Sf"],
@@ -89,8 +118,9 @@ def test_the_best_is_marked_within_each_split(runs):
     for split in ("test", "train"):
         assert first.best.loc[("ssl_alm", split)].all()
         assert not first.best.loc[("sgd", split)].any()
-    assert all(table.best.loc["ssl_alm"].all() and not table.best.loc["sgd"].any()
-               for table in criteria)  # fmt: skip
+    assert all(
+        table.best.loc["ssl_alm"].all() and not table.best.loc["sgd"].any() for table in criteria
+    )
 
 
 def test_units_follow_the_objective_and_the_constraint_family():
@@ -110,8 +140,10 @@ def test_a_study_without_a_constraint_leaves_its_empty_columns_out():
 
 
 def test_the_spider_has_few_horizontal_radial_labels_between_two_criteria():
-    values = {split: {"A": dict.fromkeys(SPIDER_AXES, 0.1), "B": dict.fromkeys(SPIDER_AXES, 0.3)}
-              for split in ("train", "test")}  # fmt: skip
+    values = {
+        split: {"A": dict.fromkeys(SPIDER_AXES, 0.1), "B": dict.fromkeys(SPIDER_AXES, 0.3)}
+        for split in ("train", "test")
+    }
     fig = spider_figure(values)
     for polar in (fig.layout.polar, fig.layout.polar2):
         radial, angular = polar.radialaxis, polar.angularaxis

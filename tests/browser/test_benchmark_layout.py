@@ -10,8 +10,10 @@ from browser_support import ARTIFACTS
 pytestmark = pytest.mark.browser
 
 # two solvers, two seeds each, a linear model for two seconds: four quick runs
-QUERY = ("family=group_loss_gap&kappa=0.02&model=linear&solvers=sgd&solvers=ssl_alm&seconds=2"
-         "&bench_runs=2&bench_save_seconds=0.1")  # fmt: skip
+QUERY = (
+    "family=group_loss_gap&kappa=0.02&model=linear&solvers=sgd&solvers=ssl_alm&seconds=2"
+    "&bench_runs=2&bench_save_seconds=0.1"
+)
 VIEWPORTS = ((1280, 720), (1400, 1000))
 GAP = 2  # px: labels closer than this run into each other
 

@@ -279,8 +279,20 @@ def test_without_a_constraint_the_metrics_bound_psp_on_the_interval():
     report = problem.report_scores(h, "val", ("psp", "accuracy", "auc"))
     metrics = interval_metrics(None, INTERVAL, 0.0, h, part.groups, part.y)
     rates = {f"{m}_{end}" for m in ("pdp", "dp", "eopp", "eo") for end in ("low", "high")}
-    assert set(metrics) == {"psp_low", "psp_high", "psp_resolves", "psp_rows", "accuracy_low",
-                            "accuracy_high", "auc_low", "auc_high"} | rates  # fmt: skip
+    assert (
+        set(metrics)
+        == {
+            "psp_low",
+            "psp_high",
+            "psp_resolves",
+            "psp_rows",
+            "accuracy_low",
+            "accuracy_high",
+            "auc_low",
+            "auc_high",
+        }
+        | rates
+    )
     for name in ("psp", "accuracy", "auc"):
         assert metrics[f"{name}_low"] <= report[name] <= metrics[f"{name}_high"]
     assert metrics["psp_rows"] == np.bincount(part.groups).min()
@@ -300,8 +312,10 @@ def test_every_run_bounds_the_rate_gaps_it_reports_whatever_it_is_held_to(spec):
         held = ConstraintSpec(family, 0.05, INTERVAL if family == "pDP" else None)
         estimate = value_estimate(held, INTERVAL, 0.0, h, part.groups, part.y)
         assert estimate.value == pytest.approx(report[metric])
-        assert (metrics[f"{metric}_low"], metrics[f"{metric}_high"]) == (estimate.low,
-                                                                        estimate.high)  # fmt: skip
+        assert (metrics[f"{metric}_low"], metrics[f"{metric}_high"]) == (
+            estimate.low,
+            estimate.high,
+        )
         assert metrics[f"{metric}_low"] <= report[metric] <= metrics[f"{metric}_high"]
 
 

@@ -112,7 +112,10 @@ def test_the_reused_trajectory_keeps_training_without_values_on_the_interval(sto
     assert kinds[:-2] == [r["kind"] for r in source[:-2]]
     for old, new in zip(source[:-2], records[:-2], strict=True):
         assert (new["iteration"], new["seconds"], new["objective"]) == (
-            old["iteration"], old["seconds"], old["objective"])  # fmt: skip
+            old["iteration"],
+            old["seconds"],
+            old["objective"],
+        )
         assert not any(k.partition(".")[2] in METRICS_ON_I for k in new["values"])
         kept = {k: v for k, v in old["values"].items() if k.partition(".")[2] not in METRICS_ON_I}
         assert new["values"] == kept
@@ -216,20 +219,36 @@ def test_the_metrics_declared_on_the_interval_are_those_that_move_with_it(csv_sp
     spec = reference(csv_spec)
     prepared = load_prepared(spec.data, spec.prepare)
     h = np.random.default_rng(0).normal(size=len(prepared.test)) + prepared.test.groups
-    reports = [Problem(prepared, spec.model, None, interval=i).report_scores(h, "test")
-               for i in (I1, I2)]  # fmt: skip
+    reports = [
+        Problem(prepared, spec.model, None, interval=i).report_scores(h, "test") for i in (I1, I2)
+    ]
     moved = {name for name, value in reports[0].items() if value != reports[1][name]}
     assert moved == METRICS_ON_I
 
 
 def test_interval_free_leaves_out_only_what_depends_on_the_interval():
-    record = {"iteration": 3, "seconds": 0.5, "kind": "iterate", "objective": 0.4,
-              "max_violation": 0.1, "values": {"train.loss": 0.4, "train.psp": 0.2,
-              "test.constraint": 0.1, "train.row.a-b": 0.1, "train.group.a.loss": 0.3},
-              "state": {}}  # fmt: skip
+    record = {
+        "iteration": 3,
+        "seconds": 0.5,
+        "kind": "iterate",
+        "objective": 0.4,
+        "max_violation": 0.1,
+        "values": {
+            "train.loss": 0.4,
+            "train.psp": 0.2,
+            "test.constraint": 0.1,
+            "train.row.a-b": 0.1,
+            "train.group.a.loss": 0.3,
+        },
+        "state": {},
+    }
     kept = interval_free(record, constraint_changed=False)
-    assert set(kept.values) == {"train.loss", "test.constraint", "train.row.a-b",
-                                "train.group.a.loss"}  # fmt: skip
+    assert set(kept.values) == {
+        "train.loss",
+        "test.constraint",
+        "train.row.a-b",
+        "train.group.a.loss",
+    }
     assert kept.max_violation == 0.1
     moved = interval_free(record, constraint_changed=True)
     assert set(moved.values) == {"train.loss", "train.group.a.loss"}

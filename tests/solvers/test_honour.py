@@ -94,11 +94,12 @@ def test_on_a_validation_split_too_small_for_kappa_the_search_keeps_the_held_mod
     # the model that first holds κ on train (or its solve run on at the same κ′, when
     # holding's share cut it short), kept
     first, chosen = held[0], search.chosen
-    assert chosen is first or (chosen.solve == first.solve + 1
-                               and chosen.kappa_prime == first.kappa_prime)  # fmt: skip
+    assert chosen is first or (
+        chosen.solve == first.solve + 1 and chosen.kappa_prime == first.kappa_prime
+    )
     assert chosen.train_value <= kappa
     assert search.chosen.value > kappa  # validation misses κ by less than it can resolve
-    later = search.rows[search.rows.index(chosen) + 1:]
+    later = search.rows[search.rows.index(chosen) + 1 :]
     assert len(later) <= 2  # it stopped tightening early
     assert honoured.metrics["train"]["constraint"] <= kappa
     assert f"validation ({len(data.val):,} rows) cannot tell pSP apart below about " in (

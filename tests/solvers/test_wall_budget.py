@@ -76,8 +76,9 @@ def charge(monkeypatch, wall: WallClock, costs: Costs, solver: type = SGD) -> No
     monkeypatch.setattr(solver, "advance", timed_advance)
     monkeypatch.setattr(driver_module, "_surrogate_record",
                         costing(driver_module._surrogate_record, costs.surrogate))  # fmt: skip
-    monkeypatch.setattr(driver_module, "exact_record",
-                        costing(driver_module.exact_record, costs.exact))  # fmt: skip
+    monkeypatch.setattr(
+        driver_module, "exact_record", costing(driver_module.exact_record, costs.exact)
+    )
     monkeypatch.setattr(Problem, "report", costing(Problem.report, costs.report))
 
 
@@ -178,8 +179,9 @@ def test_a_budget_on_the_solvers_clock_leaves_saved_iterates_off_it(toy, wall, m
     take most of the wall time and none of the budget, so the solver has all 3 s of steps."""
     charge(monkeypatch, wall, Costs(step=0.001))
     record = driver_module._iterate_record
-    monkeypatch.setattr(driver_module, "_iterate_record",
-                        lambda *args: (wall.spend(0.04), record(*args))[1])  # fmt: skip
+    monkeypatch.setattr(
+        driver_module, "_iterate_record", lambda *args: (wall.spend(0.04), record(*args))[1]
+    )
     budget = Budget(max_seconds=3.0, save_every=5, clock=BudgetClock.SOLVER)
     solution = solve(problem_of(toy), "sgd", budget=budget)
     assert solution.stop.code is StopCode.TIME_BUDGET

@@ -49,15 +49,17 @@ CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
 
 
 # what each card's `paper` is about, in a few words a solver list can head its group with
-PAPER_TOPICS: MappingProxyType[str, str] = MappingProxyType({
-    "000": "stochastic training of networks under constraints",
-    "001": "perturbed Lagrangian, non-smooth constraints",
-    "002": "Pareto-efficient group losses",
-    "003": "partial fairness on a score interval",
-    "004": "AUC and AUC-based fairness",
-    "fairlearn": "reductions and thresholds",
-    "reference": "no constraint",
-})  # fmt: skip
+PAPER_TOPICS: MappingProxyType[str, str] = MappingProxyType(
+    {
+        "000": "stochastic training of networks under constraints",
+        "001": "perturbed Lagrangian, non-smooth constraints",
+        "002": "Pareto-efficient group losses",
+        "003": "partial fairness on a score interval",
+        "004": "AUC and AUC-based fairness",
+        "fairlearn": "reductions and thresholds",
+        "reference": "no constraint",
+    }
+)
 
 
 # what a new visitor's run uses: the core solver (paper 003) and the unconstrained reference
