@@ -139,18 +139,33 @@ def score_columns(tasks: Iterable[Task]) -> list[Column]:
 
 
 def comparison_table(
-    store: Store, run_ids: Sequence[str], view: ConstraintSpec | None = None
+    store: Store,
+    run_ids: Sequence[str],
+    view: ConstraintSpec | None = None,
+    compact: bool = False,
 ) -> ComparisonTable:
     """One row per run, test first: the run, its solver and verdict, κ, each fairness quantity
     of the runs (`shown_quantity`; a run without constraint shows the quantity of the
     constraint `view` where it reports it) on test with its 95 % interval and on train, the
     test scores of `SCORE_COLUMNS` (a classifier's accuracy with its interval, against the
     majority class, and AUC; a regression's RMSE against the baseline, and R²), and how the
-    run ended."""
+    run ended.
+
+    A `compact` table (Explore's, which must fit a laptop's width) shows a quantity on train
+    only where a run holds κ on it, since the training value says whether the solve held κ
+    where it trained, and has no κ column when no run has a κ."""
     runs = [store.run(run_id) for run_id in run_ids]
     metrics = {row.id: store.metrics(row.id) for row in runs}
     quantities = distinct([shown_quantity(row.spec, view) for row in runs])
-    measured = [*quantity_columns(quantities), *score_columns(run_task(r.spec) for r in runs)]
+    held = {q.key for q in (held_quantity(row.spec) for row in runs) if q is not None}
+    fairness = [
+        column
+        for quantity in quantities
+        for column in quantity_columns(
+            [quantity], ("test", "train") if quantity.key in held or not compact else ("test",)
+        )
+    ]
+    measured = [*fairness, *score_columns(run_task(r.spec) for r in runs)]
     facts = ("run", "solver", "verdict", "κ")
     columns = (*(Column(h) for h in facts), *measured, Column("status"), Column("seconds"))
     rows = []
@@ -168,6 +183,9 @@ def comparison_table(
                 "seconds": finite(row.seconds),
             }
         )
+    if compact and all(row["κ"] is None for row in rows):
+        columns = tuple(c for c in columns if c.header != "κ")
+        rows = [{h: cell for h, cell in row.items() if h != "κ"} for row in rows]
     return ComparisonTable(tuple(columns), tuple(rows))
 
 

@@ -27,6 +27,7 @@ from collections import defaultdict
 from typing import Any
 
 from engine.fairness.families import quantity_name
+from engine.runs.reference_reuse import reference_key
 from engine.runs.spec import RunSpec
 from engine.solvers.catalogue import solver_card
 
@@ -74,14 +75,22 @@ def queue_order(specs: list[RunSpec]) -> list[RunSpec]:
     against, drawn before its points), then the chains, each in its own order, the chain of the
     tightest first point first: a cold start at the tightest κ is the slowest run of its line
     (on Adult, κ = 0.01 takes about twice as long as κ = 0.05: bench/app_latency.py), and its
-    chain the longest, so it starts soonest."""
+    chain the longest, so it starts soonest. A reference that differs from an earlier one only
+    in I goes last: by then that one has finished, and it takes its model instead of training
+    (`engine.runs.reference_reuse`), where two workers would otherwise train both at once."""
 
     def first(chain: list[RunSpec]) -> tuple[bool, float]:
         held = chain[0].constraint
         return held is not None, 0.0 if held is None else held.kappa
 
-    chains = sorted(chains_of(specs), key=first)
-    return [spec for chain in chains for spec in chain]
+    trained: set[str] = set()
+    now, later = [], []
+    for chain in sorted(chains_of(specs), key=first):
+        key = reference_key(chain[0]) if len(chain) == 1 else None
+        (later if key in trained else now).append(chain)
+        if key is not None:
+            trained.add(key)
+    return [spec for chain in now + later for spec in chain]
 
 
 def infeasible_start(source: dict[str, Any], train_value: float | None, spec: RunSpec) -> str:

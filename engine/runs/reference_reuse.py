@@ -93,9 +93,9 @@ def reference_source(spec: RunSpec, store: Store) -> ReferenceSource | None:
     training (see the module's text for what that takes); None when `spec` is not a reference
     or no run fits. Of several that fit, a run that trained its model comes before one that
     reused it, the newest first."""
-    if solver_card(spec.solver).constrained:
+    key = reference_key(spec)
+    if key is None:
         return None
-    key = _interval_free(spec)
     candidates = sorted(
         (row for status in REUSED for row in store.runs(status=str(status))),
         key=lambda row: row.created,
@@ -169,6 +169,15 @@ def reused_solution(
     return dataclasses.replace(solution, seconds=seconds, wall_seconds=seconds)
 
 
+def reused_from(store: Store, run_id: str) -> str | None:
+    """The run that trained the model the stored run `run_id` reuses (the mark of its final
+    record), or None for a run that trained its own."""
+    finals = store.records(run_id, kind="final")
+    marks = finals[-1].get("state", {}) if finals else {}
+    trained_in = marks.get(TRAINED_IN)
+    return None if trained_in is None else str(trained_in)
+
+
 def interval_free(record: dict[str, Any], constraint_changed: bool) -> IterationRecord | None:
     """A stored record of a source run without the values that depend on I (None for a record
     that is all about I or about the source's own reuse: its final record, its honour and front
@@ -231,8 +240,12 @@ def _same_model(kept: IterationRecord, exact: IterationRecord) -> bool:
     return True
 
 
-def _interval_free(spec: RunSpec) -> str:
-    """The canonical JSON of `spec` with I, and its constraint's I, left out."""
+def reference_key(spec: RunSpec) -> str | None:
+    """What two reference runs that train the same model share: the canonical JSON of `spec`
+    with I, and its constraint's I, left out; None for a run of a constrained solver, which
+    trains on I."""
+    if solver_card(spec.solver).constrained:
+        return None
     constraint = spec.constraint
     if constraint is not None:
         constraint = dataclasses.replace(constraint, interval=None)
@@ -251,7 +264,7 @@ def _same_but_interval(row: RunRow, spec: RunSpec, key: str) -> RunSpec | None:
         other = RunSpec.from_dict(stored)
     except (UserError, KeyError, TypeError, ValueError):  # a spec this engine cannot read
         return None
-    return other if _interval_free(other) == key else None
+    return other if reference_key(other) == key else None
 
 
 def _source(store: Store, row: RunRow, constraint_changed: bool) -> ReferenceSource | None:

@@ -20,6 +20,7 @@ from engine.runs.frontier import SCORE_NAMES, Frontier, is_gap
 from engine.runs.frontier_text import front_table
 from engine.runs.honour_search import honour_search, search_table, search_titles
 from engine.runs.quantities import QUANTITY_NAMES
+from engine.runs.reference_reuse import reused_from
 from engine.runs.results import constraint_of, run_verdict, thresholded
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HONOUR
@@ -105,6 +106,12 @@ def status_line(store: Store, run_ids: list[str], view: ConstraintSpec | None = 
         column.markdown(f"**{run_label(row.spec)}** {verdict_badge(verdict)}{status}{progress}")
         if row.status in ACTIVE:
             continue
+        trained_in = reused_from(store, row.id)
+        if trained_in is not None:  # a reference at a new I (`engine.runs.reference_reuse`)
+            column.caption(
+                f"Reuses the model of run {trained_in[:8]}, trained at another I: a reference "
+                "does not depend on I, only pSP and pDP do."
+            )
         for finding in verdict.at_a_glance:  # what else the verdict found, one click away
             column.caption(finding)
         details = verdict.findings[len(verdict.at_a_glance):]
@@ -153,11 +160,11 @@ def _trajectory_figure(home: str, progress: tuple, view: ConstraintSpec | None, 
 def metrics_table(
     store: Store, run_ids: list[str], view: ConstraintSpec | None = None
 ) -> pd.DataFrame:
-    """The compact comparison table (`engine.runs.comparison`), test first: verdict, κ, each
-    fairness quantity of the runs on test with its 95 % interval and on train, one column
-    each, accuracy beside the majority-class rate, AUC (a regression's RMSE beside the
+    """The compact comparison table (`engine.runs.comparison`), test first: κ, each fairness
+    quantity of the runs on test with its 95 % interval and, where a run holds κ on it, on
+    train, one column each, accuracy beside the majority-class rate, AUC (a regression's RMSE beside the
     baseline's, R²); numbers to four places, "—" where a run has no value."""
-    table = comparison_table(store, run_ids, view)
+    table = comparison_table(store, run_ids, view, compact=True)
     # each run's verdict, how it ended and its seconds stand in the status line above it
     frame = comparison_frame(table).drop(columns=["run", "solver", "verdict", "status", "seconds"])
     specs = [store.run(r).spec for r in run_ids]

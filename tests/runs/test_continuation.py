@@ -85,6 +85,21 @@ def test_a_sweep_queues_its_reference_first_then_its_chains_tightest_first(
     assert store.queued(5) == [ordered[0].run_id, ordered[1].run_id, ordered[4].run_id]
 
 
+def test_a_reference_at_a_second_interval_is_queued_after_every_trained_run(csv_spec):
+    """Its twin at the first I has then finished, so it takes that model instead of training
+    it a second time on the other worker (`engine.runs.reference_reuse`)."""
+    intervals = [(0.1, 0.5), (0.0, 0.3), (0.2, 0.6)]
+    specs = sweep_specs(
+        make_spec(csv_spec), [0.1, 0.2], intervals, ["idca", "unconstrained"], [0, 1]
+    )
+    ordered = queue_order(specs)
+    assert sorted(s.run_id for s in ordered) == sorted(s.run_id for s in specs)
+    references = [i for i, s in enumerate(ordered) if s.solver == "unconstrained"]
+    assert len(references) == 6 and references[:2] == [0, 1]  # one per seed, trained first
+    assert references[2:] == list(range(len(ordered) - 4, len(ordered)))  # the rest last
+    assert {ordered[i].seed for i in references[:2]} == {0, 1}
+
+
 def test_a_warm_start_survives_the_store_and_is_refused_for_solvers_without_one(csv_spec):
     spec = dataclasses.replace(make_spec(csv_spec), warm_start="0123456789abcdef")
     again = RunSpec.from_dict(spec.to_dict())

@@ -20,6 +20,7 @@ from engine.runs.reference_reuse import (
     depends_on_interval,
     interval_free,
     reference_source,
+    reused_from,
 )
 from engine.runs.worker import execute_run
 
@@ -143,6 +144,8 @@ def test_a_run_reusing_a_reused_model_names_the_run_that_trained_it(store, csv_s
     assert solver_calls == ["unconstrained"]
     assert f"reuses the model trained in run {first.run_id}" in store.run(third.run_id).reason
     assert store.run(third.run_id).reason == store.run(second.run_id).reason
+    assert reused_from(store, third.run_id) == first.run_id  # what the pages name
+    assert reused_from(store, first.run_id) is None
     kinds = [r["kind"] for r in store.records(third.run_id)]
     assert kinds.count("final") == 1 and kinds[-2:] == ["exact", "final"]
     assert len(kinds) == len(store.records(second.run_id))  # its own end only, not the second's

@@ -135,7 +135,7 @@ def test_every_solver_shown_beside_the_reference_has_one_quantity_per_column(run
     store, ids = runs
     run_ids = list(dict.fromkeys([ids[solver], ids["unconstrained"]]))
     view = explore_view(store, ids[solver])
-    table = comparison_table(store, run_ids, view)
+    table = comparison_table(store, run_ids, view, compact=True)  # as Explore shows it
     check_table(store, table)
     for row in table.rows:  # the value a verdict judges is in its run's row, under its name
         check = run_verdict(store, store.run(row["run"]), view).check("test")
@@ -240,3 +240,23 @@ def test_the_badr_view_shows_the_references_dp_gap_under_dp_gap(runs):
     assert reference["test DP gap"] == stored["dp"] and reference["test pSP"] == stored["psp"]
     assert badr["test DP gap"] == store.metrics(ids["badr_gd"])["test"]["dp"]
     assert stored["dp"] != stored["psp"]
+
+
+def test_explores_compact_table_shows_train_values_only_of_a_held_quantity(runs):
+    """Explore's table must fit a laptop: a quantity appears on train only where a run holds κ
+    on it, and κ only where a run has one; the full table keeps both."""
+    store, ids = runs
+    unheld = [ids["badr_gd"], ids["unconstrained"]]
+    compact = comparison_table(store, unheld, compact=True)
+    headers = [c.header for c in compact.columns]
+    assert "κ" not in headers and not any(h.startswith("train ") for h in headers)
+    assert {"test DP gap", "test pSP"} <= set(headers)
+    full = [c.header for c in comparison_table(store, unheld).columns]
+    assert {"κ", "train DP gap", "train pSP"} <= set(full)
+
+    held = comparison_table(store, [ids["idca"], ids["badr_gd"]], compact=True)
+    headers = [c.header for c in held.columns]
+    quantity = quantity_of(explore_view(store, ids["idca"])).name
+    assert {"κ", f"train {quantity}", f"test {quantity}", "test DP gap"} <= set(headers)
+    assert "train DP gap" not in headers
+    check_table(store, held)
