@@ -34,8 +34,14 @@ else:  # imported by the server
 
     @asynccontextmanager
     async def _start_up(_app):
+        from streamlit.runtime.pages_manager import PagesManager
+
         from pages.shared.preload import start_preload
 
+        # Streamlit takes a `pages/` folder beside the entry point for its legacy page list
+        # until some session has run `st.navigation`: a link to /frontier opened first after a
+        # start would run that page alone, without this file's set-up and navigation.
+        PagesManager.uses_pages_directory = False
         start_preload()
         yield
 

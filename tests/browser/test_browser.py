@@ -275,3 +275,23 @@ def test_a_small_benchmark_study_draws_its_bands(server, browser):
     runs = Store(home).runs()
     assert len(runs) == 6 and all(r.has_model for r in runs)
     assert "Fairness criteria" in page.inner_text("main")
+
+
+# the titles of the page list in the sidebar, and the main column's width
+NAVIGATION = """() => [Array.from(document.querySelectorAll('[data-testid=stSidebarNav] a'))
+    .map(a => a.innerText.split('\\n').pop()),
+    document.querySelector('[data-testid="stMainBlockContainer"]').getBoundingClientRect().width]"""
+
+
+def test_a_link_to_a_page_opened_first_after_a_start_gets_the_apps_frame(server, browser):
+    """The first visit to a fresh server is a link to a page other than Explore (a shared
+    Frontier view): the page list names the five pages and the layout is the app's wide one,
+    not Streamlit's list of the files in pages/."""
+    url, _ = server
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/runs")
+    page.get_by_text("Runs").first.wait_for(timeout=60_000)
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=stSidebarNav] a').length")
+    titles, width = page.evaluate(NAVIGATION)
+    assert titles == ["Explore", "Frontier", "Benchmark", "Runs", "About"]
+    assert width > 900  # the wide layout of app.py's page set-up
