@@ -42,8 +42,6 @@ from engine.runs.store import RunRow
 from engine.status import ACTIVE, RETRYABLE, RunStatus
 from pages.shared.layout import MISSING, compact_page
 from pages.shared.views import (
-    comparison_config,
-    comparison_frame,
     front_table_view,
     front_words,
     honour_search_view,
@@ -68,11 +66,9 @@ VERDICTS = (
 )
 _number = st.column_config.NumberColumn
 _text = st.column_config.TextColumn
-# one configuration for the history and the comparison table, so the columns they share look
-# alike; the history's columns add up to what a 1400 px wide window leaves beside the sidebar
+# the history's columns, which add up to what a 1400 px wide window leaves beside the sidebar
 COLUMNS = {
     "id": None,
-    "run": _text(width=72, help="the run id's first characters (enough for the command line)"),
     "created": _text(width=84),
     "model": _text(width=150, help="solver · model"),
     "data": _text(width=90, help="data source · protected attribute(s)"),
@@ -81,11 +77,7 @@ COLUMNS = {
     "I": _text(width=66, help="the percentile interval, for the families defined on one"),
     "verdict": _text(width=150, help="the verdict on the test set, and its flags (not converged, diverged)"),
     "test accuracy": _number("test acc.", format="%.4f", width=64),
-    "majority": _number(format="%.4f", width=64,
-                        help="test accuracy of always predicting the majority class"),
-    "test AUC": _number(format="%.4f", width=64),
     "status": _text(width=76),
-    "seconds": _number("s", format="%.1f", width=44),
     "reason": _text(width=140),
 }  # fmt: skip
 
@@ -455,12 +447,10 @@ def _count(runs: int) -> str:
 
 def _comparison(store: Store, chosen: list[str]) -> None:
     st.subheader("Side by side")
-    table = comparison_table(store, chosen)
-    frame = comparison_frame(table).drop(columns=["solver"])
-    frame["run"] = frame["run"].str[:8]
-    frame.insert(1, "model", [model_label(store.run(r).spec) for r in chosen])
-    st.dataframe(frame, hide_index=True, column_config={**comparison_config(table), **COLUMNS},
-                 placeholder=MISSING)  # fmt: skip
+    frame = side_by_side(store, chosen)
+    # wide enough for a model's label and a verdict with its flag: three runs fit a laptop
+    widths = {"": _text(width=150), **{run: _text(width=200) for run in frame.columns[1:]}}
+    st.dataframe(frame, hide_index=True, width="content", height="content", column_config=widths)
     _fronts(store, chosen)
     for run_id in chosen:
         honour_search_view(store, run_id)
@@ -470,6 +460,35 @@ def _comparison(store: Store, chosen: list[str]) -> None:
     runs = [run for run in runs if run.records]
     if runs:
         st.plotly_chart(plots.trajectory_figure(runs), width="stretch", key="compare")
+
+
+def side_by_side(store: Store, chosen: list[str]) -> pd.DataFrame:
+    """The chosen runs as columns, headed by their ids' first characters, and one row per fact
+    or measured column of their comparison table (`comparison_table`): a few runs compared
+    fit a laptop's width however many quantities they report. Cells are text: numbers to four
+    places (κ as given, seconds to one), "—" where a run has none."""
+    table = comparison_table(store, chosen)
+    shown = [c for c in table.columns if c.header not in ("run", "solver")]
+    frame = pd.DataFrame({"": ["model", *(_ROW_NAMES.get(c.header, c.header) for c in shown)]})
+    for run_id, row in zip(chosen, table.rows, strict=True):
+        cells = [_cell_text(c.header, row[c.header]) for c in shown]
+        frame[run_id[:8]] = [model_label(store.run(run_id).spec), *cells]
+    return frame
+
+
+# the side-by-side rows that are not named by a split and quantity
+_ROW_NAMES = {"majority": "majority rate (test)", "seconds": "seconds", "status": "how it ended"}
+
+
+_FORMATS = {"κ": "{:g}", "seconds": "{:.1f}"}  # every other number to four places
+
+
+def _cell_text(header: str, value: object) -> str:
+    if value is None or value == "":
+        return MISSING
+    if isinstance(value, float):
+        return _FORMATS.get(header, "{:.4f}").format(value)
+    return str(value)
 
 
 def _fronts(store: Store, chosen: list[str]) -> None:

@@ -141,6 +141,25 @@ def test_newest_first_with_one_column_per_quantity_and_the_verdict(store):
     assert frame.loc[misses, "data"] == "Adult · sex"
 
 
+def test_chosen_runs_stand_side_by_side_one_column_each(store):
+    """A column per chosen run, a row per quantity or score: each cell the run's stored value
+    of that row to four places, "—" where it has none (κ as given, seconds to one place)."""
+    misses = add_run(store, 0, kappa=0.05, value=0.08)
+    gap = add_run(store, 2, family="EO", kappa=0.1, value=0.03)
+    app = select(open_runs_page(), [0, 1])  # newest first: gap, misses
+    compared = app.dataframe[1].value.set_index("")
+    assert list(compared.columns) == [gap[:8], misses[:8]]
+    assert compared.loc["model"].tolist() == ["idca · linear+cross"] * 2
+    assert compared.loc["κ"].tolist() == ["0.1", "0.05"]
+    assert compared.loc["test pSP"].tolist() == ["—", "0.0800"]
+    assert compared.loc["test EO gap"].tolist() == ["0.0300", "—"]
+    assert compared.loc["train pSP"].tolist() == ["—", "0.0800"]
+    assert compared.loc["test accuracy"].tolist() == ["0.8200"] * 2
+    assert compared.loc["majority rate (test)"].tolist() == ["0.7600"] * 2
+    assert compared.loc["verdict"].tolist() == ["meets κ", "misses κ"]
+    assert compared.loc["seconds"].tolist() == ["1.0"] * 2
+
+
 def test_delete_asks_first_and_keeps_runs_that_are_still_going(store):
     done = [add_run(store, s, value=0.04) for s in range(2)]
     running = add_run(store, 2, end="running")
@@ -192,7 +211,7 @@ def test_the_selection_stays_on_its_runs_when_a_new_run_arrives_above(store):
     app.run()
     assert table(app)["id"].tolist()[1] == first
     compared = app.dataframe[1].value
-    assert compared["run"].tolist() == [first[:8]]
+    assert list(compared.columns) == ["", first[:8]]  # one column per chosen run
 
 
 def interrupted_run(store: Store, seed: int) -> str:
