@@ -27,7 +27,7 @@ from collections import defaultdict
 from typing import Any
 
 from engine.fairness.families import quantity_name
-from engine.runs.reference_reuse import reference_key
+from engine.runs.reference_key import reference_key
 from engine.runs.spec import RunSpec
 from engine.solvers.catalogue import solver_card
 

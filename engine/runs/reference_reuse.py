@@ -32,6 +32,7 @@ from engine import __version__
 from engine.errors import UserError
 from engine.models import Params
 from engine.problem import Problem
+from engine.runs.reference_key import TRAINED_IN, TRAINED_REASON, reference_key
 from engine.runs.spec import RunSpec
 from engine.runs.store import RunRow, Store
 from engine.solvers import kkt, run_clock
@@ -55,12 +56,6 @@ CONSTRAINT_PREFIXES = ("row.", "kkt.")
 CONSTRAINT_NAMES = frozenset({CONSTRAINT_METRIC, "kkt"})
 # a held-out value's interval, "<metric>_low" ... (`engine.fairness.intervals.interval_metrics`)
 INTERVAL_SUFFIXES = ("_low", "_high", "_resolves", "_rows")
-
-# in the state of a reusing run's own records (its exact record and its final one): the run that
-# trained the model, and how that training ended in words, so that a run reusing a reusing run
-# names the run that trained, not the one that reused
-TRAINED_IN = "reuse.trained_in"
-TRAINED_REASON = "reuse.trained_reason"
 
 
 @dataclass(frozen=True)
@@ -169,15 +164,6 @@ def reused_solution(
     return dataclasses.replace(solution, seconds=seconds, wall_seconds=seconds)
 
 
-def reused_from(store: Store, run_id: str) -> str | None:
-    """The run that trained the model the stored run `run_id` reuses (the mark of its final
-    record), or None for a run that trained its own."""
-    finals = store.records(run_id, kind="final")
-    marks = finals[-1].get("state", {}) if finals else {}
-    trained_in = marks.get(TRAINED_IN)
-    return None if trained_in is None else str(trained_in)
-
-
 def interval_free(record: dict[str, Any], constraint_changed: bool) -> IterationRecord | None:
     """A stored record of a source run without the values that depend on I (None for a record
     that is all about I or about the source's own reuse: its final record, its honour and front
@@ -238,18 +224,6 @@ def _same_model(kept: IterationRecord, exact: IterationRecord) -> bool:
         if value is not None and not np.isclose(value, other, rtol=1e-9, atol=1e-12):
             return False
     return True
-
-
-def reference_key(spec: RunSpec) -> str | None:
-    """What two reference runs that train the same model share: the canonical JSON of `spec`
-    with I, and its constraint's I, left out; None for a run of a constrained solver, which
-    trains on I."""
-    if solver_card(spec.solver).constrained:
-        return None
-    constraint = spec.constraint
-    if constraint is not None:
-        constraint = dataclasses.replace(constraint, interval=None)
-    return dataclasses.replace(spec, interval=(0.0, 1.0), constraint=constraint).canonical_json()
 
 
 def _same_but_interval(row: RunRow, spec: RunSpec, key: str) -> RunSpec | None:

@@ -20,7 +20,7 @@ from engine.runs.frontier import SCORE_NAMES, Frontier, is_gap
 from engine.runs.frontier_text import front_table
 from engine.runs.honour_search import honour_search, search_table, search_titles
 from engine.runs.quantities import QUANTITY_NAMES
-from engine.runs.reference_reuse import reused_from
+from engine.runs.reference_key import reused_from
 from engine.runs.results import constraint_of, run_verdict, thresholded
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HONOUR

@@ -13,14 +13,13 @@ from engine.data.sources import load_prepared
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.problem import Problem
 from engine.runs import worker
+from engine.runs.reference_key import TRAINED_IN, reused_from
 from engine.runs.reference_reuse import (
     CONSTRAINT_METRIC,
     METRICS_ON_I,
-    TRAINED_IN,
     depends_on_interval,
     interval_free,
     reference_source,
-    reused_from,
 )
 from engine.runs.worker import execute_run
 
