@@ -38,12 +38,12 @@ from engine.benchmark.study import (
 )
 from engine.benchmark.summary import Summary
 from engine.cli.data_args import print_download_progress
+from engine.cli.output import write_output
 from engine.cli.run_commands import (
     add_background_arguments,
     add_problem_arguments,
     parse_options,
     run_spec_from_args,
-    write_output,
 )
 from engine.data.sources import load_prepared
 from engine.errors import UserError

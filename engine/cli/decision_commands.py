@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.cli.run_commands import write_output
+from engine.cli.output import write_output
 from engine.runs import Store
 from engine.runs.decision import Decision, add_decision, decide, decisions
 from engine.runs.decision_record import decision_record, interval_label

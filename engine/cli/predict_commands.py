@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.cli.run_commands import write_output
+from engine.cli.output import write_output
 from engine.data.file_layout import read_rows
 from engine.errors import UserError
 from engine.model_file import ExportedModel, load_model

@@ -16,6 +16,8 @@ from engine.cli.data_args import (
     prepare_options_from_args,
     print_download_progress,
 )
+from engine.cli.output import write_output
+from engine.cli.tuning_commands import tuned_run_command
 from engine.data.prepared import Prepared
 from engine.data.sources import load_prepared
 from engine.errors import UserError
@@ -82,6 +84,13 @@ def register(commands: argparse._SubParsersAction) -> None:
                      help="save the trained model with its preprocessing as a model file (.npz) "
                      "for `python -m engine predict`")  # fmt: skip
     run.add_argument("--quiet", action="store_true", help="no progress lines")
+    run.add_argument(
+        "--tune",
+        action="store_true",
+        help="tune the solver's options by its paper's protocol first: one run per setting of "
+        "its grid (each within the budget), the one its rule picks on validation, then the run "
+        "to report; all in the run store (`solvers` lists each solver's grid)",
+    )
     add_background_arguments(run)
     run.add_argument(
         "--background",
@@ -285,6 +294,8 @@ def objective_from_args(args: argparse.Namespace, default: str, task: Task) -> O
 
 def run_command(args: argparse.Namespace) -> int:
     spec = run_spec_from_args(args)
+    if args.tune:
+        return tuned_run_command(args, spec)
     if args.background and args.save_model is not None:
         raise UserError("--save-model saves a run made here; a background run's model is saved "
                         "with `python -m engine runs export-model RUN_ID PATH` once it ends")  # fmt: skip
@@ -341,14 +352,6 @@ def save_run_model(
     save_model(model, path)
     print(f"model written: {path} (apply it with `python -m engine predict {path} CSV`)",
           file=sys.stderr)  # fmt: skip
-
-
-def write_output(path: Path, text: str) -> None:
-    """Write a result file; a path that cannot be written is the user's to fix."""
-    try:
-        path.write_text(text)
-    except OSError as error:
-        raise UserError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 # the exact metrics shown per split of a model, by the task of its label: a classifier's
@@ -443,6 +446,7 @@ def list_solvers(args: argparse.Namespace) -> int:
             "requires": [{"capability": c.key, "of": c.side.value, "means": c.words,
                           "why": why} for c, why in card.needs.items()],
             "options": [option.to_dict() for option in config_fields(card.Config)],
+            "tuning": card.tuning.words() if card.tuning is not None else None,
         })  # fmt: skip
     if args.json:
         print(json.dumps(entries, indent=2, default=str))
@@ -459,5 +463,7 @@ def list_solvers(args: argparse.Namespace) -> int:
         for opt in entry["options"]:
             default = "(unset)" if opt["optional"] else opt["default"]
             print(f"    --option {opt['name']}={default}  {opt['help']}")
+        if entry["tuning"]:
+            print(f"    --tune: {entry['tuning']}")
         print()
     return 0

@@ -9,13 +9,13 @@ import sys
 from pathlib import Path
 
 from engine.cli.decision_commands import register_runs_action
+from engine.cli.output import write_output
 from engine.cli.run_commands import (
     add_background_arguments,
     add_problem_arguments,
     objective_from_args,
     positive_int,
     run_spec_from_args,
-    write_output,
 )
 from engine.errors import UserError
 from engine.model_file import save_model

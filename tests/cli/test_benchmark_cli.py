@@ -3,9 +3,6 @@ them, writes the table, criteria, bands, grid and figures to a folder and prints
 
 from __future__ import annotations
 
-import importlib
-import os
-
 import pandas as pd
 import pytest
 from cli_table import TABLE_FLAGS
@@ -15,8 +12,6 @@ from engine.cli import build_parser, main
 from engine.cli.benchmark_commands import study_setup
 from engine.runs import Store
 from engine.runs.runner import stop_runners
-from engine.runs.worker import execute_run
-from engine.status import StopCode, StopReason
 
 PROBLEM = ("--constraint", "group_loss_gap", "--kappa", "0.05", "--model", "mlp", "--hidden",
            "4", "--iterations", "60", "--save-every", "20", "--seconds", "5")  # fmt: skip
@@ -32,26 +27,6 @@ def home(tmp_path):
     folder = tmp_path / "home"
     yield folder
     stop_runners(folder)  # the detached runner and its workers
-
-
-@pytest.fixture
-def inline_runner(monkeypatch):
-    """Queued runs are executed at once in this process instead of by a background runner; a
-    run whose spec `fail(spec)` picks ends failed instead."""
-    chosen = {"fail": lambda spec: False}
-
-    def run_queued(home, workers, idle_exit) -> None:
-        store = Store(home)
-        for run_id in store.queued(10**6):
-            if chosen["fail"](store.run(run_id).spec):
-                store.claim(run_id, os.getpid())
-                store.finish(run_id, StopReason(StopCode.USER_ERROR, "the test broke it"))
-            else:
-                execute_run(str(home), run_id)
-
-    submit = importlib.import_module("engine.runs.submit")  # `engine.runs.submit` is a function
-    monkeypatch.setattr(submit, "ensure_runner", run_queued)
-    return chosen
 
 
 def test_a_study_of_two_solvers_writes_its_files_and_prints_the_table(

@@ -22,6 +22,7 @@ from engine.fairness.families import AUC_GAP_DEFAULTS, family_names, task_refusa
 from engine.lazy import load_object
 from engine.models import ModelSpec
 from engine.objectives import OBJECTIVE_TYPES
+from engine.solvers.tuning import TuningPlan
 from engine.task import Task
 
 if TYPE_CHECKING:
@@ -71,6 +72,9 @@ class SolverCard:
     # why κ does not bind the solver's model although it takes a constraint (a penalty whose
     # weight sets the trade-off), citing the paper; empty when κ bounds its surrogate rows
     kappa_free: str = ""
+    # the paper's tuning protocol: a grid of options and the rule that picks one on validation
+    # (`engine.runs.tuning`); None where the paper gives no grid
+    tuning: TuningPlan | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         ordered = {c: self.needs[c] for c in Capability if c in self.needs}

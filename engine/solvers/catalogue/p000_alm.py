@@ -12,6 +12,7 @@ from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option, require_positive
+from engine.solvers.tuning import Score, TuningPlan
 
 # "slack": paper 000, Alg. 2 (c + s = 0, s ≥ 0); "hpr": Hestenes–Powell–Rockafellar (y ≥ 0)
 AUGMENTATIONS = ("slack", "hpr")
@@ -85,6 +86,8 @@ class ALMConfig(SSLALMConfig):
 
 
 _IMPLEMENTATION = "engine.solvers.alm:SSLALM"
+# paper 000, Table 6: τ × η at ρ = 1, each 5 × 30 s, chosen by validation loss and violation
+_TUNING = TuningPlan({"tau": (0.05, 0.01), "eta": (0.05, 0.01)}, Score.LOSS, "paper 000 Table 6")
 _START = "paper 000, Alg. 2 starts from any primal x⁰; its duals start at 0 as from a cold start"
 _NEEDS = {
     C.GRADIENTS: "it steps along backpropagated gradients",
@@ -102,8 +105,8 @@ CARDS = (
     SolverCard("ssl_alm", SSLALMConfig, "000",
                "stochastic smoothed linearized augmented Lagrangian (paper 000, Alg. 2): "
                + _SUMMARY + "; proximal term (μ/2)‖x − z‖² with z ← z + β(x − z)",
-               _IMPLEMENTATION, needs=_NEEDS, warm_start=_START),
+               _IMPLEMENTATION, needs=_NEEDS, warm_start=_START, tuning=_TUNING),
     SolverCard("alm", ALMConfig, "000",
                "stochastic linearized augmented Lagrangian (paper 000's ALM: Alg. 2 with μ = 0): "
-               + _SUMMARY, _IMPLEMENTATION, needs=_NEEDS, warm_start=_START),
+               + _SUMMARY, _IMPLEMENTATION, needs=_NEEDS, warm_start=_START, tuning=_TUNING),
 )  # fmt: skip

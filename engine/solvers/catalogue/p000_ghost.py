@@ -10,6 +10,7 @@ from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option, require_positive
+from engine.solvers.tuning import Score, TuningPlan
 
 
 @dataclass(frozen=True)
@@ -76,5 +77,6 @@ CARDS = (
                    C.GRADIENTS: "one backward per constraint row",
                    C.MINIBATCH_LOSS: "paper 000, Alg. 1, eq. 9: g is estimated on i.i.d. rows",
                    C.SURROGATE: "paper 000, eq. 8: its QP linearises the rows",
-               }),
+               }, tuning=TuningPlan({"alpha0": (0.01, 0.025, 0.05), "beta": (5.0, 10.0, 20.0)},
+                                    Score.LOSS, "paper 000 Table 7, at α̂ = 0.05, ρ = 0.1")),
 )  # fmt: skip

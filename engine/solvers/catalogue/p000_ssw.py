@@ -10,6 +10,7 @@ from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option, require_positive
+from engine.solvers.tuning import Score, TuningPlan
 
 STEP_RULES = ("constant", "diminishing", "adaptive")
 TOLERANCE_RULES = ("constant", "diminishing")
@@ -79,5 +80,7 @@ CARDS = (
                    C.SURROGATE: "paper 000, Alg. 3: constraint steps follow the most violated "
                                 "row",
                }, warm_start="paper 000, Alg. 3 starts from any x⁰: a step along the most "
-                             "violated row while one is, along the objective once none is"),
+                             "violated row while one is, along the objective once none is",
+               tuning=TuningPlan({"constraint_step": (0.05, 0.045, 0.04, 0.025)}, Score.LOSS,
+                                 "paper 000 Table 5, constant steps with η^f = 0.05")),
 )  # fmt: skip

@@ -12,6 +12,7 @@ from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option
+from engine.solvers.tuning import Score, TuningPlan
 
 
 @dataclass(frozen=True)
@@ -181,13 +182,19 @@ CARDS = (
                                     "convex in the weights only then",
                    C.CONVEX: "paper 003, eq. 31: its subproblems are convex",
                    C.DC_PARTS: "paper 003, eq. 27",
-               }, warm_start=_SWITCHING_START, tolerance_option="epsilon"),
+               }, warm_start=_SWITCHING_START, tolerance_option="epsilon",
+               tuning=TuningPlan({"inner_iterations": (150, 200),
+                                  "epsilon": (5e-4, 1e-3, 2e-3, 5e-3)}, Score.ACCURACY,
+                                 "paper 003 G.2.2; K then on validation by the run's snapshots",
+                                 fixed={"outer_iterations": 50})),
     SolverCard("ssg", SSGConfig, "003",
                "switching subgradient directly on the non-convex surrogate problem (paper 003, "
                "Alg. 3)", _S + "ssg:SwitchingSubgradient", needs={
                    C.AFFINE_SCORES: _LINEAR_STEPS,
                    C.SURROGATE: "paper 003, Alg. 3: it steps along the most violated row",
-               }, warm_start=_SWITCHING_START, tolerance_option="epsilon"),
+               }, warm_start=_SWITCHING_START, tolerance_option="epsilon",
+               tuning=TuningPlan({"epsilon": (1e-4, 2e-4, 5e-4, 1e-3)}, Score.ACCURACY,
+                                 "paper 003 G.7, static ε")),
     SolverCard("penalty", PenaltyConfig, "003",
                "regularisation baseline: subgradient descent on f0 + λ·(surrogate pSP or pDP) "
                "(paper 003, App. G.4)", _S + "penalty:Penalty", needs={
@@ -195,7 +202,9 @@ CARDS = (
                    C.PENALTY_TERM: "paper 003, App. G.4, defines it for pSP, eq. 114, and "
                                    "pDP, eq. 119",
                }, kappa_free="κ plays no part in its penalty, whose weight λ sets the "
-                             "trade-off (paper 003, App. G.4)"),
+                             "trade-off (paper 003, App. G.4)",
+               tuning=TuningPlan({"step": (5e-4, 1e-3, 2e-3, 5e-3)}, Score.ACCURACY,
+                                 "paper 003 G.4.2", fixed={"iterations": 10_000})),
     _quadratic("group_auc", C.QUADRATIC_GROUP_AUC, "eq. 108",
                "group-AUC fairness, quadratic surrogate, projected gradient (paper 003, eqs. "
                "102, 108)"),

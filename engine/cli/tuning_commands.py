@@ -1,0 +1,87 @@
+"""`run --tune`: a run tuned by its solver's paper protocol (`engine.runs.tuning`). The trials
+and the tuned run are runs of the store, made by the background workers, so a trial run before
+is reused and the tuned run is listed, shown and exported like any other."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.cli.output import write_output
+from engine.errors import UserError
+from engine.model_file import save_model
+from engine.runs import RunSpec, Store
+from engine.runs.export import stored_run_model
+from engine.runs.results import export_run, run_verdict
+from engine.runs.submit import submit, wait
+from engine.runs.tuning import TunedRun, trial_specs, tuned_run, tuning_plan
+from engine.solvers.tuning import Choice
+
+
+def tuned_run_command(args: argparse.Namespace, spec: RunSpec) -> int:
+    """Queue the trials of `spec`, wait for them, print their table and the choice, then make
+    the tuned run (reused when it is the chosen trial) and print its verdict; its model and
+    document are saved where --save-model and --out say."""
+    if args.background:
+        raise UserError("--tune waits for its trials to choose; leave out --background")
+    plan = tuning_plan(spec)
+    store = Store(args.home)
+    trials = trial_specs(spec)
+    say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr))
+    say(f"tuning {spec.solver}: {len(trials)} trials, {plan.words()}")
+    submit(trials, store, force=args.force, workers=args.workers)
+    wait(store, [t.run_id for t in trials])
+    tuned = tuned_run(store, spec)
+    assert tuned is not None  # every trial has ended
+    print(format_trials(tuned.choice), file=sys.stderr)
+    if tuned.final is None:
+        raise UserError(tuned.choice.words())
+    print(tuned.choice.words(), file=sys.stderr)
+    final = _made(store, tuned, args)
+    row = store.run(final)
+    verdict = run_verdict(store, row)
+    print(f"tuned run {final}: {row.status}; {verdict.headline}")
+    if args.out is not None:
+        write_output(args.out, export_run(store, final, "json"))
+        print(f"written: {args.out}", file=sys.stderr)
+    if args.save_model is not None:
+        save_model(stored_run_model(store, final), args.save_model)
+        print(f"model written: {args.save_model}", file=sys.stderr)
+    return 0
+
+
+def _made(store: Store, tuned: TunedRun, args: argparse.Namespace) -> str:
+    """The tuned run's id once it has ended: the chosen trial's, or a new run of the chosen
+    setting at full length."""
+    assert tuned.final is not None
+    (run_id,) = submit([tuned.final], store, workers=args.workers)
+    wait(store, [run_id])
+    return run_id
+
+
+def format_trials(choice: Choice) -> str:
+    """The trials as a table: each setting, how its run ended, its validation score and exact
+    constrained value, whether that meets κ; the chosen one marked ◆."""
+    names = list(choice.plan.grid)
+    score = f"val {choice.plan.score}"
+    header = [*names, "status", score, "val value", "within κ", ""]
+    lines = []
+    for index, trial in enumerate(choice.trials):
+        within = {True: "yes", False: "no", None: "—"}[trial.meets]
+        lines.append([
+            *(str(trial.setting[name]) for name in names),
+            trial.status,
+            _number(trial.score),
+            _number(trial.value),
+            within,
+            "◆" if index == choice.chosen else "",
+        ])  # fmt: skip
+    widths = [max(len(row[i]) for row in (header, *lines)) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in (header, *lines)
+    )
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"

@@ -1,0 +1,73 @@
+"""A run tuned by its solver's paper protocol (`engine.solvers.tuning`): one trial run per
+setting of the card's grid, each an ordinary run of the store (an identical trial is one run,
+reused; an interrupted one is queued again like any run), the setting the plan's rule picks on
+validation, and the run to report with it: the chosen trial itself, or, where the trials are
+shorter than the final run (the plan's fixed options), the run of the chosen setting at full
+length. No torch: the trials run in the background workers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from engine.errors import UserError
+from engine.runs.spec import RunSpec
+from engine.runs.store import Store
+from engine.solvers.catalogue import solver_card
+from engine.solvers.tuning import Choice, TuningPlan, pick, trial_outcome
+from engine.status import FINAL
+
+SPLIT = "val"  # the split every plan chooses on (papers 000, 003, 004)
+
+
+def tuning_plan(spec: RunSpec) -> TuningPlan:
+    """The card's plan for the solver of `spec`, or why it cannot tune."""
+    card = solver_card(spec.solver)
+    if card.tuning is None:
+        raise UserError(f"{card.name} declares no tuning: its paper gives no grid to tune on")
+    if card.constrained and spec.constraint is None:
+        raise UserError(f"tuning {card.name} picks among settings within κ: give a constraint")
+    card.tuning.check({f.name: f.default for f in dataclasses.fields(card.Config)})
+    return card.tuning
+
+
+def trial_specs(spec: RunSpec) -> list[RunSpec]:
+    """One run per setting of the grid: `spec` with the plan's fixed options and the setting
+    over its own options."""
+    plan = tuning_plan(spec)
+    return [
+        dataclasses.replace(spec, config={**spec.config, **plan.fixed, **setting})
+        for setting in plan.settings()
+    ]
+
+
+@dataclass(frozen=True)
+class TunedRun:
+    """The choice among the stored trials of a spec, and the spec of the run to report (None
+    when no trial ended with a model)."""
+
+    choice: Choice
+    final: RunSpec | None
+
+
+def tuned_run(store: Store, spec: RunSpec) -> TunedRun | None:
+    """The plan's choice among the trials of `spec` in `store`, None while any is queued or
+    running (or not yet queued)."""
+    plan = tuning_plan(spec)
+    kappa = spec.constraint.kappa if spec.constraint is not None else None
+    trials = []
+    for setting, trial in zip(plan.settings(), trial_specs(spec), strict=True):
+        try:
+            row = store.run(trial.run_id)
+        except UserError:
+            return None
+        if row.status not in FINAL:
+            return None
+        validation = store.metrics(trial.run_id).get(SPLIT, {})
+        trials.append(trial_outcome(plan, setting, row.status, validation, kappa, trial.run_id))
+    choice = pick(plan, trials, constrained=spec.constraint is not None)
+    if choice.setting is None:
+        return TunedRun(choice, None)
+    # without fixed options this is the chosen trial's own spec: its run is the one reported
+    return TunedRun(choice, dataclasses.replace(spec, config={**spec.config, **choice.setting}))

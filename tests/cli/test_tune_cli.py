@@ -1,0 +1,51 @@
+"""`run --tune`: the trials of the solver's grid run in the store, their table and the choice
+are printed, and the tuned run is the chosen trial (ssg's plan holds nothing fixed)."""
+
+from __future__ import annotations
+
+import json
+
+from cli_table import TABLE_FLAGS
+
+from engine.cli import build_parser, main
+from engine.cli.run_commands import run_spec_from_args
+from engine.runs import Store
+from engine.runs.tuning import tuned_run
+from engine.solvers.catalogue import solver_card
+
+
+def test_a_tuned_run_prints_its_trials_and_reports_the_chosen_one(
+    tiny_csv, quiet_store, inline_runner, tmp_path, capsys
+):
+    out = tmp_path / "tuned.json"
+    arguments = ["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "psp",
+                 "--kappa", "0.2", "--solver", "ssg", "--iterations", "40", "--tune",
+                 "--out", str(out)]  # fmt: skip
+    assert main(arguments) == 0
+    printed = capsys.readouterr()
+    grid = solver_card("ssg").tuning.settings()
+    table = [line for line in printed.err.splitlines() if line.strip().startswith(("epsilon", "0."))]
+    assert len(table) == 1 + len(grid) and sum("◆" in line for line in table) == 1
+    store = Store(quiet_store)
+    assert len(store.runs()) == len(grid)  # the tuned run is the chosen trial: no fifth run
+    document = json.loads(out.read_text())
+    assert f"tuned run {document['id']}" in printed.out
+    tuned = tuned_run(store, run_spec_from_args(build_parser().parse_args(arguments)))
+    assert tuned.final.run_id == document["id"]  # the chosen trial, by the rule
+    chosen = next(line for line in table if "◆" in line)
+    assert float(chosen.split()[0]) == tuned.choice.setting["epsilon"]
+    assert document["spec"]["config"]["epsilon"] == tuned.choice.setting["epsilon"]
+
+    assert main(arguments) == 0  # again: every trial and the tuned run are reused
+    assert len(store.runs()) == len(grid)
+    assert "Chosen: " in capsys.readouterr().err or tuned.choice.meets is False
+
+
+def test_tune_refuses_a_solver_without_a_plan_and_a_background_run(tiny_csv, quiet_store, capsys):
+    base = ["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "psp", "--tune"]
+    assert main([*base, "--solver", "unconstrained"]) == 2
+    assert "declares no tuning" in capsys.readouterr().err
+    assert main([*base, "--solver", "ssg", "--background"]) == 2
+    assert "leave out --background" in capsys.readouterr().err
+    assert Store(quiet_store).runs() == []
+
