@@ -23,6 +23,7 @@ from pages.shared.data_summary import data_summary
 from pages.shared.first_paint import charts_ready
 from pages.shared.layout import compact_page
 from pages.shared.problem_controls import problem_controls, run_specs
+from pages.shared.tuning_view import queue_chosen, tuned_view, tuning_lines
 from pages.shared.views import (
     constraint_sentence,
     finished,
@@ -81,7 +82,9 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
     except UserError as error:
         st.error(str(error))
         return False
-    missing = [s for s in specs if _status(store, s.run_id) in (None, *RETRYABLE)]
+    tuning = tuned_view(store, specs, problem.tune)
+    queued_by_run = tuning.queued_by_run()
+    missing = [s for s in queued_by_run if _status(store, s.run_id) in (None, *RETRYABLE)]
     classifier = prepared.task is Task.CLASSIFICATION  # a regression has no rank band to check
     too_small = classifier and show_group_problems(prepared, problem.family, [problem.kappa],
                                                    [problem.interval])  # fmt: skip
@@ -89,18 +92,21 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
                          key="run", disabled=bool(too_small),
                          help="fix the group sizes named on the page first" if too_small else None):  # fmt: skip
         try:
-            submit(missing or specs, store, force=not missing, idle_exit=VISITOR_IDLE_EXIT_SECONDS)
+            submit(missing or queued_by_run, store, force=not missing,
+                   idle_exit=VISITOR_IDLE_EXIT_SECONDS)  # fmt: skip
+            tuning = tuned_view(store, specs, problem.tune)
         except UserError as error:
             st.error(str(error))
     constraint_line.markdown(constraint_sentence(problem, prepared.subgroups))
-    run_ids = [s.run_id for s in specs]
-    known = [r for r in run_ids if _status(store, r) is not None]
-    if not known:
+    queue_chosen(store, tuning, VISITOR_IDLE_EXIT_SECONDS)
+    tuning_lines(store, tuning)
+    known = [r for r in tuning.shown() if _status(store, r) is not None]
+    if not known and not any(t.stored for t in tuning.tunings):
         st.info("Press **Run** to train the chosen solvers; results you computed before for the "
                 "same settings appear here at once.")  # fmt: skip
         return False
-    if not charts:
-        return True  # the runs' views follow once the controls show
+    if not known or not charts:
+        return bool(known)  # the runs' views follow once the controls show
     view = next((s.constraint for s in specs if s.constraint is not None), None)
     phase = live_phase(store, known)
     if phase == "idle":  # all ended: the verdicts and exact metrics first, then how they ran

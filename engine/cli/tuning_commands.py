@@ -60,28 +60,20 @@ def _made(store: Store, tuned: TunedRun, args: argparse.Namespace) -> str:
 
 
 def format_trials(choice: Choice) -> str:
-    """The trials as a table: each setting, how its run ended, its validation score and exact
-    constrained value, whether that meets κ; the chosen one marked ◆."""
-    names = list(choice.plan.grid)
-    score = f"val {choice.plan.score}"
-    header = [*names, "status", score, "val value", "within κ", ""]
-    lines = []
-    for index, trial in enumerate(choice.trials):
-        within = {True: "yes", False: "no", None: "—"}[trial.meets]
-        lines.append([
-            *(str(trial.setting[name]) for name in names),
-            trial.status,
-            _number(trial.score),
-            _number(trial.value),
-            within,
-            "◆" if index == choice.chosen else "",
-        ])  # fmt: skip
-    widths = [max(len(row[i]) for row in (header, *lines)) for i in range(len(header))]
+    """The trials as a table (`Choice.rows`): each setting as given, the measured values to
+    four places, the chosen one ◆."""
+    rows = choice.rows()
+    header = list(rows[0])
+    cells = [[_cell(row[c], c in choice.plan.grid) for c in header] for row in rows]
+    header[-1] = ""
+    widths = [max(len(row[i]) for row in (header, *cells)) for i in range(len(header))]
     return "\n".join(
         "  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in (header, *lines)
+        for row in (header, *cells)
     )
 
 
-def _number(value: float | None) -> str:
-    return "—" if value is None else f"{value:.4f}"
+def _cell(value: object, setting: bool) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.4f}" if isinstance(value, float) and not setting else str(value)

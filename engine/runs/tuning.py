@@ -71,3 +71,35 @@ def tuned_run(store: Store, spec: RunSpec) -> TunedRun | None:
         return TunedRun(choice, None)
     # without fixed options this is the chosen trial's own spec: its run is the one reported
     return TunedRun(choice, dataclasses.replace(spec, config={**spec.config, **choice.setting}))
+
+
+@dataclass(frozen=True)
+class TuningProgress:
+    """Where the tuning of `spec` stands in a store: its trials, how many are in the store and
+    how many have ended, and the choice once all have (None before)."""
+
+    spec: RunSpec
+    trials: tuple[RunSpec, ...]
+    stored: int
+    ended: int
+    tuned: TunedRun | None
+
+
+def tuning_progress(store: Store, spec: RunSpec) -> TuningProgress:
+    """How far the tuning of `spec` has got (each trial looked up once)."""
+    trials = tuple(trial_specs(spec))
+    statuses = []
+    for trial in trials:
+        try:
+            statuses.append(store.run(trial.run_id).status)
+        except UserError:
+            continue
+    ended = sum(status in FINAL for status in statuses)
+    tuned = tuned_run(store, spec) if ended == len(trials) else None
+    return TuningProgress(spec, trials, len(statuses), ended, tuned)
+
+
+def tunes(spec: RunSpec) -> bool:
+    """Whether the solver of `spec` can be tuned on its problem (`tuning_plan` without why)."""
+    card = solver_card(spec.solver)
+    return card.tuning is not None and (spec.constraint is not None or not card.constrained)

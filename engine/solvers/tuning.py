@@ -130,21 +130,47 @@ class Choice:
     def setting(self) -> dict[str, Any] | None:
         return None if self.chosen is None else self.trials[self.chosen].setting
 
-    def words(self) -> str:
-        """What was chosen and why, for people."""
+    def headline(self) -> str:
+        """The chosen setting and how it was chosen, in a line: "epsilon = 0.005, the highest
+        validation accuracy within κ"."""
         if self.chosen is None:
-            return "No trial ended with a model: nothing to choose."
+            return "no trial ended with a model"
         setting = ", ".join(
             f"{name} = {value}" for name, value in self.trials[self.chosen].setting.items()
         )
         if self.meets is False:
-            return (
-                f"No setting is within κ on validation: {setting} is the nearest to κ, "
-                f"chosen where the rule of {self.plan.source} has no answer."
-            )
+            return f"{setting}, the nearest to κ: no setting is within κ on validation"
         best = "highest" if self.plan.score.higher_is_better else "lowest"
         within = " within κ" if self.meets else ""
-        return f"Chosen: {setting}, the {best} validation {self.plan.score}{within}."
+        return f"{setting}, the {best} validation {self.plan.score}{within}"
+
+    def words(self) -> str:
+        """What was chosen and why, for people."""
+        if self.chosen is None:
+            return "No trial ended with a model: nothing to choose."
+        if self.meets is False:
+            return (
+                f"Chosen: {self.headline()} (the rule of {self.plan.source} has no answer "
+                "then; the run may miss κ)."
+            )
+        return f"Chosen: {self.headline()}."
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The trials as a table's rows: the setting's options, how the run ended, the
+        validation score and exact constrained value (None where there is none), whether that
+        is within κ ("yes", "no", "—") and "◆" on the chosen one."""
+        score = f"val {self.plan.score}"
+        return [
+            {
+                **trial.setting,
+                "status": trial.status,
+                score: trial.score,
+                "val value": trial.value,
+                "within κ": {True: "yes", False: "no", None: "—"}[trial.meets],
+                "chosen": "◆" if index == self.chosen else "",
+            }
+            for index, trial in enumerate(self.trials)
+        ]
 
 
 def pick(plan: TuningPlan, trials: Sequence[Trial], constrained: bool) -> Choice:

@@ -53,6 +53,7 @@ KEYS = (
     "pairs",
     "loss_condition",
     "honour",
+    "tune",
     *AUC_GAP_KEYS,
     *OBJECTIVE_KEYS,
 )
@@ -75,6 +76,7 @@ class Problem:
     options: tuple[tuple[str, OptionValue], ...] = ()
     objective: Objective = LogisticLoss()
     honour: str | None = None  # the split κ is honoured on (`engine.solvers.honour`), or None
+    tune: bool = False  # tune each solver by its paper's protocol first (`engine.runs.tuning`)
 
 
 # the group-loss gap's two settings (paper 000): which groups are compared, and which losses
@@ -146,9 +148,10 @@ def problem_controls(
         if solver_choice
         else ((), {}, Budget(), None)
     )
+    tune = _tune_control() if honour_choice and solver_choice else False
     remember(*KEYS)
     return Problem(interval, kappa, family, tuple(solvers), configs, model, budget, pairs, options,
-                   objective, honour)  # fmt: skip
+                   objective, honour, tune)  # fmt: skip
 
 
 def honour_control(solvers: list[str], family: str) -> str | None:
@@ -170,6 +173,19 @@ def honour_control(solvers: list[str], family: str) -> str | None:
     for refusal in filter(None, refusals.values()):
         st.sidebar.caption(f"Not held: {refusal}.")
     return choice if able and choice != HONOUR_OFF else None
+
+
+def _tune_control() -> bool:
+    """The "Tune first" box: each chosen solver whose paper gives a grid runs one trial per
+    setting within the time budget, and the run shown is the setting its rule picks."""
+    initial("tune", False)
+    return st.sidebar.checkbox(
+        "Tune on validation first",
+        key="tune",
+        help="each solver whose paper gives a grid of settings (`python -m engine solvers` "
+        "lists them) runs one trial per setting, each within the time budget, and the run "
+        "shown is the setting its paper's rule picks on validation; the others run as they are",
+    )
 
 
 def _fairness_controls() -> tuple[

@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.runs import FINAL, Store
+from engine.solvers.catalogue import solver_card
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -336,3 +337,26 @@ def test_the_auc_gap_takes_its_example_and_c1_c2_from_the_sidebar_only_for_auc_g
     app.sidebar.selectbox(key="family").set_value("group_loss_gap").run()
     keys = [box.key for box in app.sidebar.selectbox]
     assert "auc_variant" not in keys and "pairs" in keys
+
+
+def test_a_solver_tuned_first_runs_its_trials_and_shows_the_setting_its_rule_picks():
+    """ssg's plan (paper 003 G.7) holds nothing fixed, so the run shown is the chosen trial:
+    no run besides the trials and the reference."""
+    app = start({"solvers": ["ssg", "unconstrained"], "tune": "True", "seconds": "2.0"})
+    assert app.sidebar.checkbox(key="tune").value
+    grid = solver_card("ssg").tuning.settings()
+    assert f"ssg (κ = 0.05) tunes first: {len(grid)} trials" in texts(app)
+    app.run()  # what the first view's timer does once it shows
+    app.sidebar.button(key="run").click().run()
+    assert f"Tuning ssg (κ = 0.05): 0 of {len(grid)} trials ended." in texts(app)
+    wait_for_runs(app)
+    runs = Store().runs()
+    trials = [r for r in runs if r.spec["solver"] == "ssg"]
+    assert len(runs) == len(grid) + 1 and len(trials) == len(grid)
+    assert sorted(r.spec["config"]["epsilon"] for r in trials) == sorted(s["epsilon"] for s in grid)
+    (expander,) = [e for e in app.expander if e.label.startswith("Tuned ssg (κ = 0.05) on 4 trials")]
+    shown = metrics_frame(app)
+    assert set(shown["model"]) == {"ssg (κ = 0.05)", "unconstrained"}
+    trial_table = next(d.value for d in app.dataframe if "epsilon" in d.value.columns)
+    chosen = trial_table[trial_table["chosen"] == "◆"]["epsilon"].tolist()
+    assert len(chosen) == 1 and f"epsilon = {chosen[0]}" in expander.label
