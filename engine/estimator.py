@@ -57,6 +57,7 @@ from engine.estimator_data import (
     sensitive_frame,
     training_dataset,
 )
+from engine.estimator_tuning import tuned_solution
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import check_constraint
 from engine.model_file import ExportedModel, save_model
@@ -74,6 +75,7 @@ from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HONOUR_OFF, HONOUR_SPLITS, check_honour, run_honour
 from engine.solvers.options import Budget, config_from_dict
 from engine.solvers.records import IterationRecord, Solution
+from engine.solvers.tuning import Choice
 from engine.status import RunStatus, StopCode
 from engine.task import Task
 
@@ -177,6 +179,11 @@ PARAMETERS_DOC = """
         ≤ κ; `engine.solvers.exact_train`); "val": also honoured on validation; "off": the
         solver's own algorithm, solved once. None (the default): "train" where the solver can
         hold κ, else off.
+    tune : bool
+        Tune the solver's options by its paper's protocol first (`python -m engine solvers`
+        lists each grid): one trial per setting on this split, each within the budget, and the
+        setting its rule picks on validation (paper 003 G.2.2: the highest validation accuracy
+        within κ; paper 000, App. B: the lowest validation loss); `tuning_` holds the trials.
     random_state : int, RandomState or None
         Seeds the validation split and the solver (an int is the seed itself, as the command
         line's --seed; otherwise a seed is drawn from it, as scikit-learn does). `seed_` keeps
@@ -214,6 +221,9 @@ PARAMETERS_DOC = """
         How the run ended ("converged", "budget", "diverged", ...).
     needs_sensitive_features_ : bool
         Whether predicting needs the sensitive features (group cross-terms or a group-wise map).
+    tuning_ : DataFrame or None
+        With tune=True, the trials: each setting, how its run ended, its validation score and
+        exact constrained value, whether that is within κ, the chosen one marked "◆".
 """
 
 
@@ -245,6 +255,7 @@ class FairFrontEstimator(BaseEstimator):
         validation_fraction: float = 0.2,
         min_category_count: int = 5,
         hold_kappa: str | None = None,
+        tune: bool = False,
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.solver = solver
@@ -263,6 +274,7 @@ class FairFrontEstimator(BaseEstimator):
         self.validation_fraction = validation_fraction
         self.min_category_count = min_category_count
         self.hold_kappa = hold_kappa
+        self.tune = tune
         self.random_state = random_state
 
     # ---- training -------------------------------------------------------------------------
@@ -293,8 +305,9 @@ class FairFrontEstimator(BaseEstimator):
             prepared = prepare(dataset, options)
             for message in prepared.warnings:
                 warnings.warn(message, UserWarning, stacklevel=2)
-            solution = _train(prepared, run, seed)
+            solution, run, tuning = _train(prepared, run, seed, bool(self.tune))
         self._keep(prepared, run, seed, solution)
+        self.tuning_ = None if tuning is None else pd.DataFrame(tuning.rows())
         return self
 
     def _run(self) -> FitRun:
@@ -608,6 +621,7 @@ class FairFrontRegressor(RegressorMixin, FairFrontEstimator):
         validation_fraction: float = 0.2,
         min_category_count: int = 5,
         hold_kappa: str | None = None,
+        tune: bool = False,
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
         super().__init__(
@@ -616,7 +630,7 @@ class FairFrontRegressor(RegressorMixin, FairFrontEstimator):
             hidden=hidden, activation=activation, objective=objective, max_iter=max_iter,
             max_seconds=max_seconds, solver_options=solver_options,
             validation_fraction=validation_fraction, min_category_count=min_category_count,
-            hold_kappa=hold_kappa, random_state=random_state,
+            hold_kappa=hold_kappa, tune=tune, random_state=random_state,
         )  # fmt: skip
 
     def _encode_label(self, y: np.ndarray) -> np.ndarray:
@@ -638,15 +652,25 @@ class FairFrontRegressor(RegressorMixin, FairFrontEstimator):
         return r2_score(y, predictions, sample_weight=sample_weight)
 
 
-def _train(prepared, run: FitRun, seed: int) -> Solution:
-    """The run through the app's Problem and driver; a budget that ended it, or a run that
-    ended without converging, is warned of."""
+def _train(
+    prepared, run: FitRun, seed: int, tune: bool
+) -> tuple[Solution, FitRun, Choice | None]:
+    """The run through the app's Problem and driver, tuned first when asked (the run then
+    takes the chosen options); a budget that ended it, or a run that ended without
+    converging, is warned of."""
     from engine.problem import Problem
     from engine.solvers.honour import solve_run
 
     problem = Problem(prepared, run.model, run.constraint, interval=run.interval,
                       threshold=THRESHOLD, objective=run.objective)  # fmt: skip
-    solution = solve_run(problem, run.solver, run.honour, run.config, run.budget, seed=seed)
+    choice = None
+    if tune:
+        solution, choice, config = tuned_solution(
+            problem, run.solver, run.config, run.honour, run.budget, seed
+        )
+        run = dataclasses.replace(run, config=config)
+    else:
+        solution = solve_run(problem, run.solver, run.honour, run.config, run.budget, seed=seed)
     if solution.stop.code in BUDGET_STOPS:
         warnings.warn(f"{run.solver} stopped by its budget ({solution.reason}); raise max_iter "
                       "or max_seconds for a model that may still change", ConvergenceWarning,
@@ -654,7 +678,7 @@ def _train(prepared, run: FitRun, seed: int) -> Solution:
     elif solution.status in (RunStatus.DIVERGED, RunStatus.FAILED):
         warnings.warn(f"{run.solver} {solution.status}: {solution.reason}", UserWarning,
                       stacklevel=3)  # fmt: skip
-    return solution
+    return solution, run, choice
 
 
 def history_frame(records: list[IterationRecord]) -> pd.DataFrame:
