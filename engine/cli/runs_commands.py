@@ -17,6 +17,7 @@ from engine.cli.run_commands import (
     positive_int,
     run_spec_from_args,
 )
+from engine.cli.tuning_commands import tuned_sweep_specs
 from engine.errors import UserError
 from engine.model_file import save_model
 from engine.objectives import LogisticLoss, PairwiseAUCLoss
@@ -74,6 +75,13 @@ def register(commands: argparse._SubParsersAction) -> None:
                       "model, in as many chains as --workers; the first of each chain is cold)")  # fmt: skip
     grid.add_argument("--scheduler", help="Dask scheduler address (tcp://host:port)")
     grid.add_argument("--wait", action="store_true", help="return when every run has ended")
+    grid.add_argument(
+        "--tune",
+        action="store_true",
+        help="tune each point's solver by its paper's protocol first (see `run --tune`): the "
+        "command waits for the trials, then queues the sweep of the chosen runs, each started "
+        "afresh (a tuned point has its own options, so no chain)",
+    )
     sweep.set_defaults(handler=sweep_command)
 
     runs = commands.add_parser("runs", help="list, show, cancel, re-run, export or delete runs; "
@@ -155,8 +163,11 @@ def sweep_command(args: argparse.Namespace) -> int:
     if args.objective is None:
         objective = objective_from_args(args, grid_objective(grid), base.data.label_task)
         base = dataclasses.replace(base, objective=objective)
-    specs = continuation_specs(grid_specs(base, grid), 0 if args.cold else args.workers)
     store = Store(args.home)
+    if args.tune:
+        specs = tuned_sweep_specs(grid_specs(base, grid), store, args)
+    else:
+        specs = continuation_specs(grid_specs(base, grid), 0 if args.cold else args.workers)
     sweep_id = submit_sweep(args.name or f"{len(specs)} runs", specs, grid, store,
                             workers=args.workers, scheduler=args.scheduler, force=args.force)  # fmt: skip
     print(sweep_id)

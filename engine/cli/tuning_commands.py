@@ -14,7 +14,7 @@ from engine.runs import RunSpec, Store
 from engine.runs.export import stored_run_model
 from engine.runs.results import export_run, run_verdict
 from engine.runs.submit import submit, wait
-from engine.runs.tuning import TunedRun, trial_specs, tuned_run, tuning_plan
+from engine.runs.tuning import TunedRun, trial_specs, tuned_run, tunes, tuning_plan
 from engine.solvers.tuning import Choice
 
 
@@ -48,6 +48,40 @@ def tuned_run_command(args: argparse.Namespace, spec: RunSpec) -> int:
         save_model(stored_run_model(store, final), args.save_model)
         print(f"model written: {args.save_model}", file=sys.stderr)
     return 0
+
+
+def tuned_sweep_specs(
+    specs: list[RunSpec], store: Store, args: argparse.Namespace
+) -> list[RunSpec]:
+    """The sweep's runs with every point whose solver tunes (`tunes`) replaced by its tuned
+    run: all their trials queued at once and waited for, each point's choice printed."""
+    tuned = [spec for spec in specs if tunes(spec)]
+    if not tuned:
+        raise UserError("--tune: no solver of the sweep declares a grid to tune on")
+    trials = [trial for spec in tuned for trial in trial_specs(spec)]
+    print(f"tuning {len(tuned)} points: {len(trials)} trials", file=sys.stderr)
+    submit(trials, store, force=args.force, workers=args.workers)
+    wait(store, [trial.run_id for trial in trials])
+    chosen = {}
+    for spec in tuned:
+        result = tuned_run(store, spec)
+        assert result is not None  # every trial has ended
+        print(f"{describe_point(spec)}: {result.choice.words()}", file=sys.stderr)
+        if result.final is not None:
+            chosen[spec.run_id] = result.final
+    return [
+        chosen.get(spec.run_id, spec)
+        for spec in specs
+        if spec not in tuned or spec.run_id in chosen
+    ]
+
+
+def describe_point(spec: RunSpec) -> str:
+    """A sweep point in a few words: solver, κ and I."""
+    held = spec.constraint
+    kappa = f" κ = {held.kappa:g}" if held is not None else ""
+    alpha, beta = spec.interval
+    return f"{spec.solver}{kappa} I = [{alpha:g}, {beta:g})"
 
 
 def _made(store: Store, tuned: TunedRun, args: argparse.Namespace) -> str:

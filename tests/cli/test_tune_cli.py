@@ -38,7 +38,7 @@ def test_a_tuned_run_prints_its_trials_and_reports_the_chosen_one(
 
     assert main(arguments) == 0  # again: every trial and the tuned run are reused
     assert len(store.runs()) == len(grid)
-    assert "Chosen: " in capsys.readouterr().err or tuned.choice.meets is False
+    assert "Chosen: epsilon = " in capsys.readouterr().err
 
 
 def test_tune_refuses_a_solver_without_a_plan_and_a_background_run(tiny_csv, quiet_store, capsys):
@@ -49,3 +49,24 @@ def test_tune_refuses_a_solver_without_a_plan_and_a_background_run(tiny_csv, qui
     assert "leave out --background" in capsys.readouterr().err
     assert Store(quiet_store).runs() == []
 
+
+
+def test_a_tuned_sweep_queues_the_chosen_run_of_each_point(
+    tiny_csv, quiet_store, inline_runner, capsys
+):
+    assert main(["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "psp",
+                 "--kappas", "0.1", "0.2", "--solvers", "ssg", "unconstrained",
+                 "--iterations", "40", "--tune", "--wait"]) == 0  # fmt: skip
+    printed = capsys.readouterr()
+    sweep_id = printed.out.split()[0]
+    store = Store(quiet_store)
+    grid = solver_card("ssg").tuning.settings()
+    assert len(store.runs()) == 2 * len(grid) + 1  # the trials and the reference, no more
+    swept = store.runs(sweep_id=store.sweep_id(sweep_id))
+    assert sorted(r.spec["solver"] for r in swept) == ["ssg", "ssg", "unconstrained"]
+    for row in (r for r in swept if r.spec["solver"] == "ssg"):
+        kappa = row.spec["constraint"]["kappa"]
+        said = f"ssg κ = {kappa:g} I = [0, 1): Chosen: epsilon = {row.spec['config']['epsilon']},"
+        assert said in printed.err
+        assert row.spec["config"]["epsilon"] in [s["epsilon"] for s in grid]
+    assert main(["frontier", sweep_id]) == 0
