@@ -69,6 +69,7 @@ from engine.objectives import (
     objective_to_dict,
     objective_type,
 )
+from engine.runs.quantities import quantity_of
 from engine.runs.results import solution_verdict
 from engine.scoring import MIXTURE_W, Rows, model_scores, uses_groups
 from engine.solvers.catalogue import solver_card
@@ -307,7 +308,10 @@ class FairFrontEstimator(BaseEstimator):
                 warnings.warn(message, UserWarning, stacklevel=2)
             solution, run, tuning = _train(prepared, run, seed, bool(self.tune))
         self._keep(prepared, run, seed, solution)
-        self.tuning_ = None if tuning is None else pd.DataFrame(tuning.rows())
+        self.tuning_ = None
+        if tuning is not None:
+            held = "value" if run.constraint is None else quantity_of(run.constraint).name
+            self.tuning_ = pd.DataFrame(tuning.rows(held))
         return self
 
     def _run(self) -> FitRun:

@@ -12,6 +12,7 @@ from engine.errors import UserError
 from engine.model_file import save_model
 from engine.runs import RunSpec, Store
 from engine.runs.export import stored_run_model
+from engine.runs.quantities import held_quantity
 from engine.runs.results import export_run, run_verdict
 from engine.runs.submit import submit, wait
 from engine.runs.tuning import TunedRun, trial_specs, tuned_run, tunes, tuning_plan
@@ -33,7 +34,8 @@ def tuned_run_command(args: argparse.Namespace, spec: RunSpec) -> int:
     wait(store, [t.run_id for t in trials])
     tuned = tuned_run(store, spec)
     assert tuned is not None  # every trial has ended
-    print(format_trials(tuned.choice), file=sys.stderr)
+    held = held_quantity(spec.to_dict())
+    print(format_trials(tuned.choice, held.name if held else "value"), file=sys.stderr)
     if tuned.final is None:
         raise UserError(tuned.choice.words())
     print(tuned.choice.words(), file=sys.stderr)
@@ -93,10 +95,10 @@ def _made(store: Store, tuned: TunedRun, args: argparse.Namespace) -> str:
     return run_id
 
 
-def format_trials(choice: Choice) -> str:
+def format_trials(choice: Choice, quantity: str = "value") -> str:
     """The trials as a table (`Choice.rows`): each setting as given, the measured values to
     four places, the chosen one ◆."""
-    rows = choice.rows()
+    rows = choice.rows(quantity)
     header = list(rows[0])
     cells = [[_cell(row[c], c in choice.plan.grid) for c in header] for row in rows]
     header[-1] = ""

@@ -155,17 +155,17 @@ class Choice:
             )
         return f"Chosen: {self.headline()}."
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self, quantity: str = "value") -> list[dict[str, Any]]:
         """The trials as a table's rows: the setting's options, how the run ended, the
-        validation score and exact constrained value (None where there is none), whether that
-        is within κ ("yes", "no", "—") and "◆" on the chosen one."""
+        validation score and exact constrained value ("val <quantity>"; None where there is
+        none), whether that is within κ ("yes", "no", "—") and "◆" on the chosen one."""
         score = f"val {self.plan.score}"
         return [
             {
                 **trial.setting,
                 "status": trial.status,
                 score: trial.score,
-                "val value": trial.value,
+                f"val {quantity}": trial.value,
                 "within κ": {True: "yes", False: "no", None: "—"}[trial.meets],
                 "chosen": "◆" if index == self.chosen else "",
             }

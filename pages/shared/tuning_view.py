@@ -11,6 +11,7 @@ import streamlit as st
 
 from engine.errors import UserError
 from engine.runs.describe import run_label
+from engine.runs.quantities import held_quantity
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.runs.submit import submit
@@ -86,7 +87,8 @@ def _tuning_line(progress: TuningProgress) -> None:
     title = f"Tuned {name} on {total} trials: {choice.headline()}"
     with st.expander(title, key=f"tuning:{progress.spec.run_id}"):
         st.caption(f"{choice.words()} Grid: {choice.plan.words()}.")
-        frame = pd.DataFrame(choice.rows())
+        held = held_quantity(progress.spec.to_dict())
+        frame = pd.DataFrame(choice.rows(held.name if held is not None else "value"))
         number = st.column_config.NumberColumn
         config = {
             column: number(format="%.4f") for column in frame.columns if column.startswith("val ")

@@ -27,7 +27,7 @@ def test_a_tuned_fit_keeps_the_trial_its_rule_picks_and_is_reproducible_by_seed(
     # the rule, applied by hand to the table's own numbers, picks the marked trial
     redone = pick(plan, [
         trial_outcome(plan, {"epsilon": row.epsilon}, row.status,
-                      {"accuracy": row["val accuracy"], "constraint": row["val value"]}, 0.2)
+                      {"accuracy": row["val accuracy"], "constraint": row["val pSP"]}, 0.2)
         for _, row in trials.iterrows()
     ], constrained=True)  # fmt: skip
     chosen = trials.index[trials["chosen"] == "◆"][0]
