@@ -45,10 +45,12 @@ from engine.cli.run_commands import (
     parse_options,
     run_spec_from_args,
 )
+from engine.cli.tuning_commands import tuned_sweep_specs
 from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.runs import Grid, RunSpec, Store, parse_grid, submit_sweep, wait
 from engine.runs.grid import OPTION, axes_help, parse_values
+from engine.runs.tuning import tunes
 from engine.solvers.honour_rules import HONOUR_OFF
 from engine.status import ACTIVE
 
@@ -86,6 +88,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     study.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2",
                        help="one more axis of the study, e.g. option.rho=0.5,1 (repeatable; each "
                        "point is a variant; the axes are listed below)")  # fmt: skip
+    study.add_argument(
+        "--tune",
+        action="store_true",
+        help="tune each solver that declares its paper's grid first (as paper 000 did, App. B; "
+        "see `run --tune`), then run the study with the options chosen",
+    )
     study.add_argument("--out", type=Path, required=True, metavar="DIR",
                        help="folder for table.csv, criteria.csv, bands.csv, grid.csv and the "
                        "figures (HTML)")  # fmt: skip
@@ -94,13 +102,13 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def benchmark_command(args: argparse.Namespace) -> int:
     base, grid = study_setup(args)
-    points = study_points(base, grid)
     out = make_folder(args.out)
     base.data.files(print_download_progress)  # what --download allows, with its progress
     load_prepared(base.data, base.prepare, use_cache=not args.no_cache)  # bad data fails here
+    store = Store(args.home)
+    points = study_points(base, grid, tuned_configs(base, grid, store, args) if args.tune else None)
     variants = study_variants(points, grid)
     specs = [spec for _, spec in points]
-    store = Store(args.home)
     sweep_id = submit_sweep(f"benchmark: {len(specs)} runs", specs, grid, store,
                             workers=args.workers, force=args.force)  # fmt: skip
     print(f"{len(specs)} runs ({len(set(variants.values()))} variants × {args.runs} seeds) in "
@@ -114,6 +122,16 @@ def benchmark_command(args: argparse.Namespace) -> int:
         print(format_table(summary, runs))
     print(f"written to {out}: {', '.join(written)}", file=sys.stderr)
     return 0
+
+
+def tuned_configs(
+    base: RunSpec, grid: Grid, store: Store, args: argparse.Namespace
+) -> dict[str, dict]:
+    """Each solver's options chosen by its paper's protocol before the study (paper 000, App.
+    B), on the study's first seed and budget, as `sweep --tune` chooses them."""
+    firsts = [spec for _, spec in study_points(base, {"solver": grid["solver"]})]
+    tuned = tuned_sweep_specs([spec for spec in firsts if tunes(spec)], store, args)
+    return {spec.solver: dict(spec.config) for spec in tuned}
 
 
 def study_setup(args: argparse.Namespace) -> tuple[RunSpec, Grid]:

@@ -59,7 +59,7 @@ def tuned_sweep_specs(
     run: all their trials queued at once and waited for, each point's choice printed."""
     tuned = [spec for spec in specs if tunes(spec)]
     if not tuned:
-        raise UserError("--tune: no solver of the sweep declares a grid to tune on")
+        raise UserError("--tune: none of the solvers declares a grid to tune on")
     trials = [trial for spec in tuned for trial in trial_specs(spec)]
     print(f"tuning {len(tuned)} points: {len(trials)} trials", file=sys.stderr)
     submit(trials, store, force=args.force, workers=args.workers)

@@ -70,3 +70,21 @@ def test_a_tuned_sweep_queues_the_chosen_run_of_each_point(
         assert said in printed.err
         assert row.spec["config"]["epsilon"] in [s["epsilon"] for s in grid]
     assert main(["frontier", sweep_id]) == 0
+
+
+def test_a_tuned_benchmark_runs_each_solver_with_the_options_its_trials_chose(
+    tiny_csv, quiet_store, inline_runner, tmp_path, capsys
+):
+    out = tmp_path / "study"
+    assert main(["benchmark", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint",
+                 "group_loss_gap", "--kappa", "0.05", "--seconds", "0.5", "--solvers", "sgd",
+                 "ssl_alm", "--runs", "2", "--tune", "--out", str(out)]) == 0  # fmt: skip
+    printed = capsys.readouterr().err
+    grid = solver_card("ssl_alm").tuning.settings()
+    assert f"tuning 1 points: {len(grid)} trials" in printed  # sgd declares no grid
+    store = Store(quiet_store)
+    line = next(x for x in printed.splitlines() if x.startswith("ssl_alm κ = 0.05"))
+    study = [r for r in store.runs() if r.spec["solver"] == "ssl_alm" and r.spec["seed"] == 1]
+    (second_seed,) = study  # the trials ran on the first seed
+    chosen = {name: second_seed.spec["config"][name] for name in ("tau", "eta")}
+    assert chosen in grid and f"tau = {chosen['tau']}, eta = {chosen['eta']}," in line
