@@ -32,14 +32,17 @@ from engine.benchmark.study import (
 from engine.benchmark.tables import final_summary, final_tables
 from engine.errors import UserError
 from engine.runs import RunSpec, Store, parse_grid, submit_sweep
+from engine.runs.submit import submit
 from engine.status import ACTIVE, FINAL
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.layout import compact_page
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
+from pages.shared.tuning_view import TunedView, tuned_view, tuning_lines
 from pages.shared.views import trajectories
 
 EXPORT_FORMATS = ("png", "svg")
+STUDY_AFTER_TUNING = "bench_study_after_tuning"  # Run was pressed while the trials were to run
 BEST_STYLE = "font-weight: bold; background-color: #e6f4ea"
 NO_BREAK = "\u00a0"
 
@@ -69,7 +72,15 @@ def main() -> None:
             "Hyper-parameter grid (optional)", key="bench_grid",
             help="one setting per line, e.g. option.rho=0.5,1 or model.hidden=64x32,32; "
             "`python -m engine sweep --help` lists every setting")  # fmt: skip
-        remember("bench_runs", "bench_save_seconds", "bench_grid")
+        initial("bench_tune", False)
+        tune = st.sidebar.checkbox(
+            "Tune each solver first",
+            key="bench_tune",
+            help="each solver whose paper gives a grid (`python -m engine solvers`) runs one "
+            "trial per setting on the first seed, and the study runs with the options its "
+            "rule picks on validation (paper 000 tuned so, App. B)",
+        )
+        remember("bench_runs", "bench_save_seconds", "bench_grid", "bench_tune")
         if not problem.solvers:
             raise UserError("choose at least one solver that can run this constraint and model")
         base = base_spec(data_spec, prepare, problem)
@@ -77,15 +88,36 @@ def main() -> None:
                                                                     save_seconds=save_seconds))  # fmt: skip
         extra = parse_grid([line for line in grid_text.splitlines() if line.strip()])
         grid = study_grid(problem.solvers, runs, extra)
-        points = study_points(base, grid, configs=problem.configs)
+        firsts = study_points(base, {"solver": list(problem.solvers)}, configs=problem.configs)
+        tuning = tuned_view(store, [spec for _, spec in firsts], tune)
+        points = study_points(base, grid, configs={**problem.configs, **tuned_configs(tuning)})
         group_names = prepared_data(data_spec, prepare).group_names
     except UserError as error:
         st.error(str(error))
         return
     specs = [spec for _, spec in points]
-    if st.sidebar.button(f"Run study ({len(specs)} runs)", type="primary", key="bench_run"):
+    tuned = all(t.tuned is not None for t in tuning.tunings)
+    label = f"Run study ({len(specs)} runs)" if tuned else "Tune, then run the study"
+    if st.sidebar.button(label, type="primary", key="bench_run"):
+        if tuned:
+            submit_sweep(f"benchmark: {len(specs)} runs", specs, grid, store, workers=2)
+        else:  # the study follows once every solver's options are chosen
+            submit([t for tunings in tuning.tunings for t in tunings.trials], store)
+            st.session_state[STUDY_AFTER_TUNING] = True
+            st.rerun()
+    if tuned and st.session_state.pop(STUDY_AFTER_TUNING, False):
         submit_sweep(f"benchmark: {len(specs)} runs", specs, grid, store, workers=2)
+    tuning_lines(store, tuning)
+    if not tuned and any(t.stored for t in tuning.tunings):
+        st.info("The study runs once the tuning has chosen each solver's options.")
+        return
     _view(store, points, grid, group_names)
+
+
+def tuned_configs(view: TunedView) -> dict[str, dict]:
+    """Each tuned solver's options, chosen by its paper's rule (none before its trials end)."""
+    chosen = [t.tuned.final for t in view.tunings if t.tuned is not None]
+    return {final.solver: dict(final.config) for final in chosen if final is not None}
 
 
 def _view(store: Store, points, grid, group_names: tuple[str, ...]) -> None:

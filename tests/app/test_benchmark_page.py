@@ -9,6 +9,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from engine.runs import FINAL, Store
+from engine.solvers.catalogue import solver_card
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -72,3 +73,43 @@ def test_a_reference_solver_listed_first_leaves_the_others_their_constraint():
     app.switch_page("pages/benchmark.py").run()
     assert not app.exception and not app.error, errors(app)
     assert app.sidebar.button(key="bench_run").label == "Run study (10 runs)"
+
+
+def wait_until_ended(store: Store, count: int, timeout: float = 180) -> list:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        runs = store.runs()
+        if len(runs) >= count and all(r.status in FINAL for r in runs):
+            return runs
+        time.sleep(0.5)
+    raise AssertionError(f"runs did not end: {[(r.spec['solver'], r.status) for r in runs]}")
+
+
+def test_a_tuned_study_runs_each_solver_with_the_options_its_trials_chose(app_home):
+    """IDCA tunes T and ε on 50 outer iterations (paper 003 G.2.2), the reference does not;
+    the study's IDCA runs then take the chosen T and ε, at their full length."""
+    app = open_benchmark()
+    app.sidebar.number_input(key="seconds").set_value(1.0).run()
+    app.sidebar.number_input(key="bench_runs").set_value(2).run()
+    app.sidebar.checkbox(key="bench_tune").check().run()
+    assert app.session_state["solvers"] == ["idca", "unconstrained"]
+    grid = solver_card("idca").tuning.settings()
+    assert app.sidebar.button(key="bench_run").label == "Tune, then run the study"
+    app.sidebar.button(key="bench_run").click().run()
+    store = Store(app_home)
+    trials = wait_until_ended(store, len(grid))
+    assert all(r.spec["config"]["outer_iterations"] == 50 for r in trials)
+    app.run()  # the trials have ended: the study is queued with the chosen options
+    assert not app.exception
+    runs = wait_until_ended(store, len(grid) + 4)
+    (line,) = [e.label for e in app.expander if e.label.startswith("Tuned idca")]
+    idca = [r for r in runs if r.spec["solver"] == "idca"]
+    study = [r for r in idca if r.spec["config"]["outer_iterations"] != 50]  # at full length
+    assert sorted(r.spec["seed"] for r in study) == [0, 1]
+    for run in study:
+        chosen = {name: run.spec["config"][name] for name in ("inner_iterations", "epsilon")}
+        assert chosen in grid
+        assert (
+            f"inner_iterations = {chosen['inner_iterations']}, epsilon = {chosen['epsilon']},"
+            in line
+        )
