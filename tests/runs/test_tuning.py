@@ -80,6 +80,12 @@ def test_a_loss_is_lowest_best_and_without_a_constraint_every_trial_counts():
         for a, loss, value in ((1, 0.5, 0.3), (2, 0.4, 0.9), (3, 0.45, 0.0))
     ]
     assert pick(plan, made, constrained=False).chosen == 1
+    by_auc = TuningPlan({"a": (1, 2, 3)}, Score.AUC, "paper 004")
+    ranked = [
+        trial_outcome(by_auc, {"a": a}, "converged", {"auc": auc, "constraint": value}, 0.1)
+        for a, auc, value in ((1, 0.9, 0.05), (2, 0.95, 0.2), (3, 0.92, 0.1))
+    ]
+    assert pick(by_auc, ranked, constrained=True).chosen == 2  # the best AUC within κ
     assert pick(plan, [Trial({"a": 1}, "failed", None, None, None)], True).chosen is None
 
 

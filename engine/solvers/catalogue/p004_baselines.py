@@ -17,6 +17,7 @@ from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.catalogue.p004_sfls import SELECTIONS
 from engine.solvers.options import option
+from engine.solvers.tuning import Score, TuningPlan
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,8 @@ class CorrPenaltyConfig(_BaselineOptions):
 
 
 _SGD_GRADIENTS = "paper 004, App. E.2: one SGD step on w per minibatch, backpropagated"
+# paper 004, App. E.3: the baselines' learning rates tuned on SFLS's grid, by validation AUC
+_RATE_TUNING = TuningPlan({"step": (0.01, 0.1, 1.0)}, Score.AUC, "paper 004 App. E.3")
 
 CARDS = (
     SolverCard("proxy_lagrangian", ProxyLagrangianConfig, "004",
@@ -102,7 +105,7 @@ CARDS = (
                    C.AUC_PAIR_SETS: "paper 004, eq. (2) and App. A: each row compares the AUCs "
                                     "of two set pairs (G1, G1'), (G2, G2'), proxied and counted "
                                     "over the minibatch's pairs",
-               }),
+               }, tuning=_RATE_TUNING),
     SolverCard("corr_penalty", CorrPenaltyConfig, "004",
                "correlation penalty (Beutel et al. 2019; paper 004, App. E.2): SGD on the "
                "square pairwise AUC loss + λ |Corr(h, γ)|, the Pearson correlation of scores "
@@ -116,7 +119,7 @@ CARDS = (
                    C.AUC_PAIR_SETS: "paper 004, App. E.3: its iterates are judged by the exact "
                                     "group AUC gap of Ex. 1, whose sets (G1, G1') are the pair "
                                     "of groups it decorrelates",
-               }, auc_variants=("group",),
+               }, tuning=_RATE_TUNING, auc_variants=("group",),
                auc_variants_why="paper 004, App. E.2: only Ex. 1 can be written as a penalty on "
                                 "the correlation of scores and group"),
 )  # fmt: skip

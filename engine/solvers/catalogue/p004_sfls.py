@@ -18,6 +18,7 @@ from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option
+from engine.solvers.tuning import Score, TuningPlan
 
 SELECTIONS = ("validation", "last")
 
@@ -130,6 +131,10 @@ _NEEDS = {
                      "through its sets' indicators",
 }  # fmt: skip
 
+# paper 004, App. E.3: the step constant c tuned over {0.01, 0.1, 1} on validation AUC, the
+# reported model feasible on validation
+STEP_TUNING = TuningPlan({"eta": (0.01, 0.1, 1.0)}, Score.AUC, "paper 004 App. E.3")
+
 CARDS = (
     SolverCard("sfls", SFLSConfig, "004",
                "stochastic feasible level-set method (paper 004, Alg. 1): the level r falls by "
@@ -138,12 +143,12 @@ CARDS = (
                "(Lemmas 3–4) and minibatches of 100; reports the averaged oracle output "
                "(best on validation, or the last); max AUC under the AUC-gap surrogate; any "
                "model (convex for a linear one)",
-               "engine.solvers.sfls:SFLS", needs=_NEEDS),
+               "engine.solvers.sfls:SFLS", needs=_NEEDS, tuning=STEP_TUNING),
     SolverCard("iqrc", IQRCConfig, "004",
                "inexact quadratically regularised constrained method (paper 004, Alg. 3) for "
                "weakly convex models such as App. E's 2-layer sigmoid network (model mlp, "
                "hidden 10, sigmoid): stage s runs SFLS on f0 + (ρ̂/2)‖x − x̃(s)‖² under the "
                "AUC-gap surrogate plus the same term (eq. 28), from x̃(s) to x̃(s+1); reports "
                "the best validation AUC within κ on validation, like SFLS",
-               "engine.solvers.iqrc:IQRC", needs=_NEEDS),
+               "engine.solvers.iqrc:IQRC", needs=_NEEDS, tuning=STEP_TUNING),
 )  # fmt: skip
