@@ -77,7 +77,7 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
                       charts: bool) -> bool:  # fmt: skip
     """The problem's controls, the Run button and the view's runs; whether it has any."""
     try:
-        problem = problem_controls(task=prepared.task, honour_choice=True)
+        problem = problem_controls(task=prepared.task, honour_choice=True, tune_choice=True)
         specs = run_specs(data_spec, prepare, problem)
     except UserError as error:
         st.error(str(error))
@@ -126,7 +126,7 @@ def _without_data(error: UserError) -> None:
     st.error(str(error))
     st.caption("Runs computed before are kept: the Runs page lists them all.")
     with contextlib.suppress(UserError):  # the message that matters is the data's
-        problem_controls(honour_choice=True)
+        problem_controls(honour_choice=True, tune_choice=True)
 
 
 def _status(store: Store, run_id: str) -> str | None:

@@ -126,13 +126,16 @@ def interval_control(key: str = "interval", family: str = DEFAULT_FAMILY) -> tup
 
 
 def problem_controls(
-    solver_choice: bool = True, task: Task = Task.CLASSIFICATION, honour_choice: bool = False
+    solver_choice: bool = True,
+    task: Task = Task.CLASSIFICATION,
+    honour_choice: bool = False,
+    tune_choice: bool = False,
 ) -> Problem:
     """What the sidebar chose for data whose label is of `task`: a classifier's constraint with
     I and κ; a regression has no constraint family, so its runs train without one (the
     constraint kept here only says so to the solver list) and report the mean gap. With
-    `honour_choice`, a classifier's runs honour κ on the split the user picks (validation by
-    default)."""
+    `honour_choice`, a classifier's runs honour κ on the split the user picks (train by
+    default); with `tune_choice`, the user may have each solver tune first."""
     st.sidebar.header("Fairness")
     if task is Task.CLASSIFICATION:
         interval, kappa, family, pairs, options = _fairness_controls()
@@ -148,7 +151,7 @@ def problem_controls(
         if solver_choice
         else ((), {}, Budget(), None)
     )
-    tune = _tune_control() if honour_choice and solver_choice else False
+    tune = _tune_control() if tune_choice and honour_choice and solver_choice else False
     remember(*KEYS)
     return Problem(interval, kappa, family, tuple(solvers), configs, model, budget, pairs, options,
                    objective, honour, tune)  # fmt: skip

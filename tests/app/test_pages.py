@@ -360,3 +360,10 @@ def test_a_solver_tuned_first_runs_its_trials_and_shows_the_setting_its_rule_pic
     trial_table = next(d.value for d in app.dataframe if "epsilon" in d.value.columns)
     chosen = trial_table[trial_table["chosen"] == "◆"]["epsilon"].tolist()
     assert len(chosen) == 1 and f"epsilon = {chosen[0]}" in expander.label
+
+
+def test_only_explore_offers_to_tune_first():
+    app = start()
+    assert [c.key for c in app.sidebar.checkbox if c.key == "tune"] == ["tune"]
+    app.switch_page("pages/frontier.py").run()
+    assert not app.exception and all(c.key != "tune" for c in app.sidebar.checkbox)
