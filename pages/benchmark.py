@@ -108,8 +108,14 @@ def main() -> None:
     if tuned and st.session_state.pop(STUDY_AFTER_TUNING, False):
         submit_sweep(f"benchmark: {len(specs)} runs", specs, grid, store, workers=2)
     tuning_lines(store, tuning)
-    if not tuned and any(t.stored for t in tuning.tunings):
-        st.info("The study runs once the tuning has chosen each solver's options.")
+    if not tuned:
+        started = any(t.stored for t in tuning.tunings)
+        st.info(
+            "The study runs once the tuning has chosen each solver's options."
+            if started
+            else f"Press **{label}**: each solver's trials first, then the study with the "
+            "options its paper's rule picks."
+        )
         return
     _view(store, points, grid, group_names)
 
