@@ -6,8 +6,9 @@ by sex, Law school by race White / not, ACS income Connecticut by RAC1P White / 
 Communities and Crime, grouped by its first protected column. Each solver runs once per data
 set at its card's defaults, as a page or `run` would make the run (`RunSpec`, queued in a run
 store under `--home` and made by the background workers, so a second call reuses what the
-first made): the family is the first of pSP, DP, group-loss gap and AUC gap it solves (a
-reference solver runs under pSP, which it only reports); the model linear with group
+first made): the family is its paper's (pSP for paper 003, DP for 001, the group-loss gap for
+000, the AUC gap for 004: the one of these whose source is the solver's paper), else the first
+of them it solves (a reference solver runs under pSP, which it only reports); the model linear with group
 cross-terms, or, for a solver that trains networks only, an MLP of 16 hidden units; κ = 0.05,
 I = [5 %, 30 %); κ held on the training data where the solver can. A combination the problem
 refuses (a group too small for a rank band, a solver that needs another objective) is printed
@@ -42,6 +43,7 @@ from kappa_holds import SOURCES, Source, _classic  # noqa: E402
 from engine.data.prepare import PrepareOptions  # noqa: E402
 from engine.errors import UserError  # noqa: E402
 from engine.fairness.constraint_spec import ConstraintSpec  # noqa: E402
+from engine.fairness.families import family_entry  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
 from engine.objectives import objective_type  # noqa: E402
 from engine.runs import RunSpec, Store  # noqa: E402
@@ -54,7 +56,7 @@ from engine.verdict import Label  # noqa: E402
 
 KAPPA = 0.05
 INTERVAL = (0.05, 0.30)
-FAMILIES = ("pSP", "DP", "group_loss_gap", "auc_gap")  # the first a solver solves is its own
+FAMILIES = ("pSP", "DP", "group_loss_gap", "auc_gap")  # papers 003, 001, 000 and 004
 LINEAR = ModelSpec(cross_terms=True)
 NETWORK = ModelSpec(kind="mlp", hidden=(16,))
 DATA = {
@@ -69,7 +71,9 @@ Z95 = 1.96
 def run_spec(data: str, solver: str, seconds: float, scratch: Path) -> RunSpec:
     """The run of `solver` at its defaults on data set `data` (see the module's text)."""
     card = solver_card(solver)
-    family = next((f for f in FAMILIES if f in card.families()), FAMILIES[0])
+    solved = [f for f in FAMILIES if f in card.families()] or [FAMILIES[0]]
+    own = [f for f in solved if family_entry(f).source.startswith(f"paper {card.paper},")]
+    family = (own or solved)[0]
     model = LINEAR if card.refusal(LINEAR, family) is None else NETWORK
     spec, grouping = DATA[data].make(scratch)
     constraint = ConstraintSpec(family, KAPPA, INTERVAL if family in ("pSP", "pDP") else None)
