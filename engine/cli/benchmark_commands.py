@@ -102,11 +102,13 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def benchmark_command(args: argparse.Namespace) -> int:
     base, grid = study_setup(args)
+    points = study_points(base, grid)  # a grid point no solver can run is refused here
     out = make_folder(args.out)
     base.data.files(print_download_progress)  # what --download allows, with its progress
     load_prepared(base.data, base.prepare, use_cache=not args.no_cache)  # bad data fails here
     store = Store(args.home)
-    points = study_points(base, grid, tuned_configs(base, grid, store, args) if args.tune else None)
+    if args.tune:
+        points = study_points(base, grid, tuned_configs(base, grid, store, args))
     variants = study_variants(points, grid)
     specs = [spec for _, spec in points]
     sweep_id = submit_sweep(f"benchmark: {len(specs)} runs", specs, grid, store,
