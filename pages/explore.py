@@ -92,8 +92,12 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
                          key="run", disabled=bool(too_small),
                          help="fix the group sizes named on the page first" if too_small else None):  # fmt: skip
         try:
-            submit(missing or queued_by_run, store, force=not missing,
-                   idle_exit=VISITOR_IDLE_EXIT_SECONDS)  # fmt: skip
+            submit(
+                missing or queued_by_run,
+                store,
+                force=not missing,
+                idle_exit=VISITOR_IDLE_EXIT_SECONDS,
+            )
             tuning = tuned_view(store, specs, problem.tune)
         except UserError as error:
             st.error(str(error))

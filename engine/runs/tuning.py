@@ -54,19 +54,24 @@ class TunedRun:
 def tuned_run(store: Store, spec: RunSpec) -> TunedRun | None:
     """The plan's choice among the trials of `spec` in `store`, None while any is queued or
     running (or not yet queued)."""
+    trials = trial_specs(spec)
+    return _choice(store, spec, trials, store.statuses([t.run_id for t in trials]))
+
+
+def _choice(
+    store: Store, spec: RunSpec, trials: list[RunSpec], statuses: dict[str, str]
+) -> TunedRun | None:
+    """`tuned_run` from the trials' `statuses` (`Store.statuses`)."""
+    if any(statuses.get(trial.run_id) not in FINAL for trial in trials):
+        return None
     plan = tuning_plan(spec)
     kappa = spec.constraint.kappa if spec.constraint is not None else None
-    trials = []
-    for setting, trial in zip(plan.settings(), trial_specs(spec), strict=True):
-        try:
-            row = store.run(trial.run_id)
-        except UserError:
-            return None
-        if row.status not in FINAL:
-            return None
+    outcomes = []
+    for setting, trial in zip(plan.settings(), trials, strict=True):
         validation = store.metrics(trial.run_id).get(SPLIT, {})
-        trials.append(trial_outcome(plan, setting, row.status, validation, kappa, trial.run_id))
-    choice = pick(plan, trials, constrained=spec.constraint is not None)
+        status = statuses[trial.run_id]
+        outcomes.append(trial_outcome(plan, setting, status, validation, kappa, trial.run_id))
+    choice = pick(plan, outcomes, constrained=spec.constraint is not None)
     if choice.setting is None:
         return TunedRun(choice, None)
     # without fixed options this is the chosen trial's own spec: its run is the one reported
@@ -86,17 +91,12 @@ class TuningProgress:
 
 
 def tuning_progress(store: Store, spec: RunSpec) -> TuningProgress:
-    """How far the tuning of `spec` has got (each trial looked up once)."""
-    trials = tuple(trial_specs(spec))
-    statuses = []
-    for trial in trials:
-        try:
-            statuses.append(store.run(trial.run_id).status)
-        except UserError:
-            continue
-    ended = sum(status in FINAL for status in statuses)
-    tuned = tuned_run(store, spec) if ended == len(trials) else None
-    return TuningProgress(spec, trials, len(statuses), ended, tuned)
+    """How far the tuning of `spec` has got (the trials' statuses read once)."""
+    trials = trial_specs(spec)
+    statuses = store.statuses([t.run_id for t in trials])
+    ended = sum(status in FINAL for status in statuses.values())
+    tuned = _choice(store, spec, trials, statuses) if ended == len(trials) else None
+    return TuningProgress(spec, tuple(trials), len(statuses), ended, tuned)
 
 
 def tunes(spec: RunSpec) -> bool:

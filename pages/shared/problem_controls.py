@@ -153,8 +153,20 @@ def problem_controls(
     )
     tune = _tune_control() if tune_choice and honour_choice and solver_choice else False
     remember(*KEYS)
-    return Problem(interval, kappa, family, tuple(solvers), configs, model, budget, pairs, options,
-                   objective, honour, tune)  # fmt: skip
+    return Problem(
+        interval,
+        kappa,
+        family,
+        tuple(solvers),
+        configs,
+        model,
+        budget,
+        pairs,
+        options,
+        objective,
+        honour,
+        tune,
+    )
 
 
 def honour_control(solvers: list[str], family: str) -> str | None:

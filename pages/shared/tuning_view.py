@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from engine.errors import UserError
 from engine.runs.describe import run_label
 from engine.runs.quantities import held_quantity
 from engine.runs.spec import RunSpec
@@ -50,7 +49,8 @@ def queue_chosen(store: Store, view: TunedView, idle_exit: float) -> None:
     """Queue each tuned run whose trials have all ended and that is not in the store yet (or
     ended without a result it can keep)."""
     chosen = [t.tuned.final for t in view.tunings if t.tuned and t.tuned.final]
-    waiting = [spec for spec in chosen if _status(store, spec.run_id) in (None, *RETRYABLE)]
+    statuses = store.statuses([spec.run_id for spec in chosen])
+    waiting = [spec for spec in chosen if statuses.get(spec.run_id) in (None, *RETRYABLE)]
     if waiting:
         submit(waiting, store, idle_exit=idle_exit)
 
@@ -95,9 +95,3 @@ def _tuning_line(progress: TuningProgress) -> None:
         }
         st.dataframe(frame, hide_index=True, placeholder=MISSING, column_config=config)
 
-
-def _status(store: Store, run_id: str) -> str | None:
-    try:
-        return store.run(run_id).status
-    except UserError:
-        return None

@@ -18,13 +18,29 @@ def test_a_tuned_run_prints_its_trials_and_reports_the_chosen_one(
     tiny_csv, quiet_store, inline_runner, tmp_path, capsys
 ):
     out = tmp_path / "tuned.json"
-    arguments = ["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "psp",
-                 "--kappa", "0.2", "--solver", "ssg", "--iterations", "40", "--tune",
-                 "--out", str(out)]  # fmt: skip
+    arguments = [
+        "run",
+        *TABLE_FLAGS,
+        "--csv",
+        str(tiny_csv),
+        "--constraint",
+        "psp",
+        "--kappa",
+        "0.2",
+        "--solver",
+        "ssg",
+        "--iterations",
+        "40",
+        "--tune",
+        "--out",
+        str(out),
+    ]
     assert main(arguments) == 0
     printed = capsys.readouterr()
     grid = solver_card("ssg").tuning.settings()
-    table = [line for line in printed.err.splitlines() if line.strip().startswith(("epsilon", "0."))]
+    table = [
+        line for line in printed.err.splitlines() if line.strip().startswith(("epsilon", "0."))
+    ]
     assert len(table) == 1 + len(grid) and sum("◆" in line for line in table) == 1
     store = Store(quiet_store)
     assert len(store.runs()) == len(grid)  # the tuned run is the chosen trial: no fifth run
@@ -50,13 +66,32 @@ def test_tune_refuses_a_solver_without_a_plan_and_a_background_run(tiny_csv, qui
     assert Store(quiet_store).runs() == []
 
 
-
 def test_a_tuned_sweep_queues_the_chosen_run_of_each_point(
     tiny_csv, quiet_store, inline_runner, capsys
 ):
-    assert main(["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "psp",
-                 "--kappas", "0.1", "0.2", "--solvers", "ssg", "unconstrained",
-                 "--iterations", "40", "--tune", "--wait"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "sweep",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--constraint",
+                "psp",
+                "--kappas",
+                "0.1",
+                "0.2",
+                "--solvers",
+                "ssg",
+                "unconstrained",
+                "--iterations",
+                "40",
+                "--tune",
+                "--wait",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr()
     sweep_id = printed.out.split()[0]
     store = Store(quiet_store)
@@ -76,9 +111,31 @@ def test_a_tuned_benchmark_runs_each_solver_with_the_options_its_trials_chose(
     tiny_csv, quiet_store, inline_runner, tmp_path, capsys
 ):
     out = tmp_path / "study"
-    assert main(["benchmark", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint",
-                 "group_loss_gap", "--kappa", "0.05", "--seconds", "0.5", "--solvers", "sgd",
-                 "ssl_alm", "--runs", "2", "--tune", "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "benchmark",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--constraint",
+                "group_loss_gap",
+                "--kappa",
+                "0.05",
+                "--seconds",
+                "0.5",
+                "--solvers",
+                "sgd",
+                "ssl_alm",
+                "--runs",
+                "2",
+                "--tune",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().err
     grid = solver_card("ssl_alm").tuning.settings()
     assert f"tuning 1 points: {len(grid)} trials" in printed  # sgd declares no grid

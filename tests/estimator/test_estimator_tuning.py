@@ -12,8 +12,14 @@ from engine.estimator_data import InputError
 from engine.solvers.catalogue import solver_card
 from engine.solvers.tuning import pick, trial_outcome
 
-SETTINGS = {"solver": "ssg", "constraint": "pSP", "kappa": 0.2, "max_iter": 60,
-            "max_seconds": None, "random_state": 3}  # fmt: skip
+SETTINGS = {
+    "solver": "ssg",
+    "constraint": "pSP",
+    "kappa": 0.2,
+    "max_iter": 60,
+    "max_seconds": None,
+    "random_state": 3,
+}
 pytestmark = pytest.mark.filterwarnings("ignore")  # budgets end these tiny runs
 
 
@@ -25,11 +31,20 @@ def test_a_tuned_fit_keeps_the_trial_its_rule_picks_and_is_reproducible_by_seed(
     assert trials["epsilon"].tolist() == [s["epsilon"] for s in plan.settings()]
     assert trials["chosen"].tolist().count("◆") == 1
     # the rule, applied by hand to the table's own numbers, picks the marked trial
-    redone = pick(plan, [
-        trial_outcome(plan, {"epsilon": row.epsilon}, row.status,
-                      {"accuracy": row["val accuracy"], "constraint": row["val pSP"]}, 0.2)
-        for _, row in trials.iterrows()
-    ], constrained=True)  # fmt: skip
+    redone = pick(
+        plan,
+        [
+            trial_outcome(
+                plan,
+                {"epsilon": row.epsilon},
+                row.status,
+                {"accuracy": row["val accuracy"], "constraint": row["val pSP"]},
+                0.2,
+            )
+            for _, row in trials.iterrows()
+        ],
+        constrained=True,
+    )
     chosen = trials.index[trials["chosen"] == "◆"][0]
     assert redone.chosen == chosen
     assert model.exported_model_.about["config"]["epsilon"] == trials.loc[chosen, "epsilon"]

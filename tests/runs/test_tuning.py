@@ -20,9 +20,13 @@ PLAN = TuningPlan({"a": (1, 2), "b": (0.1, 0.2, 0.3)}, Score.ACCURACY, "a paper"
 
 def test_a_grid_lists_every_setting_in_the_papers_order():
     assert PLAN.settings() == [
-        {"a": 1, "b": 0.1}, {"a": 1, "b": 0.2}, {"a": 1, "b": 0.3},
-        {"a": 2, "b": 0.1}, {"a": 2, "b": 0.2}, {"a": 2, "b": 0.3},
-    ]  # fmt: skip
+        {"a": 1, "b": 0.1},
+        {"a": 1, "b": 0.2},
+        {"a": 1, "b": 0.3},
+        {"a": 2, "b": 0.1},
+        {"a": 2, "b": 0.2},
+        {"a": 2, "b": 0.3},
+    ]
     with pytest.raises(UserError, match="does not have"):
         PLAN.check({"a": 1})
 
@@ -59,13 +63,25 @@ def hand_pick(outcomes, kappa):
 @pytest.mark.parametrize(
     "outcomes",
     [
-        [("converged", 0.80, 0.04), ("budget", 0.83, 0.06), ("converged", 0.82, 0.05),
-         ("converged", 0.82, 0.01), ("failed", 0.99, 0.0), ("budget", 0.79, 0.02)],
-        [("converged", 0.80, 0.09), ("budget", 0.83, 0.06), ("diverged", 0.85, 0.01),
-         ("converged", 0.82, 0.07), ("converged", 0.81, 0.06), ("budget", 0.79, 0.12)],
+        [
+            ("converged", 0.80, 0.04),
+            ("budget", 0.83, 0.06),
+            ("converged", 0.82, 0.05),
+            ("converged", 0.82, 0.01),
+            ("failed", 0.99, 0.0),
+            ("budget", 0.79, 0.02),
+        ],
+        [
+            ("converged", 0.80, 0.09),
+            ("budget", 0.83, 0.06),
+            ("diverged", 0.85, 0.01),
+            ("converged", 0.82, 0.07),
+            ("converged", 0.81, 0.06),
+            ("budget", 0.79, 0.12),
+        ],
     ],
     ids=["some within κ", "none within κ"],
-)  # fmt: skip
+)
 def test_the_rule_picks_what_a_hand_computation_picks(outcomes):
     choice = pick(PLAN, trials(outcomes), constrained=True)
     chosen, meets = hand_pick(outcomes, 0.05)
@@ -105,11 +121,16 @@ def test_trials_are_runs_of_the_store_and_the_choice_is_made_from_their_validati
     for trial in specs:
         assert execute_run(str(store.home), trial.run_id) in ("converged", "budget")
     tuned = tuned_run(store, spec)
-    expected = pick(plan, [
-        trial_outcome(plan, setting, store.run(s.run_id).status, store.metrics(s.run_id)["val"],
-                      0.2)
-        for setting, s in zip(plan.settings(), specs, strict=True)
-    ], constrained=True)  # fmt: skip
+    expected = pick(
+        plan,
+        [
+            trial_outcome(
+                plan, setting, store.run(s.run_id).status, store.metrics(s.run_id)["val"], 0.2
+            )
+            for setting, s in zip(plan.settings(), specs, strict=True)
+        ],
+        constrained=True,
+    )
     assert tuned.choice.chosen == expected.chosen and tuned.choice.chosen is not None
     # without fixed options the run to report is the chosen trial itself
     assert tuned.final.run_id == specs[tuned.choice.chosen].run_id
@@ -123,8 +144,13 @@ def test_an_interrupted_trial_is_queued_again_and_the_choice_waits_for_it(store,
     for trial in specs[1:]:
         execute_run(str(store.home), trial.run_id)
     store.claim(specs[0].run_id, pid=1)
-    store.finish(specs[0].run_id, StopReason(StopCode.INTERRUPTED, "its process ended"),
-                 iterations=0, seconds=0.0, metrics={})  # fmt: skip
+    store.finish(
+        specs[0].run_id,
+        StopReason(StopCode.INTERRUPTED, "its process ended"),
+        iterations=0,
+        seconds=0.0,
+        metrics={},
+    )
     tuned = tuned_run(store, spec)
     assert tuned.choice.trials[0].score is None  # an interrupted trial has no model to choose
     store.enqueue(specs[0].run_id, specs[0].to_dict(), force=True)  # what a re-run does
@@ -143,8 +169,13 @@ def test_a_plan_with_shorter_trials_reports_the_chosen_setting_at_full_length(st
         store.enqueue(trial.run_id, trial.to_dict())
         store.claim(trial.run_id, pid=1)
         val = {"accuracy": 0.8 + 0.01 * len(store.runs()), "constraint": 0.1}
-        store.finish(trial.run_id, StopReason(StopCode.CONVERGED, "done"), iterations=50,
-                     seconds=1.0, metrics={"val": val})  # fmt: skip
+        store.finish(
+            trial.run_id,
+            StopReason(StopCode.CONVERGED, "done"),
+            iterations=50,
+            seconds=1.0,
+            metrics={"val": val},
+        )
     tuned = tuned_run(store, spec)
     assert tuned.choice.chosen == len(specs) - 1  # the highest validation accuracy
     assert tuned.final.config == {"patience": 0, **plan.settings()[-1]}
