@@ -107,6 +107,29 @@ def fit_grid_search(
     return mitigator.fit(X, y, sensitive_features=groups)
 
 
+def kappa_pick(
+    gaps: np.ndarray, accuracy: np.ndarray, majority: np.ndarray, kappa: float
+) -> tuple[int, str]:
+    """The index of the most accurate model whose exact training gap is within κ (the first of
+    equals); when none is, of the one of the smallest gap among those more accurate than always
+    predicting the majority class (a model worse than a constant is no answer to a κ out of
+    reach), among all when none is; and why, in words."""
+    within = gaps <= kappa
+    if within.any():
+        index = int(np.argmax(np.where(within, accuracy, -np.inf)))
+        return index, (f"the most accurate on the training split of the {int(within.sum())} of "
+                       f"{len(gaps)} grid models within κ = {kappa:g} there")  # fmt: skip
+    useful = accuracy > majority
+    index = int(np.argmin(np.where(useful, gaps, np.inf) if useful.any() else gaps))
+    among = ""
+    if not useful.any():
+        among = ", though none is more accurate there than always predicting the majority class"
+    elif not useful.all():
+        among = " among those more accurate there than always predicting the majority class"
+    return index, (f"the one of the smallest gap ({gaps[index]:.4f}){among}, as no model of the "
+                   f"grid has a training gap within κ = {kappa:g}")  # fmt: skip
+
+
 def grid_multipliers(fitted: GridSearch, group_names: Sequence[str]) -> list[dict[str, float]]:
     """The Lagrange multipliers of each model of a fitted GridSearch, in its grid's order: for
     each (event, group) of fairlearn's basis (every group but one, per event), λ = λ₊ − λ₋ on
@@ -204,25 +227,16 @@ class GridSearchSolver(ReductionSolver):
         return grid[index].params
 
     def within_kappa(self, grid: list[FrontPoint]) -> tuple[int, str]:
-        """The index of the most accurate model of `grid` on the training split whose exact gap
-        there is within κ (the first of equals), else of the one of the smallest gap; and a note
+        """The index of `grid`'s model that `kappa_pick` picks on the training split, and a note
         that says which."""
         kappa = self.problem.constraint.kappa
         metrics = [self.problem.report_scores(self.problem.scores(point.params), "train",
-                                              only=("accuracy", "constraint"))
+                                              only=("accuracy", "constraint", "majority"))
                    for point in grid]  # fmt: skip
         gaps = np.array([np.inf if m["constraint"] is None else m["constraint"] for m in metrics])
-        accuracy = np.array([m["accuracy"] for m in metrics])
-        within = gaps <= kappa
-        if not within.any():
-            index = int(np.argmin(gaps))
-            return index, (f"no model of the grid has a training gap within κ = {kappa:g}: "
-                           f"reported {grid[index].label}, the one of the smallest gap "
-                           f"({gaps[index]:.4f})")  # fmt: skip
-        index = int(np.argmax(np.where(within, accuracy, -np.inf)))
-        return index, (f"reported {grid[index].label}, the most accurate on the training split "
-                       f"of the {int(within.sum())} of {len(grid)} grid models within "
-                       f"κ = {kappa:g} there")  # fmt: skip
+        index, reason = kappa_pick(gaps, np.array([m["accuracy"] for m in metrics]),
+                                   np.array([m["majority"] for m in metrics]), kappa)  # fmt: skip
+        return index, f"reported {grid[index].label}, {reason}"
 
     def selection_note(self) -> str:
         return super().selection_note() if self.fitted is None else self.note

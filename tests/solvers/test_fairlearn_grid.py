@@ -1,6 +1,7 @@
 """fairlearn's GridSearch as a front: every model of its grid is one point, placed by its Lagrange
 multipliers, and is fairlearn's model of that grid point; the run reports the most accurate model
-within κ on the training split (or the one of the smallest gap), so that κ now chooses among the
+within κ on the training split (or the one of the smallest gap that beats the majority class),
+so that κ now chooses among the
 grid, where fairlearn's own rule gives the same model whatever κ."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Solution, solve
 from engine.solvers.catalogue.fairlearn import GridSearchConfig
+from engine.solvers.fairlearn_reductions import kappa_pick as grid_kappa_pick
 from engine.solvers.fairlearn_reductions import multiplier_labels
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")
@@ -39,12 +41,14 @@ def solutions(data) -> dict[tuple[float, str], Solution]:
 
 def kappa_pick(front: list[dict], kappa: float) -> int:
     """By brute force over the front: of the models with a training gap ≤ κ, the first of the
-    highest training accuracy; without one, the first of the smallest training gap."""
+    highest training accuracy; without one, the first of the smallest training gap among those
+    more accurate than the majority class (among all when none is)."""
     train = [member["metrics"]["train"] for member in front]
     within = [i for i, m in enumerate(train) if m["constraint"] <= kappa]
     if within:
         return max(within, key=lambda i: (train[i]["accuracy"], -i))
-    return min(range(len(front)), key=lambda i: (train[i]["constraint"], i))
+    useful = [i for i, m in enumerate(train) if m["accuracy"] > m["majority"]]
+    return min(useful or range(len(front)), key=lambda i: (train[i]["constraint"], i))
 
 
 @pytest.mark.parametrize("kappa", [LOOSE, TIGHT, UNREACHABLE])
@@ -101,3 +105,17 @@ def test_the_front_is_fairlearns_grid_of_models(data, solutions):
 def test_labels_take_the_digits_that_keep_them_distinct():
     assert multiplier_labels([{"a": 1.9996}, {"a": 2.0}]) == ["λ = 1.9996", "λ = 2"]
     assert multiplier_labels([{"a": 0.4, "b": -1.2}]) == ["λ = (0.4, -1.2)"]
+
+
+def test_without_a_model_within_kappa_a_degenerate_grid_model_is_passed_over():
+    """With κ out of reach, the smallest gap among the models that beat the majority class; the
+    smallest of all only when none does."""
+    gaps = np.array([0.90, 0.95, 0.97, 0.99])
+    accuracy = np.array([0.52, 0.60, 0.71, 0.69])
+    majority = np.full(4, 0.55)
+    index, reason = grid_kappa_pick(gaps, accuracy, majority, 0.05)
+    assert index == 1 and "among those more accurate there than always predicting" in reason
+    index, reason = grid_kappa_pick(gaps, accuracy, np.full(4, 0.8), 0.05)
+    assert index == 0 and "though none is more accurate" in reason
+    index, reason = grid_kappa_pick(gaps, accuracy, majority, 0.98)
+    assert index == 2 and "the most accurate on the training split of the 3 of 4" in reason
