@@ -112,6 +112,7 @@ def test_trials_are_runs_of_the_store_and_the_choice_is_made_from_their_validati
     specs = trial_specs(spec)
     plan = tuning_plan(spec)
     assert [s.config for s in specs] == plan.settings()  # ssg's trials hold nothing fixed
+    assert {s.honour for s in specs} == {spec.honour}  # so each is a run it could report
     assert len({s.run_id for s in specs}) == len(specs) == len(plan.settings())
     assert [s.run_id for s in trial_specs(spec)] == [s.run_id for s in specs]  # reproducible
     assert tuned_run(store, spec) is None  # nothing queued yet
@@ -160,11 +161,14 @@ def test_an_interrupted_trial_is_queued_again_and_the_choice_waits_for_it(store,
 
 
 def test_a_plan_with_shorter_trials_reports_the_chosen_setting_at_full_length(store, csv_spec):
-    spec = make_spec(csv_spec, solver="idca", kappa=0.2, config={"patience": 0})
+    spec = dataclasses.replace(
+        make_spec(csv_spec, solver="idca", kappa=0.2, config={"patience": 0}), honour="train"
+    )
     plan = tuning_plan(spec)
     assert plan.fixed == {"outer_iterations": 50}
     specs = trial_specs(spec)
     assert all(s.config["outer_iterations"] == 50 and s.config["patience"] == 0 for s in specs)
+    assert all(s.honour is None for s in specs)  # the paper's trials solve at κ alone
     for trial in specs:
         store.enqueue(trial.run_id, trial.to_dict())
         store.claim(trial.run_id, pid=1)
@@ -180,6 +184,7 @@ def test_a_plan_with_shorter_trials_reports_the_chosen_setting_at_full_length(st
     assert tuned.choice.chosen == len(specs) - 1  # the highest validation accuracy
     assert tuned.final.config == {"patience": 0, **plan.settings()[-1]}
     assert "outer_iterations" not in tuned.final.config
+    assert tuned.final.honour == "train"  # the final run holds κ as asked
 
 
 def test_a_solver_without_a_plan_or_a_constraint_is_refused_with_why(csv_spec):
