@@ -66,7 +66,7 @@ class CorrPenalty(PairwiseAUCSGD):
             value, grad = abs_correlation(h[pair], protected[pair].astype(np.float64))
             self.penalty += value
             d_penalty[pair] += grad
-        self.x = self.x - self.config.step * pullback(d_loss + self.config.penalty * d_penalty)
+        self.x = self.x - self.step * pullback(d_loss + self.config.penalty * d_penalty)
         return self.loss
 
     def state(self) -> dict[str, float | str]:

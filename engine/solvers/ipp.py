@@ -48,9 +48,15 @@ import numpy as np
 
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.catalogue.p001_baselines import IPPConExConfig, IPPConfig, IPPSSGConfig
+from engine.solvers.catalogue.p001_baselines import (
+    NETWORK_STEP,
+    IPPConExConfig,
+    IPPConfig,
+    IPPSSGConfig,
+)
 from engine.solvers.full_data import FullData, FullPoint
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.smoothness import safe_step
 from engine.solvers.switching import switching_step
 from engine.solvers.tail_sample import TailSample
 
@@ -82,14 +88,14 @@ class RegularisedPoint:
 class InnerSolver(ABC):
     """A fixed number of iterations on subproblem k, then a weighted average."""
 
-    def __init__(self, config: IPPConfig, rows: tuple[str, ...]) -> None:
-        self.config, self.rows = config, rows
+    def __init__(self, config: IPPConfig, rows: tuple[str, ...], first_step: float) -> None:
+        self.config, self.rows, self.first_step = config, rows, first_step
         self.last: dict[str, float | str] = {}
         self.start()
 
     def primal_step(self, t: int) -> float:
-        """α_t = 1/(1/α0 + ρ̂t/2) (the module's schedule)."""
-        return 1.0 / (1.0 / self.config.inner_step + 0.5 * self.config.rho_hat * t)
+        """α_t = 1/(1/α0 + ρ̂t/2) (the module's schedule), α0 = `first_step`."""
+        return 1.0 / (1.0 / self.first_step + 0.5 * self.config.rho_hat * t)
 
     def start(self) -> None:
         """A new subproblem: the average restarts."""
@@ -115,8 +121,8 @@ class InnerSolver(ABC):
 class SwitchingInner(InnerSolver):
     """IPP-SSG's inner solver: switching subgradient steps on the strongly convex subproblem."""
 
-    def __init__(self, config: IPPSSGConfig, rows: tuple[str, ...]) -> None:
-        super().__init__(config, rows)
+    def __init__(self, config: IPPSSGConfig, rows: tuple[str, ...], first_step: float) -> None:
+        super().__init__(config, rows, first_step)
         self.branches = {"objective": 0, "constraint": 0}
 
     def step(self, point: RegularisedPoint, t: int, move: Stepper) -> None:
@@ -138,9 +144,10 @@ class ConExInner(InnerSolver):
     """IPP-ConEx's inner solver: ConEx (Boob, Deng & Lan 2022) on the subproblem; its duals y
     are the state's "dual.<row>"."""
 
-    def __init__(self, config: IPPConExConfig, rows: tuple[str, ...]) -> None:
-        super().__init__(config, rows)
+    def __init__(self, config: IPPConExConfig, rows: tuple[str, ...], first_step: float) -> None:
+        super().__init__(config, rows, first_step)
         self.y = np.zeros(len(rows))
+        self.dual_first = config.dual_step or 2.0 / len(rows)  # σ0 (the option's help)
 
     def start(self) -> None:
         super().start()
@@ -155,7 +162,7 @@ class ConExInner(InnerSolver):
             ell = before.linear_at(point)
             theta = gamma_before / gamma  # ϑ_t = γ_{t−1}/γ_t
             s = (1.0 + theta) * ell - theta * ell_before  # ConEx's constraint extrapolation
-        dual_step = self.config.dual_step * gamma * self.primal_step(1)  # 1/τ_t = σ0 γ_t/γ_0
+        dual_step = self.dual_first * gamma * self.primal_step(1)  # 1/τ_t = σ0 γ_t/γ_0
         self.y = np.maximum(self.y + dual_step * s, 0.0)  # ConEx's dual step, with y_{t+1} …
         alpha = self.primal_step(t)
         x_next = move(alpha, point.gradient(1.0, self.y))  # … in the primal step at x_t
@@ -180,7 +187,8 @@ class InexactProximalPoint(MinibatchSolver):
     def __init__(self, problem: Problem, config: IPPConfig, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
         self.full = FullData(self.oracles, problem)
-        self.inner = INNER[config.inner_solver](config, tuple(problem.bound.rows))
+        first_step = config.inner_step or safe_step(problem, NETWORK_STEP)
+        self.inner = INNER[config.inner_solver](config, tuple(problem.bound.rows), first_step)
         self.output: TailSample[Params] = TailSample(rng, config.start_fraction)
         self.latest = self.x.copy()  # θ_k, the last outer iterate
         self.center = self.x.copy()  # subproblem k's θ_k

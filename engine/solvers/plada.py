@@ -55,16 +55,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.fairness.constraints.batch_rows import BatchRows, rows_jacobian
-from engine.numerics import top_eigenvalue
 from engine.oracles import WEIGHTS, MinibatchOracles
 from engine.problem import Problem
 from engine.solvers.catalogue.p001_plada import TABLE2_NETWORK, PLADAConfig
 from engine.solvers.full_data import FullData
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.smoothness import objective_lipschitz
 from engine.variables import Box, Kind
-
-POWER_ITERATIONS = 100  # at most, for λ_max(X̃ᵀX̃): each is one pass over the data
-POWER_TOLERANCE = 1e-6  # the relative change of the estimate that ends them
 
 
 @dataclass(frozen=True)
@@ -80,19 +77,6 @@ class Smoothness:
         suprema); None when it is not a finite number > 0 (no curvature at all)."""
         bound = self.objective + 3.0 * rho * self.constraint**2
         return 1.0 / bound if np.isfinite(bound) and bound > 0 else None
-
-
-def design_top_eigenvalue(oracles: MinibatchOracles) -> float:
-    """λ_max(X̃ᵀX̃) of a linear model's design X̃ = [1, X] (cross-terms included) on all training
-    rows (`engine.numerics.top_eigenvalue`), X̃v by its network's forward pass and X̃ᵀr by its
-    backward pass, until the estimate changes by less than `POWER_TOLERANCE`."""
-    network, X = oracles.network, oracles.X
-
-    def gram(v: np.ndarray) -> np.ndarray:
-        h, tape = network.forward(v, X)
-        return network.backward(v, tape, h)
-
-    return top_eigenvalue(gram, network.size, POWER_ITERATIONS, POWER_TOLERANCE)
 
 
 def jacobian_norm(oracles: MinibatchOracles, rows: BatchRows, x: np.ndarray) -> float:
@@ -117,12 +101,10 @@ def jacobian_norm(oracles: MinibatchOracles, rows: BatchRows, x: np.ndarray) -> 
 
 def smoothness(problem: Problem, oracles: MinibatchOracles, x: np.ndarray) -> Smoothness:
     """L_F and M_G of the problem at the start x (module docstring): L_F = the objective's
-    curvature bound times λ_max(X̃ᵀX̃) for a linear model, 1/η_w of Table 2's network row for an
-    MLP; M_G = ‖J_G(x)‖₂."""
-    if problem.model.affine:
-        curvature = problem.objective.curvature(problem.data.train.y)
-        objective = curvature * design_top_eigenvalue(oracles)
-    else:
+    curvature bound times λ_max(X̃ᵀX̃) for a linear model (`engine.solvers.smoothness`), 1/η_w
+    of Table 2's network row for an MLP; M_G = ‖J_G(x)‖₂."""
+    objective = objective_lipschitz(problem)
+    if objective is None:
         objective = 1.0 / TABLE2_NETWORK["eta_w"]
     return Smoothness(objective, jacobian_norm(oracles, problem.batch_rows(), x))
 

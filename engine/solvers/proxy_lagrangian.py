@@ -32,8 +32,9 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.problem import Problem
-from engine.solvers.catalogue.p004_baselines import ProxyLagrangianConfig
+from engine.solvers.catalogue.p004_baselines import NETWORK_RATE, ProxyLagrangianConfig
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.smoothness import safe_step
 from engine.solvers.validation_select import ValidationSelection
 
 # log M is kept at or above this: entries of e^-200 keep M positive, so its stationary
@@ -156,6 +157,7 @@ class PairwiseAUCSGD(MinibatchSolver):
 
     def __init__(self, problem: Problem, config, rng: np.random.Generator) -> None:
         super().__init__(problem, config, rng)
+        self.step = config.step or safe_step(problem, NETWORK_RATE)  # the learning rate
         self.sampler = self.batch_sampler()
         self.loss = problem.loss(problem.scores(self.current()))
         if config.select == "validation":
@@ -221,7 +223,7 @@ class ProxyLagrangian(PairwiseAUCSGD):
                                   constraint_gradients=1)  # fmt: skip
         # w-player: ∇_w of λ0 f̂0 + Σ_j λ_j ĝ_j, both taken at λ(t)
         d_h = self.lam[0] * d_loss + self.lam[1:] @ found.jacobian
-        self.x = self.x - self.config.step * pullback(d_h)
+        self.x = self.x - self.step * pullback(d_h)
         # λ-player: ℓ = (0, g_1, …, g_m), indicators (Cotter et al. 2019, Alg. 2)
         self.log_m = swap_regret_step(self.log_m, np.r_[0.0, found.indicator], self.lam,
                                       self.config.dual_step)  # fmt: skip

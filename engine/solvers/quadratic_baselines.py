@@ -30,6 +30,7 @@ from engine.oracles import OracleCounts
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
 from engine.solvers.catalogue.paper003 import QuadraticConfig
+from engine.solvers.smoothness import objective_lipschitz
 from engine.status import StopCode
 
 EIGEN_CUTOFF = 1e-12  # relative: directions of P_i below this are numerically flat
@@ -94,18 +95,11 @@ class QuadraticBaseline(Solver):
         from engine.solvers.qcqp_projection import Projection
 
         self.projection = Projection(self.rows)
-        self.eta = config.step if config.step is not None else 1.0 / self._lipschitz()
+        self.eta = config.step if config.step is not None else 1.0 / objective_lipschitz(problem)
         self.w = problem.init_params()["w"]  # w⁰ = 0, strictly feasible (G.3.2)
         self.f0 = problem.loss(self.design.matvec(self.w))
         self.k = 0
         self.counts = OracleCounts()
-
-    def _lipschitz(self) -> float:
-        """λ_max(X̃ᵀX̃) times the objective's curvature in the scores (λ_max(X̃ᵀX̃)/(4n) for the
-        mean logistic loss): ∇f0 is Lipschitz in w with this constant."""
-        dense = self.design.dense()
-        curvature = self.problem.objective.curvature(self.problem.data.train.y)
-        return float(np.linalg.eigvalsh(dense.T @ dense)[-1]) * curvature
 
     def step(self) -> StepInfo:
         _, loss_grad = self.problem.loss_and_grad_scores(self.design.matvec(self.w))

@@ -20,9 +20,10 @@ import numpy as np
 
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.catalogue.p001_baselines import SSGHLConfig
+from engine.solvers.catalogue.p001_baselines import NETWORK_STEP, SSGHLConfig
 from engine.solvers.full_data import FullData
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.smoothness import safe_step
 from engine.solvers.switching import switching_step
 from engine.solvers.tail_sample import TailSample
 
@@ -37,14 +38,16 @@ class SwitchingSubgradientHL(MinibatchSolver):
         self.full = FullData(self.oracles, problem)
         self.output: TailSample[Params] = TailSample(rng, config.start_fraction)
         self.polyak = config.constraint_rule == "polyak"
+        self.objective_step = config.objective_step or safe_step(problem, NETWORK_STEP)
+        self.constraint_step = config.constraint_step or self.objective_step
         self.objective_steps = 0
         self.last: dict[str, float | str] = {}
 
     def iterate(self) -> float:
         config = self.config
         point = self.full.point(self.x)
-        step = switching_step(point.values, point.gradient, config.epsilon, config.objective_step,
-                              None if self.polyak else config.constraint_step,
+        step = switching_step(point.values, point.gradient, config.epsilon, self.objective_step,
+                              None if self.polyak else self.constraint_step,
                               config.max_step)  # fmt: skip
         if step.branch == "objective":
             self.objective_steps += 1

@@ -321,14 +321,14 @@ def test_options_are_checked():
 def test_ipp_conex_runs_from_the_command_line_on_adult(tmp_path, capsys):
     out = tmp_path / "run.json"
     code = main(["run", "--data", "adult", "--attribute", "sex", "--constraint", "dp", "--kappa",
-                 "0.02", "--solver", "ipp_conex", "--seconds", "2", "--seed", "0", "--quiet",
+                 "0.02", "--solver", "ipp_conex", "--iterations", "100", "--seed", "0", "--quiet",
                  "--out", str(out)])  # fmt: skip
     printed = capsys.readouterr()
     assert code == 0, printed.err
     document = json.loads(out.read_text())
     assert document["verdict"]["quantity"] == "DP gap"
     result = document["result"]
-    assert result["stop_code"] == "time_budget"
+    assert result["stop_code"] == "iteration_budget" and result["iterations"] == 100
     test_gap = result["metrics"]["test"]["dp"]
     assert 0 <= test_gap <= 1 and f"{test_gap:.4f}" in printed.out
     last = [r for r in result["trajectory"] if r["kind"] == "surrogate"][-1]["state"]

@@ -8,7 +8,9 @@ hyper-parameter of its baselines (it "followed the hyperparameter settings of Hu
 (2023)", which it does not restate), and the original papers' step sizes are in terms of
 constants (Lipschitz and weak-convexity moduli, a bound on the duals) unknown for these
 problems: every default below is ours, chosen on Adult under DP (κ = 0.02) with a linear model
-on standardised features, where PLADA's η_w is 0.001 (Table 2), and says why.
+on standardised features, where PLADA's η_w is 0.001 (Table 2), and says why. The primal steps
+are the exception: a constant chosen on Adult diverges where the objective is less smooth, so
+unset they are 1/(2L_F) from the problem's own L_F (`engine.solvers.smoothness`).
 
 Deviations and choices, each also in the option's help:
 - S of Alg. 1's output and the random outer iterate of the IPP methods: runs stop by seconds, so
@@ -33,6 +35,7 @@ from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.options import option, require_positive
 
 OUTPUTS = ("random", "last")
+NETWORK_STEP = 0.5  # the unset steps' value where L_F is unknown (a network): ours, on Adult
 CONSTRAINT_RULES = ("polyak", "constant")
 
 _OUTPUT_HELP = (
@@ -63,19 +66,22 @@ def _check_tolerance(config: SSGHLConfig | IPPSSGConfig, solver: str) -> None:
 
 @dataclass(frozen=True)
 class SSGHLConfig:
-    objective_step: float = option(
-        0.5,
-        "η, the constant step of objective iterations θ ← θ − η∇F (Huang & Lin 2023, Alg. 1); "
-        "ours: 0.5 ≈ 1/(2L_F) on Adult, whose logistic loss has L_F = λ_max(X̃ᵀX̃/n)/4 ≈ 1.15 "
-        "on the standardised features (0.05 and 0.2 end higher after 5 s under DP)",
+    objective_step: float | None = option(
+        None,
+        "η, the constant step of objective iterations θ ← θ − η∇F (Huang & Lin 2023, Alg. 1, "
+        "in its theorems' unknown constants); unset (None): 1/(2L_F) for a linear model, L_F = "
+        "λ_max(X̃ᵀX̃)·(the loss's curvature) on the training rows (`engine.solvers.smoothness`: "
+        "1.9 on Adult with cross-terms, 7.9 on Crime, where a fixed 0.5 diverges), else "
+        f"{NETWORK_STEP:g}, the value chosen on Adult (0.05 and 0.2 ended higher after 5 s)",
     )
     constraint_rule: str = option(
         "polyak",
         "constraint-step rule: 'polyak' η_t = G_worst(θ_t)/‖∇G_worst(θ_t)‖² (Huang & Lin 2023, "
         "Alg. 1's choice for a weakly convex G; scale-free) or 'constant' (constraint_step)",
     )
-    constraint_step: float = option(
-        0.5, "η of constraint iterations under the 'constant' rule (ours: as objective_step)"
+    constraint_step: float | None = option(
+        None,
+        "η of constraint iterations under the 'constant' rule; unset (None): as the objective step",
     )
     epsilon: float = option(
         0.001,
@@ -107,7 +113,10 @@ class SSGHLConfig:
     iterations: int = option(10**9, "iterations at most (paper 001 runs by CPU time)")
 
     def __post_init__(self) -> None:
-        require_positive(self, "SSG", ("objective_step", "constraint_step", "max_step"))
+        steps = tuple(
+            n for n in ("objective_step", "constraint_step") if getattr(self, n) is not None
+        )
+        require_positive(self, "SSG", (*steps, "max_step"))
         _check_tolerance(self, "SSG")
         _check_output(self, "SSG")
 
@@ -131,13 +140,13 @@ class IPPConfig:
         "inner iterations per subproblem, a fixed number (Boob, Deng & Lan 2022; Huang & Lin "
         "2023); ours: 20, lower after 5 s on Adult DP than 50 or 100",
     )
-    inner_step: float = option(
-        0.5,
+    inner_step: float | None = option(
+        None,
         "α0, the first primal step of a subproblem; step t is α_t = 1/(1/α0 + ρ̂t/2) = "
         "2/(ρ̂(t + t0)) with t0 = 2/(ρ̂α0): the ~1/(μt) steps of the strongly convex analyses "
         "with μ = ρ̂, their offset t0 set by α0 (the theorems' own offset needs unknown "
-        "constants); ours: "
-        "0.5 ≈ 1/(2L_F) on Adult (as SSG's objective_step)",
+        "constants); unset (None): as SSG's objective_step, 1/(2L_F) for a linear model, else "
+        f"{NETWORK_STEP:g}",
     )
     output: str = option(
         "random",
@@ -159,7 +168,8 @@ class IPPConfig:
     )
 
     def __post_init__(self) -> None:
-        require_positive(self, "IPP", ("rho_hat", "inner_step"))
+        step = () if self.inner_step is None else ("inner_step",)
+        require_positive(self, "IPP", ("rho_hat", *step))
         if self.inner_iterations < 1:
             raise UserError("IPP option inner_iterations must be at least 1")
         _check_output(self, "IPP")
@@ -193,17 +203,20 @@ class IPPSSGConfig(IPPConfig):
 class IPPConExConfig(IPPConfig):
     inner_solver: ClassVar[str] = "conex"
 
-    dual_step: float = option(
-        1.0,
+    dual_step: float | None = option(
+        None,
         "σ0 = 1/τ_0, ConEx's first dual step y ← [y + s_t/τ_t]₊; it grows as the weights, "
         "1/τ_t = σ0 (t + t0 + 1)/(t0 + 1) (Boob, Deng & Lan 2022's strongly convex schedule, "
-        "γ_t τ_t constant); ours: 1 on Adult DP (0.1 ends higher after 5 s, 10 diverges: "
-        "ConEx needs α_t‖J_G‖²/τ_t small)",
+        "γ_t τ_t constant); unset (None): 2/m, m the number of rows, which is 1 on Adult's two "
+        "DP rows (ours there: 0.1 ends higher after 5 s, 10 diverges): ConEx needs "
+        "α_t‖J_G‖²/τ_t small, and ‖J_G‖² grows with the rows (σ0 = 1 diverges on COMPAS's 12 "
+        "rows of four groups)",
     )
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        require_positive(self, "IPP-ConEx", ("dual_step",))
+        if self.dual_step is not None:
+            require_positive(self, "IPP-ConEx", ("dual_step",))
 
 
 _NEEDS = {

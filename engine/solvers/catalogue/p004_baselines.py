@@ -19,6 +19,14 @@ from engine.solvers.catalogue.p004_sfls import SELECTIONS
 from engine.solvers.options import option
 from engine.solvers.tuning import Score, TuningPlan
 
+NETWORK_RATE = 0.1  # the unset learning rate where L_F is unknown (a network): ours, on Adult
+_DERIVED_RATE = (
+    "1/(2L_F) for a linear model, L_F = λ_max(X̃ᵀX̃)·(the pairwise loss's curvature) "
+    "(`engine.solvers.smoothness`: 0.012 on Adult with cross-terms, 0.004 on Crime, where 0.1 "
+    "diverges, as it does on 800 rows of Adult), else "
+    f"{NETWORK_RATE:g}, chosen on Adult (1 diverges there, as plain SGD on the square loss does)"
+)
+
 
 @dataclass(frozen=True)
 class _BaselineOptions:
@@ -39,10 +47,11 @@ class _BaselineOptions:
     iterations: int = option(10**9, "SGD steps at most (paper 004 gives no budget)")
 
     def _check(self, name: str, positive: tuple[str, ...]) -> None:
-        """The options `positive` must be finite and > 0; the counts ≥ 1; the selection known."""
+        """The options `positive` must be finite and > 0 (or unset); the counts ≥ 1; the
+        selection known."""
         for option_name in positive:
             value = getattr(self, option_name)
-            if not (math.isfinite(value) and value > 0):
+            if value is not None and not (math.isfinite(value) and value > 0):
                 raise UserError(f"{name} option {option_name} must be a finite number > 0")
         if min(self.batch_size, self.select_every, self.iterations) < 1:
             raise UserError(f"{name} options batch_size, select_every and iterations must be ≥ 1")
@@ -52,11 +61,10 @@ class _BaselineOptions:
 
 @dataclass(frozen=True)
 class ProxyLagrangianConfig(_BaselineOptions):
-    step: float = option(
-        0.1,
+    step: float | None = option(
+        None,
         "η_w, the constant learning rate of the w-player (Cotter et al. 2019, Alg. 2; paper 004, "
-        "App. E.3 tunes it over {0.01, 0.1, 1}; ours: 0.1; on Adult 1 diverges, as plain SGD on "
-        "the square loss does)",
+        f"App. E.3 tunes it over {{0.01, 0.1, 1}}); unset (None): {_DERIVED_RATE}",
     )
     dual_step: float = option(
         1.0,
@@ -77,10 +85,10 @@ class CorrPenaltyConfig(_BaselineOptions):
         "λ, the weight of |Corr(h, γ)| (Beutel et al. 2019; paper 004 picks it from a candidate "
         "set it does not list; ours: 1, as |Corr| and the AUC loss are of the same order)",
     )
-    step: float = option(
-        0.1,
-        "the constant SGD learning rate (paper 004, App. E.3 tunes it over {0.01, 0.1, 1}; "
-        "ours: 0.1; on Adult 1 diverges, as plain SGD on the square loss does)",
+    step: float | None = option(
+        None,
+        "the constant SGD learning rate (paper 004, App. E.3 tunes it over {0.01, 0.1, 1}); "
+        f"unset (None): {_DERIVED_RATE}",
     )
 
     def __post_init__(self) -> None:
