@@ -117,8 +117,8 @@ def kappa_pick(
     within = gaps <= kappa
     if within.any():
         index = int(np.argmax(np.where(within, accuracy, -np.inf)))
-        return index, (f"the most accurate on the training split of the {int(within.sum())} of "
-                       f"{len(gaps)} grid models within κ = {kappa:g} there")  # fmt: skip
+        among = f"the {int(within.sum())} of {len(gaps)} grid models within κ = {kappa:g} there"
+        return index, f"the most accurate on the training split of {among}"
     useful = accuracy > majority
     index = int(np.argmin(np.where(useful, gaps, np.inf) if useful.any() else gaps))
     among = ""
@@ -126,8 +126,8 @@ def kappa_pick(
         among = ", though none is more accurate there than always predicting the majority class"
     elif not useful.all():
         among = " among those more accurate there than always predicting the majority class"
-    return index, (f"the one of the smallest gap ({gaps[index]:.4f}){among}, as no model of the "
-                   f"grid has a training gap within κ = {kappa:g}")  # fmt: skip
+    smallest = f"the one of the smallest gap ({gaps[index]:.4f}){among}"
+    return index, f"{smallest}, as no model of the grid has a training gap within κ = {kappa:g}"
 
 
 def grid_multipliers(fitted: GridSearch, group_names: Sequence[str]) -> list[dict[str, float]]:
@@ -234,8 +234,9 @@ class GridSearchSolver(ReductionSolver):
                                               only=("accuracy", "constraint", "majority"))
                    for point in grid]  # fmt: skip
         gaps = np.array([np.inf if m["constraint"] is None else m["constraint"] for m in metrics])
-        index, reason = kappa_pick(gaps, np.array([m["accuracy"] for m in metrics]),
-                                   np.array([m["majority"] for m in metrics]), kappa)  # fmt: skip
+        accuracy = np.array([m["accuracy"] for m in metrics])
+        majority = np.array([m["majority"] for m in metrics])
+        index, reason = kappa_pick(gaps, accuracy, majority, kappa)
         return index, f"reported {grid[index].label}, {reason}"
 
     def selection_note(self) -> str:
