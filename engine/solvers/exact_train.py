@@ -40,6 +40,13 @@ the same model whatever else the machine is doing; a refined surrogate makes an 
 dearer (pSP's Î grown from 10 to 200 ranks at a small κ), so the wall time can exceed twice the
 plain run's a little.
 
+A solver that takes a warm start gives its own solve at most `FIRST_SHARE` of the run's time
+budget. One that runs until its budget ends (PLADA and the SGD methods stop by the clock, as
+their papers do) would otherwise spend all of it there, and a miss would leave no time to hold
+κ. When that share ends the solve, the run counts in time, not iterations: each later solve
+takes `FIRST_SHARE` of the time left, and the solve that holds κ runs on from its model with
+all the time left (on validation, a share of it, for the search there: `finish_held`).
+
 The training data is what the solver fits, so its exact value is no noisy measurement of the
 model but the quantity the user asked to bring to κ; how far it carries to new data is the
 held-out verdict's to say (`engine.verdict`).
@@ -66,6 +73,7 @@ MOST_ALLOWED = "the most allowed"
 SHARE = "holding κ's share of iterations (as many as the solver's own solve took)"
 LEAST_SHARE = 1 / 16  # of the first solve's: a smaller share is too little for a solve
 SHARE_SPENT = f"{SHARE} is spent"
+FIRST_SHARE = 0.5  # of a run's time budget: the most the solver's own solve of a warm one takes
 
 
 @dataclass(frozen=True)
@@ -84,7 +92,7 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
     meets κ (see the module's text); the first solve is the solver's own, under the run's
     constraint."""
     kappa = sequence.kappa
-    sequence.run(*first_solve(sequence))
+    sequence.run(*first_solve(sequence), time_share=FIRST_SHARE if sequence.warm else None)
     end = ""
     while not sequence.last.holds(kappa):
         end = sequence.ended()
@@ -96,37 +104,47 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
         if _stalled(sequence.solves):
             end = "tightening κ′ brought the exact value no lower"
             break
-        most = _half_the_share_left(sequence.solves)
-        if most is None:
-            end = SHARE_SPENT
-            break
-        end = sequence.attempt(*next_solve(sequence), after=base_solve(sequence), most=most)
+        most, time_share = None, FIRST_SHARE
+        if not sequence.timed:
+            most, time_share = _half_the_share_left(sequence.solves), None
+            if most is None:
+                end = SHARE_SPENT
+                break
+        end = sequence.attempt(*next_solve(sequence), after=base_solve(sequence), most=most,
+                               time_share=time_share)  # fmt: skip
         if end:
             break
     return finish_held(sequence, _holding(sequence, end))
 
 
 def finish_held(sequence: SolveSequence, holding: Holding) -> Holding:
-    """`holding`, or, when its chosen solve held κ but holding κ's share cut it short (its
-    stop is the sequence's own cap), that solve run on at its κ′ from its own model with the
-    solver's stopping rule, within the run's budget and at most as many iterations as the
-    solver's own solve took (which that rule ended): reported when its model still holds κ on
-    the training data, otherwise the cut one is."""
-    chosen, own = holding.chosen, sequence.solves[0].solution
+    """`holding`, or, when its chosen solve held κ but a share cut it short (holding κ's share
+    of iterations, or the share of time the solver's own solve was given: its stop is the
+    sequence's own cap), that solve run on at its κ′ from its own model with the solver's
+    stopping rule, within the run's budget and at most as many iterations as the solver's own
+    solve took: reported when its model still holds κ on the training data, otherwise the cut
+    one is."""
+    chosen, own = holding.chosen, sequence.solves[0]
     cut = chosen.solution.stop.code is StopCode.ITERATION_CAP
-    # a solver whose own solve its stopping rule did not end (ssg runs all its T) would only
-    # spend the iterations again, to end on them as well
-    if not (holding.held and cut and sequence.warm and own.status is RunStatus.CONVERGED):
+    # a solver whose own solve its stopping rule ended, or its share of the time: one that its
+    # own iteration count ended (ssg runs all its T) would only spend the iterations again, to
+    # end on them as well
+    if not (holding.held and cut and sequence.warm and (sequence.timed or own.solution.status
+                                                         is RunStatus.CONVERGED)):  # fmt: skip
         return holding
-    most = sequence.solves[0].solution.iterations
-    if sequence.attempt(chosen.constraint, "", chosen.config, after=chosen, most=most):
+    most, time_share = own.solution.iterations, None
+    if sequence.timed:  # the time left, or on validation a share of it for the search there
+        most, time_share = None, FIRST_SHARE if sequence.on == "val" else None
+    if sequence.attempt(chosen.constraint, "", chosen.config, after=chosen, most=most,
+                        time_share=time_share):  # fmt: skip
         return holding  # the run's budget is spent
     finished = sequence.last
     if not finished.holds(sequence.kappa):
         return _holding(sequence, "", chosen)
     ran_on = _holding(sequence, "", finished)
+    share = "the share of the run's time it was given" if chosen.time_cut else SHARE
     return dataclasses.replace(
-        ran_on, sentence=f"{ran_on.sentence}, its solve run on after {SHARE} cut it short"
+        ran_on, sentence=f"{ran_on.sentence}, its solve run on after {share} cut it short"
     )
 
 

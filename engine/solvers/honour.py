@@ -42,6 +42,7 @@ from engine.problem import Problem
 from engine.solvers import run_clock
 from engine.solvers.driver import Log, solve, until_before_intervals, with_intervals
 from engine.solvers.exact_train import (
+    FIRST_SHARE,
     LEAST_STEP,
     MOST_ALLOWED,
     MOST_STEP,
@@ -133,7 +134,8 @@ def _honour_on_validation(sequence: SolveSequence, holding: Holding, max_solves:
         if len(tried) - 1 >= max_solves:
             end = MOST_ALLOWED
             break
-        end = sequence.attempt(dataclasses.replace(holding.chosen.constraint, kappa=kappa_prime))
+        end = sequence.attempt(dataclasses.replace(holding.chosen.constraint, kappa=kappa_prime),
+                               time_share=FIRST_SHARE if sequence.timed else None)  # fmt: skip
         if end:
             break
         tried.append(sequence.last)

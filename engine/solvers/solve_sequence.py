@@ -12,7 +12,11 @@ The run's time budget is wall time from the sequence's start (`engine.solvers.ru
 solve ends by the time the budget does (`SolveSequence.until`), the work between solves
 (refining the surrogate, binding the next constraint) spends it too, and no solve starts with
 less than `LEAST_SECONDS` of the budget left: a solve must make its first step and its records,
-and a sliver of a budget would only add them.
+and a sliver of a budget would only add them. A solve may be given a share of the time left
+(`run`'s `time_share`): a solver that runs until its budget ends (PLADA, the SGD methods, whose
+own iteration count is unbounded) would otherwise spend the whole budget on the sequence's
+first solve and leave none to the solves after it; one the share ends, ends as on its own
+iteration cap (`StopCode.ITERATION_CAP`), and the sequence goes on.
 """
 
 from __future__ import annotations
@@ -83,6 +87,7 @@ class Solve:
     value: float
     accuracy: float | None
     solution: Solution
+    time_cut: bool = False  # the share of the run's time it was given ended it
 
     @property
     def kappa_prime(self) -> float:
@@ -135,6 +140,12 @@ class SolveSequence:
     @property
     def last(self) -> Solve:
         return self.solves[-1]
+
+    @property
+    def timed(self) -> bool:
+        """Whether the share of time the first solve was given ended it: a solver that runs
+        until its budget ends, whose later solves then share the time left too."""
+        return bool(self.solves) and self.solves[0].time_cut
 
     def left(self, most: int | None = None) -> Budget | None:
         """The budget the next solve may use: what the solves so far left of the run's
@@ -191,17 +202,20 @@ class SolveSequence:
         config: object | None = None,
         after: Solve | None = None,
         most: int | None = None,
+        time_share: float | None = None,
     ) -> Solve | None:
         """Solve under `constraint` from the model of `after` (by default the last solve's;
         when the solver takes a warm start; the first solve starts where the run does, from
-        the problem's own start), with what is left of the budget and at most `most`
-        iterations, and the solver's options `config` (by default those of the solve before,
-        the run's for the first); None when nothing is left. A constraint these data cannot hold (`UserError`:
-        e.g. a κ′ below what the family allows) is raised."""
+        the problem's own start), with what is left of the budget, at most `most` iterations
+        and at most the share `time_share` of the time left, and the solver's options `config`
+        (by default those of the solve before, the run's for the first); None when nothing is
+        left. A constraint these data cannot hold (`UserError`: e.g. a κ′ below what the family
+        allows) is raised."""
         left = self.left(most)
         if left is None:
             return None
         own_cap = left.max_iterations != self._iterations_left()  # `most` bounds this solve
+        left, until = self._time_share(left, time_share)
         if config is None:
             config = self.last.config if self.solves else self.config
         after = after or (self.last if self.solves else None)
@@ -210,17 +224,33 @@ class SolveSequence:
             start = after.solution.params
         inner = self.problem.under(constraint, start)
         solution = solve(inner, self.solver, config, left, self._offset_log(constraint),
-                         self.seed, self.should_stop, self.until)  # fmt: skip
+                         self.seed, self.should_stop, until)  # fmt: skip
         if own_cap and solution.stop.code is StopCode.ITERATION_BUDGET:
-            solution = _capped(solution, left.max_iterations)
+            solution = _capped(solution, f"all {left.max_iterations} iterations given to this "
+                                         "solve done")  # fmt: skip
+        time_cut = time_share is not None and solution.stop.code is StopCode.TIME_BUDGET
+        if time_cut:
+            solution = _capped(solution, f"the {time_share:.0%} of the run's time left given to "
+                                         "this solve spent")  # fmt: skip
         train = solution.metrics.get("train", {})
         judged = solution.metrics.get(self.on, {})
         self.solves.append(Solve(
             constraint, refined, config, _number(train.get("constraint")),
             _number(train.get("loss")), _number(judged.get("constraint")),
-            judged.get("accuracy"), solution,
+            judged.get("accuracy"), solution, time_cut,
         ))  # fmt: skip
         return self.last
+
+    def _time_share(self, left: Budget, share: float | None) -> tuple[Budget, float | None]:
+        """The budget `left` and the time (`run_clock`) a solve ends by, when it is given the
+        share `share` of the time left (None: all of it): on the wall clock an earlier end, on
+        the solver's clock fewer seconds."""
+        if share is None or self._seconds_left() is None:
+            return left, self.until
+        if self.budget.clock is BudgetClock.SOLVER:
+            return dataclasses.replace(left, max_seconds=share * left.max_seconds), self.until
+        now = run_clock.now()
+        return left, now + share * (self.until - now)
 
     def attempt(
         self,
@@ -229,6 +259,7 @@ class SolveSequence:
         config: object | None = None,
         after: Solve | None = None,
         most: int | None = None,
+        time_share: float | None = None,
     ) -> str:
         """`run`, and where the family refuses the constraint's κ′ on these data (a band too
         narrow to hold a row of a group), again halfway back to the κ′ of `after` (by default
@@ -238,7 +269,7 @@ class SolveSequence:
         after = after or self.last
         while True:
             try:
-                solved = self.run(constraint, refined, config, after, most)
+                solved = self.run(constraint, refined, config, after, most, time_share)
             except UserError as error:
                 if retries == 0:
                     return f"κ′ can go no lower ({str(error).rstrip('.')})"
@@ -322,10 +353,9 @@ def check_sequence(problem: Problem, on: str) -> None:
                         "honour it on train, or give the split a validation share")  # fmt: skip
 
 
-def _capped(solution: Solution, most: int) -> Solution:
-    """A solve that spent the `most` iterations the sequence gave it ends on them, which are no
-    budget of the run's but this solve's own cap."""
-    text = f"all {most} iterations given to this solve done"
+def _capped(solution: Solution, text: str) -> Solution:
+    """A solve that spent the iterations or time the sequence gave it (`text`, in words) ends
+    on them, which are no budget of the run's but this solve's own cap."""
     return dataclasses.replace(solution, stop=StopReason(StopCode.ITERATION_CAP, text))
 
 

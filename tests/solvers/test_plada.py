@@ -16,6 +16,7 @@ from subgroup_data import subgroup_prepared
 from engine.errors import UserError
 from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
+from engine.oracles import WEIGHTS
 from engine.problem import Problem
 from engine.sampling import BatchSampler
 from engine.solvers import Budget, solve
@@ -332,3 +333,29 @@ def test_an_mlp_at_its_defaults_does_not_diverge_under_many_subgroup_rows():
     values = [v for k, v in state.items() if k.split(".")[0] in ("dual", "mu", "u", "dual_gap")]
     assert len(values) == 3 * problem.bound.m + 1 and all(map(math.isfinite, values))
     assert math.isfinite(solver.loss) and solver.loss < start
+
+
+def test_a_warm_start_begins_at_the_given_model_with_its_slacks_and_duals_set_there(toy):
+    """Alg. 1 takes any θ₀ (the card's warm start): started from a model that PLADA itself fitted,
+    θ₀ is that model, u₀ = Π_U(−G(θ₀)), μ₀ = 0 and λ₀ = ρ(G(θ₀) + u₀) there, and its first step
+    stays near it, where the first step from θ₀ = 0 is far from it."""
+    problem = Problem(toy, ModelSpec(), dp())
+    config = PLADAConfig(eta_w=0.5)
+    fitted = PLADA(problem, config, np.random.default_rng(0))
+    for _ in range(1000):
+        fitted.step()
+    start = {"w": fitted.x[fitted.oracles.layout[WEIGHTS]].copy()}
+    warm_problem = Problem(toy, ModelSpec(), dp(), start=start)
+    warm = PLADA(warm_problem, config, np.random.default_rng(1))
+    np.testing.assert_array_equal(warm.x[warm.oracles.layout[WEIGHTS]], start["w"])
+    rows = warm_problem.bound.surrogate(torch.from_numpy(warm_problem.scores(start))).numpy()
+    u0 = np.clip(-rows, 0.0, config.u_max)
+    np.testing.assert_allclose(warm.x[warm.u], u0, atol=1e-9)
+    np.testing.assert_allclose(warm.lam, warm.rho * (rows + u0), atol=1e-9)
+    cold = PLADA(problem, config, np.random.default_rng(1))
+    np.testing.assert_array_equal(warm.mu, 0.0)
+    warm.step()
+    cold.step()
+    weights = warm.oracles.layout[WEIGHTS]
+    from_start = [np.linalg.norm(run.x[weights] - start["w"]) for run in (warm, cold)]
+    assert from_start[0] < 0.2 * from_start[1]

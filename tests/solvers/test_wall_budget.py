@@ -15,10 +15,12 @@ from engine.problem import Problem
 from engine.solvers import Budget, run_clock, solve
 from engine.solvers import driver as driver_module
 from engine.solvers.catalogue.paper003 import SSGConfig
+from engine.solvers.exact_train import FIRST_SHARE, hold_on_train
 from engine.solvers.honour import solve_run
 from engine.solvers.options import BudgetClock
 from engine.solvers.records import SOLVE
 from engine.solvers.sgd import SGD
+from engine.solvers.solve_sequence import SolveSequence
 from engine.solvers.ssg import SwitchingSubgradient
 from engine.status import StopCode
 
@@ -224,3 +226,48 @@ def test_a_run_that_holds_kappa_keeps_its_wall_budget_across_solves(toy, wall, m
         mine = [r for r in records if r.state[SOLVE] == index]
         last = max(r.iteration for r in mine)
         assert last == max(r.iteration for r in mine if r.kind == "exact")
+
+
+def test_a_solver_that_runs_until_its_budget_gives_its_own_solve_half_of_it(
+    toy, wall, monkeypatch
+):
+    """SSG with no iteration count of its own to end it (it runs until the budget, as the SGD
+    methods do), holding κ = 0.1 on train under a 3 s budget at 10 ms an iteration: its own
+    solve ends at half of the budget, cut as by a share, not the run's budget, so later solves
+    have time to hold κ; each of those takes half of the time left, and all keep to the budget."""
+    charge(monkeypatch, wall, Costs(step=0.01), solver=SwitchingSubgradient)
+    problem = problem_of(toy)
+    sequence = SolveSequence(problem, "ssg", "train", SSGConfig(iterations=10**6),
+                             Budget(max_seconds=3.0))  # fmt: skip
+    started = wall.time
+    hold_on_train(sequence)
+    own, *later = sequence.solves
+    assert own.time_cut and own.solution.stop.code is StopCode.ITERATION_CAP
+    assert own.solution.seconds == pytest.approx(FIRST_SHARE * 3.0, abs=0.02)
+    assert later, "ssg's own surrogate met κ on train: the later solves are not exercised"
+    left = 3.0 - own.solution.seconds
+    for solve_ in later:
+        assert solve_.solution.seconds <= FIRST_SHARE * left + 0.02
+        left -= solve_.solution.seconds
+    assert wall.time - started <= 3.0 * OVER
+
+
+def test_a_solve_its_share_of_time_cut_that_holds_kappa_runs_on_to_the_budget(
+    toy, wall, monkeypatch
+):
+    """The same run at κ = 0.9: its own solve, cut at half of the budget, misses κ; the first
+    later solve that holds κ, cut at half of the time left, runs on from its model with all the
+    rest of the budget, and that model is reported."""
+    charge(monkeypatch, wall, Costs(step=0.01), solver=SwitchingSubgradient)
+    problem = Problem(toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.9, INTERVAL),
+                      interval=INTERVAL)  # fmt: skip
+    sequence = SolveSequence(problem, "ssg", "train", SSGConfig(iterations=10**6),
+                             Budget(max_seconds=3.0))  # fmt: skip
+    holding = hold_on_train(sequence)
+    *missed, held, ran_on = sequence.solves
+    assert missed and all(s.time_cut and not s.holds(0.9) for s in missed)
+    assert held.time_cut and held.holds(0.9) and ran_on.constraint == held.constraint
+    assert holding.chosen is ran_on and ran_on.solution.stop.code is StopCode.TIME_BUDGET
+    seconds = sum(s.solution.seconds for s in sequence.solves)
+    assert seconds == pytest.approx(3.0, abs=0.05)
+    assert "run on after the share of the run's time it was given cut it short" in holding.sentence

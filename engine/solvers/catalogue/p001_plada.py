@@ -114,5 +114,6 @@ CARDS = (
                                      "minibatch mode (App. D.3) estimates ∇F on a batch",
                    C.SURROGATE: "paper 001, Alg. 1: G is the differentiable surrogate (eq. 2), "
                                 "linearised in the θ-step",
-               }),
+               }, warm_start="paper 001, Alg. 1 takes any θ₀: the slacks u₀ = Π_U(−G(θ₀)) and "
+                             "λ₀ (eq. 12) are set at it, μ₀ = 0 as from a cold start"),
 )  # fmt: skip
