@@ -55,7 +55,8 @@ def main() -> None:
     store = Store()
     try:
         data_spec, prepare = data_controls()
-        problem = problem_controls()
+        group_names = prepared_data(data_spec, prepare).group_names
+        problem = problem_controls(n_groups=len(group_names))
         st.sidebar.header("Study")
         initial("bench_runs", 5, int)
         initial("bench_save_seconds", 0.1, float)
@@ -91,7 +92,6 @@ def main() -> None:
         firsts = study_points(base, {"solver": list(problem.solvers)}, configs=problem.configs)
         tuning = tuned_view(store, [spec for _, spec in firsts], tune)
         points = study_points(base, grid, configs={**problem.configs, **tuned_configs(tuning)})
-        group_names = prepared_data(data_spec, prepare).group_names
     except UserError as error:
         st.error(str(error))
         return

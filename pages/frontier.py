@@ -19,6 +19,7 @@ from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, spread_name
 from engine.runs.frontier_text import MARK_WORDS, frontier_table
 from engine.runs.results import frontier_axes, interval_text, run_results
 from engine.runs.runner import VISITOR_IDLE_EXIT_SECONDS, ensure_runner
+from engine.solvers.catalogue import solver_card, solver_names
 from engine.solvers.records import FRONT
 from engine.status import ACTIVE
 from engine.verdict import FEW_DISTINCT_SCORES
@@ -36,6 +37,8 @@ from pages.shared.views import (
 
 WORKERS = 2  # the runner's worker processes, and so the chains of a continuation sweep
 POLL_SECONDS = 1.0  # how often a running sweep's page looks for ended runs
+
+WARM_SOLVERS = [name for name in solver_names() if solver_card(name).warm_start]
 
 
 def parse_numbers(text: str, name: str) -> list[float]:
@@ -76,7 +79,9 @@ def main() -> None:
     store = Store()
     try:
         data_spec, prepare = data_controls()
-        problem = problem_controls(task=data_spec.label_task, honour_choice=True)
+        prepared = prepared_data(data_spec, prepare)
+        problem = problem_controls(task=prepared.task, honour_choice=True,
+                                   n_groups=prepared.n_groups)  # fmt: skip
         st.sidebar.header("Sweep")
         initial("kappas", "0.28, 0.2, 0.1, 0.05, 0.01")
         initial("extra_intervals", "")
@@ -88,9 +93,10 @@ def main() -> None:
         seeds = list(range(int(st.sidebar.number_input("Seeds (splits)", 1, 10, key="n_seeds"))))
         warm = st.sidebar.checkbox(
             "Start each κ from its neighbour's model", key="continuation",
-            help="a continuation sweep: from tight to loose κ, each point of IDCA, SSG, SSw or "
-                 "SSL-ALM starts from the model of the point before it (two chains, as two runs "
-                 "go at once), which ends most runs far sooner; off, every point starts afresh",
+            help=f"a continuation sweep: from tight to loose κ, each point of a solver that can "
+                 f"start from a model ({', '.join(WARM_SOLVERS)}) starts from the model of the "
+                 "point before it (two chains, as two runs go at once), which ends most runs far "
+                 "sooner; off, every point starts afresh",
         )  # fmt: skip
         remember("kappas", "extra_intervals", "n_seeds", "continuation")
         base = base_spec(data_spec, prepare, problem)
@@ -99,7 +105,6 @@ def main() -> None:
                             configs=problem.configs, chains=WORKERS if warm else 0)  # fmt: skip
         for spec in specs:
             spec.validate()
-        prepared = prepared_data(data_spec, prepare)
     except UserError as error:
         st.error(str(error))
         return

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import UserError
 from engine.fairness.auc_shift import PROTECTED, TwoGroupScores, map_metrics
 from engine.models import Params
 from engine.problem import Problem
@@ -58,12 +57,6 @@ class AUCPostProcess(Unconstrained):
     when the run ends (module docstring)."""
 
     def __init__(self, problem: Problem, config: PostProcessConfig, rng: np.random.Generator):
-        if problem.data.n_groups != 2:
-            raise UserError(
-                "auc_postprocess maps the scores of one protected group against the other "
-                f"(paper 004, App. E.2: a binary γ), and this data has {problem.data.n_groups} "
-                "groups; choose a grouping with two"
-            )
         super().__init__(problem, config, rng)
         self._result: PostProcessed | None = None
         self._seconds = 0.0

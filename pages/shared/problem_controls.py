@@ -130,12 +130,14 @@ def problem_controls(
     task: Task = Task.CLASSIFICATION,
     honour_choice: bool = False,
     tune_choice: bool = False,
+    n_groups: int | None = None,
 ) -> Problem:
     """What the sidebar chose for data whose label is of `task`: a classifier's constraint with
     I and κ; a regression has no constraint family, so its runs train without one (the
     constraint kept here only says so to the solver list) and report the mean gap. With
     `honour_choice`, a classifier's runs honour κ on the split the user picks (train by
-    default); with `tune_choice`, the user may have each solver tune first."""
+    default); with `tune_choice`, the user may have each solver tune first. A solver defined
+    for another number of protected groups than the data's `n_groups` is refused."""
     st.sidebar.header("Fairness")
     if task is Task.CLASSIFICATION:
         interval, kappa, family, pairs, options = _fairness_controls()
@@ -147,7 +149,7 @@ def problem_controls(
     variant = dict(options).get("variant") if family == "auc_gap" else None
     honour_choice = honour_choice and task is Task.CLASSIFICATION
     solvers, configs, budget, honour = (
-        _solver_controls(family, model, objective.name, variant, honour_choice)
+        _solver_controls(family, model, objective.name, variant, honour_choice, n_groups)
         if solver_choice
         else ((), {}, Budget(), None)
     )
@@ -257,11 +259,16 @@ def hidden_widths(text: str) -> tuple[int, ...]:
 
 
 def _solver_controls(
-    family: str, model: ModelSpec, objective: str, variant: str | None, honour_choice: bool
+    family: str,
+    model: ModelSpec,
+    objective: str,
+    variant: str | None,
+    honour_choice: bool,
+    n_groups: int | None,
 ):
     st.sidebar.header("Solvers")
     regression = objective_type(objective).task is Task.REGRESSION
-    solvers = solver_picker(family, model, objective, variant, regression)
+    solvers = solver_picker(family, model, objective, variant, regression, n_groups)
     initial("seconds", 60.0, float)
     seconds = float(
         st.sidebar.number_input(

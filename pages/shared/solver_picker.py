@@ -47,34 +47,39 @@ class SolverChoice:
 
 
 def solver_refusals(
-    family: str, model: ModelSpec, objective: str = LogisticLoss.name, variant: str | None = None
+    family: str,
+    model: ModelSpec,
+    objective: str = LogisticLoss.name,
+    variant: str | None = None,
+    n_groups: int | None = None,
 ) -> dict[str, str | None]:
     """Why each solver cannot solve `family` (of `variant`, for auc_gap) on `model` with the
-    `objective` (None: it can). The unconstrained solver ignores the family, so it is never
-    refused for it."""
+    `objective`, on data of `n_groups` protected groups (None: not known) (None: it can). The
+    unconstrained solver ignores the family, so it is never refused for it."""
     return {
-        name: solver_card(name).refusal(model, family, objective, variant)
+        name: solver_card(name).refusal(model, family, objective, variant, n_groups)
         for name in solver_names()
     }
 
 
 def solver_choices(
-    family: str, model: ModelSpec, objective: str, variant: str | None
+    family: str, model: ModelSpec, objective: str, variant: str | None, n_groups: int | None = None
 ) -> dict[str, SolverChoice]:
     """Every solver as the picker offers it: refused with the page's `objective`, unless the
     objective is the label's default and the solver's own default objective (the pairwise AUC
     loss, for the same kind of label) lets it run; then it is offered with that objective."""
     task = objective_type(objective).task
     choices = {}
-    for name, refusal in solver_refusals(family, model, objective, variant).items():
+    for name, refusal in solver_refusals(family, model, objective, variant, n_groups).items():
         own = solver_card(name).default_objective
         switches = (
             refusal is not None
             and objective == DEFAULT_OBJECTIVE[task] != own
             and objective_type(own).task is task
         )
-        if switches and solver_card(name).refusal(model, family, own, variant) is None:
-            choices[name] = SolverChoice(name, None, own)
+        if switches:  # with the objective it needs: runs, or why it cannot even so
+            refusal = solver_card(name).refusal(model, family, own, variant, n_groups)
+            choices[name] = SolverChoice(name, refusal, None if refusal else own)
         else:
             choices[name] = SolverChoice(name, refusal)
     return choices
@@ -125,10 +130,16 @@ def picker_groups(
 
 
 def solver_picker(
-    family: str, model: ModelSpec, objective: str, variant: str | None, regression: bool
+    family: str,
+    model: ModelSpec,
+    objective: str,
+    variant: str | None,
+    regression: bool,
+    n_groups: int | None = None,
 ) -> list[str]:
-    """The picker's widgets; returns the chosen solvers that can run, in catalogue order."""
-    choices = solver_choices(family, model, objective, variant)
+    """The picker's widgets for data of `n_groups` protected groups (None: not known); returns
+    the chosen solvers that can run, in catalogue order."""
+    choices = solver_choices(family, model, objective, variant, n_groups)
     initial("solvers", list(DEFAULT_SOLVERS))
     st.session_state["solvers"] = [s for s in st.session_state["solvers"] if s in choices]
     subject = "a real-valued label" if regression else family

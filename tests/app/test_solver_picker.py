@@ -82,3 +82,25 @@ def test_runs_of_the_pairwise_auc_loss_say_to_read_their_auc_not_their_accuracy(
     (said,) = [c.value for c in app.caption if "only ranks the scores" in c.value]
     assert said.startswith("sfls (κ = 0.05), unconstrained train paper 004's pairwise AUC loss")
     assert "read its test AUC" in said
+
+
+def test_a_solver_for_two_groups_is_refused_before_it_runs_on_data_of_more():
+    card = solver_card("auc_postprocess")
+    assert card.groups_refusal(2) is None and card.groups_refusal(None) is None
+    on_four = solver_choices("auc_gap", ModelSpec(), "pairwise_auc", None, n_groups=4)
+    assert not on_four["auc_postprocess"].available
+    assert on_four["auc_postprocess"].refusal == card.groups_refusal(4)
+    assert "this data has 4; choose a grouping with two" in card.groups_refusal(4)
+    assert on_four["sfls"].available  # the others take any number of groups
+    assert solver_choices("auc_gap", ModelSpec(), "pairwise_auc", None, 2)["auc_postprocess"].available
+
+
+def test_the_page_greys_out_a_solver_for_two_groups_on_data_grouped_into_more():
+    app = start()
+    app.sidebar.selectbox(key="family").set_value("auc_gap").run()
+    assert not app.sidebar.checkbox(key="solver:auc_postprocess").disabled  # Adult by sex
+    (attribute,) = [m for m in app.sidebar.multiselect if m.key.startswith("attribute_")]
+    attribute.set_value(["race"]).run()
+    assert not app.exception, app.exception
+    box = app.sidebar.checkbox(key="solver:auc_postprocess")
+    assert box.disabled and "defined for two protected groups" in box.help

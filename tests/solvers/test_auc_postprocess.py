@@ -140,7 +140,7 @@ def test_intra_and_more_than_two_groups_are_refused(data):
                        r"inter only \(paper 004, App. E.2 .*\), not intra$"):  # fmt: skip
         solve(_problem(data, "intra"), "auc_postprocess", COARSE, Budget(max_iterations=5))
     three = _problem(toy_prepared(groups=3))
-    with pytest.raises(UserError, match="this data has 3 groups; choose a grouping with two"):
+    with pytest.raises(UserError, match="two protected groups .*this data has 3; choose a grouping with two"):
         solve(three, "auc_postprocess", COARSE, Budget(max_iterations=5))
 
 

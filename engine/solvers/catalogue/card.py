@@ -54,6 +54,9 @@ class SolverCard:
     auc_variants: tuple[str, ...] = ()
     auc_variants_why: str = ""
     classifier_only: str = ""
+    # why, citing the paper, the algorithm is defined for two protected groups only (empty: for
+    # any number), so that data grouped otherwise is refused before a run is queued
+    two_groups_only: str = ""
     # the option naming the unfairness measure the algorithm minimises itself (paper 002's
     # `measure`): its fairness is an upper-level objective, not a constraint, so a run that
     # names no constraint has none
@@ -118,16 +121,18 @@ class SolverCard:
         family: str | None,
         objective: str | None = None,
         variant: str | None = None,
+        n_groups: int | None = None,
     ) -> str | None:
         """Why this algorithm cannot solve `model` under `family` (of `variant`, for auc_gap),
         in words: the first capability it misses (of the model, the objective, then the
         family), else a label it is not defined for (the objective's task: a classifier's
-        algorithm, or a family it uses, for a regression), else a variant it does not apply to;
-        None if it can."""
+        algorithm, or a family it uses, for a regression), else a variant it does not apply to,
+        else data of `n_groups` protected groups (None: not known yet); None if it can."""
         objective = objective or self.default_objective
         missing = self.missing(model, family, objective)
         if not missing:
-            return self._task_refusal(family, objective) or self._variant_refusal(family, variant)
+            return (self._task_refusal(family, objective) or self._variant_refusal(family, variant)
+                    or self.groups_refusal(n_groups))  # fmt: skip
         first = missing[0]
         needed = f"{first.words} ({self.needs[first]})"
         if first.side is Side.MODEL:
@@ -155,6 +160,14 @@ class SolverCard:
             return None
         return task_refusal(family, kind.task, f"the label of the {objective} objective")
 
+    def groups_refusal(self, n_groups: int | None) -> str | None:
+        """Why this algorithm cannot train on data of `n_groups` protected groups (None: any
+        number, or not known); None if it can."""
+        if not self.two_groups_only or n_groups is None or n_groups == 2:
+            return None
+        return (f"{self.name} is defined for two protected groups ({self.two_groups_only}), "
+                f"and this data has {n_groups}; choose a grouping with two")  # fmt: skip
+
     def _variant_refusal(self, family: str | None, variant: str | None) -> str | None:
         variant = variant or AUC_GAP_DEFAULTS["variant"]
         if family != "auc_gap" or not self.auc_variants or variant in self.auc_variants:
@@ -168,10 +181,11 @@ class SolverCard:
         family: str | None,
         objective: str | None = None,
         variant: str | None = None,
+        n_groups: int | None = None,
     ) -> None:
-        """Refuse a model, objective or constraint family (or auc_gap variant) this algorithm
-        cannot solve, saying why."""
-        reason = self.refusal(model, family, objective, variant)
+        """Refuse a model, objective or constraint family (or auc_gap variant), or data of
+        `n_groups` protected groups, this algorithm cannot solve, saying why."""
+        reason = self.refusal(model, family, objective, variant, n_groups)
         if reason is not None:
             raise UserError(reason)
 
@@ -179,7 +193,8 @@ class SolverCard:
         spec = problem.constraint
         family = spec.family if spec is not None else None
         variant = spec.option("variant", None) if spec is not None else None
-        self.check_combination(problem.model, family, problem.objective.name, variant)
+        self.check_combination(problem.model, family, problem.objective.name, variant,
+                               problem.data.n_groups)  # fmt: skip
 
     def load(self) -> type[Solver]:
         return load_object(self.implementation)

@@ -53,7 +53,9 @@ CARDS = (
                "an unconstrained AUC model by L-BFGS, then the protected group's scores mapped "
                "to ω1·h + ω2, (ω1, ω2) on a grid, the best validation AUC among the maps within "
                "κ on validation (App. E.3); two groups; any model",
-               "engine.solvers.auc_postprocess:AUCPostProcess", needs={
+               "engine.solvers.auc_postprocess:AUCPostProcess",
+               two_groups_only="it maps the scores of one protected group against the other: "
+                               "paper 004, App. E.2's binary γ", needs={
                    C.GRADIENTS: "L-BFGS on the parameters of any model trains the AUC model",
                    C.PAIRWISE_AUC: "paper 004, App. E.2: post-processing starts from a model "
                                    "trained for AUC without constraints",
