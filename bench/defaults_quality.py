@@ -12,8 +12,8 @@ of them it solves (a reference solver runs under pSP, which it only reports), el
 family it solves (paper 003's quadratic AUC families); the model linear with group
 cross-terms, or, for a solver that trains networks only, an MLP of 16 hidden units; κ = 0.05
 (for paper 003's quadratic AUC families, whose κ bounds a surrogate of another scale, the middle
-of its a9a grid), I = [5 %, 30 %); κ held on the training data where the solver can. A
-combination the problem refuses (a group too small for a rank band, a solver that needs another
+of its a9a grid: `Family.surrogate_kappa`), I = [5 %, 30 %); κ held on the training data where
+the solver can. A combination the problem refuses (a group too small for a rank band, a solver that needs another
 objective) is printed with the reason and left out of the counts.
 
 Printed: one line per run (data set, solver, family, status, the verdict's label, the exact
@@ -57,9 +57,6 @@ from engine.solvers.honour_rules import run_honour  # noqa: E402
 from engine.verdict import Label  # noqa: E402
 
 KAPPA = 0.05
-# κ where it bounds a surrogate's scale, not the exact gap's (`Family.kappa_scale`): the middle
-# of paper 003's a9a grids for pSP (G.3.2), as κ = 0.05 there holds w near 0
-SURROGATE_KAPPA = {"quad_group_auc": 1.0, "quad_inter": 3.0, "quad_intra": 5.0}
 INTERVAL = (0.05, 0.30)
 FAMILIES = ("pSP", "DP", "group_loss_gap", "auc_gap")  # papers 003, 001, 000 and 004
 LINEAR = ModelSpec(cross_terms=True)
@@ -81,7 +78,7 @@ def run_spec(data: str, solver: str, seconds: float, scratch: Path) -> RunSpec:
     family = (own or solved)[0]
     model = LINEAR if card.refusal(LINEAR, family) is None else NETWORK
     spec, grouping = DATA[data].make(scratch)
-    kappa = SURROGATE_KAPPA.get(family, KAPPA)
+    kappa = family_entry(family).surrogate_kappa or KAPPA
     constraint = ConstraintSpec(family, kappa, INTERVAL if family in ("pSP", "pDP") else None)
     spec = RunSpec(
         data=spec,

@@ -22,8 +22,15 @@ The "wins" line names, per κ, the method with the best mean test AUC among thos
 AUC gap is within κ, so the paper's claim — the level-set method wins when κ is not too small —
 can be read off.
 
+With `--tune`, each method whose card declares App. E.3's grid (sfls, iqrc and
+proxy_lagrangian: the step; corr_penalty: the step, with λ as before) also runs once per
+setting of it, per κ and seed, and the setting its rule picks on validation (the best
+validation AUC within κ there, `engine.solvers.tuning.pick`) gives a second table, "tuned",
+beside the one at the cards' defaults, and the cells whose winner tuning changes are listed.
+
     .venv/bin/python bench/paper004_frontier.py [--data adult compas] [--examples group inter
         intra] [--kappas 0.005 0.01 0.02 0.05 0.1] [--seeds 5] [--seconds 10] [--jobs 2]
+        [--tune]
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ from engine.runs.frontier import mean_and_spread  # noqa: E402
 from engine.solvers import Budget, solve  # noqa: E402
 from engine.solvers.catalogue import solver_card  # noqa: E402
 from engine.solvers.options import config_from_dict  # noqa: E402
+from engine.solvers.tuning import pick, trial_outcome  # noqa: E402
 
 DATA = {
     "adult": (AdultSpec(), PrepareOptions(grouping=(GroupingSpec("sex"),), split=(0.9, 0.1, 0.0))),
@@ -75,6 +83,7 @@ class Job:
     kappa: float | None  # None: the unconstrained reference
     seed: int
     penalty: float | None = None  # corr_penalty's λ
+    setting: tuple[tuple[str, float], ...] | None = None  # a tuning trial's (None: defaults)
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,7 @@ class Outcome:
     test_auc: float
     test_gap: float
     wall: float
+    status: str
 
 
 def applies(method: str, example: str) -> bool:
@@ -105,11 +115,17 @@ def jobs(args: argparse.Namespace) -> list[Job]:
                 for method in args.methods:
                     if not applies(method, example):
                         continue
-                    if method == "corr_penalty":  # one run per λ, judged against every κ
-                        out += [Job(data, example, method, max(args.kappas), seed, weight)
-                                for weight in PENALTIES]  # fmt: skip
-                    else:
-                        out += [Job(data, example, method, k, seed) for k in args.kappas]
+                    plan = solver_card(method).tuning
+                    settings = [None]
+                    if args.tune and plan is not None:
+                        settings += [tuple(s.items()) for s in plan.settings()]
+                    for setting in settings:
+                        if method == "corr_penalty":  # one run per λ, judged against every κ
+                            out += [Job(data, example, method, max(args.kappas), seed, weight,
+                                        setting) for weight in PENALTIES]  # fmt: skip
+                        else:
+                            out += [Job(data, example, method, k, seed, None, setting)
+                                    for k in args.kappas]  # fmt: skip
     return out
 
 
@@ -123,12 +139,13 @@ def run(job: Job, seconds: float) -> Outcome:
     problem = Problem(data, model, constraint, objective=PairwiseAUCLoss())
     card = solver_card(job.method)
     settings = {"select": "last", "penalty": job.penalty} if job.penalty is not None else {}
-    config = config_from_dict(card.Config, settings)
+    config = config_from_dict(card.Config, {**settings, **dict(job.setting or ())})
     started = time.perf_counter()
     solution = solve(problem, job.method, config, Budget(max_seconds=seconds), seed=job.seed)
     wall = time.perf_counter() - started
     val, test = solution.metrics["val"], solution.metrics["test"]
-    return Outcome(job, val["auc"], val["constraint"], test["auc"], test["constraint"], wall)
+    return Outcome(job, val["auc"], val["constraint"], test["auc"], test["constraint"], wall,
+                   solution.status)  # fmt: skip
 
 
 def penalty_choice(outcomes: list[Outcome], kappa: float) -> list[Outcome]:
@@ -141,6 +158,32 @@ def penalty_choice(outcomes: list[Outcome], kappa: float) -> list[Outcome]:
         chosen.append(max(feasible, key=lambda o: o.val_auc) if feasible
                       else min(runs, key=lambda o: o.val_gap))  # fmt: skip
     return chosen
+
+
+def tuned_choice(outcomes: list[Outcome], kappa: float) -> list[Outcome]:
+    """Per seed, the tuning trial the method's plan picks on validation at κ."""
+    chosen = []
+    for seed in sorted({o.job.seed for o in outcomes}):
+        trials = [o for o in outcomes if o.job.seed == seed]
+        plan = solver_card(trials[0].job.method).tuning
+        scored = [trial_outcome(plan, dict(o.job.setting), o.status,
+                                {"auc": o.val_auc, "constraint": o.val_gap}, kappa)
+                  for o in trials]  # fmt: skip
+        choice = pick(plan, scored, constrained=True)
+        if choice.chosen is not None:
+            chosen.append(trials[choice.chosen])
+    return chosen
+
+
+def cell_runs(mine: list[Outcome], method: str, kappa: float, tuned: bool) -> list[Outcome]:
+    """The runs of a table cell: at the card's defaults, or the trials tuning picks (a method
+    without a grid: its defaults in both tables)."""
+    tuned = tuned and solver_card(method).tuning is not None
+    runs = [o for o in mine if o.job.method == method and (o.job.setting is not None) == tuned]
+    if method == "corr_penalty":  # λ, and tuned the step with it, chosen on validation
+        return penalty_choice(runs, kappa)
+    runs = [o for o in runs if o.job.kappa == kappa]
+    return tuned_choice(runs, kappa) if tuned else runs
 
 
 def point(outcomes: list[Outcome]) -> str:
@@ -157,29 +200,36 @@ def _mean_se(values: list[float]) -> tuple[float, float]:
 
 
 def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
+    changed = []
     for data in args.data:
         for example in args.examples:
             mine = [o for o in outcomes if o.job.data == data and o.job.example == example]
             methods = [m for m in args.methods if applies(m, example)]
             reference = [o for o in mine if o.job.method == "unconstrained"]
-            print(f"\n{data}, AUC gap {example} — cell: test AUC ± s.e., test AUC gap ± s.e., "
-                  f"wall time per run; unconstrained: {point(reference)}")  # fmt: skip
-            print(f"{'κ':>6}  " + "  ".join(f"{m:<31}" for m in methods) + "  wins")
-            for kappa in args.kappas:
-                cells, best = [], None
-                for method in methods:
-                    runs = [o for o in mine if o.job.method == method]
-                    if method == "corr_penalty":
-                        runs = penalty_choice(runs, kappa)
-                    else:
-                        runs = [o for o in runs if o.job.kappa == kappa]
-                    cells.append(point(runs))
-                    auc, gap = (float(np.mean([getattr(o, f) for o in runs]))
-                                for f in ("test_auc", "test_gap"))  # fmt: skip
-                    if gap <= kappa and (best is None or auc > best[1]):
-                        best = (method, auc)
-                wins = best[0] if best else "none within κ"
-                print(f"{kappa:>6g}  " + "  ".join(f"{c:<31}" for c in cells) + f"  {wins}")
+            winners = {}
+            for tuned in (False, True) if args.tune else (False,):
+                how = "tuned by App. E.3's grids" if tuned else "at the cards' defaults"
+                print(f"\n{data}, AUC gap {example}, {how} — cell: test AUC ± s.e., test AUC gap "
+                      f"± s.e., wall time per run; unconstrained: {point(reference)}")  # fmt: skip
+                print(f"{'κ':>6}  " + "  ".join(f"{m:<31}" for m in methods) + "  wins")
+                for kappa in args.kappas:
+                    cells, best = [], None
+                    for method in methods:
+                        runs = cell_runs(mine, method, kappa, tuned)
+                        cells.append(point(runs))
+                        auc, gap = (float(np.mean([getattr(o, f) for o in runs]))
+                                    for f in ("test_auc", "test_gap"))  # fmt: skip
+                        if gap <= kappa and (best is None or auc > best[1]):
+                            best = (method, auc)
+                    wins = best[0] if best else "none within κ"
+                    winners.setdefault(kappa, []).append(wins)
+                    print(f"{kappa:>6g}  " + "  ".join(f"{c:<31}" for c in cells) + f"  {wins}")
+            changed += [f"{data} {example} κ = {k:g}: {w[0]} → {w[1]}"
+                        for k, w in winners.items() if len(w) == 2 and w[0] != w[1]]  # fmt: skip
+    if args.tune:
+        cells = len(args.data) * len(args.examples) * len(args.kappas)
+        print(f"\ntuning changes the winner in {len(changed)} of {cells} cells"
+              + "".join(f"\n  {line}" for line in changed))  # fmt: skip
 
 
 def main() -> None:
@@ -192,6 +242,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=10.0, help="wall-clock budget per run")
     parser.add_argument("--jobs", type=int, default=2, help="runs in parallel")
+    parser.add_argument("--tune", action="store_true",
+                        help="also tune each method by its card's grid (App. E.3)")  # fmt: skip
     args = parser.parse_args()
     for spec, options in (DATA[d] for d in args.data):  # prepare once, before the workers
         load_prepared(spec, options)

@@ -131,6 +131,9 @@ class Family:
     # why κ bounds a surrogate's scale rather than the exact quantity's (so no exact value can
     # be held to it); empty when κ is on the exact quantity's scale
     kappa_scale: str = ""
+    # for such a family, a κ of its paper's grid on that scale (the middle of it), where a κ
+    # meant for the exact quantity (0.05) would hold the model near w = 0; None otherwise
+    surrogate_kappa: float | None = None
     # the solvers its paper proposes for it, which the pages show first (the unconstrained
     # reference beside them); the others stay one click away
     proposed: tuple[str, ...] = ()
@@ -196,14 +199,17 @@ FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
         Family("quad_group_auc", "paper 003, eq. (102)", _C + "quadratic_auc:QuadraticGroupAUC",
                _check_quadratic_auc, "group-AUC gap",
                _offers(_BATCH, Capability.QUADRATIC_GROUP_AUC), kappa_scale=_QUADRATIC_SCALE,
+               surrogate_kappa=1.0,  # the middle of G.3.2's a9a grid
                proposed=("group_auc",)),
         Family("quad_inter", "paper 003, eq. (105)", _C + "quadratic_auc:QuadraticInterAUC",
                _check_quadratic_auc, "inter-group AUC gap",
                _offers(_BATCH, Capability.QUADRATIC_INTER), kappa_scale=_QUADRATIC_SCALE,
+               surrogate_kappa=3.0,  # the middle of G.3.2's a9a grid
                proposed=("inter_pairwise",)),
         Family("quad_intra", "paper 003, eq. (107)", _C + "quadratic_auc:QuadraticIntraAUC",
                _check_quadratic_auc, "intra-group AUC gap",
                _offers(_BATCH, Capability.QUADRATIC_INTRA), kappa_scale=_QUADRATIC_SCALE,
+               surrogate_kappa=5.0,  # the middle of G.3.2's a9a grid
                proposed=("intra_pairwise",)),
     )
 })  # fmt: skip

@@ -15,6 +15,7 @@ from engine.fairness.constraints import (
     empirical_auc,
     square_pair_loss,
 )
+from engine.fairness.families import FAMILIES
 from engine.pairwise import lemma1_terms
 
 torch.set_default_dtype(torch.float64)
@@ -272,3 +273,10 @@ def test_auc_rejects_bad_square_loss_constants(bad):
     scores, groups, y = labelled(15, n_groups=2)
     with pytest.raises(UserError, match="c1|c2"):
         bind(ConstraintSpec("auc_gap", 0.1, options=bad), groups=groups, y=y)
+
+
+def test_a_family_whose_kappa_bounds_a_surrogate_names_a_kappa_on_that_scale():
+    """κ on a surrogate's scale (paper 003's quadratic AUC rows) needs a κ of its own for a run
+    that would take the typical one; a family on the exact quantity's scale has none."""
+    for family in FAMILIES.values():
+        assert bool(family.kappa_scale) == (family.surrogate_kappa is not None), family.name

@@ -31,7 +31,6 @@ from engine.verdict import Label, majority_finding
 
 ITERATIONS = 1_000
 KAPPA = 0.05
-SURROGATE_KAPPA = {"quad_group_auc": 1.0, "quad_inter": 3.0, "quad_intra": 5.0}  # G.3.2, a9a
 INTERVAL = (0.05, 0.3)
 CROSS_TERMS = ModelSpec(cross_terms=True)
 NETWORK = ModelSpec(kind="mlp", hidden=(16,))
@@ -57,7 +56,7 @@ def trained(
     card = solver_card(solver)
     model = linear if card.refusal(linear, family) is None else NETWORK
     interval = INTERVAL if FAMILIES[family].uses_interval else None
-    constraint = ConstraintSpec(family, SURROGATE_KAPPA.get(family, KAPPA), interval)
+    constraint = ConstraintSpec(family, family_entry(family).surrogate_kappa or KAPPA, interval)
     objective = objective_type(card.default_objective)()
     problem = Problem(data, model, constraint, interval=INTERVAL, objective=objective)
     solution = solve(problem, solver, budget=Budget(max_iterations=ITERATIONS))
