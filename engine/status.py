@@ -54,6 +54,9 @@ class StopCode(StrEnum):
     TIME_BUDGET = "time_budget"
     ITERATION_BUDGET = "iteration_budget"  # the run's iteration budget
     ITERATION_CAP = "iteration_cap"  # the solver's own iteration count (K, T, ...)
+    # the share of a run's iterations or time that a sequence of solves gave one of them
+    # (`engine.solvers.solve_sequence`)
+    SOLVE_SHARE = "solve_share"
     NON_FINITE = "non_finite"
     KAPPA_UNMET = "kappa_unmet"  # no model solved for met κ on the exact training value
     STEP_FAILED = "step_failed"  # e.g. a projection the convex solver could not do
@@ -69,6 +72,7 @@ STATUS_OF_CODE: dict[StopCode, RunStatus] = {
     StopCode.TIME_BUDGET: RunStatus.BUDGET,
     StopCode.ITERATION_BUDGET: RunStatus.BUDGET,
     StopCode.ITERATION_CAP: RunStatus.BUDGET,
+    StopCode.SOLVE_SHARE: RunStatus.BUDGET,
     StopCode.NON_FINITE: RunStatus.DIVERGED,
     StopCode.KAPPA_UNMET: RunStatus.INFEASIBLE,
     StopCode.STEP_FAILED: RunStatus.FAILED,

@@ -74,8 +74,9 @@ def _choice(
     outcomes = []
     for setting, trial in zip(plan.settings(), trials, strict=True):
         validation = store.metrics(trial.run_id).get(SPLIT, {})
-        status = statuses[trial.run_id]
-        outcomes.append(trial_outcome(plan, setting, status, validation, kappa, trial.run_id))
+        status, stop = statuses[trial.run_id], store.run(trial.run_id).stop_code
+        outcomes.append(trial_outcome(plan, setting, status, validation, kappa, trial.run_id,
+                                      stop))  # fmt: skip
     choice = pick(plan, outcomes, constrained=spec.constraint is not None)
     if choice.setting is None:
         return TunedRun(choice, None)

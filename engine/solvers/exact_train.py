@@ -125,7 +125,7 @@ def finish_held(sequence: SolveSequence, holding: Holding) -> Holding:
     solve took: reported when its model still holds κ on the training data, otherwise the cut
     one is."""
     chosen, own = holding.chosen, sequence.solves[0]
-    cut = chosen.solution.stop.code is StopCode.ITERATION_CAP
+    cut = chosen.solution.stop.code is StopCode.SOLVE_SHARE
     # a solver whose own solve its stopping rule ended, or its share of the time: one that its
     # own iteration count ended (ssg runs all its T) would only spend the iterations again, to
     # end on them as well
@@ -326,7 +326,7 @@ def _unheld_stop(sequence: SolveSequence, chosen: Solve, end: str) -> StopReason
         return StopReason(spent, "the run's budget ended before κ held on the training data")
     if end == SHARE_SPENT:
         ended = f"{SHARE} ended before κ held on the training data"
-        return StopReason(StopCode.ITERATION_CAP, ended)
+        return StopReason(StopCode.SOLVE_SHARE, ended)
     if last.status is RunStatus.BUDGET:
         return StopReason(last.code, f"{last.text} in its last solve, before κ held on the training "
                                      "data")  # fmt: skip

@@ -15,8 +15,8 @@ less than `LEAST_SECONDS` of the budget left: a solve must make its first step a
 and a sliver of a budget would only add them. A solve may be given a share of the time left
 (`run`'s `time_share`): a solver that runs until its budget ends (PLADA, the SGD methods, whose
 own iteration count is unbounded) would otherwise spend the whole budget on the sequence's
-first solve and leave none to the solves after it; one the share ends, ends as on its own
-iteration cap (`StopCode.ITERATION_CAP`), and the sequence goes on.
+first solve and leave none to the solves after it. A solve that a share (of iterations or of
+time) ends, ends on it (`StopCode.SOLVE_SHARE`), and the sequence goes on.
 """
 
 from __future__ import annotations
@@ -356,7 +356,7 @@ def check_sequence(problem: Problem, on: str) -> None:
 def _capped(solution: Solution, text: str) -> Solution:
     """A solve that spent the iterations or time the sequence gave it (`text`, in words) ends
     on them, which are no budget of the run's but this solve's own cap."""
-    return dataclasses.replace(solution, stop=StopReason(StopCode.ITERATION_CAP, text))
+    return dataclasses.replace(solution, stop=StopReason(StopCode.SOLVE_SHARE, text))
 
 
 def _number(value: float | None) -> float:

@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.errors import UserError
+from engine.status import StopCode
 
 
 class Score(StrEnum):
@@ -88,8 +89,8 @@ ENDS_WITH_MODEL = ("converged", "budget")
 @dataclass(frozen=True)
 class Trial:
     """One setting's outcome: how its run ended, its validation score and exact constrained
-    value (None where it has none), whether that meets κ (None: no constraint or no value), and
-    its run where it ran in the store."""
+    value (None where it has none), whether that meets κ (None: no constraint or no value), its
+    run where it ran in the store and its stop code where known."""
 
     setting: dict[str, Any]
     status: str
@@ -97,6 +98,14 @@ class Trial:
     value: float | None
     meets: bool | None
     run_id: str | None = None
+    stop: StopCode | None = None
+
+    @property
+    def ended(self) -> str:
+        """How its run ended, for the trial table: its status, or "all iterations" for a run
+        that its own iteration count ended (a plan's fixed K: its paper's algorithm run in
+        full, which the status calls a budget)."""
+        return "all iterations" if self.stop is StopCode.ITERATION_CAP else self.status
 
 
 def trial_outcome(
@@ -106,14 +115,15 @@ def trial_outcome(
     validation: Mapping[str, float | None],
     kappa: float | None,
     run_id: str | None = None,
+    stop: StopCode | None = None,
 ) -> Trial:
-    """The trial of `setting` from how its run ended and its exact validation metrics
-    ("constraint", and the plan's score)."""
+    """The trial of `setting` from how its run ended (its status and stop code) and its exact
+    validation metrics ("constraint", and the plan's score)."""
     counts = status in ENDS_WITH_MODEL
     score = _finite(validation.get(plan.score)) if counts else None
     value = _finite(validation.get("constraint")) if counts else None
     meets = None if kappa is None or value is None else value <= kappa
-    return Trial(setting, status, score, value, meets, run_id)
+    return Trial(setting, status, score, value, meets, run_id, stop)
 
 
 @dataclass(frozen=True)
@@ -163,7 +173,7 @@ class Choice:
         return [
             {
                 **trial.setting,
-                "status": trial.status,
+                "status": trial.ended,
                 score: trial.score,
                 f"val {quantity}": trial.value,
                 "within κ": {True: "yes", False: "no", None: "—"}[trial.meets],

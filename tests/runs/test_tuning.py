@@ -193,3 +193,26 @@ def test_a_solver_without_a_plan_or_a_constraint_is_refused_with_why(csv_spec):
     no_constraint = dataclasses.replace(make_spec(csv_spec, solver="ssg"), constraint=None)
     with pytest.raises(UserError, match="give a constraint"):
         tuning_plan(no_constraint)
+
+
+def test_a_trial_that_ran_its_own_iterations_says_so_in_the_trial_table(store, csv_spec):
+    """A trial ended by the plan's fixed K (IDCA's 50 outer iterations) ran its paper's
+    algorithm in full: the table says "all iterations", where a trial the time budget cut
+    short says "budget" (both are runs with a model whose status is "budget")."""
+    spec = make_spec(csv_spec, solver="idca", kappa=0.2)
+    specs = trial_specs(spec)
+    for index, trial in enumerate(specs):
+        store.enqueue(trial.run_id, trial.to_dict())
+        store.claim(trial.run_id, pid=1)
+        code = StopCode.TIME_BUDGET if index == 0 else StopCode.ITERATION_CAP
+        store.finish(
+            trial.run_id,
+            StopReason(code, "ended"),
+            iterations=50,
+            seconds=1.0,
+            metrics={"val": {"accuracy": 0.8, "constraint": 0.1}},
+        )
+    choice = tuned_run(store, spec).choice
+    assert {t.status for t in choice.trials} == {"budget"}
+    ended = [row["status"] for row in choice.rows()]
+    assert ended == ["budget"] + ["all iterations"] * (len(specs) - 1)

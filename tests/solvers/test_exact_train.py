@@ -194,7 +194,7 @@ def test_holding_takes_at_most_as_many_iterations_again_as_the_solvers_own_solve
         assert solution.iterations == left // 2
     assert sum(s.iterations for s in later) <= first.iterations
     capped = later[0].stop  # its share ends the solve, and is no budget of the run's
-    assert capped.code is StopCode.ITERATION_CAP
+    assert capped.code is StopCode.SOLVE_SHARE
     assert "500 iterations given to this solve" in capped.text
     assert holding.stop.status is RunStatus.BUDGET and "budget" not in holding.stop.text
     again = SolveSequence(problem, "ssg", "train", config=SSGConfig(iterations=1000))
@@ -212,7 +212,7 @@ def test_a_held_solve_its_share_cut_short_runs_on_to_the_solvers_stopping_rule(d
     assert own.solution.status is RunStatus.CONVERGED and own.holds(0.3)
     tighter_constraint = dataclasses.replace(problem.constraint, kappa=0.1)
     cut = sequence.run(tighter_constraint, most=400)
-    assert cut.solution.stop.code is StopCode.ITERATION_CAP and cut.holds(0.3)
+    assert cut.solution.stop.code is StopCode.SOLVE_SHARE and cut.holds(0.3)
     holding = finish_held(sequence, Holding(cut, True, cut.solution.stop, "held"))
     finished = sequence.solves[-1]
     assert len(sequence.solves) == 3 and finished.constraint == tighter_constraint
