@@ -121,11 +121,15 @@ def jobs(args: argparse.Namespace) -> list[Job]:
                         settings += [tuple(s.items()) for s in plan.settings()]
                     for setting in settings:
                         if method == "corr_penalty":  # one run per λ, judged against every κ
-                            out += [Job(data, example, method, max(args.kappas), seed, weight,
-                                        setting) for weight in PENALTIES]  # fmt: skip
+                            out += [
+                                Job(data, example, method, max(args.kappas), seed, weight, setting)
+                                for weight in PENALTIES
+                            ]
                         else:
-                            out += [Job(data, example, method, k, seed, None, setting)
-                                    for k in args.kappas]  # fmt: skip
+                            out += [
+                                Job(data, example, method, k, seed, None, setting)
+                                for k in args.kappas
+                            ]
     return out
 
 
@@ -144,8 +148,9 @@ def run(job: Job, seconds: float) -> Outcome:
     solution = solve(problem, job.method, config, Budget(max_seconds=seconds), seed=job.seed)
     wall = time.perf_counter() - started
     val, test = solution.metrics["val"], solution.metrics["test"]
-    return Outcome(job, val["auc"], val["constraint"], test["auc"], test["constraint"], wall,
-                   solution.status)  # fmt: skip
+    return Outcome(
+        job, val["auc"], val["constraint"], test["auc"], test["constraint"], wall, solution.status
+    )
 
 
 def penalty_choice(outcomes: list[Outcome], kappa: float) -> list[Outcome]:
@@ -166,9 +171,16 @@ def tuned_choice(outcomes: list[Outcome], kappa: float) -> list[Outcome]:
     for seed in sorted({o.job.seed for o in outcomes}):
         trials = [o for o in outcomes if o.job.seed == seed]
         plan = solver_card(trials[0].job.method).tuning
-        scored = [trial_outcome(plan, dict(o.job.setting), o.status,
-                                {"auc": o.val_auc, "constraint": o.val_gap}, kappa)
-                  for o in trials]  # fmt: skip
+        scored = [
+            trial_outcome(
+                plan,
+                dict(o.job.setting),
+                o.status,
+                {"auc": o.val_auc, "constraint": o.val_gap},
+                kappa,
+            )
+            for o in trials
+        ]
         choice = pick(plan, scored, constrained=True)
         if choice.chosen is not None:
             chosen.append(trials[choice.chosen])
@@ -209,27 +221,36 @@ def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
             winners = {}
             for tuned in (False, True) if args.tune else (False,):
                 how = "tuned by App. E.3's grids" if tuned else "at the cards' defaults"
-                print(f"\n{data}, AUC gap {example}, {how} — cell: test AUC ± s.e., test AUC gap "
-                      f"± s.e., wall time per run; unconstrained: {point(reference)}")  # fmt: skip
+                print(
+                    f"\n{data}, AUC gap {example}, {how} — cell: test AUC ± s.e., test AUC gap "
+                    f"± s.e., wall time per run; unconstrained: {point(reference)}"
+                )
                 print(f"{'κ':>6}  " + "  ".join(f"{m:<31}" for m in methods) + "  wins")
                 for kappa in args.kappas:
                     cells, best = [], None
                     for method in methods:
                         runs = cell_runs(mine, method, kappa, tuned)
                         cells.append(point(runs))
-                        auc, gap = (float(np.mean([getattr(o, f) for o in runs]))
-                                    for f in ("test_auc", "test_gap"))  # fmt: skip
+                        auc, gap = (
+                            float(np.mean([getattr(o, f) for o in runs]))
+                            for f in ("test_auc", "test_gap")
+                        )
                         if gap <= kappa and (best is None or auc > best[1]):
                             best = (method, auc)
                     wins = best[0] if best else "none within κ"
                     winners.setdefault(kappa, []).append(wins)
                     print(f"{kappa:>6g}  " + "  ".join(f"{c:<31}" for c in cells) + f"  {wins}")
-            changed += [f"{data} {example} κ = {k:g}: {w[0]} → {w[1]}"
-                        for k, w in winners.items() if len(w) == 2 and w[0] != w[1]]  # fmt: skip
+            changed += [
+                f"{data} {example} κ = {k:g}: {w[0]} → {w[1]}"
+                for k, w in winners.items()
+                if len(w) == 2 and w[0] != w[1]
+            ]
     if args.tune:
         cells = len(args.data) * len(args.examples) * len(args.kappas)
-        print(f"\ntuning changes the winner in {len(changed)} of {cells} cells"
-              + "".join(f"\n  {line}" for line in changed))  # fmt: skip
+        print(
+            f"\ntuning changes the winner in {len(changed)} of {cells} cells"
+            + "".join(f"\n  {line}" for line in changed)
+        )
 
 
 def main() -> None:
@@ -242,8 +263,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=10.0, help="wall-clock budget per run")
     parser.add_argument("--jobs", type=int, default=2, help="runs in parallel")
-    parser.add_argument("--tune", action="store_true",
-                        help="also tune each method by its card's grid (App. E.3)")  # fmt: skip
+    parser.add_argument(
+        "--tune", action="store_true", help="also tune each method by its card's grid (App. E.3)"
+    )
     args = parser.parse_args()
     for spec, options in (DATA[d] for d in args.data):  # prepare once, before the workers
         load_prepared(spec, options)

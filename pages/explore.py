@@ -77,8 +77,9 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
                       charts: bool) -> bool:  # fmt: skip
     """The problem's controls, the Run button and the view's runs; whether it has any."""
     try:
-        problem = problem_controls(task=prepared.task, honour_choice=True, tune_choice=True,
-                                   n_groups=prepared.n_groups)  # fmt: skip
+        problem = problem_controls(
+            task=prepared.task, honour_choice=True, tune_choice=True, n_groups=prepared.n_groups
+        )
         specs = run_specs(data_spec, prepare, problem)
     except UserError as error:
         st.error(str(error))

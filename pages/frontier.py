@@ -80,8 +80,9 @@ def main() -> None:
     try:
         data_spec, prepare = data_controls()
         prepared = prepared_data(data_spec, prepare)
-        problem = problem_controls(task=prepared.task, honour_choice=True,
-                                   n_groups=prepared.n_groups)  # fmt: skip
+        problem = problem_controls(
+            task=prepared.task, honour_choice=True, n_groups=prepared.n_groups
+        )
         st.sidebar.header("Sweep")
         initial("kappas", "0.28, 0.2, 0.1, 0.05, 0.01")
         initial("extra_intervals", "")

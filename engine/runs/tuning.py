@@ -75,8 +75,7 @@ def _choice(
     for setting, trial in zip(plan.settings(), trials, strict=True):
         validation = store.metrics(trial.run_id).get(SPLIT, {})
         status, stop = statuses[trial.run_id], store.run(trial.run_id).stop_code
-        outcomes.append(trial_outcome(plan, setting, status, validation, kappa, trial.run_id,
-                                      stop))  # fmt: skip
+        outcomes.append(trial_outcome(plan, setting, status, validation, kappa, trial.run_id, stop))
     choice = pick(plan, outcomes, constrained=spec.constraint is not None)
     if choice.setting is None:
         return TunedRun(choice, None)

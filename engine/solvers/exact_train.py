@@ -110,8 +110,9 @@ def hold_on_train(sequence: SolveSequence, max_solves: int = MAX_SOLVES) -> Hold
             if most is None:
                 end = SHARE_SPENT
                 break
-        end = sequence.attempt(*next_solve(sequence), after=base_solve(sequence), most=most,
-                               time_share=time_share)  # fmt: skip
+        end = sequence.attempt(
+            *next_solve(sequence), after=base_solve(sequence), most=most, time_share=time_share
+        )
         if end:
             break
     return finish_held(sequence, _holding(sequence, end))
@@ -129,14 +130,19 @@ def finish_held(sequence: SolveSequence, holding: Holding) -> Holding:
     # a solver whose own solve its stopping rule ended, or its share of the time: one that its
     # own iteration count ended (ssg runs all its T) would only spend the iterations again, to
     # end on them as well
-    if not (holding.held and cut and sequence.warm and (sequence.timed or own.solution.status
-                                                         is RunStatus.CONVERGED)):  # fmt: skip
+    if not (
+        holding.held
+        and cut
+        and sequence.warm
+        and (sequence.timed or own.solution.status is RunStatus.CONVERGED)
+    ):
         return holding
     most, time_share = own.solution.iterations, None
     if sequence.timed:  # the time left, or on validation a share of it for the search there
         most, time_share = None, FIRST_SHARE if sequence.on == "val" else None
-    if sequence.attempt(chosen.constraint, "", chosen.config, after=chosen, most=most,
-                        time_share=time_share):  # fmt: skip
+    if sequence.attempt(
+        chosen.constraint, "", chosen.config, after=chosen, most=most, time_share=time_share
+    ):
         return holding  # the run's budget is spent
     finished = sequence.last
     if not finished.holds(sequence.kappa):

@@ -134,8 +134,10 @@ def _honour_on_validation(sequence: SolveSequence, holding: Holding, max_solves:
         if len(tried) - 1 >= max_solves:
             end = MOST_ALLOWED
             break
-        end = sequence.attempt(dataclasses.replace(holding.chosen.constraint, kappa=kappa_prime),
-                               time_share=FIRST_SHARE if sequence.timed else None)  # fmt: skip
+        end = sequence.attempt(
+            dataclasses.replace(holding.chosen.constraint, kappa=kappa_prime),
+            time_share=FIRST_SHARE if sequence.timed else None,
+        )
         if end:
             break
         tried.append(sequence.last)

@@ -223,15 +223,25 @@ class SolveSequence:
         if after is not None and self.warm:
             start = after.solution.params
         inner = self.problem.under(constraint, start)
-        solution = solve(inner, self.solver, config, left, self._offset_log(constraint),
-                         self.seed, self.should_stop, until)  # fmt: skip
+        solution = solve(
+            inner,
+            self.solver,
+            config,
+            left,
+            self._offset_log(constraint),
+            self.seed,
+            self.should_stop,
+            until,
+        )
         if own_cap and solution.stop.code is StopCode.ITERATION_BUDGET:
-            solution = _capped(solution, f"all {left.max_iterations} iterations given to this "
-                                         "solve done")  # fmt: skip
+            solution = _capped(
+                solution, f"all {left.max_iterations} iterations given to this solve done"
+            )
         time_cut = time_share is not None and solution.stop.code is StopCode.TIME_BUDGET
         if time_cut:
-            solution = _capped(solution, f"the {time_share:.0%} of the run's time left given to "
-                                         "this solve spent")  # fmt: skip
+            solution = _capped(
+                solution, f"the {time_share:.0%} of the run's time left given to this solve spent"
+            )
         train = solution.metrics.get("train", {})
         judged = solution.metrics.get(self.on, {})
         self.solves.append(Solve(

@@ -228,17 +228,16 @@ def test_a_run_that_holds_kappa_keeps_its_wall_budget_across_solves(toy, wall, m
         assert last == max(r.iteration for r in mine if r.kind == "exact")
 
 
-def test_a_solver_that_runs_until_its_budget_gives_its_own_solve_half_of_it(
-    toy, wall, monkeypatch
-):
+def test_a_solver_that_runs_until_its_budget_gives_its_own_solve_half_of_it(toy, wall, monkeypatch):
     """SSG with no iteration count of its own to end it (it runs until the budget, as the SGD
     methods do), holding κ = 0.1 on train under a 3 s budget at 10 ms an iteration: its own
     solve ends at half of the budget, cut as by a share, not the run's budget, so later solves
     have time to hold κ; each of those takes half of the time left, and all keep to the budget."""
     charge(monkeypatch, wall, Costs(step=0.01), solver=SwitchingSubgradient)
     problem = problem_of(toy)
-    sequence = SolveSequence(problem, "ssg", "train", SSGConfig(iterations=10**6),
-                             Budget(max_seconds=3.0))  # fmt: skip
+    sequence = SolveSequence(
+        problem, "ssg", "train", SSGConfig(iterations=10**6), Budget(max_seconds=3.0)
+    )
     started = wall.time
     hold_on_train(sequence)
     own, *later = sequence.solves
@@ -259,10 +258,12 @@ def test_a_solve_its_share_of_time_cut_that_holds_kappa_runs_on_to_the_budget(
     later solve that holds κ, cut at half of the time left, runs on from its model with all the
     rest of the budget, and that model is reported."""
     charge(monkeypatch, wall, Costs(step=0.01), solver=SwitchingSubgradient)
-    problem = Problem(toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.9, INTERVAL),
-                      interval=INTERVAL)  # fmt: skip
-    sequence = SolveSequence(problem, "ssg", "train", SSGConfig(iterations=10**6),
-                             Budget(max_seconds=3.0))  # fmt: skip
+    problem = Problem(
+        toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.9, INTERVAL), interval=INTERVAL
+    )
+    sequence = SolveSequence(
+        problem, "ssg", "train", SSGConfig(iterations=10**6), Budget(max_seconds=3.0)
+    )
     holding = hold_on_train(sequence)
     *missed, held, ran_on = sequence.solves
     assert missed and all(s.time_cut and not s.holds(0.9) for s in missed)

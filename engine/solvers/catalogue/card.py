@@ -131,8 +131,11 @@ class SolverCard:
         objective = objective or self.default_objective
         missing = self.missing(model, family, objective)
         if not missing:
-            return (self._task_refusal(family, objective) or self._variant_refusal(family, variant)
-                    or self.groups_refusal(n_groups))  # fmt: skip
+            return (
+                self._task_refusal(family, objective)
+                or self._variant_refusal(family, variant)
+                or self.groups_refusal(n_groups)
+            )
         first = missing[0]
         needed = f"{first.words} ({self.needs[first]})"
         if first.side is Side.MODEL:
@@ -165,8 +168,10 @@ class SolverCard:
         number, or not known); None if it can."""
         if not self.two_groups_only or n_groups is None or n_groups == 2:
             return None
-        return (f"{self.name} is defined for two protected groups ({self.two_groups_only}), "
-                f"and this data has {n_groups}; choose a grouping with two")  # fmt: skip
+        return (
+            f"{self.name} is defined for two protected groups ({self.two_groups_only}), "
+            f"and this data has {n_groups}; choose a grouping with two"
+        )
 
     def _variant_refusal(self, family: str | None, variant: str | None) -> str | None:
         variant = variant or AUC_GAP_DEFAULTS["variant"]
@@ -193,8 +198,9 @@ class SolverCard:
         spec = problem.constraint
         family = spec.family if spec is not None else None
         variant = spec.option("variant", None) if spec is not None else None
-        self.check_combination(problem.model, family, problem.objective.name, variant,
-                               problem.data.n_groups)  # fmt: skip
+        self.check_combination(
+            problem.model, family, problem.objective.name, variant, problem.data.n_groups
+        )
 
     def load(self) -> type[Solver]:
         return load_object(self.implementation)
