@@ -54,8 +54,8 @@ def solver_refusals(
     n_groups: int | None = None,
 ) -> dict[str, str | None]:
     """Why each solver cannot solve `family` (of `variant`, for auc_gap) on `model` with the
-    `objective`, on data of `n_groups` protected groups (None: not known) (None: it can). The
-    unconstrained solver ignores the family, so it is never refused for it."""
+    `objective`, on data of `n_groups` protected groups when that is known; None where it can.
+    The unconstrained solver ignores the family, so it is never refused for it."""
     return {
         name: solver_card(name).refusal(model, family, objective, variant, n_groups)
         for name in solver_names()
@@ -123,7 +123,9 @@ def picker_groups(
     refused = tuple(n for n, c in choices.items() if not c.available)
     groups.append(
         PickerGroup(
-            f"Not for {subject} with this model and objective", refused, key="solvers_of:none"
+            f"Not for {subject} with this model, objective and grouping",
+            refused,
+            key="solvers_of:none",
         )
     )
     return [group for group in groups if group.names]

@@ -24,7 +24,7 @@ def test_groups_put_the_familys_proposed_solvers_first_and_every_solver_in_one_g
         assert not group.open and len({solver_card(n).paper for n in group.names}) == 1
         assert all(choices[n].available for n in group.names)
     refused = groups[-1]
-    assert refused.title == "Not for pSP with this model and objective"
+    assert refused.title == "Not for pSP with this model, objective and grouping"
     assert "grid_search" in refused.names and all(choices[n].refusal for n in refused.names)
 
 
@@ -60,7 +60,7 @@ def test_the_sidebar_shows_the_proposed_solvers_and_folds_the_rest_by_paper():
     folded = {e.label: e for e in app.sidebar.expander if e.label.startswith(("Paper", "Not"))}
     # a paper's group is headed by what the paper is about
     assert any(label.startswith(f"Paper 000 · {PAPER_TOPICS['000']} (") for label in folded)
-    assert any(label.startswith("Not for pSP with this model and objective (") for label in folded)
+    assert any(label.startswith("Not for pSP with this model, objective and grouping (") for label in folded)
     assert not any(e.proto.expanded for e in folded.values())
     inside = {box.key for e in folded.values() for box in e.checkbox}
     assert "solver:idca" not in inside and "solver:unconstrained" not in inside
