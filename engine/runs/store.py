@@ -272,16 +272,6 @@ class Store:
             row = db.execute("SELECT cancel_requested FROM runs WHERE id = ?", (run_id,)).fetchone()
         return bool(row and row[0])
 
-    def requeue(self, run_id: str, reason: str) -> None:
-        """Put a run whose worker was lost through no fault of its own back in the queue."""
-        with self._write() as db:
-            db.execute("DELETE FROM records WHERE run_id = ?", (run_id,))
-            db.execute(
-                "UPDATE runs SET status = 'queued', reason = ?, started = NULL, pid = NULL "
-                "WHERE id = ? AND status = 'running'",
-                (reason, run_id),
-            )
-
     def rerun(self, run_id: str, replace: bool = False) -> bool:
         """Queue a run again under its own stored spec and id, dropping its trajectory and
         metrics; True if it was queued. Failed, cancelled and interrupted runs are; a queued or

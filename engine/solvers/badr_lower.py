@@ -125,11 +125,6 @@ class GroupLosses:
             gram = self.rows.T @ (self.rows * c[:, None])
         return gram + np.diag(self.l2 * self.penalised)
 
-    def hessian_vector(self, h: np.ndarray, weights: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """∇²_w f(w, λ)·v without forming the Hessian (paper 002, Alg. 1: HVPs only)."""
-        c = self.row_weights(weights) * self.objective.second_derivative(h, self.y)
-        return self.design.rmatvec(c * self.design.matvec(v)) + self.l2 * self.penalised * v
-
     def smoothness(self) -> float:
         """A bound on the largest eigenvalue of ∇²_w f(·, λ) for every λ on the simplex:
         ℓ″ ≤ c/n per row of a mean (the objective's `curvature`), and r_i ≤ 1/n_{a_i}, so

@@ -106,12 +106,6 @@ def prepare(problem: Problem) -> None:
     _evaluator(problem)
 
 
-def least_squares_multipliers(problem: Problem, params: Params) -> np.ndarray:
-    """λ̂ = argmin_{λ ≥ 0} ‖∇F + J_Gᵀλ‖ on the training data: multipliers for a solver that keeps
-    none."""
-    return kkt_terms(problem, params).multipliers
-
-
 def multipliers_from_state(problem: Problem, state: Mapping[str, float | str]) -> np.ndarray | None:
     """A solver's duals from its state ("dual.<row>" for every row, as SSL-ALM and PLADA report
     them), or None when it reports none (then use the least-squares multipliers)."""

@@ -68,7 +68,6 @@ def test_the_lower_level_is_the_exact_minimiser_of_the_weighted_losses():
     v = np.random.default_rng(0).normal(size=w.size)
     numeric = lower.weighted(w + 1e-6 * v, weights)[1] - lower.weighted(w - 1e-6 * v, weights)[1]
     np.testing.assert_allclose(lower.hessian(h, weights) @ v, numeric / 2e-6, rtol=1e-5, atol=1e-8)
-    np.testing.assert_allclose(lower.hessian_vector(h, weights, v), lower.hessian(h, weights) @ v)
 
 
 def test_the_simplex_projection_is_the_nearest_point_of_the_simplex():
