@@ -8,7 +8,7 @@ score space, the bound constraint, and the exact metrics that are reported.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -44,7 +44,10 @@ class Problem:
     The objective and the constraint family must be defined for the data's task (a binary or a
     real-valued label, `engine.task.Task`). `start`, when given, is the model the solvers that
     take a warm start begin from (a neighbouring κ's or I's solution in a continuation sweep)
-    instead of their papers' initial point.
+    instead of their papers' initial point; `start_state`, the state the solve of that model
+    ended with, where its constraint differed from this one in κ alone (a sequence's κ′ step:
+    `engine.solvers.solve_sequence`), from which a solver that keeps duals takes its first
+    multipliers instead of 0 (`engine.solvers.kkt.multipliers_from_state`).
     """
 
     data: Prepared
@@ -54,6 +57,7 @@ class Problem:
     threshold: float = 0.0
     objective: Objective = LogisticLoss()
     start: Params | None = None
+    start_state: Mapping[str, float | str] | None = None
 
     def __post_init__(self) -> None:
         alpha, beta = self.interval
@@ -74,11 +78,16 @@ class Problem:
             check_family_task(self.constraint.family, self.data.task, label)
             _ = self.bound  # binds now: a bad κ, I or a too narrow band is reported at once
 
-    def under(self, constraint: ConstraintSpec | None, start: Params | None) -> Problem:
-        """This problem with another constraint and start: the same data and model, so the
-        splits' rows as the model scores them (their designs, their signed labels) are shared
-        with it, not built again for every solve of a sequence."""
-        other = replace(self, constraint=constraint, start=start)
+    def under(
+        self,
+        constraint: ConstraintSpec | None,
+        start: Params | None,
+        start_state: Mapping[str, float | str] | None = None,
+    ) -> Problem:
+        """This problem with another constraint, start and start state: the same data and
+        model, so the splits' rows as the model scores them (their designs, their signed
+        labels) are shared with it, not built again for every solve of a sequence."""
+        other = replace(self, constraint=constraint, start=start, start_state=start_state)
         other.__dict__["_rows"] = self._rows  # what `cached_property` would have built
         other.__dict__["_signed"] = self._signed
         return other

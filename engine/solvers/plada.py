@@ -11,8 +11,10 @@ u_0 = Π_U(−G(θ_0)), μ_0 = 0, λ_0 = μ_0 + ρ(G(θ_0) + u_0). The slack of 
 starts at its room, so that G + u = z with z_0 = 0 holds at the start, as (5) asks, and λ_0 = 0
 there; spec 001 §2.1 proposes u_0 = 0, which gives every feasible row λ_0 = −ρ|G_j| < 0, a first
 θ-step that raises every such row (with hundreds of rows, as in the intersectional problem of
-§5.3, it throws θ far from the feasible set before u has caught up). Step k: θ, u and μ all use
-λ_k;
+§5.3, it throws θ far from the feasible set before u has caught up). A warm start (the card's:
+θ_0 a given model) from a solve under the same rows at another κ starts μ_0 at that solve's
+last λ (`Problem.start_state`): from μ_0 = 0 the first steps would pull θ toward the
+unconstrained model until the duals grow back. Step k: θ, u and μ all use λ_k;
 only λ_{k+1} uses the new θ, u and μ (spec 001 §5, "the order of steps matters"):
   γ_k     = min{γ0, ρ δ_k/(‖λ_k − μ_k‖² + 1)},  δ_k = κ_δ/(k + 1)          (eq. 11, one scalar)
   θ_{k+1} = Π_Θ(θ_k − η(∇F(θ_k) + J_G(θ_k)ᵀ λ_k))                          (eq. 9, linearised)
@@ -59,6 +61,7 @@ from engine.oracles import WEIGHTS, MinibatchOracles
 from engine.problem import Problem
 from engine.solvers.catalogue.p001_plada import TABLE2_NETWORK, PLADAConfig
 from engine.solvers.full_data import FullData
+from engine.solvers.kkt import multipliers_from_state
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.smoothness import objective_lipschitz
 from engine.variables import Box, Kind
@@ -131,8 +134,9 @@ class PLADA(MinibatchSolver):
         self.steps[self.u] = self.tau
         self.full = FullData(self.oracles, problem) if config.full_batch else None
         self.sampler = None if config.full_batch else self.batch_sampler()
-        # start (the module's): u_0 = Π_U(−G(θ_0)), μ_0 = 0, λ_0 from eq. (12)
-        self.mu = np.zeros(problem.bound.m)
+        # start (the module's): u_0 = Π_U(−G(θ_0)), μ_0 = 0 (or a κ′ step's λ), λ_0 from (12)
+        warm = multipliers_from_state(problem, problem.start_state or {})
+        self.mu = np.zeros(problem.bound.m) if warm is None else warm
         self._linearise()
         self.x = self.oracles.layout.project(self._with_slack(-self.g))
         self.lam = self.mu + self.rho * (self.g + self.x[self.u])

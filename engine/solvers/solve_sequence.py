@@ -219,10 +219,12 @@ class SolveSequence:
         if config is None:
             config = self.last.config if self.solves else self.config
         after = after or (self.last if self.solves else None)
-        start = self.problem.start  # a continuation sweep's neighbour, or None: cold
+        start, state = self.problem.start, None  # a continuation sweep's neighbour, or cold
         if after is not None and self.warm:
             start = after.solution.params
-        inner = self.problem.under(constraint, start)
+            if dataclasses.replace(after.constraint, kappa=constraint.kappa) == constraint:
+                state = after.solution.trajectory[-1].state  # a κ′ step: its duals carry over
+        inner = self.problem.under(constraint, start, state)
         solution = solve(
             inner,
             self.solver,

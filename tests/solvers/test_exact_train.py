@@ -247,3 +247,32 @@ def test_the_solves_of_a_sequence_share_the_rows_the_model_scores(data, monkeypa
     inner = problem.under(tighter_spec, None)
     assert inner.constraint is tighter_spec and inner.bound.spec.kappa == 0.02
     assert inner.design() is problem.design() and problem.bound.spec.kappa == 0.05
+
+
+def test_a_kappa_prime_step_hands_on_the_state_of_the_solve_it_starts_from(data, monkeypatch):
+    """The state a solve ended with (its duals, for a solver that keeps them) goes to the next
+    solve where only κ′ changed; a refined surrogate has other rows, and starts without it."""
+    handed = []
+    under = Problem.under
+
+    def recording(self, constraint, start, start_state=None):
+        handed.append(start_state)
+        return under(self, constraint, start, start_state)
+
+    monkeypatch.setattr(Problem, "under", recording)
+    sequence = SolveSequence(_problem(data, 0.05), "ssg", "train", config=SSGConfig(iterations=300))
+    hold_on_train(sequence, max_solves=4)
+    solves = sequence.solves
+    assert len(handed) == len(solves) >= 3 and handed[0] is None
+    kinds = set()
+    for index, (state, solve_) in enumerate(zip(handed, solves, strict=True)):
+        earlier = solves[:index]
+        if state is None:
+            kinds.add("fresh")  # the first, or a surrogate no earlier solve had
+            assert index == 0 or solve_.refined
+        else:
+            kinds.add("handed")
+            assert not solve_.refined
+            source = next(s for s in earlier if s.solution.trajectory[-1].state is state)
+            assert dataclasses.replace(source.constraint, kappa=solve_.kappa_prime) == solve_.constraint
+    assert kinds == {"fresh", "handed"}

@@ -359,3 +359,32 @@ def test_a_warm_start_begins_at_the_given_model_with_its_slacks_and_duals_set_th
     weights = warm.oracles.layout[WEIGHTS]
     from_start = [np.linalg.norm(run.x[weights] - start["w"]) for run in (warm, cold)]
     assert from_start[0] < 0.2 * from_start[1]
+
+
+def test_a_warm_start_from_a_solve_at_another_kappa_starts_its_duals_at_that_solves(toy):
+    """A κ′ step of a sequence (κ = 0.02 → 0.015) hands PLADA the state its start model's solve
+    ended with: μ₀ is that solve's last λ, and the largest surrogate row falls toward κ′ step by
+    step; from μ₀ = 0 the first steps pull the model toward the unconstrained one, and the row
+    is five times as large after 200 steps."""
+    problem = Problem(toy, ModelSpec(), dp())
+    config = PLADAConfig(eta_w=0.5)
+    fitted = PLADA(problem, config, np.random.default_rng(0))
+    for _ in range(999):
+        fitted.step()
+    state = fitted.step().state
+    start = {"w": fitted.x[fitted.oracles.layout[WEIGHTS]].copy()}
+    tighter = dp(0.015)
+    with_duals = PLADA(problem.under(tighter, start, state), config, np.random.default_rng(1))
+    without = PLADA(problem.under(tighter, start), config, np.random.default_rng(1))
+    np.testing.assert_array_equal(with_duals.mu, fitted.lam)
+    np.testing.assert_array_equal(without.mu, 0.0)
+    largest = {"with": [], "without": []}
+    for _ in range(200):
+        for name, run in (("with", with_duals), ("without", without)):
+            run.step()
+            largest[name].append(run.surrogate_view()[1].max())
+    start_row = with_duals.problem.bound.surrogate(
+        torch.from_numpy(problem.scores(start))
+    ).numpy().max()
+    assert max(largest["with"]) < start_row + 0.005 < 0.1 < max(largest["without"])
+    assert 5 * largest["with"][-1] < largest["without"][-1]

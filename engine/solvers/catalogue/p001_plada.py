@@ -115,5 +115,6 @@ CARDS = (
                    C.SURROGATE: "paper 001, Alg. 1: G is the differentiable surrogate (eq. 2), "
                                 "linearised in the θ-step",
                }, warm_start="paper 001, Alg. 1 takes any θ₀: the slacks u₀ = Π_U(−G(θ₀)) and "
-                             "λ₀ (eq. 12) are set at it, μ₀ = 0 as from a cold start"),
+                             "λ₀ (eq. 12) are set at it, μ₀ = 0 as from a cold start, or the "
+                             "last λ of a solve under the same rows at another κ"),
 )  # fmt: skip
