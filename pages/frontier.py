@@ -28,6 +28,7 @@ from pages.shared.layout import MISSING, compact_page
 from pages.shared.model_case_view import model_case_view
 from pages.shared.problem_controls import base_spec, problem_controls
 from pages.shared.state import initial, remember
+from pages.shared.tuning_view import queue_chosen, tuned_view, tuning_lines
 from pages.shared.views import (
     fairness_title,
     front_table_view,
@@ -81,7 +82,7 @@ def main() -> None:
         data_spec, prepare = data_controls()
         prepared = prepared_data(data_spec, prepare)
         problem = problem_controls(
-            task=prepared.task, honour_choice=True, n_groups=prepared.n_groups
+            task=prepared.task, honour_choice=True, tune_choice=True, n_groups=prepared.n_groups
         )
         st.sidebar.header("Sweep")
         initial("kappas", "0.28, 0.2, 0.1, 0.05, 0.01")
@@ -97,34 +98,43 @@ def main() -> None:
             help=f"a continuation sweep: from tight to loose κ, each point of a solver that can "
                  f"start from a model ({', '.join(WARM_SOLVERS)}) starts from the model of the "
                  "point before it (two chains, as two runs go at once), which ends most runs far "
-                 "sooner; off, every point starts afresh",
+                 "sooner; off, every point starts afresh. A sweep tuned first has none: each "
+                 "point runs the options its own trials chose",
         )  # fmt: skip
         remember("kappas", "extra_intervals", "n_seeds", "continuation")
         base = base_spec(data_spec, prepare, problem)
         intervals = [problem.interval, *[i for i in extra if i != problem.interval]]
+        chains = WORKERS if warm and not problem.tune else 0
         specs = sweep_specs(base, kappas, intervals, list(problem.solvers), seeds,
-                            configs=problem.configs, chains=WORKERS if warm else 0)  # fmt: skip
+                            configs=problem.configs, chains=chains)  # fmt: skip
         for spec in specs:
             spec.validate()
     except UserError as error:
         st.error(str(error))
         return
     too_small = show_group_problems(prepared, problem.family, kappas, intervals)
-    if st.sidebar.button(f"Run sweep ({len(specs)} runs)", type="primary", key="sweep",
-                         disabled=too_small):  # fmt: skip
+    tuning = tuned_view(store, specs, problem.tune)
+    queued = tuning.queued_by_run()
+    label = (f"Tune, then sweep ({len(queued)} runs)" if tuning.tunings
+             else f"Run sweep ({len(specs)} runs)")  # fmt: skip
+    if st.sidebar.button(label, type="primary", key="sweep", disabled=too_small):
         grid = {"kappas": kappas, "intervals": intervals, "solvers": list(problem.solvers),
                 "seeds": seeds}  # fmt: skip
         submit_sweep(
-            f"{len(specs)} runs",
-            specs,
+            f"{len(queued)} runs",
+            queued,
             grid,
             store,
             workers=WORKERS,
             idle_exit=VISITOR_IDLE_EXIT_SECONDS,
         )
+        tuning = tuned_view(store, specs, problem.tune)
+    queue_chosen(store, tuning, VISITOR_IDLE_EXIT_SECONDS)
+    tuning_lines(store, tuning)
     axes = frontier_axes(spec.to_dict() for spec in specs)
     try:
-        _view(store, [s.run_id for s in specs], prepared, problem, base.constraint, axes)
+        tuning_started = any(t.stored for t in tuning.tunings)
+        _view(store, tuning.shown(), prepared, problem, base.constraint, axes, tuning_started)
     finally:  # once the page shows: workers warm while the sweep is set up, not after its click
         ensure_runner(store.home, WORKERS, idle_exit=VISITOR_IDLE_EXIT_SECONDS)
 
@@ -136,6 +146,7 @@ def _view(
     problem,
     constraint: ConstraintSpec | None,
     axes: tuple[str, str],
+    tuning_started: bool = False,
 ) -> None:
     """The sweep's frontier as its runs finish; its runs without constraint are measured by the
     sweep's `constraint` (the unconstrained reference of an auc_gap sweep carries its variant's
@@ -143,8 +154,9 @@ def _view(
     known = {r.id: r for r in store.runs() if r.id in set(run_ids)}
     fronts = _front_choice(store, set(run_ids))
     if not known and not fronts:
-        st.info("Press **Run sweep**: points appear as runs finish; runs computed before for the "
-                "same settings are reused.")  # fmt: skip
+        st.info("A tuned point appears once its trials have chosen its options and its run has "
+                "ended." if tuning_started else "Press **Run sweep**: points appear as runs "
+                "finish; runs computed before for the same settings are reused.")  # fmt: skip
         return
     active = any(r.status in ACTIVE for r in known.values())
     names = {"constraint": quantity_name(problem.family), "psp": "pSP", "pdp": "pDP",

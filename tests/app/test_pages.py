@@ -362,8 +362,33 @@ def test_a_solver_tuned_first_runs_its_trials_and_shows_the_setting_its_rule_pic
     assert len(chosen) == 1 and f"epsilon = {chosen[0]}" in expander.label
 
 
-def test_only_explore_offers_to_tune_first():
-    app = start()
-    assert [c.key for c in app.sidebar.checkbox if c.key == "tune"] == ["tune"]
+def test_a_frontier_tuned_first_draws_each_point_with_the_options_its_own_trials_chose():
+    """`sweep --tune` on the page: every κ of a solver with a paper grid runs its trials, and the
+    point drawn is the setting its rule picks (ssg's plan holds nothing fixed, so the chosen
+    trial itself); the reference runs as it is, and no point chains from another."""
+    app = start({"solvers": ["ssg", "unconstrained"], "tune": "True", "seconds": "2.0"})
     app.switch_page("pages/frontier.py").run()
-    assert not app.exception and all(c.key != "tune" for c in app.sidebar.checkbox)
+    assert not app.exception and app.sidebar.checkbox(key="tune").value
+    app.sidebar.text_input(key="kappas").set_value("0.2, 0.05").run()
+    grid = solver_card("ssg").tuning.settings()
+    (button,) = [b for b in app.sidebar.button if b.key == "sweep"]
+    assert button.label == f"Tune, then sweep ({2 * len(grid) + 1} runs)"
+    assert f"ssg (κ = 0.05) tunes first: {len(grid)} trials" in texts(app)
+    button.click().run()
+    wait_for_runs(app)
+    runs = Store().runs()
+    trials = [r for r in runs if r.spec["solver"] == "ssg"]
+    assert len(trials) == 2 * len(grid) and len(runs) == len(trials) + 1
+    assert all("warm_start" not in r.spec for r in runs)
+    tuned = [e.label for e in app.expander if e.label.startswith("Tuned ssg")]
+    assert len(tuned) == 2 and all(f"on {len(grid)} trials" in label for label in tuned)
+    (figure,) = [c for c in app.get("plotly_chart") if c.key == "frontier"]
+    drawn = {ids[0] for t in json.loads(figure.proto.spec)["data"]
+             for ids in t.get("customdata", [])}  # fmt: skip
+    # one chosen trial per κ (unless none ended with a model, which the expander then says)
+    chosen = drawn & {r.id for r in trials}
+    answered = [label for label in tuned if "no trial ended" not in label]
+    assert len(chosen) == len(answered) and {r.spec["constraint"]["kappa"] for r in trials
+                                             if r.id in chosen} <= {0.2, 0.05}  # fmt: skip
+
+
