@@ -94,4 +94,3 @@ def _tuning_line(progress: TuningProgress) -> None:
             column: number(format="%.4f") for column in frame.columns if column.startswith("val ")
         }
         st.dataframe(frame, hide_index=True, placeholder=MISSING, column_config=config)
-

@@ -390,5 +390,3 @@ def test_a_frontier_tuned_first_draws_each_point_with_the_options_its_own_trials
     answered = [label for label in tuned if "no trial ended" not in label]
     assert len(chosen) == len(answered) and {r.spec["constraint"]["kappa"] for r in trials
                                              if r.id in chosen} <= {0.2, 0.05}  # fmt: skip
-
-
