@@ -14,8 +14,16 @@ PLADA measured in the same run: time to feasible and final KKT (below 1: the sol
 more stationary than PLADA). Paper 001 claims PLADA is best on all three measures, most clearly
 on EO.
 
+Paper 001 runs PLADA with one set of constants (Table 2) and tunes its baselines per data set
+and constraint. With `--tune`, each baseline also runs every setting of its card's grid for the
+same seconds, the card's rule picks one on validation (the lowest validation loss within κ),
+and a second table shows the chosen runs ("*" after the solver) with the setting, followed by
+each problem's ranking by final training loss among the runs feasible to within `FEASIBLE`, at
+defaults and tuned.
+
     .venv/bin/python bench/paper001_traces.py [--seconds 20] [--data adult compas law]
         [--constraints DP EO] [--solvers plada ssg_hl ipp_ssg ipp_conex] [--kappa 0.02]
+        [--tune]
 """
 
 from __future__ import annotations
@@ -36,6 +44,9 @@ from engine.data.sources import load_prepared  # noqa: E402
 from engine.errors import UserError  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.solvers import Budget, solve  # noqa: E402
+from engine.solvers.catalogue import solver_card  # noqa: E402
+from engine.solvers.options import config_from_dict  # noqa: E402
+from engine.solvers.tuning import pick, trial_outcome  # noqa: E402
 
 SOLVERS = ("plada", "ssg_hl", "ipp_ssg", "ipp_conex")
 FEASIBLE = 1e-3  # the switching tolerance of ssg_hl and IPP-SSG: their outputs are held to it
@@ -52,8 +63,11 @@ def build_problem(data: str, constraint: str, kappa: float) -> Problem:
                    interval=spec.interval)  # fmt: skip
 
 
-def measure(problem: Problem, solver: str, seconds: float) -> dict[str, float]:
-    solution = solve(problem, solver, budget=Budget(max_seconds=seconds), seed=0)
+def measure(
+    problem: Problem, solver: str, seconds: float, setting: dict | None = None
+) -> dict[str, float]:
+    config = config_from_dict(solver_card(solver).Config, setting or {})
+    solution = solve(problem, solver, config, budget=Budget(max_seconds=seconds), seed=0)
     records = solution.trajectory
     surrogate = [r for r in records if r.kind == "surrogate"]
     exact = [r for r in records if r.kind == "exact" and "train.kkt" in r.values]
@@ -73,7 +87,40 @@ def measure(problem: Problem, solver: str, seconds: float) -> dict[str, float]:
         "to_feasible": feasible,
         "oracle_calls": sum(float(state.get(k, 0.0)) for k in PASSES),
         "iterations": float(solution.iterations),
+        "val_loss": solution.metrics["val"]["loss"],
+        "val_gap": solution.metrics["val"]["constraint"],
+        "status": solution.status,
     }
+
+
+def tuned(problem: Problem, solver: str, seconds: float, kappa: float) -> tuple[str, dict]:
+    """Every setting of the solver's grid for `seconds`; the one its card's rule picks on
+    validation, in words, and its measures."""
+    plan = solver_card(solver).tuning
+    settings = plan.settings()
+    runs = [measure(problem, solver, seconds, setting) for setting in settings]
+    trials = [
+        trial_outcome(plan, setting, m["status"], {"loss": m["val_loss"],
+                      "constraint": m["val_gap"]}, kappa)
+        for setting, m in zip(settings, runs, strict=True)
+    ]  # fmt: skip
+    choice = pick(plan, trials, constrained=True)
+    if choice.chosen is None:
+        return "no trial ended with a model", runs[0]
+    return choice.headline(), runs[choice.chosen]
+
+
+def ranking(rows: list[tuple[str, str, str, dict[str, float]]]) -> str:
+    """The solvers of one problem by final training loss, the runs feasible to within
+    `FEASIBLE` first; the others marked "(infeasible)", or "(no record)" when none was made."""
+
+    def mark(m: dict[str, float]) -> str:
+        if not math.isfinite(m["violation"]):
+            return " (no record)"
+        return "" if m["violation"] <= FEASIBLE else " (infeasible)"
+
+    ordered = sorted(rows, key=lambda row: (mark(row[3]) != "", row[3]["loss"]))
+    return " < ".join(f"{solver}{mark(m)}" for _, _, solver, m in ordered)
 
 
 def _cell(value: float, form: str) -> str:
@@ -111,8 +158,10 @@ def main() -> None:
     parser.add_argument("--constraints", nargs="+", default=["DP", "EO"])
     parser.add_argument("--solvers", nargs="+", default=list(SOLVERS))
     parser.add_argument("--kappa", type=float, default=0.02)
+    parser.add_argument("--tune", action="store_true",
+                        help="also tune each baseline by its card's grid (paper 001 §5)")  # fmt: skip
     args = parser.parse_args()
-    rows = []
+    rows, tuned_rows, choices = [], [], []
     for data in args.data:
         for gap in args.constraints:
             try:
@@ -121,11 +170,34 @@ def main() -> None:
                 print(f"{data}: skipped ({missing})", file=sys.stderr)
                 break
             for solver in args.solvers:
-                rows.append((data, gap, solver, measure(problem, solver, args.seconds)))
+                at_defaults = measure(problem, solver, args.seconds)
+                rows.append((data, gap, solver, at_defaults))
+                if args.tune and solver_card(solver).tuning is not None:
+                    words, chosen = tuned(problem, solver, args.seconds, args.kappa)
+                    tuned_rows.append((data, gap, f"{solver}*", chosen))
+                    choices.append(f"{data} {gap} {solver}: {words}")
+                else:
+                    tuned_rows.append((data, gap, solver, at_defaults))
                 print(f"done: {data} {gap} {solver}", file=sys.stderr, flush=True)
     print(f"\npaper 001 traces: {args.seconds:g} solver seconds per run, κ = {args.kappa:g}, "
           "logistic regression, sigmoid surrogate\n")  # fmt: skip
     report(rows)
+    if not args.tune:
+        return
+    print("\ntuned (*: the setting the card's rule picked on validation)\n")
+    report(tuned_rows)
+    print("\n" + "\n".join(choices))
+    print("\nranking by final training loss, feasible runs first (defaults → tuned):")
+    for problem_rows, problem_tuned in zip(_by_problem(rows), _by_problem(tuned_rows),
+                                           strict=True):  # fmt: skip
+        data, gap = problem_rows[0][:2]
+        print(f"  {data} {gap}: {ranking(problem_rows)}\n  {'':{len(data) + len(gap) + 1}}  "
+              f"→ {ranking(problem_tuned)}")  # fmt: skip
+
+
+def _by_problem(rows: list[tuple[str, str, str, dict[str, float]]]) -> list[list]:
+    problems = list(dict.fromkeys((data, gap) for data, gap, _, _ in rows))
+    return [[row for row in rows if row[:2] == problem] for problem in problems]
 
 
 if __name__ == "__main__":
