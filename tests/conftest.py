@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,17 @@ import pytest
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared"
 SHARED_DATA = SHARED / "data"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def threads_of_a_test_process():
+    """Test processes side by side (pytest-xdist's workers) share the cores as the runner's
+    workers do (`engine.threads`): more solving threads than cores make every step wait."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:
+        from engine.threads import share_of_cores, use_threads
+
+        use_threads(share_of_cores(workers))
 
 
 @pytest.fixture(autouse=True)

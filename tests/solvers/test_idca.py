@@ -2,6 +2,7 @@
 
 import dataclasses
 
+import numba
 import numpy as np
 import pytest
 import torch
@@ -16,7 +17,7 @@ from engine.solvers import Budget, solve
 from engine.solvers.catalogue.paper003 import IDCAConfig
 from engine.solvers.idca import IDCA
 from engine.solvers.idca_kernel import ramp_psp_minus_linearization
-from engine.threads import share_of_cores, use_threads
+from engine.threads import use_threads
 
 INTERVAL = (0.1, 0.5)
 
@@ -205,7 +206,7 @@ def test_compiled_steps_follow_the_generic_steps(groups, model, proximal):
 def test_compiled_steps_are_the_same_on_any_number_of_threads():
     problem = psp_problem(toy_prepared(seed=4, groups=3))
     config = IDCAConfig(outer_iterations=3, inner_iterations=80, patience=0)
-    candidates = []
+    candidates, before = [], numba.get_num_threads()
     try:
         for threads in (1, 2, 1):
             use_threads(threads)
@@ -214,7 +215,7 @@ def test_compiled_steps_are_the_same_on_any_number_of_threads():
                 pass
             candidates.append(solver.candidate())
     finally:
-        use_threads(share_of_cores(1))
+        use_threads(before)
     for other in candidates[1:]:
         for key, value in candidates[0].items():
             np.testing.assert_array_equal(other[key], value)
