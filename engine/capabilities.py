@@ -113,17 +113,6 @@ def objective_offers(objective: str) -> frozenset[Capability]:
         ) from None
 
 
-def family_offers(family: str | None) -> frozenset[Capability]:
-    """What the constraint family offers, as it declares (`Family.offers`); nothing without a
-    constraint."""
-    if family is None:
-        return frozenset()
-    # imported here: the families declare their offers in this vocabulary
-    from engine.fairness.families import family_entry
-
-    return family_entry(family).offers
-
-
 def model_kinds_offering(capabilities: frozenset[Capability]) -> list[str]:
     """The kinds of model that offer every one of `capabilities`."""
     return [kind for kind in MODEL_KINDS if capabilities <= model_offers(ModelSpec(kind))]

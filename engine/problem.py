@@ -15,7 +15,6 @@ from functools import cached_property
 import numpy as np
 
 from engine import fairness
-from engine.benchmark.criteria import REPORT_NAMES, report_criteria
 from engine.data.prepared import SPLITS, Prepared
 from engine.design import CrossDesign, Design
 from engine.errors import UserError
@@ -23,6 +22,7 @@ from engine.fairness import regression
 from engine.fairness.constraints import BoundConstraint, ConstraintSpec, bind_ids, exact_metric
 from engine.fairness.constraints.base import Members
 from engine.fairness.constraints.batch_rows import BatchRows
+from engine.fairness.criteria import REPORT_NAMES, report_criteria
 from engine.fairness.families import AUC_GAP_REPORTED_AS, check_family_task, family_entry
 from engine.fairness.intervals import interval_metrics
 from engine.mlp import init_mlp_params
@@ -223,7 +223,7 @@ class Problem:
         degenerate model can be told (engine.verdict); a classifier's "distinct_scores" counts
         the distinct values of its scores (few for a randomised classifier scored by its
         probability, whose ranks and so pSP are then coarse); then paper 000's criteria
-        (engine.benchmark.criteria.REPORT_NAMES). A regression has metrics of its own instead
+        (engine.fairness.criteria.REPORT_NAMES). A regression has metrics of its own instead
         (`_regression_metrics`). `only` names the metrics wanted (default: all)."""
         part = self.data.split(split)
         if len(part) == 0:

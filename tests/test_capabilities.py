@@ -17,7 +17,6 @@ from engine import capabilities
 from engine.capabilities import (
     Capability,
     Side,
-    family_offers,
     model_kinds_offering,
     model_offers,
     objective_offers,
@@ -26,7 +25,7 @@ from engine.errors import UserError
 from engine.fairness.constraints import ConstraintSpec, bind
 from engine.fairness.constraints.base import BoundConstraint
 from engine.fairness.constraints.quadratic_auc import QuadraticAUC
-from engine.fairness.families import family_names
+from engine.fairness.families import family_names, family_offers
 from engine.models import ModelSpec
 from engine.objectives import LogisticLoss
 from engine.solvers import solver_card, solver_names

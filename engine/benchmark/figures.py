@@ -20,8 +20,8 @@ from numpy.typing import ArrayLike
 from plotly.subplots import make_subplots
 
 from engine.benchmark.bands import Band
-from engine.benchmark.criteria import probabilities, probability_wasserstein
 from engine.errors import UserError
+from engine.fairness.criteria import probabilities, probability_wasserstein
 from engine.plots import TEMPLATE, group_colour, series_colour
 
 TIME_AXIS = "solver time (s)"  # evaluations of saved iterates are off it (`BudgetClock.SOLVER`)

@@ -2,7 +2,7 @@
 (paper 000, Table 4: "mean value and standard deviation over 10 runs", best in bold).
 
 Each column is a metric; smaller is better for all of them (losses, violations, the criteria of
-`engine.benchmark.criteria`, the realised constraint) except the accuracies. A value of None or
+`engine.fairness.criteria`, the realised constraint) except the accuracies. A value of None or
 NaN is a run without that metric: it is left out of the column's mean and std, and `runs`
 counts the values used. The std is the sample standard deviation (n − 1 in the denominator),
 undefined for a single run. Every solver whose mean equals the column's best, up to float

@@ -228,6 +228,12 @@ def family_entry(name: str) -> Family:
         ) from None
 
 
+def family_offers(family: str | None) -> frozenset[Capability]:
+    """What the constraint family offers, as it declares (`Family.offers`); nothing without a
+    constraint."""
+    return frozenset() if family is None else family_entry(family).offers
+
+
 # the families whose exact quantity every run reports under a metric of its own (pSP and pDP on
 # the run's interval, the rate gaps at the threshold 0, the group-loss gap over all pairs: the
 # families' defaults; paper 003's quadratic AUC rows stand for paper 004's exact AUC gaps), so

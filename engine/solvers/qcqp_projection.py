@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 import cvxpy as cp
 import numpy as np
 
-from engine.solvers.quadratic_baselines import EIGEN_CUTOFF
-
 if TYPE_CHECKING:
     from engine.solvers.quadratic_baselines import QuadraticRows
+
+EIGEN_CUTOFF = 1e-12  # relative: directions of P_i below this are numerically flat
 
 
 def _square_root(matrix: np.ndarray) -> np.ndarray:

@@ -33,8 +33,6 @@ from engine.solvers.catalogue.paper003 import QuadraticConfig
 from engine.solvers.smoothness import objective_lipschitz
 from engine.status import StopCode
 
-EIGEN_CUTOFF = 1e-12  # relative: directions of P_i below this are numerically flat
-
 
 @dataclass(frozen=True)
 class QuadraticRows:

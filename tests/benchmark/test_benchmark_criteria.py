@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from scipy.stats import wasserstein_distance
 
-from engine.benchmark.criteria import (
+from engine.errors import UserError
+from engine.fairness import group_rates
+from engine.fairness.criteria import (
     CRITERIA,
     REPORT_NAMES,
     criteria,
@@ -17,8 +19,6 @@ from engine.benchmark.criteria import (
     probability_wasserstein,
     report_criteria,
 )
-from engine.errors import UserError
-from engine.fairness import group_rates
 
 
 def sigmoid(h: float) -> float:

@@ -8,7 +8,6 @@ import plotly.io as pio
 import pytest
 
 from engine.benchmark.bands import band
-from engine.benchmark.criteria import probabilities, probability_wasserstein
 from engine.benchmark.figures import (
     SPIDER_AXES,
     band_figure,
@@ -17,6 +16,7 @@ from engine.benchmark.figures import (
     spider_figure,
 )
 from engine.errors import UserError
+from engine.fairness.criteria import probabilities, probability_wasserstein
 from engine.plots import TEMPLATE, series_colour
 
 SOLVERS = ["SGD", "SSL-ALM", "SSw"]

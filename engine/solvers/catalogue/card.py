@@ -12,13 +12,17 @@ from typing import TYPE_CHECKING
 from engine.capabilities import (
     Capability,
     Side,
-    family_offers,
     model_kinds_offering,
     model_offers,
     objective_offers,
 )
 from engine.errors import UserError
-from engine.fairness.families import AUC_GAP_DEFAULTS, family_names, task_refusal
+from engine.fairness.families import (
+    AUC_GAP_DEFAULTS,
+    family_names,
+    family_offers,
+    task_refusal,
+)
 from engine.lazy import load_object
 from engine.models import ModelSpec
 from engine.objectives import OBJECTIVE_TYPES
