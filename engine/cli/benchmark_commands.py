@@ -52,7 +52,7 @@ from engine.runs import Grid, RunSpec, Store, parse_grid, submit_sweep, wait
 from engine.runs.grid import OPTION, axes_help, parse_values
 from engine.runs.tuning import tunes
 from engine.solvers.honour_rules import HONOUR_OFF
-from engine.status import ACTIVE
+from engine.status import ACTIVE, RunStatus
 
 DEFAULT_SECONDS = 30.0  # paper 000, Exp. 1: 30 s of wall-clock time per run
 # paper 000 §3 saves the state every 100 iterations of solvers that take ~1,000 a second; by the
@@ -180,7 +180,7 @@ def wait_with_progress(store: Store, run_ids: list[str]) -> dict[str, str]:
     while True:
         statuses = wait(store, run_ids, timeout=POLL_SECONDS)
         ended = sum(status not in ACTIVE for status in statuses.values())
-        running = sum(status == "running" for status in statuses.values())
+        running = sum(status == RunStatus.RUNNING for status in statuses.values())
         line = (f"benchmark: {ended} of {len(run_ids)} runs ended, {running} running, "
                 f"{len(run_ids) - ended - running} queued")  # fmt: skip
         if line != said:

@@ -40,6 +40,7 @@ from engine.runs.results import (
 from engine.runs.runner import ensure_runner, serve_and_say
 from engine.solvers.catalogue import solver_card, solver_names
 from engine.solvers.honour_rules import run_honour
+from engine.status import ACTIVE
 
 # the grid axes with flags of their own: axis → the flag's dest (--solvers, ...)
 FLAG_AXES = {"solver": "solvers", "interval": "intervals", "seed": "seeds", "kappa": "kappas"}
@@ -315,7 +316,7 @@ def frontier_command(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise UserError(str(error)) from error
     print(format_frontier(result, quantity))
-    pending = [r for r in store.runs(sweep_id=sweep_id) if r.status in ("queued", "running")]
+    pending = [r for r in store.runs(sweep_id=sweep_id) if r.status in ACTIVE]
     if pending:
         print(f"{len(pending)} runs still queued or running", file=sys.stderr)
     return 0

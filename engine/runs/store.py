@@ -22,7 +22,7 @@ import numpy as np
 from engine.data.paths import BUNDLED_DATA
 from engine.errors import UserError
 from engine.solvers.records import FRONT, HONOUR, KAPPA_PRIME, SOLVE
-from engine.status import WITH_MODEL, RunStatus, StopCode, StopReason, stop_code
+from engine.status import ACTIVE, WITH_MODEL, RunStatus, StopCode, StopReason, stop_code
 
 SCHEMA_VERSION = 2
 STATUSES = tuple(str(s) for s in RunStatus)
@@ -113,7 +113,7 @@ def default_home() -> Path:
 class RunRow:
     id: str
     spec: dict[str, Any]
-    status: str
+    status: RunStatus
     reason: str
     error: str | None
     created: float
@@ -186,16 +186,15 @@ class Store:
         (unless `force`, which discards the old result)."""
         with self._write() as db:
             row = db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
-            if row is not None and not force and (row[0] in ("queued", "running")
-                                                   or row[0] in WITH_MODEL):  # fmt: skip
+            if row is not None and not force and (row[0] in ACTIVE or row[0] in WITH_MODEL):
                 return False
-            if row is not None and row[0] == "running":
+            if row is not None and row[0] == RunStatus.RUNNING:
                 raise UserError(f"run {run_id} is running; cancel it before running it again")
             db.execute("DELETE FROM records WHERE run_id = ?", (run_id,))
             db.execute("DELETE FROM metrics WHERE run_id = ?", (run_id,))
             db.execute(
-                "INSERT OR REPLACE INTO runs (id, spec, status, created) VALUES (?, ?, 'queued', ?)",
-                (run_id, json.dumps(spec, sort_keys=True), time.time()),
+                "INSERT OR REPLACE INTO runs (id, spec, status, created) VALUES (?, ?, ?, ?)",
+                (run_id, json.dumps(spec, sort_keys=True), RunStatus.QUEUED, time.time()),
             )
         return True
 
@@ -205,18 +204,14 @@ class Store:
             row = db.execute(
                 "SELECT spec, status, cancel_requested FROM runs WHERE id = ?", (run_id,)
             ).fetchone()
-            if row is None or row[1] != "queued":
+            if row is None or row[1] != RunStatus.QUEUED:
                 return None
             if row[2]:
-                db.execute(
-                    "UPDATE runs SET status = 'cancelled', reason = 'cancelled before it started',"
-                    " stop_code = 'cancelled', finished = ? WHERE id = ?",
-                    (time.time(), run_id),
-                )
+                _cancel(db, run_id, "cancelled before it started")
                 return None
             db.execute(
-                "UPDATE runs SET status = 'running', started = ?, pid = ? WHERE id = ?",
-                (time.time(), pid, run_id),
+                "UPDATE runs SET status = ?, started = ?, pid = ? WHERE id = ?",
+                (RunStatus.RUNNING, time.time(), pid, run_id),
             )
             return json.loads(row[0])
 
@@ -228,7 +223,7 @@ class Store:
         seconds: float | None = None,
         metrics: dict[str, dict[str, float | None]] | None = None,
         error: str | None = None,
-        only_if: Iterable[str] = ("running",),
+        only_if: Iterable[RunStatus] = (RunStatus.RUNNING,),
     ) -> bool:
         """Record how a run ended (its status follows `stop.code`); only a run whose status is
         in `only_if` changes."""
@@ -250,22 +245,18 @@ class Store:
                 )  # fmt: skip
         return bool(changed)
 
-    def request_cancel(self, run_id: str) -> str:
+    def request_cancel(self, run_id: str) -> RunStatus:
         """Cancel a queued run at once; ask a running one to stop. Returns the status after."""
         with self._write() as db:
             row = db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
                 raise UserError(f"no run {run_id}")
-            if row[0] == "queued":
-                db.execute(
-                    "UPDATE runs SET status = 'cancelled', reason = 'cancelled while queued', "
-                    "stop_code = 'cancelled', finished = ? WHERE id = ?",
-                    (time.time(), run_id),
-                )
-                return "cancelled"
-            if row[0] == "running":
+            if row[0] == RunStatus.QUEUED:
+                _cancel(db, run_id, "cancelled while queued")
+                return RunStatus.CANCELLED
+            if row[0] == RunStatus.RUNNING:
                 db.execute("UPDATE runs SET cancel_requested = 1 WHERE id = ?", (run_id,))
-            return row[0]
+            return RunStatus(row[0])
 
     def cancel_requested(self, run_id: str) -> bool:
         with self._connect() as db:
@@ -279,18 +270,19 @@ class Store:
         its spec gives the same model again (unless a time budget ended it), so a re-run would
         only lose the result it has."""
         row = self.run(run_id)
-        if row.status in ("queued", "running") or (row.has_model and not replace):
+        if row.status in ACTIVE or (row.has_model and not replace):
             return False
         return self.enqueue(row.id, row.spec, force=True)
 
     def mark_orphans_interrupted(self) -> list[str]:
         """Runs left 'running' with no live runner: called by the runner that owns the store."""
         with self._write() as db:
-            ids = [r[0] for r in db.execute("SELECT id FROM runs WHERE status = 'running'")]
+            running = (RunStatus.RUNNING,)
+            ids = [r[0] for r in db.execute("SELECT id FROM runs WHERE status = ?", running)]
             db.execute(
-                "UPDATE runs SET status = 'interrupted', reason = 'the process running it ended', "
-                "stop_code = 'interrupted', finished = ? WHERE status = 'running'",
-                (time.time(),),
+                "UPDATE runs SET status = ?, reason = 'the process running it ended', "
+                "stop_code = ?, finished = ? WHERE status = ?",
+                (RunStatus.INTERRUPTED, StopCode.INTERRUPTED, time.time(), *running),
             )
         return ids
 
@@ -299,7 +291,7 @@ class Store:
             status = db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
             if status is None:
                 raise UserError(f"no run {run_id}")
-            if status[0] in ("queued", "running"):
+            if status[0] in ACTIVE:
                 raise UserError(f"run {run_id} is {status[0]}; cancel it first")
             for table, column in (("records", "run_id"), ("metrics", "run_id"),
                                   ("sweep_runs", "run_id"), ("runs", "id")):  # fmt: skip
@@ -318,7 +310,10 @@ class Store:
         return rows[0]
 
     def runs(
-        self, status: str | None = None, sweep_id: str | None = None, newest_first: bool = False
+        self,
+        status: RunStatus | None = None,
+        sweep_id: str | None = None,
+        newest_first: bool = False,
     ) -> list[RunRow]:
         """The runs (oldest first, or newest first), optionally of one status or sweep."""
         clauses, args = [], []
@@ -339,29 +334,29 @@ class Store:
                 f"cancel_requested, iterations, seconds, stop_code FROM runs {where}",
                 args,
             ).fetchall()
-        return [RunRow(r[0], json.loads(r[1]), *r[2:9], bool(r[9]), r[10], r[11],
-                       stop_code(r[12])) for r in rows]  # fmt: skip
+        return [RunRow(r[0], json.loads(r[1]), RunStatus(r[2]), *r[3:9], bool(r[9]), r[10],
+                       r[11], stop_code(r[12])) for r in rows]  # fmt: skip
 
-    def statuses(self, run_ids: Collection[str]) -> dict[str, str]:
+    def statuses(self, run_ids: Collection[str]) -> dict[str, RunStatus]:
         """The status of each of `run_ids` in the store, without reading their specs (a page
         polls this every second while its runs go)."""
         ids = list(run_ids)
         marks = ", ".join("?" * len(ids))
         with self._connect() as db:
             rows = db.execute(f"SELECT id, status FROM runs WHERE id IN ({marks})", ids)
-            return dict(rows.fetchall())
+            return {run_id: RunStatus(status) for run_id, status in rows.fetchall()}
 
     def queued(self, limit: int) -> list[str]:
         """The oldest queued runs that can start now: a run that starts from another run's
         model (its spec's `warm_start`) waits while that run is queued or running."""
         with self._connect() as db:
             rows = db.execute(
-                "SELECT id FROM runs AS r WHERE status = 'queued' AND NOT EXISTS ("
+                "SELECT id FROM runs AS r WHERE status = ? AND NOT EXISTS ("
                 "  SELECT 1 FROM runs AS source"
                 "  WHERE source.id = json_extract(r.spec, '$.warm_start')"
-                "  AND source.status IN ('queued', 'running'))"
+                "  AND source.status IN (?, ?))"
                 " ORDER BY created, id LIMIT ?",
-                (limit,),
+                (RunStatus.QUEUED, RunStatus.QUEUED, RunStatus.RUNNING, limit),
             ).fetchall()
         return [r[0] for r in rows]
 
@@ -493,3 +488,11 @@ class Store:
     def load_scores(self, run_id: str) -> tuple[np.ndarray, np.ndarray]:
         with np.load(self.artifacts(run_id) / "scores.npz", allow_pickle=False) as data:
             return data["test_scores"], data["test_groups"]
+
+
+def _cancel(db: sqlite3.Connection, run_id: str, reason: str) -> None:
+    """Mark a run that has not started cancelled, saying when."""
+    db.execute(
+        "UPDATE runs SET status = ?, reason = ?, stop_code = ?, finished = ? WHERE id = ?",
+        (RunStatus.CANCELLED, reason, StopCode.CANCELLED, time.time(), run_id),
+    )

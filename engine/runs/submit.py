@@ -11,7 +11,7 @@ from engine.runs.grid import grid_specs
 from engine.runs.runner import IDLE_EXIT_SECONDS, ensure_runner
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
-from engine.status import FINAL
+from engine.status import FINAL, RunStatus
 
 
 def submit(
@@ -88,7 +88,7 @@ def run_on_dask(store: Store, run_ids: list[str], scheduler: str) -> None:
     from dask.distributed import Client
     from joblib import Parallel, delayed, parallel_config
 
-    queued = {r.id: r.spec for r in store.runs(status="queued")}
+    queued = {r.id: r.spec for r in store.runs(status=RunStatus.QUEUED)}
     todo = [RunSpec.from_dict(queued[r]) for r in run_ids if r in queued]
     chains = [[spec.run_id for spec in chain] for chain in chains_of(todo)]
     with Client(scheduler), parallel_config(backend="dask"):

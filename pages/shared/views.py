@@ -24,7 +24,7 @@ from engine.runs.reference_key import reused_from
 from engine.runs.results import constraint_of, run_verdict, thresholded
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HONOUR
-from engine.status import ACTIVE
+from engine.status import ACTIVE, RunStatus
 from engine.task import Task
 from engine.verdict import Label, Verdict
 from pages.shared.layout import MISSING
@@ -97,7 +97,7 @@ def status_line(store: Store, run_ids: list[str], view: ConstraintSpec | None = 
     rows = [store.run(r) for r in run_ids]
     columns = st.columns(max(len(rows), 1))
     for column, row in zip(columns, rows, strict=False):
-        _, last = store.progress(row.id) if row.status == "running" else (0, None)
+        _, last = store.progress(row.id) if row.status == RunStatus.RUNNING else (0, None)
         progress = f" · iteration {last:,}" if last is not None else ""
         verdict = run_verdict(store, row, view)
         status = "" if verdict.label == row.status else f" · {row.status}"
