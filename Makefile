@@ -36,9 +36,11 @@ chromium:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 		echo "chromium not installed: the browser tests will be skipped"
 
+# Three test processes on two cores: many tests wait on background workers or a browser, and
+# each process solves on its share of the cores (tests/conftest.py).
 test: $(VENV)/.dev-installed chromium
 	$(PY) -m ruff check .
-	$(PY) -m pytest
+	$(PY) -m pytest -n 3
 
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check .
