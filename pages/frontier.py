@@ -130,11 +130,13 @@ def main() -> None:
         )
         tuning = tuned_view(store, specs, problem.tune)
     queue_chosen(store, tuning, VISITOR_IDLE_EXIT_SECONDS)
-    tuning_lines(store, tuning)
     axes = frontier_axes(spec.to_dict() for spec in specs)
     try:
         tuning_started = any(t.stored for t in tuning.tunings)
         _view(store, tuning.shown(), prepared, problem, base.constraint, axes, tuning_started)
+        # a line per tuned point, under the frontier: on a laptop the chart starts on the first
+        # screen however many points were tuned
+        tuning_lines(store, tuning)
     finally:  # once the page shows: workers warm while the sweep is set up, not after its click
         ensure_runner(store.home, WORKERS, idle_exit=VISITOR_IDLE_EXIT_SECONDS)
 
