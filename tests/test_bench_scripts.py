@@ -42,3 +42,32 @@ def test_paper001_traces_tunes_the_baselines_and_ranks_the_problem_before_and_af
     assert ranking[0].strip().startswith("adult DP:") and ranking[1].strip().startswith("→")
     assert all("plada" in line and "ssg_hl" in line for line in ranking)
     assert "ssg_hl*" in ranking[1]
+
+
+def test_plada_defaults_sets_table_2s_step_beside_the_derived_one():
+    out = bench("plada_defaults.py", "--seconds", "0.3", "--cases", "adult")
+    rows = [line.split() for line in out.splitlines() if line.startswith("adult ")]
+    assert [row[1] for row in rows] == ["Table", "derived"]
+    for row in rows:  # train loss, train gap, test gap and test accuracy, each a number
+        assert all(0 <= float(value) <= 1 for value in row[-4:])
+
+
+def test_paper004_frontier_compares_the_tuned_table_with_the_defaults_one():
+    out = bench("paper004_frontier.py", "--data", "adult", "--examples", "group", "--methods",
+                "sfls", "--kappas", "0.05", "--seeds", "1", "--seconds", "0.3", "--jobs", "1",
+                "--tune")  # fmt: skip
+    runs = int(re.search(r"^(\d+) runs of", out, re.M)[1])
+    # the reference, sfls at its defaults and one trial per setting of its grid
+    assert runs == 2 + len(solver_card("sfls").tuning.settings())
+    assert "at the cards' defaults" in out and "tuned by App. E.3's grids" in out
+    assert re.search(r"tuning changes the winner in [01] of 1 cells", out)
+
+
+def test_defaults_quality_counts_its_runs_against_the_targets(tmp_path):
+    out = bench("defaults_quality.py", "--seconds", "0.3", "--data", "adult", "--solvers",
+                "idca", "unconstrained", "--home", str(tmp_path / "runs"))  # fmt: skip
+    lines = {line.split()[1]: line for line in out.splitlines() if line.startswith("adult ")}
+    assert set(lines) == {"idca", "unconstrained"}
+    fine = sum("degenerate" not in line for line in lines.values())
+    assert re.search(rf"not degenerate: {fine} of 2 ", out)
+    assert re.search(r"constrained runs within κ \+ 2σ on test: [01] of 1 ", out)  # idca only
