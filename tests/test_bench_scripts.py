@@ -31,6 +31,7 @@ def test_paper001_traces_tunes_the_baselines_and_ranks_the_problem_before_and_af
     and the problem's ranking is printed at defaults and tuned."""
     out = bench("paper001_traces.py", "--seconds", "0.3", "--data", "adult", "--constraints",
                 "DP", "--solvers", "plada", "ssg_hl", "--tune")  # fmt: skip
+    assert "PLADA at Table 2's η_w = 0.001" in out  # the paper's comparison, as it ran it
     defaults, tuned = out.split("tuned (*")
     assert re.search(r"^adult\s+DP\s+ssg_hl\s", defaults, re.M)
     assert re.search(r"^adult\s+DP\s+ssg_hl\*\s", tuned, re.M)
