@@ -4,13 +4,20 @@ solver, so the app and the command line can build, check and list runs without l
 An option whose default is None is *unset* until given: the solver then chooses (e.g. the
 quadratic baselines' step η = 1/L). Text that means "leave it unset" (`UNSET_WORDS`) is read as
 None, so a page's empty text box and a command line's `--option step=auto` ask for the same thing.
+
+An option declares its bounds (`option(..., above=0)`) and its choices; every config is a
+`SolverOptions`, whose construction refuses a value outside them with the same sentence for every
+solver ("option epsilon must be > 0, not -1"), so each config checks by hand only what relates
+options to each other.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import math
+import numbers
 import typing
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +27,7 @@ from engine.errors import UserError
 UNSET_WORDS = frozenset({"", "none", "auto"})
 _KIND_WORDS = {bool: "true or false", int: "a whole number", float: "a finite number",
                str: "text"}  # fmt: skip
+_BOUNDS = ("minimum", "above", "maximum", "below")  # an option's bounds (`option`)
 
 
 class BudgetClock(enum.StrEnum):
@@ -72,7 +80,8 @@ class Budget:
 class OptionField:
     """One solver option: `kind` is the type of a set value (bool, int, float or str);
     `optional` options default to None, meaning unset (the solver chooses); `choices` are the
-    values a text option may take (empty: any)."""
+    values a text option may take (empty: any). A number's bounds: `minimum` (value ≥ it) or
+    `above` (value > it), and `maximum` (≤) or `below` (<); None where it has none."""
 
     name: str
     default: Any
@@ -80,26 +89,103 @@ class OptionField:
     kind: type
     optional: bool
     choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    above: float | None = None
+    maximum: float | None = None
+    below: float | None = None
+
+    @property
+    def range_words(self) -> str:
+        """The bounds as "> 0", "≥ 1", "in (0, 1]", or empty text where there are none."""
+        low = self.minimum if self.minimum is not None else self.above
+        high = self.maximum if self.maximum is not None else self.below
+        if low is not None and high is not None:
+            opening = "[" if self.minimum is not None else "("
+            closing = "]" if self.maximum is not None else ")"
+            return f"in {opening}{_number(low)}, {_number(high)}{closing}"
+        if low is not None:
+            return f"{'≥' if self.minimum is not None else '>'} {_number(low)}"
+        if high is not None:
+            return f"{'≤' if self.maximum is not None else '<'} {_number(high)}"
+        return ""
+
+    def refusal(self, value: Any) -> str | None:
+        """Why `value` is refused for this option (None: it is not): outside its choices or its
+        bounds, or a number that is not finite. An unset optional option is not checked."""
+        if value is None and self.optional:
+            return None
+        if self.choices and value not in self.choices:
+            return f"option {self.name} must be one of {', '.join(self.choices)}, not '{value}'"
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return None
+        if not math.isfinite(value):
+            return f"option {self.name} must be a finite number, not {value}"
+        if not self._within(value):
+            return f"option {self.name} must be {self.range_words}, not {_number(value)}"
+        return None
+
+    def _within(self, value: float) -> bool:
+        return (
+            (self.minimum is None or value >= self.minimum)
+            and (self.above is None or value > self.above)
+            and (self.maximum is None or value <= self.maximum)
+            and (self.below is None or value < self.below)
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "default": self.default, "help": self.help,
-                "type": self.kind.__name__, "optional": self.optional,
-                "choices": list(self.choices)}  # fmt: skip
+        bounds = {bound: getattr(self, bound) for bound in _BOUNDS}
+        return {
+            "name": self.name,
+            "default": self.default,
+            "help": self.help,
+            "type": self.kind.__name__,
+            "optional": self.optional,
+            "choices": list(self.choices),
+            **bounds,
+            "range": self.range_words,
+        }
 
 
 def config_fields(config_class: type) -> list[OptionField]:
-    """Every option of a solver config, with its default, help (the field's `doc`) and type."""
+    """Every option of a solver config, with its default, help (the field's `doc`), type,
+    choices and bounds."""
+    return list(_option_fields(config_class))
+
+
+@functools.cache
+def _option_fields(config_class: type) -> tuple[OptionField, ...]:
+    # cached: every construction of a config checks its options (`SolverOptions`)
     hints = typing.get_type_hints(config_class)
-    return [
+    return tuple(
         OptionField(
             f.name,
             f.default,
             f.metadata.get("doc", ""),
             *_kind(hints[f.name]),
             f.metadata.get("choices", ()),
-        )  # fmt: skip
+            **{bound: f.metadata.get(bound) for bound in _BOUNDS},
+        )
         for f in dataclasses.fields(config_class)
-    ]
+    )
+
+
+def _number(value: float) -> str:
+    """A bound or a value as the messages show it: 1, 0.5, 1e-09, 1000000000."""
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """The base of every solver config, a frozen dataclass of `option` fields: constructing one,
+    directly or by `config_from_dict`, refuses a set option outside its choices or bounds, or a
+    float that is not finite. A config that also checks options against each other extends
+    `__post_init__`, calling this one first (`super().__post_init__()`)."""
+
+    def __post_init__(self) -> None:
+        for option_field in config_fields(type(self)):
+            refusal = option_field.refusal(getattr(self, option_field.name))
+            if refusal is not None:
+                raise UserError(refusal)
 
 
 def _kind(hint: Any) -> tuple[type, bool]:
@@ -163,24 +249,23 @@ def _parse(text: str, kind: type) -> Any:
     return kind(text)
 
 
-def require_positive(config: Any, solver: str, names: tuple[str, ...]) -> None:
-    """Refuse any of the options `names` of `config` that is not a finite number > 0."""
-    for name in names:
-        value = getattr(config, name)
-        if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
-            raise UserError(f"{solver} option {name} must be a finite number > 0")
-
-
-def require_choices(config: Any, solver: str) -> None:
-    """Refuse a text option of `config` whose value is not among its `choices`."""
-    for option_field in config_fields(type(config)):
-        value = getattr(config, option_field.name)
-        if option_field.choices and value not in option_field.choices:
-            raise UserError(f"{solver} option {option_field.name} is one of "
-                            f"{', '.join(option_field.choices)}, not '{value}'")  # fmt: skip
-
-
-def option(default: Any, doc: str, choices: tuple[str, ...] = ()) -> Any:
-    """A config field with its documentation (shown by `python -m engine solvers`) and, for a
-    text option, the values it may take (a page offers them as a list)."""
-    return field(default=default, metadata={"doc": doc, "choices": choices})
+def option(
+    default: Any,
+    doc: str,
+    choices: tuple[str, ...] = (),
+    *,
+    minimum: float | None = None,
+    above: float | None = None,
+    maximum: float | None = None,
+    below: float | None = None,
+) -> Any:
+    """A config field with its documentation (shown by `python -m engine solvers`), for a text
+    option the values it may take (a page offers them as a list), and for a number its bounds:
+    `minimum` (value ≥ it) or `above` (value > it), `maximum` (≤) or `below` (<), which
+    `SolverOptions` checks and the pages' number inputs keep to."""
+    if (minimum is not None and above is not None) or (maximum is not None and below is not None):
+        raise TypeError(
+            "an option has one lower bound (minimum or above) and one upper bound (maximum or below)"
+        )
+    bounds = {"minimum": minimum, "above": above, "maximum": maximum, "below": below}
+    return field(default=default, metadata={"doc": doc, "choices": choices, **bounds})

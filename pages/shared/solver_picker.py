@@ -212,7 +212,7 @@ def _papers(names: Iterable[str]) -> list[str]:
 
 
 def _paper_title(paper: str) -> str:
-    """"Paper 003 · partial fairness on a score interval"; the references and fairlearn by what
+    """ "Paper 003 · partial fairness on a score interval"; the references and fairlearn by what
     they are."""
     name = f"Paper {paper}" if paper.isdigit() else {"reference": "References"}.get(paper, paper)
     topic = PAPER_TOPICS.get(paper)
@@ -261,7 +261,13 @@ def _option_widget(option: OptionField, shown: Any, key: str) -> Any:
         return st.checkbox(option.name, value=shown, key=key, help=option.help)
     if option.kind is int:
         return st.number_input(
-            option.name, value=shown, step=1, format="%d", key=key, help=option.help
+            option.name,
+            value=shown,
+            step=1,
+            format="%d",
+            key=key,
+            help=option.help,
+            **number_limits(option),
         )
     if option.kind is float:
         return st.number_input(
@@ -271,8 +277,29 @@ def _option_widget(option: OptionField, shown: Any, key: str) -> Any:
             format="%g",
             key=key,
             help=option.help,
+            **number_limits(option),
         )
     return st.text_input(option.name, value=shown, key=key, help=option.help)
+
+
+def number_limits(option: OptionField) -> dict[str, int | float]:
+    """The option's bounds as a number input's `min_value` and `max_value`, which include their
+    limit: an open bound (> 0) becomes the next whole number inside it for an int (1), the next
+    float for a float (math.nextafter), so the widget offers exactly the values the config
+    accepts. Streamlit wants them of the value's type."""
+    limits: dict[str, int | float] = {}
+    whole = option.kind is int
+    if option.minimum is not None:
+        limits["min_value"] = math.ceil(option.minimum) if whole else float(option.minimum)
+    elif option.above is not None:
+        above = option.above
+        limits["min_value"] = math.floor(above) + 1 if whole else math.nextafter(above, math.inf)
+    if option.maximum is not None:
+        limits["max_value"] = math.floor(option.maximum) if whole else float(option.maximum)
+    elif option.below is not None:
+        below = option.below
+        limits["max_value"] = math.ceil(below) - 1 if whole else math.nextafter(below, -math.inf)
+    return limits
 
 
 def _float_step(value: float) -> float | None:

@@ -65,7 +65,7 @@ def test_the_paper_grid_holds_the_identity_and_its_bounds():
     assert len(scales) == 101 and len(shifts) == 61  # paper 004, App. E.3
     assert scales[0] == 0.0 and scales[-1] == 5.0 and 1.0 in scales and 0.15 in scales
     assert shifts[0] == -3.0 and shifts[-1] == 3.0 and 0.0 in shifts
-    with pytest.raises(UserError, match="steps > 0"):
+    with pytest.raises(UserError, match="option shift_step must be > 0, not 0"):
         PostProcessConfig(shift_step=0.0)
     with pytest.raises(UserError, match="at most 1,000,000 are allowed"):
         PostProcessConfig(scale_step=1e-4, shift_step=1e-4)
@@ -140,7 +140,9 @@ def test_intra_and_more_than_two_groups_are_refused(data):
                        r"inter only \(paper 004, App. E.2 .*\), not intra$"):  # fmt: skip
         solve(_problem(data, "intra"), "auc_postprocess", COARSE, Budget(max_iterations=5))
     three = _problem(toy_prepared(groups=3))
-    with pytest.raises(UserError, match="two protected groups .*this data has 3; choose a grouping with two"):
+    with pytest.raises(
+        UserError, match="two protected groups .*this data has 3; choose a grouping with two"
+    ):
         solve(three, "auc_postprocess", COARSE, Budget(max_iterations=5))
 
 

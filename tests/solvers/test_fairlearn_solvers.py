@@ -226,13 +226,17 @@ def test_other_families_models_and_options_are_refused_in_words(data, solver):
 
 
 def test_bad_options_are_refused(data):
-    with pytest.raises(UserError, match="eps > 0"):
+    with pytest.raises(UserError, match="option eps must be > 0, not 0"):
         ExponentiatedGradientConfig(eps=0.0)
-    with pytest.raises(UserError, match="constraint_weight lies in"):
+    with pytest.raises(UserError, match=r"option constraint_weight must be in \[0, 1\], not 1.5"):
         GridSearchConfig(constraint_weight=1.5)
-    with pytest.raises(UserError, match="C > 0"):
+    with pytest.raises(UserError, match="option C must be > 0, not 0"):
         GridSearchConfig(C=0.0)
-    with pytest.raises(UserError, match="predict_method is one of"):
+    with pytest.raises(
+        UserError,
+        match="option predict_method must be one of predict_proba, "
+        "decision_function, not 'predict'",
+    ):
         ThresholdOptimizerConfig(predict_method="predict")
     with pytest.raises(UserError, match="under EO maximises accuracy_score or "
                        "balanced_accuracy_score only"):  # fmt: skip

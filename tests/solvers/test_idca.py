@@ -158,10 +158,10 @@ def test_a_vacuous_psp_constraint_gives_objective_steps_only(toy, solver):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"outer_iterations": 0}, "outer_iterations must be positive"),
-        ({"epsilon": -1.0}, "epsilon must be positive"),
-        ({"select": "best"}, "select is 'validation' or 'last'"),
-        ({"proximal": -0.1}, "must be ≥ 0"),
+        ({"outer_iterations": 0}, "option outer_iterations must be > 0, not 0"),
+        ({"epsilon": -1.0}, "option epsilon must be > 0, not -1"),
+        ({"select": "best"}, "option select must be one of validation, last, not 'best'"),
+        ({"proximal": -0.1}, "option proximal must be ≥ 0, not -0.1"),
     ],
 )
 def test_bad_configs_are_explained(kwargs, message):

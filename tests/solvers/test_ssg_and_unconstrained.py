@@ -50,5 +50,7 @@ def test_ssg_reports_its_best_nearly_feasible_iterate(toy, tolerance):
 
 
 def test_ssg_config_is_checked():
-    with pytest.raises(UserError, match="'static' or 'diminishing'"):
+    with pytest.raises(
+        UserError, match="option tolerance must be one of static, diminishing, not 'sometimes'"
+    ):
         SSGConfig(tolerance="sometimes")

@@ -13,13 +13,11 @@ other rank measures are computed on these probabilities, which take few distinct
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
-from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option, require_choices
+from engine.solvers.options import SolverOptions, option
 
 # fairlearn's ThresholdOptimizer: the performance objectives it accepts under a constraint on one
 # rate, and those it accepts under equalized odds (fairlearn.postprocessing, 0.15)
@@ -34,55 +32,49 @@ GRID_SELECTIONS = ("kappa", "fairlearn")
 
 
 @dataclass(frozen=True)
-class LogisticBaseConfig:
+class LogisticBaseConfig(SolverOptions):
     """The base estimator every fairlearn mitigator here fits: scikit-learn's LogisticRegression
     with L-BFGS (deterministic: it draws no random numbers), as fairlearn's examples use it."""
 
     C: float = option(
         1.0, "C, the inverse strength of the base logistic regression's l2 penalty "
-        "(scikit-learn's default)",
+        "(scikit-learn's default)", above=0,
     )  # fmt: skip
     base_max_iter: int = option(
-        100, "L-BFGS iterations of one base fit at most (scikit-learn's default max_iter)"
+        100,
+        "L-BFGS iterations of one base fit at most (scikit-learn's default max_iter)",
+        minimum=1,
     )
-
-    def __post_init__(self) -> None:
-        if not (math.isfinite(self.C) and self.C > 0) or self.base_max_iter < 1:
-            raise UserError("the base logistic regression needs C > 0 and base_max_iter ≥ 1")
 
 
 @dataclass(frozen=True)
 class ExponentiatedGradientConfig(LogisticBaseConfig):
     eps: float = option(
-        0.01, "ε: the multipliers' L1 norm is at most B = 1/ε (fairlearn's default)"
+        0.01, "ε: the multipliers' L1 norm is at most B = 1/ε (fairlearn's default)", above=0
     )
     max_iter: int = option(
         50, "exponentiated-gradient iterations at most (fairlearn's default); each fits the "
-        "base estimator one to five times",
+        "base estimator one to five times", minimum=1,
     )  # fmt: skip
     nu: float | None = option(
         None, "ν, the duality gap at which it stops; unset: fairlearn's automatic ν, "
-        "½·std|h₀(x) − y|/√n of its first classifier h₀",
+        "½·std|h₀(x) − y|/√n of its first classifier h₀", above=0,
     )  # fmt: skip
-    eta0: float = option(2.0, "η₀, the initial learning rate (fairlearn's default)")
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        positive = [self.eps, self.eta0] + ([] if self.nu is None else [self.nu])
-        if not all(math.isfinite(v) and v > 0 for v in positive) or self.max_iter < 1:
-            raise UserError("exponentiated_gradient needs eps > 0, eta0 > 0, nu > 0 (or unset) "
-                            "and max_iter ≥ 1")  # fmt: skip
+    eta0: float = option(2.0, "η₀, the initial learning rate (fairlearn's default)", above=0)
 
 
 @dataclass(frozen=True)
 class GridSearchConfig(LogisticBaseConfig):
-    grid_size: int = option(10, "multiplier vectors on the grid (fairlearn's default)")
+    grid_size: int = option(10, "multiplier vectors on the grid (fairlearn's default)", minimum=1)
     grid_limit: float = option(
-        2.0, "largest multiplier on the grid, which spans [−limit, limit] (fairlearn's default)"
+        2.0,
+        "largest multiplier on the grid, which spans [−limit, limit] (fairlearn's default)",
+        above=0,
     )
     constraint_weight: float = option(
         0.5, "weight of the largest constraint violation against 1 − it on the error rate in "
         "fairlearn's rule that picks the model, select 'fairlearn' (fairlearn's default)",
+        minimum=0, maximum=1,
     )  # fmt: skip
     select: str = option(
         "kappa", "the model of the grid reported: 'kappa', the most accurate on the training "
@@ -91,14 +83,6 @@ class GridSearchConfig(LogisticBaseConfig):
         "rule that does not use κ",
         choices=GRID_SELECTIONS,
     )  # fmt: skip
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        require_choices(self, "grid_search")
-        if self.grid_size < 1 or not (math.isfinite(self.grid_limit) and self.grid_limit > 0):
-            raise UserError("grid_search needs grid_size ≥ 1 and grid_limit > 0")
-        if not 0.0 <= self.constraint_weight <= 1.0:
-            raise UserError("grid_search option constraint_weight lies in [0, 1]")
 
 
 @dataclass(frozen=True)
@@ -109,7 +93,9 @@ class ThresholdOptimizerConfig(LogisticBaseConfig):
         choices=THRESHOLD_OBJECTIVES,
     )  # fmt: skip
     grid_size: int = option(
-        1000, "points of the grid of the constrained rate in [0, 1] (fairlearn's default)"
+        1000,
+        "points of the grid of the constrained rate in [0, 1] (fairlearn's default)",
+        minimum=1,
     )
     flip: bool = option(
         False, "also consider rules that predict positive below a threshold (fairlearn's default)"
@@ -119,12 +105,6 @@ class ThresholdOptimizerConfig(LogisticBaseConfig):
         "(fairlearn's 'auto' takes it from a logistic regression) or its log-odds",
         choices=PREDICT_METHODS,
     )  # fmt: skip
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        require_choices(self, "threshold_optimizer")
-        if self.grid_size < 1:
-            raise UserError("threshold_optimizer option grid_size must be at least 1")
 
 
 _S = "engine.solvers."

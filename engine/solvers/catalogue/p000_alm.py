@@ -5,13 +5,12 @@ either form of the augmented Lagrangian, `AUGMENTATIONS`)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option, require_positive
+from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 # "slack": paper 000, Alg. 2 (c + s = 0, s ≥ 0); "hpr": Hestenes–Powell–Rockafellar (y ≥ 0)
@@ -19,31 +18,47 @@ AUGMENTATIONS = ("slack", "hpr")
 
 
 @dataclass(frozen=True)
-class SSLALMConfig:
-    mu: float = option(2.0, "μ, weight of the proximal term (μ/2)‖x − z‖² (paper 000 Exp. 1: 2)")
+class SSLALMConfig(SolverOptions):
+    mu: float = option(
+        2.0, "μ, weight of the proximal term (μ/2)‖x − z‖² (paper 000 Exp. 1: 2)", minimum=0
+    )
     rho: float = option(
         1.0,
         "ρ, weight of the augmented term (ρ/2)‖c + s‖² (paper 000 Exp. 1: 1); for 'hpr' the ρ "
         "of L_ρ, which must then be > 0",
+        minimum=0,
     )
-    tau: float = option(0.01, "τ, the primal step (paper 000 Exp. 1 and Table 6's choice: 0.01)")
-    eta: float = option(0.05, "η, the dual step (paper 000 Exp. 1 and Table 6's choice: 0.05)")
-    beta: float = option(0.5, "β, the smoothing step z ← z + β(x − z) (paper 000 Exp. 1: 0.5)")
+    tau: float = option(
+        0.01, "τ, the primal step (paper 000 Exp. 1 and Table 6's choice: 0.01)", above=0
+    )
+    eta: float = option(
+        0.05, "η, the dual step (paper 000 Exp. 1 and Table 6's choice: 0.05)", above=0
+    )
+    beta: float = option(
+        0.5,
+        "β, the smoothing step z ← z + β(x − z) (paper 000 Exp. 1: 0.5)",
+        minimum=0,
+        maximum=1,
+    )
     dual_bound: float = option(
         10.0,
         "M_y: the duals y are reset to 0 when ‖y‖₂ ≥ M_y (paper 000 Alg. 2, step 3; the "
         "paper-era code's norm test with lambda_bound = 10, not 0.1.0's per-coordinate reset at "
         "25)",
+        above=0,
     )
     batch_size: int = option(
-        8, "rows per objective batch ξ (paper 000's README command: --batch_size 8)"
+        8, "rows per objective batch ξ (paper 000's README command: --batch_size 8)", minimum=1
     )
     per_group: int = option(
         8,
         "J, rows of every group in each of the two constraint batches ζ1, ζ2 (paper 000's code: "
         "batch_size per group)",
+        minimum=1,
     )
-    iterations: int = option(10**9, "iterations at most (paper 000 stops by wall clock: 30 s)")
+    iterations: int = option(
+        10**9, "iterations at most (paper 000 stops by wall clock: 30 s)", minimum=1
+    )
     augmentation: str = option(
         "slack",
         "the augmented Lagrangian of c ≤ 0: 'slack' (paper 000, Alg. 2: c + s = 0 with slacks "
@@ -53,27 +68,13 @@ class SSLALMConfig:
         "unless its augmentation='quadratic' is passed): no slacks, "
         "L_ρ = f + (1/(2ρ)) Σ_i (max(0, y_i + ρc_i)² − y_i²), duals y ← max(0, y + ηc) "
         "(Rockafellar 1973; Bertsekas 1982, §3.1)",
+        choices=AUGMENTATIONS,
     )
 
     def __post_init__(self) -> None:
-        require_positive(self, "SSL-ALM", ("tau", "eta", "dual_bound"))
-        if self.augmentation not in AUGMENTATIONS:
-            raise UserError(
-                "SSL-ALM option augmentation is 'slack' (paper 000, Alg. 2) or 'hpr' "
-                f"(Hestenes–Powell–Rockafellar), not {self.augmentation!r}"
-            )
-        for name in ("mu", "rho"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value >= 0):
-                raise UserError(f"SSL-ALM option {name} must be a finite number ≥ 0")
+        super().__post_init__()
         if self.augmentation == "hpr" and self.rho == 0:
             raise UserError("SSL-ALM option rho must be > 0 for 'hpr': L_ρ divides by ρ")
-        if not 0 <= self.beta <= 1:
-            raise UserError("SSL-ALM option beta must be in [0, 1]")
-        if self.batch_size < 1 or self.per_group < 1 or self.iterations < 1:
-            raise UserError(
-                "SSL-ALM options batch_size, per_group and iterations must be at least 1"
-            )
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class ALMConfig(SSLALMConfig):
         0.0,
         "μ = 0: plain stochastic linearized ALM, no proximal term (paper 000: ALM is SSL-ALM with "
         "μ = 0, all else the same; alm.yaml's beta = 1 is then irrelevant)",
+        minimum=0,
     )
 
 

@@ -5,11 +5,9 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
-from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.catalogue.paper000 import SGDConfig
 from engine.solvers.options import option
@@ -18,37 +16,28 @@ from engine.solvers.options import option
 @dataclass(frozen=True)
 class SGDPenaltyConfig(SGDConfig):
     per_group: int = option(
-        8, "rows of every group per group-loss batch (paper 000's code: batch_size of each group)"
+        8,
+        "rows of every group per group-loss batch (paper 000's code: batch_size of each group)",
+        minimum=1,
     )
-    penalty: float = option(0.4, "penalty weight λ of eq. 13 (paper 000, Exp. 2, Table 12: 0.4)")
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.per_group < 1:
-            raise UserError("sgd_penalty option per_group must be at least 1")
-        _check_weight("sgd_penalty option penalty", self.penalty)
+    penalty: float = option(
+        0.4, "penalty weight λ of eq. 13 (paper 000, Exp. 2, Table 12: 0.4)", minimum=0
+    )
 
 
 @dataclass(frozen=True)
 class SGDFairretConfig(SGDConfig):
     step: float = option(
-        0.05, "learning rate (paper 000, Table 8: 0.05; fairret.yaml's setting differs)"
+        0.05, "learning rate (paper 000, Table 8: 0.05; fairret.yaml's setting differs)", above=0
     )
     batch_size: int = option(
-        8, "rows per batch, split equally among the groups (paper 000's code: bs 8)"
+        8, "rows per batch, split equally among the groups (paper 000's code: bs 8)", minimum=1
     )
     multiplier: float = option(
-        3.0, "weight of the accuracy-equality penalty (paper 000, Table 8: 3; fairret.yaml: 0.5)"
+        3.0,
+        "weight of the accuracy-equality penalty (paper 000, Table 8: 3; fairret.yaml: 0.5)",
+        minimum=0,
     )
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_weight("sgd_fairret option multiplier", self.multiplier)
-
-
-def _check_weight(what: str, value: float) -> None:
-    if not (math.isfinite(value) and value >= 0):
-        raise UserError(f"{what} must be a finite number ≥ 0")
 
 
 CARDS = (

@@ -3,13 +3,11 @@ with the paper's Exp. 1 defaults, and its card. Implementation: `engine.solvers.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
-from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option, require_positive
+from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 STEP_RULES = ("constant", "diminishing", "adaptive")
@@ -17,56 +15,55 @@ TOLERANCE_RULES = ("constant", "diminishing")
 
 
 @dataclass(frozen=True)
-class SSwConfig:
+class SSwConfig(SolverOptions):
     objective_rule: str = option(
         "constant",
         "η^f_k rule: 'constant' (η^f) or 'diminishing' (η^f/√(k+1)) (paper 000 B.1.1; Exp. 1: "
         "constant). 'adaptive' is a constraint-step rule only (Polyak c/‖S^c‖²)",
+        choices=STEP_RULES[:2],
     )
-    objective_step: float = option(0.05, "η^f, the objective step (paper 000 Exp. 1: 0.05)")
+    objective_step: float = option(
+        0.05, "η^f, the objective step (paper 000 Exp. 1: 0.05)", above=0
+    )
     constraint_rule: str = option(
         "constant",
         "η^c_k rule: 'constant' (η^c), 'diminishing' (η^c/√(k+1)) or 'adaptive' (Polyak: "
         "c(x,ζ)/‖S^c(x,ζ)‖²) (paper 000 B.1.1; Exp. 1: constant, Exp. 2: diminishing, η^c = 0.25)",
+        choices=STEP_RULES,
     )
     constraint_step: float = option(
-        0.04, "η^c, the constraint step (paper 000 Exp. 1: 0.04; unused by 'adaptive')"
+        0.04, "η^c, the constraint step (paper 000 Exp. 1: 0.04; unused by 'adaptive')", above=0
     )
     tolerance_rule: str = option(
         "constant",
         "ε_k rule: 'constant' (ε0) or 'diminishing' (ε0/√(k+1); the paper's ε_{k−1}/√k is read as "
         "this, spec 000 §2.3) (paper 000 B.1.1)",
+        choices=TOLERANCE_RULES,
     )
-    epsilon: float = option(0.01, "ε0, the switching tolerance (paper 000 B.1.1: ε0 = 0.01)")
+    epsilon: float = option(
+        0.01, "ε0, the switching tolerance (paper 000 B.1.1: ε0 = 0.01)", minimum=0
+    )
     batch_size: int = option(
-        8, "rows per objective batch ξ (paper 000's README command: --batch_size 8)"
+        8, "rows per objective batch ξ (paper 000's README command: --batch_size 8)", minimum=1
     )
     per_group: int = option(
-        8, "J, rows of every group per constraint batch ζ (paper 000's code: batch_size per group)"
+        8,
+        "J, rows of every group per constraint batch ζ (paper 000's code: batch_size per group)",
+        minimum=1,
     )
     start_index: int = option(
-        0, "k0: objective steps from iteration k0 on may be the output (paper 000 Alg. 3)"
+        0,
+        "k0: objective steps from iteration k0 on may be the output (paper 000 Alg. 3)",
+        minimum=0,
     )
     max_step: float = option(
         10.0,
         "longest move of an 'adaptive' constraint step (guards the Polyak length as ‖S^c‖ → 0)",
+        above=0,
     )
-    iterations: int = option(10**9, "iterations at most (paper 000 stops by wall clock: 30 s)")
-
-    def __post_init__(self) -> None:
-        if self.objective_rule not in STEP_RULES[:2]:
-            raise UserError("SSw option objective_rule is 'constant' or 'diminishing'")
-        if self.constraint_rule not in STEP_RULES:
-            raise UserError("SSw option constraint_rule is 'constant', 'diminishing' or 'adaptive'")
-        if self.tolerance_rule not in TOLERANCE_RULES:
-            raise UserError("SSw option tolerance_rule is 'constant' or 'diminishing'")
-        require_positive(self, "SSw", ("objective_step", "constraint_step", "max_step"))
-        if not (math.isfinite(self.epsilon) and self.epsilon >= 0):
-            raise UserError("SSw option epsilon must be a finite number ≥ 0")
-        if self.batch_size < 1 or self.per_group < 1 or self.iterations < 1:
-            raise UserError("SSw options batch_size, per_group and iterations must be at least 1")
-        if self.start_index < 0:
-            raise UserError("SSw option start_index (k0) must be ≥ 0")
+    iterations: int = option(
+        10**9, "iterations at most (paper 000 stops by wall clock: 30 s)", minimum=1
+    )
 
 
 CARDS = (

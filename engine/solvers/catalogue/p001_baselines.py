@@ -25,14 +25,12 @@ Deviations and choices, each also in the option's help:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.capabilities import Capability as C
-from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option, require_positive
+from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 OUTPUTS = ("random", "last")
@@ -49,24 +47,8 @@ _FRACTION_HELP = (
 )
 
 
-def _check_output(config: SSGHLConfig | IPPConfig, solver: str) -> None:
-    if config.output not in OUTPUTS:
-        raise UserError(f"{solver} option output is 'random' or 'last'")
-    if not 0 <= config.start_fraction < 1:
-        raise UserError(f"{solver} option start_fraction (f) must be in [0, 1)")
-    if config.iterations < 1:
-        raise UserError(f"{solver} option iterations must be at least 1")
-
-
-def _check_tolerance(config: SSGHLConfig | IPPSSGConfig, solver: str) -> None:
-    if config.constraint_rule not in CONSTRAINT_RULES:
-        raise UserError(f"{solver} option constraint_rule is 'polyak' or 'constant'")
-    if not math.isfinite(config.epsilon):
-        raise UserError(f"{solver} option epsilon must be a finite number")
-
-
 @dataclass(frozen=True)
-class SSGHLConfig:
+class SSGHLConfig(SolverOptions):
     objective_step: float | None = option(
         None,
         "η, the constant step of objective iterations θ ← θ − η∇F (Huang & Lin 2023, Alg. 1, "
@@ -74,15 +56,18 @@ class SSGHLConfig:
         "λ_max(X̃ᵀX̃)·(the loss's curvature) on the training rows (`engine.solvers.smoothness`: "
         "1.9 on Adult with cross-terms, 7.9 on Crime, where a fixed 0.5 diverges), else "
         f"{NETWORK_STEP:g}, the value chosen on Adult (0.05 and 0.2 ended higher after 5 s)",
+        above=0,
     )
     constraint_rule: str = option(
         "polyak",
         "constraint-step rule: 'polyak' η_t = G_worst(θ_t)/‖∇G_worst(θ_t)‖² (Huang & Lin 2023, "
         "Alg. 1's choice for a weakly convex G; scale-free) or 'constant' (constraint_step)",
+        choices=CONSTRAINT_RULES,
     )
     constraint_step: float | None = option(
         None,
         "η of constraint iterations under the 'constant' rule; unset (None): as the objective step",
+        above=0,
     )
     epsilon: float = option(
         0.001,
@@ -93,7 +78,9 @@ class SSGHLConfig:
         "only in the limit, take nearly every iteration",
     )
     max_step: float = option(
-        10.0, "longest move of a Polyak constraint step (guards the length as ‖∇G‖ → 0)"
+        10.0,
+        "longest move of a Polyak constraint step (guards the length as ‖∇G‖ → 0)",
+        above=0,
     )
     output: str = option(
         "random",
@@ -102,6 +89,7 @@ class SSGHLConfig:
             source="Huang & Lin 2023, Alg. 1's output",
             last="iterate θ_T",
         ),
+        choices=OUTPUTS,
     )
     start_fraction: float = option(
         0.5,
@@ -110,20 +98,14 @@ class SSGHLConfig:
             why="Alg. 1 leaves S free; ours: 0.5 leaves out the first approach to the "
             "feasible region",
         ),
+        minimum=0,
+        below=1,
     )
-    iterations: int = option(10**9, "iterations at most (paper 001 runs by CPU time)")
-
-    def __post_init__(self) -> None:
-        steps = tuple(
-            n for n in ("objective_step", "constraint_step") if getattr(self, n) is not None
-        )
-        require_positive(self, "SSG", (*steps, "max_step"))
-        _check_tolerance(self, "SSG")
-        _check_output(self, "SSG")
+    iterations: int = option(10**9, "iterations at most (paper 001 runs by CPU time)", minimum=1)
 
 
 @dataclass(frozen=True)
-class IPPConfig:
+class IPPConfig(SolverOptions):
     """The options of the inexact proximal point wrapper; the subclasses add the inner
     solver's (`inner_solver` names it for `engine.solvers.ipp`)."""
 
@@ -135,11 +117,13 @@ class IPPConfig:
         "Deng & Lan 2022; the theory needs ρ̂ above the weak-convexity modulus, unknown here); "
         "ours: 0.1 on Adult DP, where 1 keeps θ in small balls around θ_k (the regularised row "
         "leaves a radius √(−2G(θ_k)/ρ̂)) and ends higher after 5 s",
+        above=0,
     )
     inner_iterations: int = option(
         20,
         "inner iterations per subproblem, a fixed number (Boob, Deng & Lan 2022; Huang & Lin "
         "2023); ours: 20, lower after 5 s on Adult DP than 50 or 100",
+        minimum=1,
     )
     inner_step: float | None = option(
         None,
@@ -148,6 +132,7 @@ class IPPConfig:
         "with μ = ρ̂, their offset t0 set by α0 (the theorems' own offset needs unknown "
         "constants); unset (None): as SSG's objective_step, 1/(2L_F) for a linear model, else "
         f"{NETWORK_STEP:g}",
+        above=0,
     )
     output: str = option(
         "random",
@@ -156,6 +141,7 @@ class IPPConfig:
             source="Boob, Deng & Lan 2022 output a random outer iterate; uniform is ours",
             last="outer iterate θ_K",
         ),
+        choices=OUTPUTS,
     )
     start_fraction: float = option(
         0.5,
@@ -163,17 +149,14 @@ class IPPConfig:
             count="outer iterations",
             why="ours: 0.5, as for SSG",
         ),
+        minimum=0,
+        below=1,
     )
     iterations: int = option(
-        10**9, "inner iterations at most, over all subproblems (paper 001 runs by CPU time)"
+        10**9,
+        "inner iterations at most, over all subproblems (paper 001 runs by CPU time)",
+        minimum=1,
     )
-
-    def __post_init__(self) -> None:
-        step = () if self.inner_step is None else ("inner_step",)
-        require_positive(self, "IPP", ("rho_hat", *step))
-        if self.inner_iterations < 1:
-            raise UserError("IPP option inner_iterations must be at least 1")
-        _check_output(self, "IPP")
 
 
 @dataclass(frozen=True)
@@ -189,15 +172,13 @@ class IPPSSGConfig(IPPConfig):
         "polyak",
         "inner constraint steps: 'polyak' G/‖∇G‖² of the subproblem's worst row (Huang & Lin "
         "2023) or 'constant', the objective steps' α_t",
+        choices=CONSTRAINT_RULES,
     )
     max_step: float = option(
-        10.0, "longest move of a Polyak constraint step (guards the length as ‖∇G‖ → 0)"
+        10.0,
+        "longest move of a Polyak constraint step (guards the length as ‖∇G‖ → 0)",
+        above=0,
     )
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        require_positive(self, "IPP-SSG", ("max_step",))
-        _check_tolerance(self, "IPP-SSG")
 
 
 @dataclass(frozen=True)
@@ -212,12 +193,8 @@ class IPPConExConfig(IPPConfig):
         "DP rows (ours there: 0.1 ends higher after 5 s, 10 diverges): ConEx needs "
         "α_t‖J_G‖²/τ_t small, and ‖J_G‖² grows with the rows (σ0 = 1 diverges on COMPAS's 12 "
         "rows of four groups)",
+        above=0,
     )
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.dual_step is not None:
-            require_positive(self, "IPP-ConEx", ("dual_step",))
 
 
 # Paper 001 §5 tuned each baseline "for each dataset and constraint" and gives neither grid nor

@@ -12,40 +12,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
-from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option, require_positive
+from engine.solvers.options import SolverOptions, option
 
 
 @dataclass(frozen=True)
-class MultiplierModelConfig:
+class MultiplierModelConfig(SolverOptions):
     eta_theta: float = option(
-        0.01, "η_θ, the model's step on F_B + Σ_{j∈J} λ_j g_j (ours: paper 001 gives none)"
+        0.01,
+        "η_θ, the model's step on F_B + Σ_{j∈J} λ_j g_j (ours: paper 001 gives none)",
+        above=0,
     )
     eta_psi: float = option(
-        0.01, "η_ψ, the multiplier model's ascent step on Σ_{j∈J} λ_j g_j (ours)"
+        0.01, "η_ψ, the multiplier model's ascent step on Σ_{j∈J} λ_j g_j (ours)", above=0
     )
     multiplier_layers: int = option(
-        3, "hidden ReLU layers of the multiplier model h_ψ (paper 001 §5.3: three)"
+        3, "hidden ReLU layers of the multiplier model h_ψ (paper 001 §5.3: three)", minimum=1
     )
-    multiplier_width: int = option(16, "units per hidden layer of h_ψ (ours)")
-    batch_size: int = option(128, "rows per objective batch B (ours)")
+    multiplier_width: int = option(16, "units per hidden layer of h_ψ (ours)", minimum=1)
+    batch_size: int = option(128, "rows per objective batch B (ours)", minimum=1)
     constraint_batch: int = option(
-        32, "constraints J sampled per step, uniformly without replacement (ours)"
+        32, "constraints J sampled per step, uniformly without replacement (ours)", minimum=1
     )
-    iterations: int = option(10**9, "iterations at most (paper 001 §5.3 runs by epochs)")
+    iterations: int = option(10**9, "iterations at most (paper 001 §5.3 runs by epochs)", minimum=1)
 
     @property
     def multiplier_hidden(self) -> tuple[int, ...]:
         return (self.multiplier_width,) * self.multiplier_layers
-
-    def __post_init__(self) -> None:
-        require_positive(self, "multiplier_model", ("eta_theta", "eta_psi"))
-        if self.multiplier_layers < 1 or self.multiplier_width < 1:
-            raise UserError("multiplier_model needs at least one hidden layer of width 1 or more")
-        if self.batch_size < 1 or self.constraint_batch < 1 or self.iterations < 1:
-            raise UserError("multiplier_model options batch_size, constraint_batch and iterations "
-                            "must be at least 1")  # fmt: skip
 
 
 CARDS = (

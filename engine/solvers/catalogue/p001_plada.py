@@ -15,13 +15,11 @@ states none for its experiments); the minibatch sizes are ours (App. D.3 gives n
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
-from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option
+from engine.solvers.options import SolverOptions, option
 
 # paper 001, App. E, Table 2: (η_w, η_u, α, β, γ0) per problem
 TABLE2_LINEAR = {"eta_w": 0.001, "eta_u": 0.1, "alpha": 10.0, "beta": 0.1, "gamma0": 0.1}
@@ -29,7 +27,7 @@ TABLE2_NETWORK = {"eta_w": 0.1, "eta_u": 0.01, "alpha": 10.0, "beta": 0.5, "gamm
 
 
 @dataclass(frozen=True)
-class PLADAConfig:
+class PLADAConfig(SolverOptions):
     eta_w: float | None = option(
         None,
         "η (Table 2's η_w), the step of the linearised θ-step θ ← Π_Θ(θ − η(∇F + J_Gᵀλ)); unset "
@@ -43,28 +41,40 @@ class PLADAConfig:
         "preprocessing it does not state (a9a's 0/1 columns); our features are standardised, "
         "on which 0.001 barely moves θ (Adult, DP: still far from κ after 60 s): set 0.001 or "
         "0.1 for Table 2's",
+        above=0,
     )
     eta_u: float | None = option(
         None,
         "τ (Table 2's η_u), the slack step u ← Π_[0,u_max](u − τλ) (eq. 10); unset: Table 2, 0.1 "
         "for linear models (above Alg. 1's bound 1/(3ρ) ≈ 0.067 there), 0.01 for an MLP",
+        above=0,
     )
-    alpha: float = option(10.0, "α, the penalty (α/2)‖z‖² of eq. (6) (Table 2: 10; Alg. 1: α > 1)")
+    alpha: float = option(
+        10.0, "α, the penalty (α/2)‖z‖² of eq. (6) (Table 2: 10; Alg. 1: α > 1)", above=0
+    )
     beta: float | None = option(
         None,
         "β, the proximal weight (β/2)‖λ − μ‖² of eq. (6) (Alg. 1: β ∈ (0, 1)); unset: Table 2, "
         "0.1 for linear models, 0.5 for an MLP. ρ = α/(1 + αβ): 5 and 1.667",
+        above=0,
     )
-    gamma0: float = option(0.1, "γ0 ∈ (0, 1], the cap of the μ-step γ_k (eq. 11; Table 2: 0.1)")
+    gamma0: float = option(
+        0.1,
+        "γ0 ∈ (0, 1], the cap of the μ-step γ_k (eq. 11; Table 2: 0.1)",
+        above=0,
+        maximum=1,
+    )
     delta_scale: float = option(
         1.0,
         "κ of δ_k = κ/(k+1) in γ_k = min{γ0, ρδ_k/(‖λ_k − μ_k‖² + 1)} (eq. 11); paper 001 gives "
         "no value, spec 001 §2.1 proposes 1",
+        above=0,
     )
     u_max: float = option(
         1.0,
         "u_max = B_G ≥ |G_j|, the slacks' box U = [0, u_max] (eq. 10); spec 001 §2.1: 1 for the "
         "sigmoid (or ramp) rate gaps DP, EO, EOpp, whose rows lie in [−1 − κ, 1 − κ]",
+        above=0,
     )
     full_batch: bool = option(
         True,
@@ -72,24 +82,15 @@ class PLADAConfig:
         "false: minibatches ξ and ζ as in App. D.3's stochastic runs",
     )
     batch_size: int = option(
-        128, "minibatch mode: rows per objective batch ξ (paper 001 gives none; ours)"
+        128, "minibatch mode: rows per objective batch ξ (paper 001 gives none; ours)", minimum=1
     )
     per_group: int = option(
         64,
         "minibatch mode: rows of every group (or (group, label) cell) per constraint batch ζ "
         "(paper 001 gives none; ours)",
+        minimum=1,
     )
-    iterations: int = option(10**9, "iterations at most (paper 001 runs by CPU time)")
-
-    def __post_init__(self) -> None:
-        for name in ("eta_w", "eta_u", "alpha", "beta", "gamma0", "delta_scale", "u_max"):
-            value = getattr(self, name)
-            if value is not None and not (math.isfinite(value) and value > 0):
-                raise UserError(f"PLADA option {name} must be a finite number > 0")
-        if self.gamma0 > 1:
-            raise UserError("PLADA option gamma0 (γ0) must be in (0, 1]")
-        if self.batch_size < 1 or self.per_group < 1 or self.iterations < 1:
-            raise UserError("PLADA options batch_size, per_group and iterations must be at least 1")
+    iterations: int = option(10**9, "iterations at most (paper 001 runs by CPU time)", minimum=1)
 
     def table2(self, affine: bool) -> dict[str, float]:
         """η_w, η_u, α, β, γ0 of Table 2: the set options, the rest from Table 2's row for a

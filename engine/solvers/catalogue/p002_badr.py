@@ -10,34 +10,33 @@ measure (option `measure`, engine.fairness.badr_measures), not a constraint: a r
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.fairness.badr_measures import BADR_MEASURES
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option, require_choices, require_positive
+from engine.solvers.options import SolverOptions, option
 
 IMPLICIT_METHODS = ("slsqp", "frank_wolfe")
 
 
 @dataclass(frozen=True)
-class WeightedFitConfig:
+class WeightedFitConfig(SolverOptions):
     """What every paper 002 run shares: the lower level's μ and the measure it is judged by."""
 
     measure: str = option(
         "dp", "the unfairness measure of paper 002, App. A", choices=tuple(BADR_MEASURES)
     )
-    rho: float = option(1.0, "smoothing ρ of the dp, eopp and eodds measures (paper 002's code: 1)")
+    rho: float = option(
+        1.0, "smoothing ρ of the dp, eopp and eodds measures (paper 002's code: 1)", above=0
+    )
     l2: float = option(
-        1e-2, "μ of the group losses' ridge term (μ/2)‖w‖², intercept unpenalised (paper 002, "
-        "Exp 2 and 3, logistic regression: 1e-2; its ridge runs use 1e-1)"
-    )  # fmt: skip
-
-    def __post_init__(self) -> None:
-        require_choices(self, "paper 002")
-        require_positive(self, "paper 002", ("rho", "l2"))
+        1e-2,
+        "μ of the group losses' ridge term (μ/2)‖w‖², intercept unpenalised (paper 002, "
+        "Exp 2 and 3, logistic regression: 1e-2; its ridge runs use 1e-1)",
+        above=0,
+    )
 
 
 MINIMAX_METHODS = ("dual", "epigraph")
@@ -55,13 +54,10 @@ class MinimaxConfig(WeightedFitConfig):
 @dataclass(frozen=True)
 class UpperConfig(WeightedFitConfig):
     beta: float = option(
-        0.0, "trade-off β of Φ_β = Fair + β·(ERM loss): 0 is badr, large β is ERM (spec 002 §5(b))"
+        0.0,
+        "trade-off β of Φ_β = Fair + β·(ERM loss): 0 is badr, large β is ERM (spec 002 §5(b))",
+        minimum=0,
     )
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if not (math.isfinite(self.beta) and self.beta >= 0):
-            raise UserError("paper 002 option beta must be a finite number ≥ 0")
 
 
 @dataclass(frozen=True)
@@ -69,37 +65,38 @@ class BadrGDConfig(UpperConfig):
     step_w: float | None = option(
         None, "ρ, the step of the w- and v-updates; unset: 1/L with L a bound on the lower "
         "level's smoothness over the whole simplex (ours; the paper tunes ρ by grid search and "
-        "its code's default is 0.1, which diverges on unscaled data)"
+        "its code's default is 0.1, which diverges on unscaled data)",
+        above=0,
     )  # fmt: skip
-    step_lambda: float = option(1.0, "γ, the step on λ (paper 002's code: step_lambda = 1)")
-    iterations: int = option(1000, "iterations at most (paper 002's code: max_iter = 1000)")
+    step_lambda: float = option(
+        1.0, "γ, the step on λ (paper 002's code: step_lambda = 1)", above=0
+    )
+    iterations: int = option(
+        1000, "iterations at most (paper 002's code: max_iter = 1000)", above=0
+    )
     tolerance: float = option(
         1e-7, "stop when the stationarity ‖(λ_t − λ_{t+1})/γ‖ and the lower level's gradient norm "
-        "are both below this (ours; the paper runs a fixed number of iterations)"
+        "are both below this (ours; the paper runs a fixed number of iterations)",
+        above=0,
     )  # fmt: skip
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        require_positive(self, "badr", ("step_lambda", "iterations", "tolerance"))
-        if self.step_w is not None:
-            require_positive(self, "badr", ("step_w",))
 
 
 @dataclass(frozen=True)
 class BadrSGDConfig(BadrGDConfig):
-    step_lambda: float = option(2.0, "γ, the step on λ (paper 002's scalability runs: 2.0)")
-    iterations: int = option(150, "iterations at most (paper 002's scalability runs: T = 150)")
+    step_lambda: float = option(
+        2.0, "γ, the step on λ (paper 002's scalability runs: 2.0)", above=0
+    )
+    iterations: int = option(
+        150, "iterations at most (paper 002's scalability runs: T = 150)", above=0
+    )
     batch_size: int | None = option(
         None, "rows of every batch, drawn equally from each group without replacement; unset: "
-        "n/20 (paper 002's scalability runs)"
+        "n/20 (paper 002's scalability runs)",
+        minimum=1,
     )  # fmt: skip
-    clip: float = option(1.0, "C of the clipped λ-step Clip_C(d) = min(1, C/‖d‖)·d (Alg. 2: 1.0)")
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        require_positive(self, "badr_sgd", ("clip",))
-        if self.batch_size is not None and self.batch_size < 1:
-            raise UserError("badr_sgd option batch_size must be at least 1")
+    clip: float = option(
+        1.0, "C of the clipped λ-step Clip_C(d) = min(1, C/‖d‖)·d (Alg. 2: 1.0)", above=0
+    )
 
 
 @dataclass(frozen=True)
@@ -109,21 +106,21 @@ class BadrImplicitConfig(UpperConfig):
         "the method on the simplex: slsqp (paper 002's default, Fig. 3) or frank_wolfe",
         choices=IMPLICIT_METHODS,
     )
-    iterations: int = option(500, "iterations at most (paper 002's code: SLSQP maxiter = 500)")
+    iterations: int = option(
+        500, "iterations at most (paper 002's code: SLSQP maxiter = 500)", above=0
+    )
     starts: int = option(
         11, "weights tried before the descent, whose lowest Φ_β starts it: with two groups a grid "
         "of this many λ, with more the vertices, the centre and Dirichlet(1) draws up to this "
         "many (ours: Φ is multimodal, paper 002, Exp 1, and a descent from λ = 1/S often ends "
-        "at the worse of two minima; 1 starts at 1/S as the paper's code does)"
+        "at the worse of two minima; 1 starts at 1/S as the paper's code does)",
+        above=0,
     )  # fmt: skip
     tolerance: float = option(
         1e-10, "SLSQP's ftol (paper 002's code: 1e-10); Frank–Wolfe stops when its duality gap "
-        "is below 1e-6 (the code's threshold, applied to the gap itself: spec 002 §4, defect 7)"
+        "is below 1e-6 (the code's threshold, applied to the gap itself: spec 002 §4, defect 7)",
+        above=0,
     )  # fmt: skip
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        require_positive(self, "badr_implicit", ("iterations", "starts", "tolerance"))
 
 
 FRONT_KNOBS = ("lambda", "beta")
@@ -140,24 +137,19 @@ class FrontConfig(UpperConfig):
     points: int | None = option(
         None, "models on the front; unset: for lambda, a grid of 101 λ with two groups (paper "
         "002, Exp 1–2) and 200 Dirichlet(1) draws with more (Exp 3); for beta, 13 values: 0 and "
-        "10^−3 … 10^3 (ours)"
+        "10^−3 … 10^3 (ours)",
+        minimum=2,
     )  # fmt: skip
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.points is not None and self.points < 2:
-            raise UserError("badr_front option points must be at least 2")
 
 
 @dataclass(frozen=True)
 class RegularisedPathConfig(WeightedFitConfig):
-    strengths: int = option(10, "penalty strengths κ on the path (paper 002, Fig. 1: 10)")
-    weakest: float = option(1e-6, "smallest κ (paper 002, Fig. 1: 1e-6)")
-    strongest: float = option(0.2, "largest κ (paper 002, Fig. 1: 10^−0.7 ≈ 0.2)")
+    strengths: int = option(10, "penalty strengths κ on the path (paper 002, Fig. 1: 10)", above=0)
+    weakest: float = option(1e-6, "smallest κ (paper 002, Fig. 1: 1e-6)", above=0)
+    strongest: float = option(0.2, "largest κ (paper 002, Fig. 1: 10^−0.7 ≈ 0.2)", above=0)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        require_positive(self, "fair_reg", ("strengths", "weakest", "strongest"))
         if self.weakest >= self.strongest:
             raise UserError("fair_reg needs weakest < strongest")
 

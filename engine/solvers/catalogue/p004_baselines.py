@@ -9,14 +9,12 @@ of the constraints, η_λ and the penalty weight's candidates; ours are in the o
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
-from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.catalogue.p004_sfls import SELECTIONS
-from engine.solvers.options import option
+from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 NETWORK_RATE = 0.1  # the unset learning rate where L_F is unknown (a network): ours, on Adult
@@ -29,34 +27,26 @@ _DERIVED_RATE = (
 
 
 @dataclass(frozen=True)
-class _BaselineOptions:
+class _BaselineOptions(SolverOptions):
     """What both baselines take: the batch, the reported iterate and the step budget."""
 
-    batch_size: int = option(100, "rows per SGD step, drawn uniformly (paper 004, App. E.3: 100)")
+    batch_size: int = option(
+        100, "rows per SGD step, drawn uniformly (paper 004, App. E.3: 100)", minimum=1
+    )
     select: str = option(
         "validation",
         "the reported iterate: 'validation', the best validation AUC among the iterates (every "
         "select_every steps) within κ on validation for the exact AUC gap (paper 004, "
         "App. E.3), else the judged one nearest to κ; 'last', the last iterate",
+        choices=SELECTIONS,
     )
     select_every: int = option(
         100,
         "SGD steps between iterates judged on validation (App. E.3 tracks every iteration; a "
         "judgement is not charged to the run's clock; ours: 100, as SFLS's)",
+        minimum=1,
     )
-    iterations: int = option(10**9, "SGD steps at most (paper 004 gives no budget)")
-
-    def _check(self, name: str, positive: tuple[str, ...]) -> None:
-        """The options `positive` must be finite and > 0 (or unset); the counts ≥ 1; the
-        selection known."""
-        for option_name in positive:
-            value = getattr(self, option_name)
-            if value is not None and not (math.isfinite(value) and value > 0):
-                raise UserError(f"{name} option {option_name} must be a finite number > 0")
-        if min(self.batch_size, self.select_every, self.iterations) < 1:
-            raise UserError(f"{name} options batch_size, select_every and iterations must be ≥ 1")
-        if self.select not in SELECTIONS:
-            raise UserError(f"{name} option select is 'validation' or 'last'")
+    iterations: int = option(10**9, "SGD steps at most (paper 004 gives no budget)", minimum=1)
 
 
 @dataclass(frozen=True)
@@ -65,6 +55,7 @@ class ProxyLagrangianConfig(_BaselineOptions):
         None,
         "η_w, the constant learning rate of the w-player (Cotter et al. 2019, Alg. 2; paper 004, "
         f"App. E.3 tunes it over {{0.01, 0.1, 1}}); unset (None): {_DERIVED_RATE}",
+        above=0,
     )
     dual_step: float = option(
         1.0,
@@ -72,10 +63,8 @@ class ProxyLagrangianConfig(_BaselineOptions):
         "(Cotter et al. 2019, Alg. 2; paper 004 gives none; ours: 1, under which λ of a row "
         "violated by 0.05 grows e-fold against λ0 within about a hundred steps; on Adult, 0.1 "
         "to 100 selected about the same model)",
+        above=0,
     )
-
-    def __post_init__(self) -> None:
-        self._check("proxy_lagrangian", ("step", "dual_step"))
 
 
 @dataclass(frozen=True)
@@ -84,15 +73,14 @@ class CorrPenaltyConfig(_BaselineOptions):
         1.0,
         "λ, the weight of |Corr(h, γ)| (Beutel et al. 2019; paper 004 picks it from a candidate "
         "set it does not list; ours: 1, as |Corr| and the AUC loss are of the same order)",
+        above=0,
     )
     step: float | None = option(
         None,
         "the constant SGD learning rate (paper 004, App. E.3 tunes it over {0.01, 0.1, 1}); "
         f"unset (None): {_DERIVED_RATE}",
+        above=0,
     )
-
-    def __post_init__(self) -> None:
-        self._check("corr_penalty", ("penalty", "step"))
 
 
 _SGD_GRADIENTS = "paper 004, App. E.2: one SGD step on w per minibatch, backpropagated"

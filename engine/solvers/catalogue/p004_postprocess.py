@@ -5,7 +5,6 @@ unconstrained solver's plus App. E.3's grid of maps, and its card. Implementatio
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
@@ -23,20 +22,19 @@ class PostProcessConfig(UnconstrainedConfig):
     ω1·h + ω2 of the protected group's scores: ω1 = 0, step, …, ≤ scale_max and ω2 = shift_min,
     shift_min + step, …, ≤ shift_max."""
 
-    scale_max: float = option(5.0, "largest ω1 of the grid, from 0 (paper 004, App. E.3: [0, 5])")
-    scale_step: float = option(0.05, "step of ω1 on the grid (paper 004, App. E.3: 0.05)")
+    scale_max: float = option(
+        5.0,
+        "largest ω1 of the grid, from 0 (paper 004, App. E.3: [0, 5]); ω1 ≥ 0 keeps the order "
+        "inside the group",
+        minimum=0,
+    )
+    scale_step: float = option(0.05, "step of ω1 on the grid (paper 004, App. E.3: 0.05)", above=0)
     shift_min: float = option(-3.0, "smallest ω2 of the grid (paper 004, App. E.3: −3)")
     shift_max: float = option(3.0, "largest ω2 of the grid (paper 004, App. E.3: 3)")
-    shift_step: float = option(0.1, "step of ω2 on the grid (paper 004, App. E.3: 0.1)")
+    shift_step: float = option(0.1, "step of ω2 on the grid (paper 004, App. E.3: 0.1)", above=0)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        grid = (self.scale_max, self.scale_step, self.shift_min, self.shift_max, self.shift_step)
-        if not all(math.isfinite(v) for v in grid):
-            raise UserError("the post-processing grid's bounds and steps must be finite numbers")
-        if self.scale_max < 0 or self.scale_step <= 0 or self.shift_step <= 0:
-            raise UserError("the post-processing grid needs scale_max ≥ 0 (ω1 ≥ 0 keeps the "
-                            "order inside the group) and steps > 0")  # fmt: skip
         if self.shift_min > self.shift_max:
             raise UserError("the post-processing grid needs shift_min ≤ shift_max")
         maps = (self.scale_max / self.scale_step + 1) * (

@@ -11,53 +11,59 @@ ended (Alg. 2 starts at x = 0, ỹ uniform, α̃ = 0).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
-from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option
+from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 SELECTIONS = ("validation", "last")
 
 
 @dataclass(frozen=True)
-class SFLSConfig:
+class SFLSConfig(SolverOptions):
     eta: float = option(
         0.1,
         "c of the primal step η_t = c/√(t+1) of Alg. 2 (paper 004, App. E.3 tunes c over "
         "{0.01, 0.1, 1} on validation AUC), t counting the steps of one oracle call",
+        above=0,
     )
     tau: float = option(
         10.0,
         "τ0 of the dual step τ_t = τ0/√(t+1) of Alg. 2 (eq. 25); the paper gives no value (ours)",
+        above=0,
     )
     inner_steps: int = option(
         1000,
         "T, the SMD steps of one oracle call (App. E.3 runs θ = 1, for which Prop. 1 gives "
         "ε_A = 0, so T is fixed; the paper gives no value, ours)",
+        minimum=1,
     )
     first_level_doublings: int = option(
         6,
         "how often T doubles while U(r(0)) ≥ −ε_opt at the first level, before Alg. 1 may halt "
         "there (Prop. 1's ε_A scales with −H(r(0)), unknown in advance and small for a small κ: "
         "guess and double, ours)",
+        minimum=0,
+        maximum=20,
     )
     theta: float = option(
-        1.0, "θ of the level step r ← r + U(r)/(2θ) (Alg. 1; App. E.3 uses θ = 1)"
+        1.0, "θ of the level step r ← r + U(r)/(2θ) (Alg. 1; App. E.3 uses θ = 1)", above=0
     )
     eps_opt: float = option(
-        1e-3, "ε_opt: halt when U(r) ≥ −ε_opt (Alg. 1; the paper gives no value, ours)"
+        1e-3, "ε_opt: halt when U(r) ≥ −ε_opt (Alg. 1; the paper gives no value, ours)", above=0
     )
     margin: float = option(
         0.05,
         "r(0) = f0 at the start + margin, above f* when the start is feasible (Alg. 1 asks "
         "r(0) > f*; spec 004 §5 proposes c1c2² + a small margin, f0 at x = 0; ours: 0.05)",
+        minimum=0,
     )
     radius: float = option(
-        10.0, "R, the weights' set W = {‖w‖ ≤ R} (paper 004 assumes W compact; spec 004 §5: 10)"
+        10.0,
+        "R, the weights' set W = {‖w‖ ≤ R} (paper 004 assumes W compact; spec 004 §5: 10)",
+        above=0,
     )
     bound: float = option(
         2.0,
@@ -66,38 +72,25 @@ class SFLSConfig:
         "2(1 + √2I)², and U(r) then overestimates H(r) by more than the slack of a small κ; "
         "ours: 2, as the square loss keeps score differences near c2 = 1; on Adult, I = 5 "
         "stopped at the first level for κ = 0.01)",
+        above=0,
     )
-    batch_size: int = option(100, "rows per SMD step, drawn uniformly (App. E.3: 100)")
+    batch_size: int = option(100, "rows per SMD step, drawn uniformly (App. E.3: 100)", minimum=1)
     select: str = option(
         "validation",
         "the reported iterate: 'validation', the best validation AUC among the iterates (every "
         "select_every steps) and oracle outputs x̄ within κ on validation for the exact AUC "
         "gap (App. E.3), else the judged one nearest to κ; 'last', the last oracle output x̄ "
         "(Alg. 1)",
+        choices=SELECTIONS,
     )
     select_every: int = option(
         100,
         "SMD steps between iterates judged on validation (App. E.3 tracks every iteration; a "
         "judgement costs about as much as 10–20 steps, and is not charged to the run's clock; "
         "ours: 100)",
+        minimum=1,
     )
-    iterations: int = option(10**9, "SMD steps at most (paper 004 gives no budget)")
-
-    def __post_init__(self) -> None:
-        for name in ("eta", "tau", "theta", "eps_opt", "radius", "bound"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value > 0):
-                raise UserError(f"SFLS option {name} must be a finite number > 0")
-        if not (math.isfinite(self.margin) and self.margin >= 0):
-            raise UserError("SFLS option margin must be a finite number ≥ 0")
-        if min(self.inner_steps, self.batch_size, self.iterations, self.select_every) < 1:
-            raise UserError(
-                "SFLS options inner_steps, batch_size, iterations and select_every must be ≥ 1"
-            )
-        if not 0 <= self.first_level_doublings <= 20:
-            raise UserError("SFLS option first_level_doublings must be a whole number in 0..20")
-        if self.select not in SELECTIONS:
-            raise UserError("SFLS option select is 'validation' or 'last'")
+    iterations: int = option(10**9, "SMD steps at most (paper 004 gives no budget)", minimum=1)
 
 
 @dataclass(frozen=True)
@@ -105,22 +98,19 @@ class IQRCConfig(SFLSConfig):
     rho: float = option(
         1e-5,
         "ρ̂ of the proximal term (ρ̂/2)‖x − x̃(s)‖² of each subproblem (28) (App. E.3: 1e-5)",
+        above=0,
     )
     stage_calls: int = option(
         10,
         "SFLS oracle calls per IQRC stage at most: a stage ends when Alg. 1 halts or after "
         "this many calls (the paper bounds neither; ours)",
+        minimum=1,
     )
     stages: int = option(
-        10**6, "S, IQRC's outer iterations (Alg. 3; the paper gives no value: the budget ends it)"
+        10**6,
+        "S, IQRC's outer iterations (Alg. 3; the paper gives no value: the budget ends it)",
+        minimum=1,
     )
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if not (math.isfinite(self.rho) and self.rho > 0):
-            raise UserError("IQRC option rho must be a finite number > 0")
-        if self.stage_calls < 1 or self.stages < 1:
-            raise UserError("IQRC options stage_calls and stages must be ≥ 1")
 
 
 _NEEDS = {

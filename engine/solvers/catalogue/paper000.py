@@ -3,30 +3,24 @@ the paper's defaults, and their cards. Implementations: `engine.solvers.sgd`."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
-from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option
+from engine.solvers.options import SolverOptions, option
 
 
 @dataclass(frozen=True)
-class SGDConfig:
+class SGDConfig(SolverOptions):
     step: float = option(
-        5e-3, "learning rate (paper 000's code, sgd.yaml: 5e-3; the paper states none)"
+        5e-3, "learning rate (paper 000's code, sgd.yaml: 5e-3; the paper states none)", above=0
     )
     batch_size: int = option(
-        8, "rows per objective batch (paper 000's README command: --batch_size 8)"
+        8, "rows per objective batch (paper 000's README command: --batch_size 8)", minimum=1
     )
-    iterations: int = option(10**9, "iterations at most (paper 000 stops by wall clock: 30 s)")
-
-    def __post_init__(self) -> None:
-        if not (math.isfinite(self.step) and self.step > 0):
-            raise UserError("SGD option step must be a finite number > 0")
-        if self.batch_size < 1 or self.iterations < 1:
-            raise UserError("SGD options batch_size and iterations must be at least 1")
+    iterations: int = option(
+        10**9, "iterations at most (paper 000 stops by wall clock: 30 s)", minimum=1
+    )
 
 
 CARDS = (

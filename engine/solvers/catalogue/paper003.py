@@ -5,37 +5,33 @@ defaults, and their cards. Implementations: `engine.solvers.unconstrained`, `idc
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
-from engine.errors import UserError
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option
+from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 
 @dataclass(frozen=True)
-class UnconstrainedConfig:
-    l2: float = option(0.0, "ridge penalty l2/2·‖w‖² (0: plain maximum likelihood)")
-    max_iterations: int = option(2000, "L-BFGS iterations at most")
+class UnconstrainedConfig(SolverOptions):
+    l2: float = option(0.0, "ridge penalty l2/2·‖w‖² (0: plain maximum likelihood)", minimum=0)
+    max_iterations: int = option(2000, "L-BFGS iterations at most", minimum=1)
     tolerance: float = option(
-        1e-8, "stop when an L-BFGS iteration changes the loss (or the weights) by less than this"
+        1e-8,
+        "stop when an L-BFGS iteration changes the loss (or the weights) by less than this",
+        above=0,
     )
-    chunk: int = option(25, "L-BFGS iterations per logged step")
-
-    def __post_init__(self) -> None:
-        if self.l2 < 0 or self.max_iterations < 1 or self.tolerance <= 0 or self.chunk < 1:
-            raise UserError("l2 ≥ 0, max_iterations ≥ 1, tolerance > 0 and chunk ≥ 1 are needed")
+    chunk: int = option(25, "L-BFGS iterations per logged step", minimum=1)
 
 
 @dataclass(frozen=True)
-class IDCAConfig:
+class IDCAConfig(SolverOptions):
     outer_iterations: int = option(
-        200, "K, outer iterations (paper 003 G.2.2 picks K ∈ {100, …, 400} on validation)"
+        200, "K, outer iterations (paper 003 G.2.2 picks K ∈ {100, …, 400} on validation)", above=0
     )
     inner_iterations: int = option(
-        200, "T, switching-subgradient steps per subproblem (G.2.2: T ∈ {150, 200})"
+        200, "T, switching-subgradient steps per subproblem (G.2.2: T ∈ {150, 200})", above=0
     )
     epsilon: float = option(
         5e-3,
@@ -45,105 +41,95 @@ class IDCAConfig:
         "its band by ε, so the exact value κ by up to 2ε/(β − α): holding κ on the training "
         "data lowers ε where κ needs it (to κ(β − α)/8), so the larger ε only makes the first "
         "solve two to three times shorter; a run that does not hold κ wants ε ≤ κ(β − α)/4",
+        above=0,
     )
     proximal: float = option(
-        0.0, "μ, proximal weight μ/2‖v − w^k‖² added to the subproblem (paper 003 Assump. 6.3A)"
+        0.0,
+        "μ, proximal weight μ/2‖v − w^k‖² added to the subproblem (paper 003 Assump. 6.3A)",
+        minimum=0,
     )
     max_step: float = option(
-        10.0, "longest move of one step (guards the Polyak length, spec 003 §6.2.3)"
+        10.0, "longest move of one step (guards the Polyak length, spec 003 §6.2.3)", above=0
     )
     snapshot_every: int = option(
-        50, "keep the iterate every this many outer iterations, to choose K on validation"
+        50,
+        "keep the iterate every this many outer iterations, to choose K on validation",
+        above=0,
     )
     select: str = option(
         "validation",
         "which iterate to report: 'validation' (best validation accuracy among snapshots, paper 003 G.2.2) or 'last'",
+        choices=("validation", "last"),
     )
     stop_tolerance: float = option(
-        1e-3, "early stop: relative decrease of f0 over `patience` outer iterations counted as none"
+        1e-3,
+        "early stop: relative decrease of f0 over `patience` outer iterations counted as none",
+        minimum=0,
     )
     patience: int = option(
         10,
         "early stop when f0 fell by no more than the tolerance over this many outer "
         "iterations, all feasible (0: never; the paper runs all K)",
+        minimum=0,
     )
     compiled: bool = option(
         True, "run pSP-with-ramp steps in the compiled loop (same iterates, several times faster)"
     )
 
-    def __post_init__(self) -> None:
-        positive = ("outer_iterations", "inner_iterations", "epsilon", "max_step", "snapshot_every")
-        for name in positive:
-            if not getattr(self, name) > 0:
-                raise UserError(f"IDCA option {name} must be positive")
-        if self.proximal < 0 or self.stop_tolerance < 0 or self.patience < 0:
-            raise UserError("IDCA options proximal, stop_tolerance and patience must be ≥ 0")
-        if self.select not in ("validation", "last"):
-            raise UserError("IDCA option select is 'validation' or 'last'")
+
+@dataclass(frozen=True)
+class SSGConfig(SolverOptions):
+    iterations: int = option(10_000, "T (paper 003 G.7: 10,000 to tune, then 50,000)", above=0)
+    tolerance: str = option(
+        "static",
+        "ε_t: 'static' (ε) or 'diminishing' (c/(t+1)) (G.7)",
+        choices=("static", "diminishing"),
+    )
+    epsilon: float = option(1e-3, "static ε (G.7 grid: 1e-4, 2e-4, 5e-4, 1e-3)", above=0)
+    c: float = option(1.0, "diminishing ε_t = c/(t+1) (G.7 grid: 0.2, 0.5, 1, 2)", above=0)
+    max_step: float = option(10.0, "longest move of one step (guards the Polyak length)", above=0)
 
 
 @dataclass(frozen=True)
-class SSGConfig:
-    iterations: int = option(10_000, "T (paper 003 G.7: 10,000 to tune, then 50,000)")
-    tolerance: str = option("static", "ε_t: 'static' (ε) or 'diminishing' (c/(t+1)) (G.7)")
-    epsilon: float = option(1e-3, "static ε (G.7 grid: 1e-4, 2e-4, 5e-4, 1e-3)")
-    c: float = option(1.0, "diminishing ε_t = c/(t+1) (G.7 grid: 0.2, 0.5, 1, 2)")
-    max_step: float = option(10.0, "longest move of one step (guards the Polyak length)")
-
-    def __post_init__(self) -> None:
-        if self.tolerance not in ("static", "diminishing"):
-            raise UserError("SSG option tolerance is 'static' or 'diminishing'")
-        if not (self.iterations > 0 and self.epsilon > 0 and self.c > 0 and self.max_step > 0):
-            raise UserError("SSG options iterations, epsilon, c and max_step must be positive")
-
-
-@dataclass(frozen=True)
-class PenaltyConfig:
+class PenaltyConfig(SolverOptions):
     lam: float = option(
         0.37,
         "λ ≥ 0, weight of the penalty (paper 003 G.4.2 grids: (114) a9a {0.2, 0.3, 0.37, 1}, "
         "bank {0.4, 0.405, 0.41, 1, 1.5}, law school {0.39, 0.4, 0.5, 0.8, 1.5}; (119) a9a "
         "{0.13, 0.17, 0.2, 0.23, 1}, bank {0.005, 0.015, 0.018, 0.1, 2}, law school "
         "{0.001, 0.01, 1}); the default is the a9a value for (114)",
+        minimum=0,
     )
     step: float = option(
-        1e-3, "constant step of the subgradient descent (G.4.2 grid: 5e-4, 1e-3, 2e-3, 5e-3)"
+        1e-3,
+        "constant step of the subgradient descent (G.4.2 grid: 5e-4, 1e-3, 2e-3, 5e-3)",
+        above=0,
     )
     iterations: int = option(
-        40_000, "iterations (G.4.2: T·K, as many as IDCA; T = 200, K = 200 by default there)"
+        40_000,
+        "iterations (G.4.2: T·K, as many as IDCA; T = 200, K = 200 by default there)",
+        minimum=1,
     )
-
-    def __post_init__(self) -> None:
-        if not (math.isfinite(self.lam) and self.lam >= 0):
-            raise UserError("penalty option lam (λ) must be a finite number ≥ 0")
-        if not (math.isfinite(self.step) and self.step > 0):
-            raise UserError("penalty option step must be a finite number > 0")
-        if self.iterations < 1:
-            raise UserError("penalty option iterations must be at least 1")
 
 
 @dataclass(frozen=True)
-class QuadraticConfig:
+class QuadraticConfig(SolverOptions):
     iterations: int = option(
         1000,
         "K, projected-gradient steps (paper 003 G.3.2: 1000 on a9a and bank, 500 on law school)",
+        minimum=1,
     )
     step: float | None = option(
         None,
         "η, the gradient step; unset (None): 1/L with L = λ_max(X̃ᵀX̃)/(4n), the Lipschitz constant of "
         "∇f0 for the logistic loss (paper 003 does not report η)",
+        above=0,
     )
     tolerance: float = option(
-        1e-5, "stop when f0 changes by less than this in one step (G.3.2: 1e-5); 0: run all K"
+        1e-5,
+        "stop when f0 changes by less than this in one step (G.3.2: 1e-5); 0: run all K",
+        minimum=0,
     )
-
-    def __post_init__(self) -> None:
-        if self.iterations < 1:
-            raise UserError("option iterations (K) must be at least 1")
-        if self.step is not None and not (math.isfinite(self.step) and self.step > 0):
-            raise UserError("option step (η) must be a finite number > 0, or unset for 1/L")
-        if not (math.isfinite(self.tolerance) and self.tolerance >= 0):
-            raise UserError("option tolerance must be a finite number ≥ 0")
 
 
 _S = "engine.solvers."
