@@ -1,7 +1,7 @@
 """FairFront as scikit-learn estimators: `FairFrontClassifier` and `FairFrontRegressor` train
-through the same Problem, solver catalogue and driver as the app and the command line
-(`engine.problem.Problem`, `engine.solvers.solve`), score through `engine.scoring` and are
-judged as a run is (`engine.verdict`).
+their parameters as a run specification, through the same path from a spec to a model as the
+app and the command line (`engine.estimator_run`, `engine.runs.execute`), score through
+`engine.scoring` and are judged as a run is (`engine.verdict`).
 
     from engine import FairFrontClassifier
     clf = FairFrontClassifier(constraint="pSP", kappa=0.05)
@@ -29,7 +29,6 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -57,60 +56,20 @@ from engine.estimator_data import (
     sensitive_frame,
     training_dataset,
 )
-from engine.estimator_tuning import tuned_solution
-from engine.fairness.constraint_spec import ConstraintSpec
-from engine.fairness.families import check_constraint
+from engine.estimator_run import fit_spec, judged_fields, train
 from engine.model_file import ExportedModel, save_model
-from engine.models import ModelSpec
-from engine.objectives import (
-    DEFAULT_OBJECTIVE,
-    LogisticLoss,
-    Objective,
-    objective_to_dict,
-    objective_type,
-)
+from engine.objectives import LogisticLoss
 from engine.runs.quantities import quantity_of
 from engine.runs.results import solution_verdict
+from engine.runs.spec import RunSpec
 from engine.scoring import MIXTURE_W, Rows, model_scores, uses_groups
 from engine.solvers.catalogue import solver_card
-from engine.solvers.honour_rules import HONOUR_OFF, HONOUR_SPLITS, check_honour, run_honour
-from engine.solvers.options import Budget, config_from_dict
 from engine.solvers.records import IterationRecord, Solution
-from engine.solvers.tuning import Choice
-from engine.status import RunStatus, StopCode
 from engine.task import Task
 
 REFERENCE_SOLVER = "unconstrained"  # trains a fit without sensitive features (one group)
 DEFAULT_SECONDS = 60.0  # guards against a solver that runs until stopped (sgd, ssw, ...)
-BUDGET_STOPS = frozenset({StopCode.TIME_BUDGET, StopCode.ITERATION_BUDGET})
 THRESHOLD = 0.0  # a score above it predicts classes_[1] (the Problem's threshold θ̂)
-
-
-@dataclasses.dataclass(frozen=True)
-class FitRun:
-    """A fit's solver with its options, model, objective, constraint on I and budget: what a
-    run specification (`engine.runs.RunSpec`) holds besides its data source."""
-
-    solver: str
-    config: Any  # the solver card's Config
-    model: ModelSpec
-    objective: Objective
-    constraint: ConstraintSpec | None
-    interval: tuple[float, float]
-    budget: Budget
-    honour: str | None = None  # the split κ is held on (`engine.solvers.honour`), or None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields of `RunSpec.to_dict` that judging a run reads
-        (`engine.runs.results.solution_verdict`)."""
-        return {
-            "solver": self.solver,
-            "config": dataclasses.asdict(self.config),
-            "constraint": self.constraint.to_dict() if self.constraint else None,
-            "interval": list(self.interval),
-            "objective": objective_to_dict(self.objective),
-            "honour": self.honour,
-        }
 
 
 @contextlib.contextmanager
@@ -287,7 +246,7 @@ class FairFrontEstimator(BaseEstimator):
         with _input_errors():
             frame = self._frame(X, reset=True)
             label, label_name = self._label(y, len(frame))
-            run = self._run()
+            spec = fit_spec(self, self._task)
             self._check_data_options()
             seed = self._seed()
             protected = None
@@ -296,54 +255,24 @@ class FairFrontEstimator(BaseEstimator):
             dataset = training_dataset(frame, protected, label, label_name, self._task)
             options = preparation(dataset, self.validation_fraction, seed,
                                   self.min_category_count)  # fmt: skip
+            spec = dataclasses.replace(spec, prepare=options, seed=seed)
             if protected is None:
                 warnings.warn("no sensitive_features: every row is one group, and the model "
                               f"is trained by the {REFERENCE_SOLVER} solver without a "
                               "fairness constraint", UserWarning, stacklevel=2)  # fmt: skip
-                run = dataclasses.replace(run, solver=REFERENCE_SOLVER, constraint=None,
-                                          config=solver_card(REFERENCE_SOLVER).Config(),
-                                          honour=None)  # fmt: skip
+                reference = dataclasses.asdict(solver_card(REFERENCE_SOLVER).Config())
+                spec = dataclasses.replace(spec, solver=REFERENCE_SOLVER, constraint=None,
+                                           config=reference, honour=None)  # fmt: skip
             prepared = prepare(dataset, options)
             for message in prepared.warnings:
                 warnings.warn(message, UserWarning, stacklevel=2)
-            solution, run, tuning = _train(prepared, run, seed, bool(self.tune))
-        self._keep(prepared, run, seed, solution)
+            solution, spec, tuning = train(prepared, spec, bool(self.tune))
+        self._keep(prepared, spec, solution)
         self.tuning_ = None
         if tuning is not None:
-            held = "value" if run.constraint is None else quantity_of(run.constraint).name
+            held = "value" if spec.constraint is None else quantity_of(spec.constraint).name
             self.tuning_ = pd.DataFrame(tuning.rows(held))
         return self
-
-    def _run(self) -> FitRun:
-        """The parameters as a run, checked before any data is read: the solver and its
-        options, the model, the objective, the constraint and their combination."""
-        card = solver_card(self.solver)
-        config = config_from_dict(card.Config, self.solver_options)
-        model = ModelSpec(kind=self.model, cross_terms=bool(self.cross_terms),
-                          hidden=_widths(self.hidden), activation=self.activation)  # fmt: skip
-        name = self.objective or (
-            card.default_objective if self._task is Task.CLASSIFICATION
-            else DEFAULT_OBJECTIVE[self._task]
-        )  # fmt: skip
-        objective = objective_type(name)()
-        interval = _interval(self.interval)
-        constraint = None
-        if self.constraint is not None:
-            fields, options = _constraint_settings(self.constraint_options)
-            constraint = ConstraintSpec(self.constraint, _number("kappa", self.kappa), interval,
-                                        options=options, **fields)  # fmt: skip
-            check_constraint(constraint)
-        family = constraint.family if constraint else None
-        variant = constraint.option("variant", None) if constraint else None
-        card.check_combination(model, family, objective.name, variant)
-        budget = Budget(max_iterations=self.max_iter, max_seconds=self.max_seconds)
-        if self.hold_kappa not in (*HONOUR_SPLITS, HONOUR_OFF, None):
-            raise InputError(f"hold_kappa is 'train', 'val', 'off' or None, not "
-                             f"{self.hold_kappa!r}")  # fmt: skip
-        honour = run_honour(self.hold_kappa, [card.name], family)
-        if honour is not None:
-            check_honour(card.name, family, honour)
-        return FitRun(card.name, config, model, objective, constraint, interval, budget, honour)
 
     def _check_data_options(self) -> None:
         share = self.validation_fraction
@@ -362,47 +291,47 @@ class FairFrontEstimator(BaseEstimator):
             return int(self.random_state)
         return int(state.randint(np.iinfo(np.int32).max))
 
-    def _keep(self, prepared: Prepared, run: FitRun, seed: int, solution: Solution) -> None:
+    def _keep(self, prepared: Prepared, spec: RunSpec, solution: Solution) -> None:
         """The fitted state, every attribute ending in "_"."""
         self.groups_ = np.asarray(prepared.group_names, dtype=object)
         names = prepared.feature_names
-        if run.model.cross_terms:
+        if spec.model.cross_terms:
             names = cross_term_names(names, prepared.group_names)
         self.model_feature_names_ = np.asarray(names, dtype=object)
-        self.solver_, self.constraint_, self.seed_ = run.solver, run.constraint, seed
+        self.solver_, self.constraint_, self.seed_ = spec.solver, spec.constraint, spec.seed
         self.params_ = solution.params
-        self.needs_sensitive_features_ = uses_groups(run.model, self.params_, prepared.n_groups)
-        if run.model.affine and MIXTURE_W not in self.params_:
+        self.needs_sensitive_features_ = uses_groups(spec.model, self.params_, prepared.n_groups)
+        if spec.model.affine and MIXTURE_W not in self.params_:
             self._keep_linear(self.params_["w"])
         self.solution_ = solution
         self.status_ = str(solution.status)
         self.n_iter_ = solution.iterations
         self.metrics_ = {split: values for split, values in solution.metrics.items() if values}
         self.history_ = history_frame(solution.trajectory)
-        self.verdict_ = solution_verdict(run.to_dict(), solution)
+        self.verdict_ = solution_verdict(judged_fields(spec), solution)
         self.exported_model_ = ExportedModel(
-            model=run.model,
+            model=spec.model,
             params=self.params_,
             encoder=prepared.encoder,
             group_map=prepared.group_map,
             group_names=prepared.group_names,
             task=prepared.task,
-            objective=run.objective.name,
+            objective=spec.objective.name,
             threshold=THRESHOLD,
             classes=tuple(self._classes_list()),
             label_name=prepared.label_name,
-            about=self._about(run, seed),
+            about=self._about(spec),
         )
 
-    def _about(self, run: FitRun, seed: int) -> dict[str, Any]:
+    def _about(self, spec: RunSpec) -> dict[str, Any]:
         """Where an exported model comes from (JSON-able), as `engine.runs.export.run_about`
         says it of a run: the estimator, solver and options, constraint with κ and I, seed,
         how it ended, the verdict and the exact validation metrics."""
         about = {
             "estimator": type(self).__name__,
-            **run.to_dict(),
-            "kappa": None if run.constraint is None else run.constraint.kappa,
-            "seed": seed,
+            **judged_fields(spec),
+            "kappa": None if spec.constraint is None else spec.constraint.kappa,
+            "seed": spec.seed,
             "status": self.status_,
             "verdict": self.verdict_.summary,
             "verdict_findings": list(self.verdict_.findings),
@@ -656,69 +585,9 @@ class FairFrontRegressor(RegressorMixin, FairFrontEstimator):
         return r2_score(y, predictions, sample_weight=sample_weight)
 
 
-def _train(
-    prepared, run: FitRun, seed: int, tune: bool
-) -> tuple[Solution, FitRun, Choice | None]:
-    """The run through the app's Problem and driver, tuned first when asked (the run then
-    takes the chosen options); a budget that ended it, or a run that ended without
-    converging, is warned of."""
-    from engine.problem import Problem
-    from engine.solvers.honour import solve_run
-
-    problem = Problem(prepared, run.model, run.constraint, interval=run.interval,
-                      threshold=THRESHOLD, objective=run.objective)  # fmt: skip
-    choice = None
-    if tune:
-        solution, choice, config = tuned_solution(
-            problem, run.solver, run.config, run.honour, run.budget, seed
-        )
-        run = dataclasses.replace(run, config=config)
-    else:
-        solution = solve_run(problem, run.solver, run.honour, run.config, run.budget, seed=seed)
-    if solution.stop.code in BUDGET_STOPS:
-        warnings.warn(f"{run.solver} stopped by its budget ({solution.reason}); raise max_iter "
-                      "or max_seconds for a model that may still change", ConvergenceWarning,
-                      stacklevel=3)  # fmt: skip
-    elif solution.status in (RunStatus.DIVERGED, RunStatus.FAILED):
-        warnings.warn(f"{run.solver} {solution.status}: {solution.reason}", UserWarning,
-                      stacklevel=3)  # fmt: skip
-    return solution, run, choice
-
-
 def history_frame(records: list[IterationRecord]) -> pd.DataFrame:
     """A run's records as a table, one row each (see `FairFrontEstimator.history_`)."""
     rows = [{"iteration": r.iteration, "seconds": r.seconds, "kind": r.kind,
              "objective": r.objective, "max_violation": r.max_violation, **r.values}
             for r in records]  # fmt: skip
     return pd.DataFrame(rows)
-
-
-def _widths(hidden: object) -> tuple[int, ...]:
-    widths = (hidden,) if isinstance(hidden, numbers.Integral) else tuple(hidden)
-    if not all(isinstance(h, numbers.Integral) for h in widths):
-        raise InputError(f"hidden is the MLP's layer widths, whole numbers, not {hidden!r}")
-    return tuple(int(h) for h in widths)
-
-
-def _interval(interval: object) -> tuple[float, float]:
-    try:
-        alpha, beta = (_number("interval", v) for v in interval)  # type: ignore[union-attr]
-    except (TypeError, ValueError):
-        raise InputError(f"interval is two numbers (α, β), not {interval!r}") from None
-    return alpha, beta
-
-
-def _number(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InputError(f"{name} must be a number, not {value!r}")
-    return float(value)
-
-
-SPEC_FIELDS = ("pairs", "surrogate", "temperature", "grid_size", "grid")
-
-
-def _constraint_settings(options: dict | None) -> tuple[dict, dict]:
-    """`constraint_options` split into ConstraintSpec fields and the family's own options."""
-    options = dict(options or {})
-    fields = {k: v for k, v in options.items() if k in SPEC_FIELDS}
-    return fields, {k: v for k, v in options.items() if k not in SPEC_FIELDS}

@@ -39,8 +39,8 @@ from engine.objectives import (
     PairwiseAUCLoss,
     objective_type,
 )
-from engine.problem import Problem
 from engine.runs import RunSpec, Store
+from engine.runs.execute import build_problem, execute
 from engine.runs.export import run_model
 from engine.runs.frontier_text import format_front
 from engine.runs.fronts import solution_front
@@ -56,7 +56,6 @@ from engine.solvers import (
     Solution,
     config_fields,
     config_from_dict,
-    solve_run,
     solver_card,
     solver_names,
 )
@@ -309,16 +308,14 @@ def run_command(args: argparse.Namespace) -> int:
     spec.data.files(print_download_progress)  # what --download allows, with its progress
     spec.validate()  # a solver that cannot solve this problem is refused before data is read
     prepared = load_prepared(spec.data, spec.prepare, use_cache=not args.no_cache)
-    problem = Problem(prepared, spec.model, spec.constraint, interval=spec.interval,
-                      objective=spec.objective)  # fmt: skip
+    problem = build_problem(spec, prepared=prepared)  # its refusal or warnings precede the summary
     card = solver_card(spec.solver)
     family = spec.constraint.family if spec.constraint is not None else None
     if not args.quiet:
         print(f"{prepared.dataset_name}: {len(prepared.train):,} training rows, "
               f"groups {', '.join(prepared.group_names)}; solver {card.name}", file=sys.stderr)  # fmt: skip
-    config = config_from_dict(card.Config, spec.config)
     log = None if args.quiet else ProgressPrinter(family, prepared.task)
-    solution = solve_run(problem, card.name, spec.honour, config, spec.budget, log, spec.seed)
+    solution = execute(spec, problem, log=log)
     verdict = solution_verdict(spec.to_dict(), solution)
     if solution.front:  # a run that yields a set of models: its front, then the reported one
         stored = spec.to_dict()
@@ -416,7 +413,7 @@ def format_result(solution: Solution, verdict: Verdict, task: Task) -> str:
 
 
 def _with_interval(value: float | None, low: float | None, high: float | None) -> str:
-    """"0.8317 (0.826–0.837)": a value with its 95 % interval, the value alone without one."""
+    """ "0.8317 (0.826–0.837)": a value with its 95 % interval, the value alone without one."""
     text = _fmt(value)
     return text if low is None or high is None else f"{text} ({low:.3f}–{high:.3f})"
 

@@ -36,9 +36,13 @@ class RunSpec:
     training objective; for a continuation sweep's point, `warm_start`: the id of the run
     whose model this one starts from (`engine.runs.continuation`); and `honour`: the split
     ("val" or "train") on which κ is honoured by tightening the inner κ′
-    (`engine.solvers.honour`), None to solve at κ alone."""
+    (`engine.solvers.honour`), None to solve at κ alone.
 
-    data: DataSpec
+    `data` is None for data the caller holds already prepared, in memory (the estimators'
+    rows, `engine.runs.execute.build_problem`): such a spec has no data source to hash, so it
+    is never stored and has no run id."""
+
+    data: DataSpec | None
     prepare: PrepareOptions
     model: ModelSpec
     constraint: ConstraintSpec | None

@@ -10,18 +10,16 @@ import traceback
 
 import torch
 
-from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.fairness.families import quantity_name
 from engine.models import Params
-from engine.problem import Problem
 from engine.runs.continuation import infeasible_start
+from engine.runs.execute import build_problem, execute
 from engine.runs.reference_reuse import reference_source, reused_solution
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.runs.warm_up import warm_solver
-from engine.solvers import IterationRecord, config_from_dict, solver_card
-from engine.solvers.honour import solve_run
+from engine.solvers import IterationRecord
 from engine.status import StopCode, StopReason
 
 FLUSH_EVERY_SECONDS = 0.5
@@ -63,12 +61,6 @@ class CancelPoller:
             self.last = now
             self.cancelled = self.store.cancel_requested(self.run_id)
         return self.cancelled
-
-
-def build_problem(spec: RunSpec, start: Params | None = None) -> Problem:
-    prepared = load_prepared(spec.data, spec.prepare)
-    return Problem(prepared, spec.model, spec.constraint, interval=spec.interval,
-                   objective=spec.objective, start=start)  # fmt: skip
 
 
 def warm_start(store: Store, spec: RunSpec) -> tuple[Params | None, str]:
@@ -115,19 +107,10 @@ def execute_run(home: str, run_id: str) -> str:
         if source is not None:  # a reference already trained at another I: evaluated, not trained
             solution = reused_solution(spec, build_problem(spec), source, store, writer)
         else:
-            config = config_from_dict(solver_card(spec.solver).Config, spec.config)
             warm_solver(spec.solver)  # off the run's clock, which starts in the solver
             start, started = warm_start(store, spec)
-            solution = solve_run(
-                build_problem(spec, start),
-                spec.solver,
-                spec.honour,
-                config,
-                spec.budget,
-                writer,
-                spec.seed,
-                CancelPoller(store, run_id),
-            )
+            poller = CancelPoller(store, run_id)
+            solution = execute(spec, start=start, log=writer, should_stop=poller)
         stop = solution.stop
         if started:
             stop = StopReason(stop.code, f"{stop.text}; {started}")

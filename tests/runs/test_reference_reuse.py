@@ -12,7 +12,7 @@ from run_fixtures import make_spec
 from engine.data.sources import load_prepared
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.problem import Problem
-from engine.runs import worker
+from engine.runs import execute as execute_module
 from engine.runs.reference_key import TRAINED_IN, reused_from
 from engine.runs.reference_reuse import (
     CONSTRAINT_METRIC,
@@ -44,15 +44,16 @@ def brute_force_psp(scores: np.ndarray, groups: np.ndarray, alpha: float, beta: 
 
 @pytest.fixture
 def solver_calls(monkeypatch) -> list[str]:
-    """The solver (`solve_run`) calls the worker makes, by solver name."""
+    """The solver (`solve_run`) calls the worker makes, through `engine.runs.execute`, by solver
+    name."""
     calls: list[str] = []
-    solve_run = worker.solve_run
+    solve_run = execute_module.solve_run
 
     def counted(problem, solver, *args, **kwargs):
         calls.append(solver)
         return solve_run(problem, solver, *args, **kwargs)
 
-    monkeypatch.setattr(worker, "solve_run", counted)
+    monkeypatch.setattr(execute_module, "solve_run", counted)
     return calls
 
 
