@@ -58,11 +58,12 @@ from engine.estimator_data import (
 )
 from engine.estimator_run import fit_spec, judged_fields, train
 from engine.model_file import ExportedModel, save_model
+from engine.model_forms import form_of
 from engine.objectives import LogisticLoss
 from engine.runs.quantities import quantity_of
 from engine.runs.results import solution_verdict
 from engine.runs.spec import RunSpec
-from engine.scoring import MIXTURE_W, Rows, model_scores, uses_groups
+from engine.scoring import Rows, model_scores, uses_groups
 from engine.solvers.catalogue import solver_card
 from engine.solvers.records import IterationRecord, Solution
 from engine.task import Task
@@ -301,7 +302,7 @@ class FairFrontEstimator(BaseEstimator):
         self.solver_, self.constraint_, self.seed_ = spec.solver, spec.constraint, spec.seed
         self.params_ = solution.params
         self.needs_sensitive_features_ = uses_groups(spec.model, self.params_, prepared.n_groups)
-        if spec.model.affine and MIXTURE_W not in self.params_:
+        if spec.model.affine and form_of(self.params_).own_weights:
             self._keep_linear(self.params_["w"])
         self.solution_ = solution
         self.status_ = str(solution.status)

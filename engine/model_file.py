@@ -32,17 +32,11 @@ from engine.data.file_layout import FileLayout
 from engine.data.group_map import GroupMap
 from engine.data.prepared import Prepared
 from engine.errors import UserError
+from engine.model_forms import FORMS, form_of
 from engine.models import ModelSpec, Params
 from engine.numerics import sigmoid
 from engine.objectives import OBJECTIVE_TYPES, LogisticLoss
-from engine.scoring import (
-    POST_SCALE,
-    POST_SHIFT,
-    Rows,
-    is_randomised,
-    model_network,
-    model_scores,
-)
+from engine.scoring import Rows, model_network, model_scores
 from engine.task import Task
 
 FORMAT = "fairfront-model"
@@ -111,8 +105,8 @@ class ExportedModel:
     @property
     def has_probabilities(self) -> bool:
         """Whether the scores say how probable the second class is: log-odds for the logistic
-        loss, P − ½ for a randomised classifier (engine.scoring)."""
-        return is_randomised(self.params) or (
+        loss, P − ½ for a randomised classifier (`engine.model_forms`)."""
+        return form_of(self.params).randomised or (
             self.task is Task.CLASSIFICATION and self.objective == LogisticLoss.name
         )
 
@@ -128,7 +122,7 @@ class ExportedModel:
         """`predict_proba` from scores already computed."""
         if not self.has_probabilities:
             return None
-        if is_randomised(self.params):
+        if form_of(self.params).randomised:
             positive = np.clip(scores + 0.5, 0.0, 1.0)
             return np.column_stack([1.0 - positive, positive])
         return np.column_stack([sigmoid(-scores), sigmoid(scores)])
@@ -419,16 +413,18 @@ def _encoder(data: Mapping[str, Any]) -> Encoder:
 
 
 def _check_params(model: ExportedModel) -> None:
-    """The parameters fit the model: the network's weights and any group-wise map have the
-    shapes the encoder's features and the groups give, every value is a number (a threshold may
-    be infinite), and one row of each group scores to a finite number."""
+    """The parameters fit the model: the network's weights and the keys of the model forms
+    (`engine.model_forms`) that the groups size have the shapes the encoder's features and the
+    groups give, every value is a number (a threshold may be infinite), and one row of each
+    group scores to a finite number."""
     n_groups = len(model.group_names)
     if n_groups < 1:
         raise UserError("the model has no groups")
     width = len(model.encoder.feature_names)
     rows = Rows(np.zeros((n_groups, width)), np.arange(n_groups), n_groups, model.model.cross_terms)
     shapes = {slot.name: slot.shape for slot in model_network(model.model, rows).slots}
-    shapes |= {POST_SCALE: (n_groups,), POST_SHIFT: (n_groups,)}
+    for form in FORMS:
+        shapes |= form.shapes(n_groups)
     for name, value in model.params.items():
         value = np.asarray(value)
         if name in shapes and value.shape != shapes[name]:

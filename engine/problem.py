@@ -176,9 +176,9 @@ class Problem:
         return model_network(self.model, self.rows("train"))
 
     def scores(self, params: Params, split: str = "train") -> np.ndarray:
-        """The scores of a split (`engine.scoring.model_scores`, with the group-wise map of
-        `params` when it has one). Every report, record and stored test score is computed here,
-        so the map goes wherever the model goes."""
+        """The scores of a split (`engine.scoring.model_scores`, in the form of `params`:
+        `engine.model_forms`). Every report, record and stored test score is computed here, so
+        a group-wise map goes wherever the model goes."""
         return model_scores(self.model, params, self.rows(split), self.network)
 
     # ---- objective ----------------------------------------------------------------------

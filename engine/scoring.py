@@ -9,32 +9,15 @@ from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
 
 from engine.data.encoding import add_group_cross_terms
 from engine.dense import check_dense_fits, to_dense
 from engine.design import CrossDesign, Design, Matrix
 from engine.kernels import csr_rows_dense, unsigned_csr
+from engine.model_forms import form_of
 from engine.models import ModelSpec, Params
 from engine.networks import Network, network_of
 
-# a group-wise affine map of the model's scores, one entry per group: a row of group g scores
-# scale[g]·h + shift[g] (post-processing, paper 004, App. E.2: ω1·h + ω2 on the protected group)
-POST_SCALE, POST_SHIFT = "post.scale", "post.shift"
-
-# Randomised classifiers (fairlearn's) predict ŷ = 1 with a probability P(ŷ = 1 | x) and score
-# P − ½, so that the threshold 0 is their majority vote (ŷ = 1 when P > ½).
-# A mixture (ExponentiatedGradient): linear classifiers 1[x̃·w_j > 0], the rows w_j of MIXTURE_W,
-# drawn with probabilities q_j (MIXTURE_Q): P = Σ_j q_j·1[x̃·w_j > 0].
-MIXTURE_W, MIXTURE_Q = "mixture.w", "mixture.q"
-# Randomised thresholds per group (ThresholdOptimizer) of the linear model's score s = x̃·w, or of
-# σ(s) when THRESHOLD_ON_PROBABILITY is 1: for a row of group g, two rules k = 0, 1, each
-# 1[σ_gk·s > σ_gk·t_gk] (σ = +1 for "s > t", −1 for "s < t"; t may be ±∞) taken with
-# probability p_gk, and the constant c_g taken instead with probability i_g:
-# P = i_g·c_g + (1 − i_g)·Σ_k p_gk·1[σ_gk·s > σ_gk·t_gk]. Arrays (G, 2) and (G,).
-THRESHOLD_AT, THRESHOLD_SIGN, THRESHOLD_P = "threshold.at", "threshold.sign", "threshold.p"
-THRESHOLD_IGNORE, THRESHOLD_CONSTANT = "threshold.ignore", "threshold.constant"
-THRESHOLD_ON_PROBABILITY = "threshold.on_probability"
 # a batch of at most this many rows of sparse X is made dense (a minibatch step's few rows read
 # fastest dense); a larger one (a full-data pass) stays sparse
 DENSE_BATCH_ROWS = 4096
@@ -118,55 +101,22 @@ def model_network(model: ModelSpec, rows: Rows) -> Network:
 
 def uses_groups(model: ModelSpec, params: Params, n_groups: int) -> bool:
     """Whether scoring rows needs their groups: group cross-terms among several groups, or
-    parameters that score each group differently (a group-wise map, randomised thresholds)."""
-    return (model.cross_terms and n_groups > 1) or POST_SCALE in params or THRESHOLD_AT in params
-
-
-def is_randomised(params: Params) -> bool:
-    """Whether the scores are P(ŷ = 1) − ½ of a randomised classifier (a mixture, or
-    randomised thresholds) rather than a model's own scores."""
-    return MIXTURE_W in params or THRESHOLD_AT in params
+    parameters of a form that scores each group differently (`engine.model_forms`)."""
+    return (model.cross_terms and n_groups > 1) or form_of(params).needs_groups
 
 
 def model_scores(
     model: ModelSpec, params: Params, rows: Rows, network: Network | None = None
 ) -> np.ndarray:
-    """The scores of `rows`: ⟨w, x̃⟩ for a linear model, the network's output for an MLP
-    (`network`, built from the model when not given), then the group-wise map of `params` when
-    it has one (POST_SCALE, POST_SHIFT) or its randomised thresholds (THRESHOLD_AT, ...); the
-    model's own weights ignore the map's keys. A mixture of linear classifiers (MIXTURE_W,
-    MIXTURE_Q) scores its vote instead."""
-    if MIXTURE_W in params:
-        return mixture_vote(params, rows.design)
-    if model.affine:
-        h = rows.design.matvec(params["w"])
-    else:
-        network = network or model_network(model, rows)
-        h = network.scores(network.flatten(params), rows.inputs)
-    if THRESHOLD_AT in params:
-        return randomised_thresholds(params, h, rows.groups)
-    return group_map(params, h, rows.groups)
+    """The scores of `rows` as the form of `params` gives them (`engine.model_forms`), from
+    the model's own scores where the form keeps its weights: ⟨w, x̃⟩ for a linear model, the
+    network's output for an MLP (`network`, built from the model when not given); the model's
+    own weights ignore the form's keys."""
 
+    def own() -> np.ndarray:
+        if model.affine:
+            return rows.design.matvec(params["w"])
+        net = network or model_network(model, rows)
+        return net.scores(net.flatten(params), rows.inputs)
 
-def group_map(params: Params, h: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """The group-wise affine map of `params` applied to scores `h`; `h` itself without one."""
-    if POST_SCALE not in params:
-        return h
-    return params[POST_SCALE][groups] * h + params[POST_SHIFT][groups]
-
-
-def mixture_vote(params: Params, design: Design | CrossDesign) -> np.ndarray:
-    """P(ŷ = 1 | x) − ½ of the mixture of linear classifiers in `params` (MIXTURE_W, MIXTURE_Q)."""
-    votes = np.column_stack([design.matvec(w) > 0.0 for w in params[MIXTURE_W]])
-    return votes @ params[MIXTURE_Q] - 0.5
-
-
-def randomised_thresholds(params: Params, h: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """P(ŷ = 1 | x, group) − ½ of the randomised thresholds in `params` (THRESHOLD_AT, ...) of
-    the linear model's scores `h`."""
-    s = expit(h) if params[THRESHOLD_ON_PROBABILITY][0] else h
-    sign = params[THRESHOLD_SIGN][groups]
-    above = sign * s[:, None] > sign * params[THRESHOLD_AT][groups]
-    chosen = np.sum(params[THRESHOLD_P][groups] * above, axis=1)
-    ignore = params[THRESHOLD_IGNORE][groups]
-    return ignore * params[THRESHOLD_CONSTANT][groups] + (1.0 - ignore) * chosen - 0.5
+    return form_of(params).score(params, rows, own)

@@ -15,9 +15,9 @@ from engine.data.grouping import GroupingSpec
 from engine.data.prepare import PrepareOptions, prepare
 from engine.errors import UserError
 from engine.model_file import ExportedModel, from_prepared, load_model, read_model, save_model
+from engine.model_forms import MIXTURE_Q, MIXTURE_W, POST_SCALE, POST_SHIFT
 from engine.models import ModelSpec
 from engine.problem import Problem
-from engine.scoring import MIXTURE_Q, MIXTURE_W, POST_SCALE, POST_SHIFT
 from engine.task import Task
 
 N = 900

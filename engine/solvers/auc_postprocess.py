@@ -34,9 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.fairness.auc_shift import PROTECTED, TwoGroupScores, map_metrics
+from engine.model_forms import POST_SCALE, POST_SHIFT
 from engine.models import Params
 from engine.problem import Problem
-from engine.scoring import POST_SCALE, POST_SHIFT
 from engine.solvers.base import Snapshot
 from engine.solvers.catalogue.p004_postprocess import PostProcessConfig
 from engine.solvers.unconstrained import Unconstrained

@@ -9,7 +9,7 @@ the positives), while FairFront's gaps, which the verdict and the frontier use, 
 differences between two groups: b is translated from κ (`difference_bound`) so that the two
 constraints agree.
 
-The reported models (`engine.scoring`):
+The reported models (`engine.model_forms`):
 - ExponentiatedGradient: its randomised classifier, the mixture of the base classifiers it found
   with its weights (those of weight 0 left out), scored P(ŷ = 1 | x) − ½ as its `_pmf_predict`
   gives P; the exact metrics are those of its majority vote;
@@ -35,9 +35,9 @@ from fairlearn.reductions import (
     TruePositiveRateParity,
 )
 
+from engine.model_forms import MIXTURE_Q, MIXTURE_W
 from engine.models import Params
 from engine.problem import Problem
-from engine.scoring import MIXTURE_Q, MIXTURE_W
 from engine.solvers.base import FrontPoint
 from engine.solvers.catalogue.fairlearn import ExponentiatedGradientConfig, GridSearchConfig
 from engine.solvers.fairlearn_steps import FairlearnSolver, base_estimator, classifier_weights

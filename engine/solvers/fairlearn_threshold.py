@@ -8,7 +8,7 @@ of the groups' rates (largest minus smallest), which is FairFront's gap between 
 passes unchanged; EO to equalized_odds, which fairlearn solves with both rates equal and no
 tolerance.
 
-The reported model (`engine.scoring`, THRESHOLD_AT, ...) is the base linear model and, for each
+The reported model (`engine.model_forms.THRESHOLDS`) is the base linear model and, for each
 group, fairlearn's two threshold rules with their probabilities and, under EO, the probability
 p_ignore of its constant prediction instead: it scores P(ŷ = 1 | x, group) − ½ as
 `_pmf_predict` gives P; the exact metrics are those of its majority vote.
@@ -23,9 +23,7 @@ from fairlearn.postprocessing import ThresholdOptimizer
 from sklearn.utils import Bunch
 
 from engine.errors import UserError
-from engine.models import Params
-from engine.problem import Problem
-from engine.scoring import (
+from engine.model_forms import (
     THRESHOLD_AT,
     THRESHOLD_CONSTANT,
     THRESHOLD_IGNORE,
@@ -33,6 +31,8 @@ from engine.scoring import (
     THRESHOLD_P,
     THRESHOLD_SIGN,
 )
+from engine.models import Params
+from engine.problem import Problem
 from engine.solvers.catalogue.fairlearn import (
     EQUALIZED_ODDS_OBJECTIVES,
     ThresholdOptimizerConfig,
@@ -87,7 +87,7 @@ class ThresholdOptimizerSolver(FairlearnSolver):
 def threshold_params(
     weights: np.ndarray, rules: Mapping[int, Bunch], n_groups: int, on_probability: bool
 ) -> Params:
-    """The model (`engine.scoring`, THRESHOLD_AT, ...) of the base linear model's `weights` and
+    """The model (`engine.model_forms.THRESHOLDS`) of the base linear model's `weights` and
     fairlearn's randomised thresholds `rules` by group id (an InterpolatedThresholder's
     `interpolation_dict`: p0, operation0, p1, operation1 and, under equalized odds, p_ignore and
     prediction_constant), of the base model's probability when `on_probability`."""

@@ -42,10 +42,10 @@ import numpy as np
 import torch
 from scipy.optimize import nnls
 
+from engine.model_forms import MODEL, form_of
 from engine.models import Params
 from engine.oracles import WEIGHTS, MinibatchOracles
 from engine.problem import Problem
-from engine.scoring import MIXTURE_W, POST_SCALE, THRESHOLD_AT
 from engine.solvers.base import aux_tensors
 
 NNLS_SWEEPS = 10  # NNLS iterations allowed per multiplier
@@ -89,15 +89,12 @@ def kkt_terms(problem: Problem, params: Params, multipliers: np.ndarray | None =
 
 def train_scores(problem: Problem, params: Params) -> np.ndarray:
     """`problem.scores(params)` on the training data; for an MLP scored by its network alone
-    (no group-wise map, thresholds or mixture), from the forward pass the measure at `params`
-    then uses again, so that an exact record makes one pass over the data, not two."""
-    if problem.constraint is None or problem.model.affine or not _network_only(params):
+    (the form `engine.model_forms.MODEL`: no group-wise map, thresholds or mixture), from the
+    forward pass the measure at `params` then uses again, so that an exact record makes one
+    pass over the data, not two."""
+    if problem.constraint is None or problem.model.affine or form_of(params) is not MODEL:
         return problem.scores(params)
     return _evaluator(problem).scores(params)
-
-
-def _network_only(params: Params) -> bool:
-    return not any(key in params for key in (POST_SCALE, THRESHOLD_AT, MIXTURE_W))
 
 
 def prepare(problem: Problem) -> None:
@@ -220,7 +217,7 @@ class _Evaluator:
         if oracles.aux_names:
             aux = aux_tensors(params)
             if not aux:  # a solver without the family's variables: their starting values
-                h = self.scores(params) if _network_only(params) else self.problem.scores(params)
+                h = self.scores(params) if form_of(params) is MODEL else self.problem.scores(params)
                 aux = self.problem.bound.aux_init(torch.from_numpy(h))
             for name in oracles.aux_names:
                 x[oracles.layout[f"aux.{name}"]] = np.ravel(np.asarray(aux[name].detach()))

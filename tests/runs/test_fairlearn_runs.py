@@ -12,6 +12,7 @@ from engine.data.grouping import GroupingSpec
 from engine.data.prepare import PrepareOptions
 from engine.fairness.constraints import ConstraintSpec
 from engine.frontier_figure import frontier_figure
+from engine.model_forms import MIXTURE_Q, MIXTURE_W
 from engine.models import ModelSpec
 from engine.runs import RunSpec
 from engine.runs.frontier import FEW_SCORES_MARK, frontier
@@ -20,7 +21,6 @@ from engine.runs.fronts import REPORTED
 from engine.runs.results import run_results, run_verdict
 from engine.runs.submit import submit
 from engine.runs.worker import build_problem, execute_run
-from engine.scoring import MIXTURE_Q, MIXTURE_W
 from engine.solvers.catalogue.fairlearn import GridSearchConfig
 from engine.verdict import FEW_DISTINCT_SCORES, judge
 

@@ -16,11 +16,11 @@ from engine.cli import main
 from engine.errors import UserError
 from engine.fairness.auc_shift import TwoGroupScores, map_metrics
 from engine.fairness.constraint_spec import ConstraintSpec
+from engine.model_forms import POST_SCALE, POST_SHIFT
 from engine.models import ModelSpec
 from engine.objectives import PairwiseAUCLoss
 from engine.problem import Problem
 from engine.runs import Store
-from engine.scoring import POST_SCALE, POST_SHIFT
 from engine.solvers import Budget, solve
 from engine.solvers.auc_postprocess import grid, group_map
 from engine.solvers.catalogue.p004_postprocess import PostProcessConfig

@@ -15,9 +15,9 @@ from sklearn.utils import Bunch
 
 from engine import fairness
 from engine.fairness.constraints import ConstraintSpec
+from engine.model_forms import MIXTURE_Q, MIXTURE_W
 from engine.models import ModelSpec
 from engine.problem import Problem
-from engine.scoring import MIXTURE_Q, MIXTURE_W
 from engine.solvers import solve
 from engine.solvers.catalogue.fairlearn import ExponentiatedGradientConfig
 from engine.solvers.fairlearn_steps import classifier_weights

@@ -27,9 +27,9 @@ from threadpoolctl import threadpool_limits
 
 from engine.errors import UserError
 from engine.fairness.constraints import ConstraintSpec
+from engine.model_forms import MIXTURE_Q
 from engine.models import ModelSpec
 from engine.problem import Problem
-from engine.scoring import MIXTURE_Q
 from engine.solvers import Budget, solve
 from engine.solvers.catalogue.fairlearn import (
     ExponentiatedGradientConfig,
