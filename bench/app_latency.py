@@ -17,12 +17,22 @@ server and the browser meanwhile, the 95 % intervals of one run's model (timed a
 process), and the same runs submitted again to a fresh store without a page (`submit_sweep`).
 `--kappas` types another κ list into the page first.
 
+A run's first trajectory point is an exact record, made where the run starts
+(`engine.solvers.run_clock`); its surrogate records follow its solver's steps, so a short run
+may draw none.
+
     NUMBA_NUM_THREADS=1 .venv/bin/python bench/app_latency.py [--sweep-only] [--kappas LIST]
+        [--quick]
+
+--quick checks in about half a minute that the bench runs: one Explore run of 1 s, no second
+server start, pauses of 1 s instead of 10 s (and 2 s), a sweep of one κ (0.1, unless --kappas
+says) with the reference at 2 s per run, and no second sweep without a page.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import re
@@ -57,11 +67,34 @@ DRAWN = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
     .map(c => String(Array.isArray(c) ? c[0] : c))"""
 
 
+@dataclass(frozen=True)
+class Pace:
+    """What the bench does: the κ of the Explore runs, their time budget (s), the pause (ms) a
+    person takes before running, the pause (ms) on a settled page before a κ is changed to one
+    whose result is stored, whether the server starts a second time, the κ list typed into
+    the Frontier page (None: the page's own) and its runs' time budget (None: the page's; not
+    the Explore runs', or the sweep would reuse their reference and make one run fewer than its
+    button says), and whether the sweep's runs are submitted again without a page."""
+
+    kappas: tuple[str, ...]
+    budget: str
+    pause: int
+    settle: int
+    restart: bool
+    sweep_kappas: str | None
+    sweep_budget: str | None
+    again: bool
+
+
+FULL = Pace(KAPPAS, "3", 10_000, 2_000, True, None, None, True)
+QUICK = Pace(KAPPAS[:1], "1", 1_000, 500, False, "0.1", "2", False)
+
+
 def first_point(label: str) -> str:
-    """JavaScript: the trajectory chart shows a surrogate point of the run labelled `label`."""
+    """JavaScript: the trajectory chart shows a point of the run labelled `label` (its first
+    record is exact, at its start: `engine.solvers.run_clock`)."""
     return f"""() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(plot =>
-        (plot._fullData || []).some(t => t.legendgroup === '{label}' &&
-            (t.name || '').includes('surrogate') && t.x && t.x.length >= 1))"""
+        (plot._fullData || []).some(t => t.legendgroup === '{label}' && t.x && t.x.length >= 1))"""
 
 
 def set_number(page, label: str, value: str) -> None:
@@ -91,13 +124,13 @@ def wait_runs_done(home: Path) -> None:
         time.sleep(0.1)
 
 
-def explore_latencies(page, home: Path) -> tuple[list[float], list[float]]:
-    """Click Run → first plotted point for three κ, then changed κ → page updated for the same
-    three (stored results: nothing runs)."""
-    page.wait_for_timeout(10_000)  # a person sets data, I and κ meanwhile; workers warm up
-    set_number(page, "Time budget per run (s)", "3")
+def explore_latencies(page, home: Path, pace: Pace) -> tuple[list[float], list[float]]:
+    """Click Run → first plotted point for each κ of `pace`, then changed κ → page updated for
+    the same ones (stored results: nothing runs)."""
+    page.wait_for_timeout(pace.pause)  # a person sets data, I and κ meanwhile; workers warm up
+    set_number(page, "Time budget per run (s)", pace.budget)
     first_points = []
-    for kappa in KAPPAS:
+    for kappa in pace.kappas:
         set_number(page, "Tolerance κ", kappa)
         settle(page, kappa)
         clicked = time.perf_counter()
@@ -108,13 +141,19 @@ def explore_latencies(page, home: Path) -> tuple[list[float], list[float]]:
         wait_runs_done(home)
         page.get_by_text("Download report (HTML)").wait_for(timeout=30_000)
     changes = []
-    for kappa in KAPPAS:
-        page.wait_for_timeout(2000)  # from a settled page
+    shown = pace.kappas[-1]
+    for kappa in pace.kappas:
+        if kappa == shown:  # the page shows this κ already: another first, so that it changes
+            away = next(k for k in KAPPAS if k not in pace.kappas)
+            set_number(page, "Tolerance κ", away)
+            settle(page, away)
+        page.wait_for_timeout(pace.settle)  # from a settled page
         changed = time.perf_counter()
         set_number(page, "Tolerance κ", kappa)
         page.get_by_text("Exact metrics, test set first").first.wait_for(timeout=30_000)
         page.get_by_text(f"κ = {float(kappa):g} on I").first.wait_for(timeout=30_000)
         changes.append(time.perf_counter() - changed)
+        shown = kappa
     return first_points, changes
 
 
@@ -155,17 +194,19 @@ def _cpu(processes: dict[str, list[psutil.Process]]) -> dict[int, tuple[str, flo
     return seconds
 
 
-def frontier_sweep(page, url: str, home: Path, server_pid: int, kappas: str | None) -> SweepTiming:
-    """Go from the Explore page (which starts the runner) to the Frontier page, press Run sweep
-    after a moment, as a person reading the page would, and watch until every run of the sweep
-    is drawn."""
+def frontier_sweep(page, url: str, home: Path, server_pid: int, pace: Pace) -> SweepTiming:
+    """Go from the Explore page (which starts the runner) to the Frontier page, type the κ list
+    and time budget of `pace` where it has them, press Run sweep after a moment, as a person
+    reading the page would, and watch until every run of the sweep is drawn."""
     page.goto(f"{url}/frontier")
-    if kappas is not None:
-        page.get_by_label("κ values", exact=True).wait_for(timeout=60_000)
-        set_number(page, "κ values", kappas)
+    page.get_by_label("κ values", exact=True).wait_for(timeout=60_000)
+    if pace.sweep_kappas is not None:
+        set_number(page, "κ values", pace.sweep_kappas)
+    if pace.sweep_budget is not None:
+        set_number(page, "Time budget per run (s)", pace.sweep_budget)
     button = page.get_by_role("button", name=re.compile(r"^Run sweep \(\d+ runs\)"))
     button.wait_for(timeout=60_000)
-    page.wait_for_timeout(10_000)
+    page.wait_for_timeout(pace.pause)
     count = int(re.search(r"\((\d+) runs\)", button.inner_text()).group(1))
     store = Store(home)
     before = _cpu(_processes(server_pid, home))
@@ -290,12 +331,16 @@ def print_runs(title: str, costs: list[RunCost], since: float) -> None:
               f"{c.accuracy:>9.4f}{c.psp:>9.4f}{train:>8}")  # fmt: skip
 
 
-def print_sweep(timing: SweepTiming, costs: list[RunCost], engine: tuple[float, list[RunCost]],
-                intervals: float) -> None:  # fmt: skip
+def print_sweep(
+    timing: SweepTiming,
+    costs: list[RunCost],
+    engine: tuple[float, list[RunCost]] | None,
+    intervals: float,
+) -> None:
+    """The sweep's table and its runs; then, if `engine` holds them (when they were submitted,
+    and their costs), the same runs without a page."""
     last = max(c.row.finished for c in costs) - timing.clicked
     first = min(c.row.started for c in costs) - timing.clicked
-    engine_first = min(c.row.started for c in engine[1])
-    engine_last = max(c.row.finished for c in engine[1])
     rows = [
         (
             f"click Run sweep → every point drawn ({len(costs)} runs)",
@@ -317,14 +362,27 @@ def print_sweep(timing: SweepTiming, costs: list[RunCost], engine: tuple[float, 
         ),
         ("holding-κ solves, all runs", sum(c.solves for c in costs), ""),
         *[(f"processor seconds: {role}", seconds, "") for role, seconds in timing.cpu.items()],
-        ("the same runs without a page (submit_sweep)", engine_last - engine[0], ""),
-        ("  of which its runner's start (a fresh store's)", engine_first - engine[0], ""),
     ]
+    if engine is not None:
+        submitted, again = engine
+        rows += [
+            (
+                "the same runs without a page (submit_sweep)",
+                max(c.row.finished for c in again) - submitted,
+                "",
+            ),
+            (
+                "  of which its runner's start (a fresh store's)",
+                min(c.row.started for c in again) - submitted,
+                "",
+            ),
+        ]
     print(f"\n{'Frontier page default sweep':<52}{'seconds':>9}{'target':>9}")
     for name, value, target in rows:
         print(f"{name:<52}{value:>9.1f}{target:>9}")
     print_runs("the sweep's runs (seconds after the click)", costs, timing.clicked)
-    print_runs("the same runs without a page (seconds after submitting)", engine[1], engine[0])
+    if engine is not None:
+        print_runs("the same runs without a page (seconds after submitting)", *reversed(engine))
     print(f"\nload average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
           f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'unset')}")  # fmt: skip
 
@@ -333,7 +391,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sweep-only", action="store_true", help="time the Frontier sweep only")
     parser.add_argument("--kappas", help="a κ list to type into the Frontier page first")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="one Explore run of 1 s, one server start, short pauses, a sweep of one κ (0.1 "
+        "unless --kappas says) at 2 s per run, and no second sweep without a page",
+    )
     args = parser.parse_args()
+    pace = QUICK if args.quick else FULL
+    pace = dataclasses.replace(pace, sweep_kappas=args.kappas or pace.sweep_kappas)
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         home, cache = Path(folder) / "runs", Path(folder) / "cache"
         launched = time.perf_counter()
@@ -343,11 +409,12 @@ def main() -> None:
         server, url, interactive = start_and_open(page, home, cache)
         try:
             if not args.sweep_only:
-                first_points, changes = explore_latencies(page, home)
+                first_points, changes = explore_latencies(page, home, pace)
+            if pace.restart and not args.sweep_only:
                 os.killpg(server.pid, 9)
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
                 server, url, cached_start = start_and_open(page, home, cache)
-            timing = frontier_sweep(page, url, home, server.pid, args.kappas)
+            timing = frontier_sweep(page, url, home, server.pid, pace)
         finally:
             browser.close()
             stop_runners(home)
@@ -356,15 +423,19 @@ def main() -> None:
         costs = run_costs(store, timing.run_ids, timing.clicked)
         constrained = next(c.row.id for c in costs if c.row.spec.get("constraint"))
         intervals = interval_seconds(store, constrained)
-        engine = engine_sweep(store, timing.run_ids)
+        engine = engine_sweep(store, timing.run_ids) if pace.again else None
     if not args.sweep_only:
-        print_latencies([
+        rows = [
             ("(browser launch, before the server starts)", [launch], ""),
             ("server start → interactive page", [interactive], "< 5"),
-            ("  the same, default data cached (as after setup)", [cached_start], "< 5"),
+        ]
+        if pace.restart:
+            rows.append(("  the same, default data cached (as after setup)", [cached_start], "< 5"))
+        rows += [
             ("click Run → first plotted trajectory point", first_points, "< 2"),
             ("changed κ (stored result) → page updated", changes, "< 1"),
-        ])  # fmt: skip
+        ]
+        print_latencies(rows)
     print_sweep(timing, costs, engine, intervals)
 
 

@@ -19,11 +19,17 @@
    Runs page.
 
     nice .venv/bin/python bench/endurance.py [--sessions 10] [--rounds 2] [--soak 200] [--kills 8]
+        [--phases sessions soak kills] [--quick]
+
+--phases runs only the tables named (the browser starts only for sessions and kills). --quick: one
+session for one round, a soak of 10 runs, and one kill while 6 runs go on, unless the other flags
+say; `--quick --phases soak` checks in seconds, with no browser, that the bench runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import re
@@ -55,6 +61,10 @@ RUN_SECONDS = 1.5  # the time budget of each of them
 KILL_GAP_SECONDS = (0.5, 4.0)  # a kill comes this long after runs are going again
 VICTIMS = ("app server", "runner SIGKILL", "runner SIGTERM")
 WAIT_SECONDS = 1800
+PHASES = ("sessions", "soak", "kills")
+BROWSER_PHASES = ("sessions", "kills")
+DEFAULTS = {"sessions": 10, "rounds": 2, "soak": 200, "kills": 8, "runs": RUNS_UNDER_FIRE}
+QUICK = {"sessions": 1, "rounds": 1, "soak": 10, "kills": 1, "runs": 6}
 
 
 def print_table(title: str, header: list[str], rows: list[list]) -> None:
@@ -151,7 +161,8 @@ def kill_runner(home: Path, sig: signal.Signals) -> None:
     wait_for(lambda: runner_pid(home) is None, timeout=60)
 
 
-def kills_phase(browser, folder: Path, kills: int, rng: random.Random) -> None:
+def kills_phase(browser, folder: Path, kills: int, runs: int, rng: random.Random) -> None:
+    """`kills` kills at random moments while a stream of `runs` runs goes on."""
     home, cache = folder / "runs", folder / "cache"
     store = Store(home)
     data = write_toy_csv(folder)
@@ -161,8 +172,7 @@ def kills_phase(browser, folder: Path, kills: int, rng: random.Random) -> None:
     started = time.monotonic()
     events = []
     try:
-        ids = submit([lasting_spec(data, RUN_SECONDS, seed=s) for s in range(RUNS_UNDER_FIRE)],
-                     store)  # fmt: skip
+        ids = submit([lasting_spec(data, RUN_SECONDS, seed=s) for s in range(runs)], store)
         page.goto(f"{url}/runs")
         for _ in range(kills):
             solving_again(store)
@@ -208,7 +218,7 @@ def kills_phase(browser, folder: Path, kills: int, rng: random.Random) -> None:
         os.killpg(server.pid, signal.SIGKILL)
         server.wait()
         page.close()
-    print_table(f"kills at random moments while {RUNS_UNDER_FIRE} runs of {RUN_SECONDS:g} s go on "
+    print_table(f"kills at random moments while {runs} runs of {RUN_SECONDS:g} s go on "
                 "(restart: the server on its port, the runner by ensure_runner)",
                 ["kill", "victim", "at s", "runs running", "runs interrupted", "back after s"],
                 [[n + 1, *event] for n, event in enumerate(events)])  # fmt: skip
@@ -230,30 +240,57 @@ def _outcome(statuses: dict[str, str]) -> list[int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sessions", type=int, default=10)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--soak", type=int, default=200)
-    parser.add_argument("--kills", type=int, default=8)
+    counts = {
+        "sessions": "browser sessions at once",
+        "rounds": "rounds of them",
+        "soak": "runs of the soak",
+        "kills": "kills",
+    }
+    for name, what in counts.items():
+        parser.add_argument(
+            f"--{name}", type=int, help=f"{what} (default {DEFAULTS[name]}, --quick {QUICK[name]})"
+        )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--phases",
+        nargs="+",
+        choices=PHASES,
+        default=list(PHASES),
+        help="the tables to measure (default all)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{QUICK['sessions']} session, {QUICK['rounds']} round, a soak of {QUICK['soak']} "
+        f"runs and {QUICK['kills']} kill while {QUICK['runs']} runs go on, unless the flags "
+        "above say",
+    )
     args = parser.parse_args()
+    sizes = QUICK if args.quick else DEFAULTS
+    given = {name: getattr(args, name) for name in counts}
+    sessions, rounds, soak, kills = (
+        sizes[name] if value is None else value for name, value in given.items()
+    )
     print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the start")
-    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         folder = Path(tmp)
         os.environ["FAIRFRONT_CACHE"] = str(folder / "cache")  # the workers' and the bench's
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            for name, phase in (
-                ("sessions", lambda f: sessions_phase(browser, f, args.sessions, args.rounds)),
-                ("soak", lambda f: soak_phase(f, args.soak)),
-                (
-                    "kills",
-                    lambda f: kills_phase(browser, f, args.kills, random.Random(args.seed)),
-                ),  # fmt: skip
-            ):
+        browser = None
+        if set(args.phases) & set(BROWSER_PHASES):
+            playwright = stack.enter_context(sync_playwright())
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+            stack.callback(browser.close)
+        phases = {
+            "sessions": lambda f: sessions_phase(browser, f, sessions, rounds),
+            "soak": lambda f: soak_phase(f, soak),
+            "kills": lambda f: kills_phase(
+                browser, f, kills, sizes["runs"], random.Random(args.seed)
+            ),
+        }
+        for name in PHASES:
+            if name in args.phases:
                 (folder / name).mkdir()
-                phase(folder / name)
-        finally:
-            browser.close()
+                phases[name](folder / name)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

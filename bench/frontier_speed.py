@@ -14,7 +14,10 @@ better fairness; counted also against the sampling noise σ of test pSP, `engine
 since two models that hold train pSP to the same κ can differ on test by about that much), and
 each run's solver seconds and iterations.
 
-    .venv/bin/python bench/frontier_speed.py [--points 10] [--workers 2]
+    .venv/bin/python bench/frontier_speed.py [--points 10] [--workers 2] [--quick]
+
+--quick: 2 κ and IDCA at K = 2 outer iterations, a check that the bench runs, in seconds (with
+`--workers 1` each sweep's runner warms up one worker, and the two κ make one chain).
 """
 
 from __future__ import annotations
@@ -41,9 +44,11 @@ from engine.runs.runner import stop_runners  # noqa: E402
 
 INTERVAL = (0.05, 0.30)
 ACCURACY_TOLERANCE = 0.003  # the issue's target for a warm point against its cold twin
+QUICK = {"points": 2, "outer": 2}
 
 
-def base_spec() -> RunSpec:
+def base_spec(config: dict[str, int] | None = None) -> RunSpec:
+    """The sweep's run at κ = 0.05, IDCA with its defaults changed by `config`."""
     return RunSpec(
         data=AdultSpec(),
         prepare=PrepareOptions(grouping=(GroupingSpec("sex"),)),
@@ -51,12 +56,15 @@ def base_spec() -> RunSpec:
         constraint=ConstraintSpec("pSP", 0.05, INTERVAL),
         interval=INTERVAL,
         solver="idca",
+        config=config or {},
     )
 
 
-def run_sweep(kappas: list[float], chains: int, workers: int) -> tuple[float, dict[float, dict]]:
+def run_sweep(
+    kappas: list[float], chains: int, workers: int, config: dict[str, int] | None = None
+) -> tuple[float, dict[float, dict]]:
     """Wall time of the sweep on a fresh store, and per κ its run's test metrics and costs."""
-    specs = sweep_specs(base_spec(), kappas, [INTERVAL], ["idca"], [0], chains=chains)
+    specs = sweep_specs(base_spec(config), kappas, [INTERVAL], ["idca"], [0], chains=chains)
     with tempfile.TemporaryDirectory() as home:
         store = Store(home)
         try:
@@ -81,17 +89,26 @@ def run_sweep(kappas: list[float], chains: int, workers: int) -> tuple[float, di
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--points", type=int, default=10)
+    parser.add_argument("--points", type=int, help="κ values (default 10)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{QUICK['points']} κ unless --points says, and IDCA at K = {QUICK['outer']} outer "
+        "iterations (not its defaults)",
+    )
     args = parser.parse_args()
-    kappas = [float(f"{k:.4g}") for k in np.geomspace(0.3, 0.01, args.points)]
+    points = args.points or (QUICK["points"] if args.quick else 10)
+    config = {"outer_iterations": QUICK["outer"]} if args.quick else None
+    kappas = [float(f"{k:.4g}") for k in np.geomspace(0.3, 0.01, points)]
     prepared = load_prepared(base_spec().data, base_spec().prepare)  # prepared (and cached) once
     test = prepared.split("test")
     sigma = value_noise(base_spec().constraint, test.groups, test.y)
-    cold_wall, cold = run_sweep(kappas, 0, args.workers)
-    warm_wall, warm = run_sweep(kappas, args.workers, args.workers)
-    print(f"Adult by sex, linear with cross-terms, I = [5%, 30%), IDCA, {args.points} κ from "
-          f"0.3 to 0.01, {args.workers} workers\n")  # fmt: skip
+    cold_wall, cold = run_sweep(kappas, 0, args.workers, config)
+    warm_wall, warm = run_sweep(kappas, args.workers, args.workers, config)
+    defaults = "" if config is None else f" at K = {config['outer_iterations']}"
+    print(f"Adult by sex, linear with cross-terms, I = [5%, 30%), IDCA{defaults}, {points} κ "
+          f"from 0.3 to 0.01, {args.workers} workers\n")  # fmt: skip
     print(f"wall time: cold {cold_wall:.0f} s, warm {warm_wall:.0f} s "
           f"(warm ÷ cold {warm_wall / cold_wall:.2f}; target warm ≤ 60 s)\n")  # fmt: skip
     print(f"{'κ':>7} | {'cold acc':>8} {'1−pSP':>7} {'train':>6} {'s':>5} {'iter':>6} | "

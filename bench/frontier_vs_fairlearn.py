@@ -16,7 +16,10 @@ classifier itself, from the same probabilities. For each EG point the table says
 point dominates it (at least as good on both axes, better on one) on (test accuracy, test
 1 − pSP) and on (test accuracy, test DP gap).
 
-    .venv/bin/python bench/frontier_vs_fairlearn.py [--points 10] [--workers 2]
+    .venv/bin/python bench/frontier_vs_fairlearn.py [--points 10] [--workers 2] [--quick]
+
+--quick: 2 points per frontier, IDCA at K = 2 outer iterations and ExponentiatedGradient at 2
+iterations of base fits of 20 L-BFGS iterations, a check that the bench runs, in seconds.
 """
 
 from __future__ import annotations
@@ -39,12 +42,14 @@ from engine.data.sources import load_prepared  # noqa: E402
 from engine.fairness.constraints import ConstraintSpec  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
 from engine.problem import Problem  # noqa: E402
-from engine.solvers import solve  # noqa: E402
+from engine.solvers import config_from_dict, solve, solver_card  # noqa: E402
 
 INTERVAL = (0.05, 0.30)
 OPTIONS = PrepareOptions(grouping=(GroupingSpec("sex"),))
 MODEL = ModelSpec(cross_terms=True)
 EG_SOLVER = "exponentiated_gradient"
+QUICK_POINTS = 2
+QUICK_OPTIONS = {"idca": {"outer_iterations": 2}, EG_SOLVER: {"max_iter": 2, "base_max_iter": 20}}
 
 
 @dataclass(frozen=True)
@@ -61,12 +66,14 @@ class Point:
     seconds: float
 
 
-def fit_point(solver: str, family: str, kappa: float) -> Point:
-    """One model of a frontier, solved in this (worker) process."""
+def fit_point(solver: str, family: str, kappa: float, options: dict[str, int]) -> Point:
+    """One model of a frontier, solved in this (worker) process by `solver` at its defaults
+    changed by `options`."""
     data = load_prepared(AdultSpec(), OPTIONS)
     problem = Problem(data, MODEL, ConstraintSpec(family, kappa, INTERVAL), interval=INTERVAL)
+    config = config_from_dict(solver_card(solver).Config, options)
     start = time.perf_counter()
-    solution = solve(problem, solver)
+    solution = solve(problem, solver, config)
     seconds = time.perf_counter() - start
     test, train = solution.metrics["test"], solution.metrics["train"]
     expected_accuracy, expected_dp = test["accuracy"], test["dp"]
@@ -81,10 +88,12 @@ def fit_point(solver: str, family: str, kappa: float) -> Point:
 
 
 def frontier(
-    solver: str, family: str, kappas: np.ndarray, workers: int
+    solver: str, family: str, kappas: np.ndarray, workers: int, options: dict[str, int]
 ) -> tuple[list[Point], float]:
     start = time.perf_counter()
-    points = Parallel(n_jobs=workers)(delayed(fit_point)(solver, family, float(k)) for k in kappas)
+    points = Parallel(n_jobs=workers)(
+        delayed(fit_point)(solver, family, float(k), options) for k in kappas
+    )
     return points, time.perf_counter() - start
 
 
@@ -100,18 +109,29 @@ def dominated(point: Point, others: list[Point], fairness: str) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--points", type=int, default=10)
+    parser.add_argument("--points", type=int, help="points per frontier (default 10)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{QUICK_POINTS} points unless --points says, IDCA at K = "
+        f"{QUICK_OPTIONS['idca']['outer_iterations']} and ExponentiatedGradient at "
+        f"{QUICK_OPTIONS[EG_SOLVER]['max_iter']} iterations of base fits of "
+        f"{QUICK_OPTIONS[EG_SOLVER]['base_max_iter']} L-BFGS iterations (not their defaults)",
+    )
     args = parser.parse_args()
+    points = args.points or (QUICK_POINTS if args.quick else 10)
+    options = QUICK_OPTIONS if args.quick else {}
     data = load_prepared(AdultSpec(), OPTIONS)  # prepared (and cached) once, before the workers
     print(f"Adult by sex: train {len(data.train):,}, validation {len(data.val):,}, test "
           f"{len(data.test):,}; linear with cross-terms; I = [5%, 30%); {args.workers} workers")  # fmt: skip
-    idca, idca_wall = frontier("idca", "pSP", np.geomspace(0.3, 0.01, args.points), args.workers)
+    kappas = np.geomspace(0.3, 0.01, points)
+    idca, idca_wall = frontier("idca", "pSP", kappas, args.workers, options.get("idca", {}))
     gaps = [p.train_dp_gap for p in idca]
-    bounds = np.geomspace(max(gaps), max(min(gaps), 1e-3), args.points)
-    eg, eg_wall = frontier(EG_SOLVER, "DP", bounds, args.workers)
+    bounds = np.geomspace(max(gaps), max(min(gaps), 1e-3), points)
+    eg, eg_wall = frontier(EG_SOLVER, "DP", bounds, args.workers, options.get(EG_SOLVER, {}))
     print(f"\nwall time: IDCA frontier {idca_wall:.0f} s, ExponentiatedGradient frontier "
-          f"{eg_wall:.0f} s ({args.points} points each)\n")  # fmt: skip
+          f"{eg_wall:.0f} s ({points} points each)\n")  # fmt: skip
     header = (f"{'solver':<8}{'bound':>8}{'test acc':>10}{'1−pSP':>8}{'DP gap':>8}{'E[acc]':>8}"
               f"{'E[DP]':>8}{'s':>6}  dominated by IDCA on (acc, 1−pSP) / (acc, DP)")  # fmt: skip
     print(header)

@@ -21,6 +21,10 @@ give up against the plain ones, and the honoured runs' wall time over the plain 
 honoured run's stop sentence follows.
 
     .venv/bin/python bench/honour_kappa.py [--quick] [--kappas 0.1 0.05] [--split val]
+        [--seconds S]
+
+--seconds S stops each run, plain or honoured, after S wall seconds (`engine.solvers.Budget`);
+`--kappas 0.1 --seconds 2` checks in seconds that the bench runs.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from engine.fairness.constraints import ConstraintSpec  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.runs.honour_search import honour_search  # noqa: E402
-from engine.solvers import Solution, solve  # noqa: E402
+from engine.solvers import Budget, Solution, solve  # noqa: E402
 from engine.solvers.honour import RESOLVES, SplitNoise, solve_honouring, split_noise  # noqa: E402
 from engine.solvers.honour_rules import HONOUR_SPLITS  # noqa: E402
 
@@ -108,19 +112,26 @@ def main() -> None:
     )
     parser.add_argument("--split", choices=HONOUR_SPLITS, default="val",
                         help="the split κ is honoured on (default val)")  # fmt: skip
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        help="wall budget of each run, plain and honoured (default: none, IDCA stops by its own "
+        "rule); a small one makes a quick check that the bench runs",
+    )
     args = parser.parse_args()
+    budget = None if args.seconds is None else Budget(max_seconds=args.seconds)
     kappas = args.kappas or (QUICK_KAPPAS if args.quick else KAPPAS)
     prepared = load_prepared(AdultSpec(), PrepareOptions(grouping=(GroupingSpec("sex"),)))
     rows = []
     for kappa in kappas:
         at = problem(prepared, kappa)
-        plain = measure(partial(solve, at, "idca"), kappa)
-        honoured = measure(partial(solve_honouring, at, "idca", args.split), kappa)
+        plain = measure(partial(solve, at, "idca", budget=budget), kappa)
+        honoured = measure(partial(solve_honouring, at, "idca", args.split, budget=budget), kappa)
         rows.append((kappa, plain, honoured))
         print(f"κ = {kappa:g} done: plain {plain.seconds:.0f} s, honoured {honoured.seconds:.0f} s",
               file=sys.stderr)  # fmt: skip
     noise = split_noise(problem(prepared, kappas[0]), args.split)
-    report(rows, args.split, len(prepared.train), noise)
+    report(rows, args.split, len(prepared.train), noise, args.seconds)
 
 
 def meeting(runs: list[tuple[float, Measured]], split: str) -> int:
@@ -129,10 +140,15 @@ def meeting(runs: list[tuple[float, Measured]], split: str) -> int:
 
 
 def report(
-    rows: list[tuple[float, Measured, Measured]], split: str, train_rows: int, noise: SplitNoise
+    rows: list[tuple[float, Measured, Measured]],
+    split: str,
+    train_rows: int,
+    noise: SplitNoise,
+    seconds: float | None,
 ) -> None:
+    budget = "" if seconds is None else f", {seconds:g} s per run"
     print(f"Adult by sex ({train_rows:,} training rows), linear with cross-terms, pSP on "
-          f"I = [5%, 30%), IDCA defaults; honoured on {split}")  # fmt: skip
+          f"I = [5%, 30%), IDCA defaults{budget}; honoured on {split}")  # fmt: skip
     print(f"pSP on {split} ({noise.rows:,} rows): σ = {noise.sigma:.4f}, 2σ = "
           f"{RESOLVES * noise.sigma:.4f}\n")  # fmt: skip
     head = f"{'κ′':>8} {'n':>2} {'train':>7} {'val':>7} {'test':>7} ✓ {'acc':>7} {'s':>6}"

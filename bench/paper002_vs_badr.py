@@ -34,6 +34,11 @@ their difference from that of the two searches over λ.
     .venv/bin/python bench/paper002_vs_badr.py [--quick] [--data adult law]
         [--measures dp dm ...] [--max-iter 100] [--seconds 180] [--badr-solvers slsqp fw]
         [--ours badr_implicit badr_gd] [--law-label ugpa] [--rows N] [--drop-protected]
+
+`--badr-solvers` with no name runs FairFront's side alone, with no badr environment: `--quick
+--data adult --rows 500 --seconds 2 --badr-solvers` checks in seconds that the bench runs;
+`--quick --data adult --rows 300 --max-iter 2 --seconds 2 --ours badr_implicit` does the same with
+the package's side, once its environment exists.
 """
 
 from __future__ import annotations
@@ -496,7 +501,14 @@ def main() -> None:
     parser.add_argument("--max-iter", type=int, help="badr's SLSQP/FW iteration cap (default 100)")
     parser.add_argument("--seconds", type=float,
                         help="wall-clock limit per run, both sides (default 180)")  # fmt: skip
-    parser.add_argument("--badr-solvers", nargs="+", choices=tuple(THEIRS), default=["slsqp"])
+    parser.add_argument(
+        "--badr-solvers",
+        nargs="*",
+        choices=tuple(THEIRS),
+        default=["slsqp"],
+        help="the package's solvers to run (default slsqp; none: FairFront's side alone, without "
+        "the package's environment)",
+    )
     parser.add_argument("--ours", nargs="*", choices=OURS, default=list(OURS),
                         help="FairFront's solvers to run (none: the package side alone)")  # fmt: skip
     parser.add_argument("--law-label", help="the engine's numeric Law school label (default: the "
@@ -512,7 +524,7 @@ def main() -> None:
     args.seconds = args.seconds or (QUICK["seconds"] if args.quick else 180.0)
     rows_cap = args.rows or (QUICK["rows"] if args.quick else None)
 
-    python = badr_python(badr_env())
+    python = badr_python(badr_env()) if args.badr_solvers else None
     cases = []
     for key in args.data:
         progress(f"preparing {key} ...")

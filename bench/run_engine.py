@@ -6,7 +6,9 @@
 2. A 10-point κ sweep of IDCA on Adult on 2 workers: wall time ÷ (sum of the runs' solver
    seconds / 2). Target: ≤ 1.2.
 
-    .venv/bin/python bench/run_engine.py [--outer 10]
+    .venv/bin/python bench/run_engine.py [--outer 10] [--quick]
+
+--quick: 2 overhead runs and a 2-point sweep at K = 1, a check that the bench runs, in seconds.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ from engine.solvers import Budget  # noqa: E402
 from engine.status import FINAL  # noqa: E402
 
 INTERVAL = (0.05, 0.30)
+OVERHEAD_RUNS = 10
+KAPPAS = (0.3, 0.25, 0.2, 0.15, 0.1, 0.08, 0.05, 0.03, 0.02, 0.01)
+QUICK = {"runs": 2, "kappas": (0.3, 0.01), "outer": 1}
 
 
 def base_spec(**changes) -> RunSpec:
@@ -46,7 +51,7 @@ def base_spec(**changes) -> RunSpec:
     return RunSpec(**{**spec.__dict__, **changes})
 
 
-def overheads(store: Store, count: int = 10) -> None:
+def overheads(store: Store, count: int = OVERHEAD_RUNS) -> None:
     submit([base_spec(budget=Budget(max_iterations=1), seed=999)], store)  # warm the runner
     wait(store, [base_spec(budget=Budget(max_iterations=1), seed=999).run_id])
     to_start, to_visible, around = [], [], []
@@ -67,30 +72,37 @@ def overheads(store: Store, count: int = 10) -> None:
           "(cached data, set-up, final exact metrics, artifacts)")  # fmt: skip
 
 
-def sweep_efficiency(store: Store, outer: int) -> None:
-    kappas = [0.3, 0.25, 0.2, 0.15, 0.1, 0.08, 0.05, 0.03, 0.02, 0.01]
+def sweep_efficiency(store: Store, outer: int, kappas: tuple[float, ...] = KAPPAS) -> None:
     base = base_spec(config={"outer_iterations": outer})
-    specs = sweep_specs(base, kappas, [INTERVAL], ["idca"], [0])
+    specs = sweep_specs(base, list(kappas), [INTERVAL], ["idca"], [0])
     start = time.time()
     ids = submit(specs, store, workers=2)
     wait(store, ids)
     wall = time.time() - start
     rows = [store.run(i) for i in ids]
     solver = sum(r.seconds for r in rows)
-    print(f"\n10-point κ sweep, IDCA K = {outer} on Adult, 2 workers:")
+    print(f"\n{len(kappas)}-point κ sweep, IDCA K = {outer} on Adult, 2 workers:")
     print(f"  wall {wall:.1f} s, sum of solver times {solver:.1f} s, "
           f"wall ÷ (sum / 2) = {wall / (solver / 2):.2f}  (target ≤ 1.2)")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--outer", type=int, default=10, help="IDCA outer iterations per run")
+    parser.add_argument("--outer", type=int, help="IDCA outer iterations per run (default 10)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{QUICK['runs']} overhead runs (not {OVERHEAD_RUNS}) and a {len(QUICK['kappas'])}-"
+        f"point sweep (not {len(KAPPAS)}) at K = {QUICK['outer']} unless --outer says",
+    )
     args = parser.parse_args()
+    outer = args.outer or (QUICK["outer"] if args.quick else 10)
+    runs, kappas = (QUICK["runs"], QUICK["kappas"]) if args.quick else (OVERHEAD_RUNS, KAPPAS)
     with tempfile.TemporaryDirectory() as home:
         store = Store(home)
         try:
-            overheads(store)
-            sweep_efficiency(store, args.outer)
+            overheads(store, runs)
+            sweep_efficiency(store, outer, kappas)
         finally:
             stop_runners(home)
 

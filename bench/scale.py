@@ -26,10 +26,11 @@ Targets (2 cores, 24 GB): 1.66 M rows IDCA < 10 min and peak memory < 12 GB; 200
 of California alone) < 60 s.
 
     .venv/bin/python bench/scale.py [--sizes 20000 100000 400000 1664500] [--quick]
-        [--minibatch-seconds 120]
+        [--minibatch-seconds 120] [--outer K]
 
 --quick runs 20 k and 100 k rows with K = 10 outer iterations and a 10 s minibatch run. The
 synthetic files go to the data cache (FAIRFRONT_CACHE), where later runs find them.
+`--sizes 5000 --outer 1 --minibatch-seconds 1` checks in seconds that the bench runs.
 """
 
 from __future__ import annotations
@@ -149,8 +150,11 @@ def main() -> None:
                         help="solver seconds of the minibatch run on the largest size; 0: none")  # fmt: skip
     parser.add_argument("--child", choices=("files", "idca", "minibatch"), help=argparse.SUPPRESS)
     parser.add_argument("--rows", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--outer", type=int, default=IDCAConfig().outer_iterations,
-                        help=argparse.SUPPRESS)  # fmt: skip
+    parser.add_argument(
+        "--outer",
+        type=int,
+        help=f"IDCA's outer iterations K (default {IDCAConfig().outer_iterations}, --quick 10)",
+    )
     args = parser.parse_args()
     if args.child == "files":
         spec_for(args.rows).files()
@@ -163,7 +167,7 @@ def main() -> None:
         print(json.dumps(measure_minibatch(args.rows, args.minibatch_seconds)))
         return
     sizes = args.sizes or (QUICK_SIZES if args.quick else SIZES)
-    outer = 10 if args.quick else IDCAConfig().outer_iterations
+    outer = args.outer or (10 if args.quick else IDCAConfig().outer_iterations)
     budget = 10.0 if args.quick else args.minibatch_seconds
     print(f"IDCA (K = {outer}, T = {IDCAConfig().inner_iterations}, ε = {IDCAConfig().epsilon}) "
           f"on synthetic pooled ACS income, sex, cross-terms, pSP κ = {KAPPA}, I = {INTERVAL}")  # fmt: skip

@@ -7,6 +7,10 @@ per-outer linearisation is included), and their ratio (target ≤ 3). Then it ru
 default configuration (paper 003 G.2.2: K = 200, T = 200, ε = 1e-3) on Adult (target ≤ 20 s).
 
     .venv/bin/python bench/solver_speed.py [--acs-root ../shared/data/acs/pums] [--skip-full]
+        [--quick]
+
+--quick times 30 products and one outer iteration of 20 steps per data set, and skips the full
+solve: a check that the bench runs, in seconds, not a measurement.
 """
 
 from __future__ import annotations
@@ -36,9 +40,11 @@ from engine.solvers.driver import BATCH  # noqa: E402
 from engine.solvers.idca import IDCA  # noqa: E402
 
 INTERVAL = (0.05, 0.30)
+PRODUCT_REPEATS, OUTER, INNER = 300, 9, IDCAConfig().inner_iterations
+QUICK_PRODUCT_REPEATS, QUICK_OUTER, QUICK_INNER = 30, 1, 20
 
 
-def product_seconds(problem: Problem, repeats: int = 300) -> float:
+def product_seconds(problem: Problem, repeats: int = PRODUCT_REPEATS) -> float:
     design = problem.design()
     rng = np.random.default_rng(0)
     w, r = rng.normal(size=design.shape[1]), rng.normal(size=design.shape[0])
@@ -51,10 +57,12 @@ def product_seconds(problem: Problem, repeats: int = 300) -> float:
     return statistics.median(times)
 
 
-def step_seconds(problem: Problem, outer: int = 9) -> float:
-    """Median over outer iterations of their time per inner step (robust to a busy machine),
-    stepping as the driver does (`advance`, batches of steps in the compiled loop)."""
-    solver = IDCA(problem, IDCAConfig(patience=0), np.random.default_rng(0))
+def step_seconds(problem: Problem, outer: int = OUTER, inner: int = INNER) -> float:
+    """Median over `outer` iterations of `inner` steps of their time per inner step (robust to
+    a busy machine), stepping as the driver does (`advance`, batches of steps in the compiled
+    loop)."""
+    config = IDCAConfig(inner_iterations=inner, patience=0)
+    solver = IDCA(problem, config, np.random.default_rng(0))
     times = []
     for _ in range(outer + 1):  # the first outer iteration warms up
         start, first, done = time.perf_counter(), solver.total, solver.outer + 1
@@ -69,7 +77,19 @@ def main() -> None:
     default_root = Path(__file__).resolve().parents[2] / "shared/data/acs/pums"
     parser.add_argument("--acs-root", type=Path, default=default_root)
     parser.add_argument("--skip-full", action="store_true", help="skip the full IDCA solve")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"time {QUICK_PRODUCT_REPEATS} products and {QUICK_OUTER} outer iteration of "
+        f"{QUICK_INNER} steps per data set (not {PRODUCT_REPEATS}, and {OUTER} of {INNER}), "
+        "and no full solve",
+    )
     args = parser.parse_args()
+    repeats, outer, inner = (
+        (QUICK_PRODUCT_REPEATS, QUICK_OUTER, QUICK_INNER)
+        if args.quick
+        else (PRODUCT_REPEATS, OUTER, INNER)
+    )
     torch.set_num_threads(1)
     sex = PrepareOptions(grouping=(GroupingSpec("sex"),))
     cases = [("Adult, sex", AdultSpec(), sex)]
@@ -87,12 +107,12 @@ def main() -> None:
         problem = Problem(load_prepared(spec, options), ModelSpec(cross_terms=True), constraint,
                           interval=INTERVAL)  # fmt: skip
         problems[name] = problem
-        product, step = product_seconds(problem), step_seconds(problem)
+        product, step = product_seconds(problem, repeats), step_seconds(problem, outer, inner)
         n, d = problem.design().shape
         sparse = all(b.sparse for b in problem.design().blocks)
         print(f"{name:<28}{n:>8}{d:>6}{sparse!s:>8}{product * 1e3:>13.3f}{step * 1e3:>10.3f}"
               f"{step / product:>8.2f}")  # fmt: skip
-    if args.skip_full:
+    if args.skip_full or args.quick:
         return
     problem = problems["Adult, sex"]
     start, cpu = time.perf_counter(), time.process_time()

@@ -77,7 +77,8 @@ a run's iterates by accuracy, not by the constrained value the verdict judges.
 
     .venv/bin/python bench/verdict_calibration.py [--quick] [--seeds 0 1 2] [--kappas 0.05 0.2]
         [--families pSP DP EO] [--models linear mlp] [--sizes 10000 40000]
-        [--modes off train val] [--seconds 60] [--threads 1] [--results FILE [--stored]]
+        [--modes off train val] [--seconds 60] [--threads 1] [--persons 2400000]
+        [--results FILE [--stored]]
 
 --results FILE keeps every run's result as a line of JSON in FILE, and a run already there is
 read back instead of run again: a long bench can be resumed, or split over processes (each
@@ -87,6 +88,11 @@ With --stored that call runs nothing: its tables hold the results of its grid th
 
 --quick: κ ∈ {0.05, 0.2}, pSP and EO, both models, 4,000 training rows, seed 0; the MLP 20 s
 per run and 3,000 iterations per solve.
+
+--persons N draws from a population of N persons instead of 2.4 M (its files are written once
+under the data cache too). A check in seconds that the bench runs, on one small case per table:
+`--persons 60000 --sizes 2000 --kappas 0.1 --families pSP --models linear --modes off
+--seeds 0`.
 """
 
 from __future__ import annotations
@@ -125,7 +131,7 @@ from engine.solvers.options import Budget  # noqa: E402
 from engine.threads import use_threads  # noqa: E402
 from engine.verdict import KappaState, judge  # noqa: E402
 
-POPULATION = SyntheticACSSpec(state="CT,MA", year=2018, task="income", n_persons=2_400_000)
+PERSONS = 2_400_000  # the population's persons (`--persons`)
 GROUPING = GroupingSpec("SEX")
 INTERVAL = (0.05, 0.30)
 KAPPAS = (0.02, 0.05, 0.1, 0.2)
@@ -235,15 +241,19 @@ def constraint(family: str, kappa: float) -> ConstraintSpec:
     return ConstraintSpec(family, kappa, interval)
 
 
-def population_files() -> tuple[int, float]:
-    """The population's persons, and the seconds it took to write its files now (0 when they
-    were there)."""
-    acs = POPULATION.as_acs()
+def population(persons: int) -> SyntheticACSSpec:
+    """The synthetic census file of `persons` persons of Connecticut and Massachusetts."""
+    return SyntheticACSSpec(state="CT,MA", year=2018, task="income", n_persons=persons)
+
+
+def population_files(spec: SyntheticACSSpec) -> float:
+    """The seconds it took to write the population's files now (0 when they were there)."""
+    acs = spec.as_acs()
     there = all(state_file(Path(acs.root), state, acs.year, acs.horizon).is_file()
-                for state in POPULATION.states)  # fmt: skip
+                for state in spec.states)  # fmt: skip
     start = time.perf_counter()
-    POPULATION.files()
-    return POPULATION.n_persons, 0.0 if there else time.perf_counter() - start
+    spec.files()
+    return 0.0 if there else time.perf_counter() - start
 
 
 def draw_rows(dataset: Dataset, draw: Draw) -> Prepared:
@@ -319,12 +329,25 @@ def main() -> None:
     parser.add_argument("--seconds", type=float,
                         help=f"wall budget of a run of the MLP's solver, which has no stopping "
                              f"rule (default {SECONDS:g}; --quick {QUICK['seconds']:g})")  # fmt: skip
+    parser.add_argument(
+        "--persons",
+        type=int,
+        default=PERSONS,
+        help=f"the population's persons (default {PERSONS:,}); fewer make a smaller population "
+        "for a quick check that the bench runs; a --results FILE holds one population's results",
+    )
     parser.add_argument("--threads", type=int, default=1,
                         help="threads of IDCA's compiled loops (default 1)")  # fmt: skip
-    parser.add_argument("--results", type=Path,
-                        help="a file of results, one JSON line each: read back, and added to")
-    parser.add_argument("--stored", action="store_true",
-                        help="run nothing: the tables over the grid's results in --results")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        help="a file of results, one JSON line each: read back, and added to",
+    )
+    parser.add_argument(
+        "--stored",
+        action="store_true",
+        help="run nothing: the tables over the grid's results in --results",
+    )
     args = parser.parse_args()
     if args.stored and args.results is None:
         parser.error("--stored reads the results of --results FILE")
@@ -340,9 +363,10 @@ def main() -> None:
     iterations = quick.get("iterations", MLP_ITERATIONS)
 
     start = time.perf_counter()
-    persons, written = population_files()
-    dataset = POPULATION.load()
-    print(f"population: {len(dataset.frame):,} rows of {persons:,} persons"
+    spec = population(args.persons)
+    written = population_files(spec)
+    dataset = spec.load()
+    print(f"population: {len(dataset.frame):,} rows of {spec.n_persons:,} persons"
           + (f", files written in {written:.0f} s" if written else ""), file=sys.stderr)  # fmt: skip
     # every draw with the modes it is run in: the cases in CASE_MODE, the modes' subset in each
     plan: dict[Draw, list[str]] = {}
@@ -400,7 +424,7 @@ def main() -> None:
     case_results = [r for r in results if r.mode == CASE_MODE and r.draw in cases]
     mode_results = [r for r in results if r.draw.family == MODE_FAMILY
                     and r.draw.model == MODE_MODEL and r.draw.size == sizes[0]]  # fmt: skip
-    header(len(dataset.frame), persons, written, test_rows, seeds, models, sizes, seconds,
+    header(len(dataset.frame), spec, written, test_rows, seeds, models, sizes, seconds,
            iterations)  # fmt: skip
     for draw, mode, why in errors:
         print(f"refused: {draw.words()} {mode}: {why}")
@@ -441,7 +465,7 @@ def share(k: int, n: int) -> str:
 
 def header(
     rows: int,
-    persons: int,
+    spec: SyntheticACSSpec,
     written: float,
     test_rows: list[int],
     seeds: Iterable[int],
@@ -453,7 +477,7 @@ def header(
     wrote = f"; files written in {written:.0f} s" if written else " (files from the data cache)"
     drawn = (f"; population (test) rows per draw {min(test_rows):,}–{max(test_rows):,}"
              if test_rows else "; population (test) rows per draw: the rest of the file")  # fmt: skip
-    print(f"Population: synthetic ACS income, {', '.join(POPULATION.states)}, {persons:,} persons, "
+    print(f"Population: synthetic ACS income, {', '.join(spec.states)}, {spec.n_persons:,} persons, "
           f"{rows:,} rows{wrote}; groups by SEX{drawn}")  # fmt: skip
     print(f"Training rows {', '.join(f'{s:,}' for s in sizes)} (validation a quarter as many); "
           f"seeds {', '.join(map(str, seeds))}; pSP on I = [5%, 30%), DP and EO at threshold 0")  # fmt: skip
