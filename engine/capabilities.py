@@ -58,6 +58,11 @@ class Capability(Enum):
         "label, that fairlearn expresses as a moment: demographic parity, equalized odds or true "
         "positive rate parity",
     )
+    SELECTION_RATE_GAPS = (
+        Side.FAMILY,
+        "a bound on the gaps between groups' overall rates of positive decisions (statistical "
+        "parity), which group-wise weights of the training rows or group-wise thresholds act on",
+    )
     LOSS_GAP_PENALTY = (
         Side.FAMILY,
         "rows ±(a gap between group losses) − δ, so that Σ[row + δ]₊ sums the absolute gaps",

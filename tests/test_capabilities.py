@@ -26,6 +26,7 @@ from engine.fairness.constraints import ConstraintSpec, bind
 from engine.fairness.constraints.base import BoundConstraint
 from engine.fairness.constraints.quadratic_auc import QuadraticAUC
 from engine.fairness.families import family_names, family_offers
+from engine.fairness.rates import positive_rates
 from engine.models import ModelSpec
 from engine.objectives import LogisticLoss
 from engine.solvers import solver_card, solver_names
@@ -41,6 +42,7 @@ OBJECTIVE = LogisticLoss().name
 CELLS = {("a", 1): 4, ("a", 0): 4, ("b", 1): 3, ("b", 0): 3}
 GROUPS = np.repeat([g for g, _ in CELLS], list(CELLS.values()))
 Y = np.repeat([v for _, v in CELLS], list(CELLS.values()))
+GROUP_IDS = np.unique(GROUPS, return_inverse=True)[1]
 SCORES = torch.from_numpy(np.random.default_rng(0).normal(0.0, 2.0, GROUPS.size))
 # κ and I: pDP's clipped rates cross α and β on some batches
 KAPPA, INTERVAL = 0.5, (0.3, 0.7)
@@ -94,6 +96,19 @@ def test_the_quadratic_rows_are_offered_by_the_quadratic_model_of_their_equation
     bound = tiny(family)
     offered = {c for c in family_offers(family) if c in QUADRATIC.values()}
     assert offered == ({QUADRATIC[bound.variant]} if isinstance(bound, QuadraticAUC) else set())
+
+
+@pytest.mark.parametrize("family", family_names())
+def test_a_family_offers_selection_rate_gaps_exactly_when_its_value_is_the_rates_range(family):
+    """Over many random scores, the exact value is the largest gap of the groups' overall
+    positive rates (statistical parity) for the families that say so, and for no other."""
+    bound = tiny(family)
+    draws = np.random.default_rng(1).normal(0.0, 2.0, (40, GROUPS.size))
+    is_range = all(
+        np.isclose(bound.exact(h), np.ptp(positive_rates(h, GROUP_IDS)), rtol=0, atol=1e-12)
+        for h in draws
+    )
+    assert (Capability.SELECTION_RATE_GAPS in family_offers(family)) == is_range
 
 
 @pytest.mark.parametrize(

@@ -155,7 +155,8 @@ def _offers(*capabilities: Capability) -> frozenset[Capability]:
 # rows are affine in means over groups or (group, label) cells, or in means over the pairs of two
 # disjoint such sets: on a batch with equally many rows of every group, each of these means is an
 # unbiased estimate of its value on the data (a group's rows hold a uniform sample of each cell).
-# RATE_MOMENTS where the rows are gaps of groups' positive rates that fairlearn's moments bound.
+# RATE_MOMENTS where the rows are gaps of groups' positive rates that fairlearn's moments bound;
+# SELECTION_RATE_GAPS where the exact quantity is the largest gap of the overall positive rates.
 _QUADRATIC_SCALE = ("κ bounds the quadratic surrogate ½(1 + x)² of the AUC gap, which may exceed "
                     "1 (paper 003, G.3.2), not the exact gap")
 _DC, _BATCH, _RATES = Capability.DC_PARTS, Capability.MINIBATCH_ROWS, Capability.RATE_MOMENTS
@@ -178,7 +179,9 @@ FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
                proposed=("ssl_alm",)),
         # DP, EO, EOpp: differences of rates, means over groups or (group, label) cells
         Family("DP", "paper 001, eq. (15)", _C + "rate_gaps:DemographicParityGap",
-               _check_rate_gap, "DP gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap,
+               _check_rate_gap, "DP gap",
+               _offers(_DC, _BATCH, _RATES, Capability.SELECTION_RATE_GAPS),
+               refine=refine_rate_gap,
                proposed=("plada",)),
         Family("EO", "paper 001, eq. (17)", _C + "rate_gaps:EqualizedOddsGap", _check_rate_gap,
                "EO gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap, proposed=("plada",)),

@@ -43,14 +43,19 @@ class Unconstrained(Solver):
         self.done_iterations = 0
         self.counts = OracleCounts()
 
+    def loss_and_grad_scores(self, h: np.ndarray) -> tuple[float, np.ndarray]:
+        """The loss minimised, and its gradient in the training scores `h`: the problem's
+        objective here; a solver that weighs the rows (reweighing) says otherwise."""
+        return self.problem.loss_and_grad_scores(h)
+
     def _value_and_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         problem, l2 = self.problem, self.config.l2
         if problem.model.affine:  # the design's sparse products beat a dense network pass
-            loss, grad_h = problem.loss_and_grad_scores(problem.design().matvec(x))
+            loss, grad_h = self.loss_and_grad_scores(problem.design().matvec(x))
             grad = problem.design().rmatvec(grad_h)
         else:
             h, tape = self.network.forward(x, problem.features("train"))
-            loss, grad_h = problem.loss_and_grad_scores(h)
+            loss, grad_h = self.loss_and_grad_scores(h)
             grad = self.network.backward(x, tape, grad_h)
         self.counts.tally(len(grad_h), objective_gradients=1)
         return loss + 0.5 * l2 * x @ x, grad + l2 * x

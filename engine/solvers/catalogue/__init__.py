@@ -3,49 +3,29 @@ and constraint families it solves. Importing this package loads no solver and no
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from types import MappingProxyType
 
 from engine.errors import UserError
-from engine.solvers.catalogue import (
-    fairlearn,
-    p000_alm,
-    p000_ghost,
-    p000_penalties,
-    p000_ssw,
-    p001_baselines,
-    p001_multiplier,
-    p001_plada,
-    p002_badr,
-    p004_baselines,
-    p004_postprocess,
-    p004_sfls,
-    paper000,
-    paper003,
-)
 from engine.solvers.catalogue.card import SolverCard
 
-CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(
-    {
-        card.name: card
-        for module in (
-            paper003,
-            paper000,
-            p000_alm,
-            p000_ssw,
-            p000_penalties,
-            p000_ghost,
-            p001_plada,
-            p001_baselines,
-            p001_multiplier,
-            p002_badr,
-            p004_sfls,
-            p004_baselines,
-            p004_postprocess,
-            fairlearn,
-        )
-        for card in module.CARDS
-    }  # fmt: skip
-)
+
+def _declared_cards() -> dict[str, SolverCard]:
+    """Every card of this package's modules (each declares its `CARDS`), so that a solver is
+    added by its implementation module and its card module alone; two cards of one name are
+    refused."""
+    cards: dict[str, SolverCard] = {}
+    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        for card in getattr(module, "CARDS", ()):
+            if card.name in cards:
+                raise ValueError(f"two solver cards are named {card.name!r}")
+            cards[card.name] = card
+    return cards
+
+
+CARDS: MappingProxyType[str, SolverCard] = MappingProxyType(_declared_cards())
 
 
 # what each card's `paper` is about, in a few words a solver list can head its group with
@@ -57,6 +37,7 @@ PAPER_TOPICS: MappingProxyType[str, str] = MappingProxyType(
         "003": "partial fairness on a score interval",
         "004": "AUC and AUC-based fairness",
         "fairlearn": "reductions and thresholds",
+        "baselines": "classic pre- and post-processing",
         "reference": "no constraint",
     }
 )
