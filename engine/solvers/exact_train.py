@@ -307,7 +307,7 @@ def _holding(sequence: SolveSequence, end: str, chosen: Solve | None = None) -> 
     how = _changes(sequence, chosen)
     if holding:
         if len(solves) == 1 and not chosen.refined:
-            sentence = (f"κ held on the training data by the solver's own surrogate: exact "
+            sentence = (f"κ held on the training data by the first solve: exact "
                         f"{quantity} {chosen.train_value:.4f} ≤ κ = {kappa:g}")  # fmt: skip
         else:
             sentence = (f"κ held on the training data after {count}: exact {quantity} "

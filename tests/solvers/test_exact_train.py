@@ -104,7 +104,7 @@ def test_a_warm_start_refines_the_surrogate_to_its_model_before_the_first_solve(
     assert first.refined.startswith("ramp width τ 1 → ")  # Î of 10 is as dense as κ = 0.2 asks
     assert first.constraint.temperature < cold.constraint.temperature
     assert first.constraint.kappa == 0.2  # refined, not yet tightened
-    assert holding.held and "solver's own surrogate" not in holding.sentence
+    assert holding.held and "by the first solve" not in holding.sentence
     assert "the surrogate refined (ramp width τ 1 → " in holding.sentence
 
 
