@@ -14,7 +14,7 @@ from typing import Any
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from engine.plots import TrajectoryAxis, trajectory_figure, trajectory_run
+from engine.plots.trajectory import TrajectoryAxis, trajectory_figure, trajectory_run
 from engine.runs.comparison import comparison_table
 from engine.runs.describe import Setting, describe_spec, run_label, split_settings
 from engine.runs.honour_search import HonourSearch, honour_search, search_table, search_titles

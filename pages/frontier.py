@@ -12,7 +12,7 @@ from streamlit.delta_generator import DeltaGenerator
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_name
-from engine.frontier_figure import frontier_figure, kappa_interval_figure
+from engine.plots.frontier import frontier_figure, kappa_interval_figure
 from engine.runs import Store, submit_sweep, sweep_specs
 from engine.runs.describe import run_label, sweep_progress
 from engine.runs.frontier import SCORE_NAMES, SPREADS, frontier, spread_name

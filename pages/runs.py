@@ -14,10 +14,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from engine import plots
 from engine.errors import UserError
 from engine.fairness.families import family_entry
 from engine.model_file import model_bytes
+from engine.plots import trajectory
 from engine.runs import STATUSES, Store
 from engine.runs.comparison import (
     RunLine,
@@ -455,11 +455,11 @@ def _comparison(store: Store, chosen: list[str]) -> None:
     for run_id in chosen:
         honour_search_view(store, run_id)
     rows = [store.run(r) for r in chosen]
-    runs = [plots.trajectory_run(f"{run_label(row.spec)} [{row.id[:6]}]", row.spec,
+    runs = [trajectory.trajectory_run(f"{run_label(row.spec)} [{row.id[:6]}]", row.spec,
                                  store.records(row.id)) for row in rows]  # fmt: skip
     runs = [run for run in runs if run.records]
     if runs:
-        st.plotly_chart(plots.trajectory_figure(runs), width="stretch", key="compare")
+        st.plotly_chart(trajectory.trajectory_figure(runs), width="stretch", key="compare")
 
 
 def side_by_side(store: Store, chosen: list[str]) -> pd.DataFrame:

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from engine.exact_trajectory import consecutive, exact_points
-from engine.plots import KKT, TrajectoryRun, trajectory_figure
+from engine.plots.trajectory import KKT, TrajectoryRun, trajectory_figure
 from engine.solvers.records import SOLVE
 
 

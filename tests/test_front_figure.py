@@ -8,8 +8,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.frontier_figure import DOMINATED_COLOUR, MISSED_COLOUR, frontier_figure
-from engine.plots import series_colour
+from engine.plots.frontier import DOMINATED_COLOUR, MISSED_COLOUR, frontier_figure
+from engine.plots.style import series_colour
 from engine.runs.frontier import RunResult, frontier
 
 INTERVAL = (0.05, 0.3)

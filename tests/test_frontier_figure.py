@@ -10,7 +10,7 @@ import pytest
 from frontier_sample import sweep_results
 
 from engine.errors import UserError
-from engine.frontier_figure import (
+from engine.plots.frontier import (
     DEGENERATE_COLOUR,
     DEGENERATE_NAME,
     DOMINATED_COLOUR,

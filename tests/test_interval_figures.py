@@ -8,7 +8,7 @@ import pytest
 
 from engine.fairness import psp
 from engine.fairness.distributions import rank_profile
-from engine.interval_figures import rank_profile_figure
+from engine.plots.intervals import rank_profile_figure
 
 
 def sample(seed: int, n: int = 400, groups: int = 3, ties: bool = False):

@@ -13,7 +13,7 @@ from engine.data.grouping import GroupingSpec
 from engine.data.prepare import PrepareOptions
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.models import ModelSpec
-from engine.plots import cdf_figure
+from engine.plots.scores import cdf_figure
 from engine.report import ReportRun, html_report, store_report
 from engine.runs import RunSpec, Store
 from engine.runs.results import run_verdict

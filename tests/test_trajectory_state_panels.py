@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_plots import axes_of, layout_axis, trajectory
 
-from engine.plots import (
+from engine.plots.trajectory import (
     MAX_STATE_ROWS,
     STATE_SCALARS,
     STATE_VECTORS,
@@ -182,7 +182,7 @@ def test_every_panel_keeps_a_readable_height_and_the_figure_a_bounded_one():
 
 def test_a_line_of_few_points_marks_them():
     """A short run may have a single exact record: a line alone would draw nothing."""
-    from engine.plots import FEW_POINTS, TrajectoryRun, trajectory_figure
+    from engine.plots.trajectory import FEW_POINTS, TrajectoryRun, trajectory_figure
 
     surrogate = [{"kind": "surrogate", "iteration": i, "seconds": i / 10, "objective": 1.0 / i,
                   "max_violation": 0.1 / i, "values": {}, "state": {}} for i in range(1, 20)]  # fmt: skip

@@ -22,7 +22,7 @@ from plotly.subplots import make_subplots
 from engine.benchmark.bands import Band
 from engine.errors import UserError
 from engine.fairness.criteria import probabilities, probability_wasserstein
-from engine.plots import TEMPLATE, group_colour, series_colour
+from engine.plots.style import TEMPLATE, group_colour, series_colour
 
 TIME_AXIS = "solver time (s)"  # evaluations of saved iterates are off it (`BudgetClock.SOLVER`)
 PROBABILITY_AXIS = "predicted probability σ(h)"

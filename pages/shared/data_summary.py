@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import plots
 from engine.data.prepared import Prepared, group_table, summary_statistic
+from engine.plots import data_summary as summary_figures
 
 
 def data_summary(prepared: Prepared, chart: bool = True, folded: bool = False) -> None:
@@ -38,7 +38,7 @@ def data_summary(prepared: Prepared, chart: bool = True, folded: bool = False) -
     if chart:
         st.plotly_chart(_groups_figure(prepared.key, summary), width="stretch", key="groups")
     else:  # the chart's room, so that nothing below moves when it arrives
-        st.container(height=plots.GROUPS_FIGURE_HEIGHT, border=False)
+        st.container(height=summary_figures.GROUPS_FIGURE_HEIGHT, border=False)
     with st.expander(f"Groups and {what} as a table"):
         st.markdown(groups_markdown(summary))
 
@@ -46,7 +46,7 @@ def data_summary(prepared: Prepared, chart: bool = True, folded: bool = False) -
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _groups_figure(key: str, _summary: dict):
     """One figure per prepared data set (`key` names it), shared by every rerun; never modified."""
-    return plots.groups_figure(_summary)
+    return summary_figures.groups_figure(_summary)
 
 
 def groups_markdown(summary: dict) -> str:

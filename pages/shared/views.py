@@ -7,12 +7,14 @@ from collections.abc import Iterable
 import pandas as pd
 import streamlit as st
 
-from engine import interval_figures, plots
 from engine.data.group_checks import rank_band_problems
 from engine.data.subgroups import Subgroups
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.distributions import candidate_intervals, interval_scan, rank_profile
 from engine.fairness.families import family_entry, quantity_name
+from engine.plots import intervals as interval_figures
+from engine.plots import scores as score_plots
+from engine.plots import trajectory
 from engine.runs import Store
 from engine.runs.comparison import ComparisonTable, comparison_table
 from engine.runs.describe import run_label
@@ -123,7 +125,7 @@ def status_line(store: Store, run_ids: list[str], view: ConstraintSpec | None = 
 
 def trajectories(store: Store, run_ids: list[str], view: ConstraintSpec | None, x: str) -> None:
     """The runs' trajectories so far, one column per run over its own span, against `x`
-    (one of `plots.TRAJECTORY_AXES`); empty panels while they are queued or starting, so that
+    (one of `trajectory.TRAJECTORY_AXES`); empty panels while they are queued or starting, so that
     the chart is ready to draw the first point as soon as it is recorded."""
     rows = [store.run(r) for r in run_ids]
     # a finished run's trajectory never changes: key the cache on how far each run has got
@@ -134,11 +136,11 @@ def trajectories(store: Store, run_ids: list[str], view: ConstraintSpec | None, 
 
 def trajectory_axis(key: str = "trajectory_x") -> str:
     """The trajectories' horizontal axis, chosen by the user: iterations, solver seconds, data
-    passes or oracle calls (`plots.TRAJECTORY_AXES`)."""
+    passes or oracle calls (`trajectory.TRAJECTORY_AXES`)."""
     initial(key, "iteration")
-    if st.session_state[key] not in plots.TRAJECTORY_AXES:  # a hand-edited link
+    if st.session_state[key] not in trajectory.TRAJECTORY_AXES:  # a hand-edited link
         st.session_state[key] = "iteration"
-    choice = st.segmented_control("Trajectories against", list(plots.TRAJECTORY_AXES), key=key,
+    choice = st.segmented_control("Trajectories against", list(trajectory.TRAJECTORY_AXES), key=key,
                                   help="data passes: rows whose scores the solver computed, over "
                                   "the training rows. oracle calls: gradients of the objective "
                                   "and of the constraint rows the solver evaluated (paper 001 "
@@ -153,8 +155,8 @@ def _trajectory_figure(home: str, progress: tuple, view: ConstraintSpec | None, 
     runs = []
     for run_id, *_ in progress:
         spec = store.run(run_id).spec
-        runs.append(plots.trajectory_run(run_label(spec), spec, store.records(run_id), view))
-    return plots.trajectory_figure(runs, x)
+        runs.append(trajectory.trajectory_run(run_label(spec), spec, store.records(run_id), view))
+    return trajectory.trajectory_figure(runs, x)
 
 
 def metrics_table(
@@ -334,9 +336,9 @@ def _score_figures(home, run_id, reference_id, group_names, interval, kappa, ver
     label = run_label(store.run(run_id).spec)
     alpha, beta = interval
     figures = [
-        (f"Score CCDF per group — {label}", plots.cdf_figure(scores, groups, group_names, alpha, beta,
+        (f"Score CCDF per group — {label}", score_plots.cdf_figure(scores, groups, group_names, alpha, beta,
                                                             kappa=kappa)),
-        (f"Rank–rank curve — {label}", plots.rank_rank_figure(scores, groups, group_names, alpha,
+        (f"Rank–rank curve — {label}", score_plots.rank_rank_figure(scores, groups, group_names, alpha,
                                                               beta, kappa)),
     ]  # fmt: skip
     models = [(label, scores, groups)]
@@ -344,7 +346,7 @@ def _score_figures(home, run_id, reference_id, group_names, interval, kappa, ver
         ref_scores, ref_groups = store.load_scores(reference_id)
         models.insert(0, ("unconstrained", ref_scores, ref_groups))
     figures.append(
-        ("Score densities per group", plots.density_figure(models, group_names, alpha, beta))
+        ("Score densities per group", score_plots.density_figure(models, group_names, alpha, beta))
     )
     return figures
 

@@ -17,7 +17,7 @@ from engine.benchmark.figures import (
 )
 from engine.errors import UserError
 from engine.fairness.criteria import probabilities, probability_wasserstein
-from engine.plots import TEMPLATE, series_colour
+from engine.plots.style import TEMPLATE, series_colour
 
 SOLVERS = ["SGD", "SSL-ALM", "SSw"]
 QUANTITIES = ["loss", "C1"]

@@ -11,9 +11,9 @@ import pytest
 from engine.data.grouping import GroupingSpec
 from engine.data.prepare import PrepareOptions
 from engine.fairness.constraints import ConstraintSpec
-from engine.frontier_figure import frontier_figure
 from engine.model_forms import MIXTURE_Q, MIXTURE_W
 from engine.models import ModelSpec
+from engine.plots.frontier import frontier_figure
 from engine.runs import RunSpec
 from engine.runs.frontier import FEW_SCORES_MARK, frontier
 from engine.runs.frontier_text import format_frontier

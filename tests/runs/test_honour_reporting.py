@@ -10,7 +10,7 @@ import html
 import pytest
 from run_fixtures import make_spec
 
-from engine.frontier_figure import frontier_figure
+from engine.plots.frontier import frontier_figure
 from engine.report import store_report
 from engine.runs.describe import describe_spec
 from engine.runs.frontier import frontier

@@ -304,7 +304,12 @@ def test_badr_sgd_estimates_are_unbiased_for_badr_gd_directions():
 
 
 def test_a_badr_run_draws_its_weights_group_losses_measure_and_stationarity_live():
-    from engine.plots import STATE_SCALARS, STATE_VECTORS, TrajectoryRun, trajectory_figure
+    from engine.plots.trajectory import (
+        STATE_SCALARS,
+        STATE_VECTORS,
+        TrajectoryRun,
+        trajectory_figure,
+    )
 
     prob = problem(3)
     config = solver_card("badr_gd").Config(measure="dp", l2=0.05, step_lambda=5.0, iterations=200)
@@ -323,7 +328,7 @@ def test_a_badr_run_draws_its_weights_group_losses_measure_and_stationarity_live
 
 def test_a_badr_runs_trajectory_shows_its_measures_exact_counterpart_whatever_the_page_holds():
     from engine.fairness.constraint_spec import ConstraintSpec
-    from engine.plots import trajectory_run
+    from engine.plots.trajectory import trajectory_run
 
     spec = {"solver": "badr_gd", "config": {"measure": "eopp"}, "constraint": None,
             "interval": [0.05, 0.3], "seed": 0}  # fmt: skip

@@ -24,7 +24,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from engine.errors import UserError
-from engine.plots import METRIC_NAMES, series_colour, titled, wrapped
+from engine.plots.style import METRIC_NAMES, series_colour, titled, wrapped
 from engine.runs.describe import percent_words
 from engine.runs.frontier import (
     SCORE_NAMES,
@@ -266,7 +266,8 @@ def _label_places(
             cy = y + dy * (height + MARKER_PIXELS) / 2
             box = (cx - width / 2, cx + width / 2, cy - height / 2, cy + height / 2)
             clear = not any(_overlap(box, other) for other in boxes) and not any(
-                _overlap(box, _marker_box(c)) for j, c in enumerate(centres) if j != i)
+                _overlap(box, _marker_box(c)) for j, c in enumerate(centres) if j != i
+            )
             if clear:
                 boxes.append(box)
                 places[id(points[i])] = text, place
@@ -291,8 +292,11 @@ def _point_hover(point: FrontierPoint, quantity: str, score: str) -> str:
         f"{SCORE_NAMES[score]} = {with_band(point.score, point.score_band)}",
         f"fairness = {with_band(point.fairness, point.fairness_band)}",
         f"{point.n} seed{'s' if point.n > 1 else ''}"
-        + (" (bands: the held-out 95 % interval)" if point.n == 1 else
-           " (bands: mean ± the spread over seeds)"),
+        + (
+            " (bands: the held-out 95 % interval)"
+            if point.n == 1
+            else " (bands: mean ± the spread over seeds)"
+        ),
     ]
     if point.state is not None and point.constraint is not None:
         relation = {KappaState.MEETS: "≤", KappaState.MISSES: ">"}.get(point.state, "vs")
@@ -310,7 +314,9 @@ def _point_hover(point: FrontierPoint, quantity: str, score: str) -> str:
     return "<br>".join(lines)
 
 
-def _error_bars(values: Sequence[float], bands: Sequence[tuple[float, float] | None]) -> dict[str, Any]:
+def _error_bars(
+    values: Sequence[float], bands: Sequence[tuple[float, float] | None]
+) -> dict[str, Any]:
     """Asymmetric bars to each point's 95 % band; none at all when no point has one."""
     if all(band is None for band in bands):
         return {"visible": False}

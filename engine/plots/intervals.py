@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from engine.errors import UserError
 from engine.fairness.distributions import RankProfile, suggested_interval
-from engine.plots import group_colour, titled, wrapped
+from engine.plots.style import group_colour, titled, wrapped
 from engine.runs.describe import percent_words
 
 GAP_COLOUR = "#000000"
