@@ -9,14 +9,18 @@ from test_plots import axes_of, layout_axis, trajectory
 
 from engine.plots.trajectory import (
     MAX_STATE_ROWS,
-    STATE_SCALARS,
-    STATE_VECTORS,
+    SHARED_PANELS,
     TRAJECTORY_AXES,
     TrajectoryRun,
     trajectory_figure,
+    trajectory_run,
 )
+from engine.solvers.catalogue import CARDS, solver_card
 
 PLADA_STATE = ("dual", "mu", "u", "dual_gap", "gamma")
+# the panels a PLADA run may draw: the shared ones and those its card declares
+PLADA_PANELS = SHARED_PANELS + solver_card("plada").state_panels
+PANEL = {panel.key: panel for panel in PLADA_PANELS}
 KKT_PARTS = {"stationarity": 0.1, "complementarity": 0.02, "feasibility": 0.003}
 
 
@@ -33,9 +37,10 @@ def plada_state(kinds=PLADA_STATE, rows=("g1", "g2")):
 
     def state(i: int) -> dict[str, float]:
         out = {}
-        for kind in set(kinds) & set(STATE_VECTORS):
-            out |= {f"{kind}.{row}": 0.1 * (j + 1) * i for j, row in enumerate(rows)}
-        return out | {key: 1.0 / (i + 1) for key in set(kinds) & set(STATE_SCALARS)}
+        for kind in kinds:
+            if PANEL[kind].per_row:
+                out |= {f"{kind}.{row}": 0.1 * (j + 1) * i for j, row in enumerate(rows)}
+        return out | {key: 1.0 / (i + 1) for key in kinds if not PANEL[key].per_row}
 
     return state
 
@@ -60,12 +65,11 @@ def titles(fig) -> list[str]:
 
 def test_plada_state_and_kkt_get_panels_in_order_with_log_axes_where_they_go_to_zero():
     records = with_kkt(with_state(trajectory(0), plada_state()))
-    fig = trajectory_figure([TrajectoryRun("plada", records, "DP gap", kappa=0.02)])
+    fig = trajectory_figure([TrajectoryRun("plada", records, "DP gap", 0.02, panels=PLADA_PANELS)])
     shown = titles(fig)
     assert len(shown) == 9
     assert shown[3].startswith("KKT measure")
-    assert shown[4:7] == [STATE_VECTORS[kind] for kind in ("dual", "mu", "u")]
-    assert shown[7:] == [STATE_SCALARS[key].title for key in ("dual_gap", "gamma")]
+    assert shown[4:] == [PANEL[key].title for key in PLADA_STATE]
     logs = [layout_axis(fig, axes_of(fig, row, 1)[1]).type == "log" for row in range(1, 10)]
     assert logs == [False, False, False, True, False, False, False, True, True]
     for row, name in ((5, "dual g1"), (6, "mu g2"), (7, "u g1"), (8, "‖λ − μ‖"), (9, "γ_k")):
@@ -78,9 +82,9 @@ def test_plada_state_and_kkt_get_panels_in_order_with_log_axes_where_they_go_to_
 @pytest.mark.parametrize("kinds", [("dual",), ("mu", "gamma"), ("u", "dual_gap"), ("gamma",)])
 def test_a_state_panel_is_drawn_exactly_when_a_run_records_that_state(kinds):
     records = with_state(trajectory(0), plada_state(kinds))
-    fig = trajectory_figure([TrajectoryRun("plain", trajectory(1)), TrajectoryRun("x", records)])
-    expected = [STATE_VECTORS[k] for k in STATE_VECTORS if k in kinds]
-    expected += [STATE_SCALARS[k].title for k in STATE_SCALARS if k in kinds]
+    runs = [TrajectoryRun("plain", trajectory(1)), TrajectoryRun("x", records, panels=PLADA_PANELS)]
+    fig = trajectory_figure(runs)
+    expected = [panel.title for panel in PLADA_PANELS if panel.key in kinds]
     # the titles sit in the column with the lines: the second one
     rows = range(4, 4 + len(expected))
     assert [layout_axis(fig, axes_of(fig, row, 2)[1]).title.text for row in rows] == expected
@@ -169,9 +173,11 @@ def test_every_panel_keeps_a_readable_height_and_the_figure_a_bounded_one():
     records = with_state(records, lambda i: {"slack.g1": 0.1, "branch.objective": float(i),
                                              "lambda.g1": 0.5, "group_loss.g1": 0.3,
                                              "fair": 0.7, "stationarity": 1.0 / (i + 1)})  # fmt: skip
-    fig = trajectory_figure([TrajectoryRun("all", records)])
+    every = tuple(dict.fromkeys(SHARED_PANELS + tuple(p for c in CARDS.values()
+                                                      for p in c.state_panels)))  # fmt: skip
+    fig = trajectory_figure([TrajectoryRun("all", records, panels=every)])
     rows = len(fig._grid_ref)
-    assert rows == 3 + 1 + len(STATE_VECTORS) + len(STATE_SCALARS)  # every optional panel
+    assert rows == 3 + 1 + len(every)  # every optional panel
     height = fig.layout.height
     assert height <= 720 + 200 * (rows - 3)
     plot_area = height - 180
@@ -192,3 +198,15 @@ def test_a_line_of_few_points_marks_them():
     modes = {trace.name: trace.mode for trace in figure.data}
     assert modes["train DP gap (exact)"] == "lines+markers"
     assert modes["f0 (surrogate)"] == "lines" and FEW_POINTS < 19
+
+
+def test_a_stored_run_draws_the_state_panels_its_solvers_card_declares():
+    """PLADA's μ, u, ‖λ − μ‖ and γ_k come from its card; a solver whose card declares none draws
+    only the shared panels, even when its state has entries of the same names."""
+    records = with_state(trajectory(0), plada_state())
+    spec = {"solver": "plada", "constraint": {"family": "DP", "kappa": 0.02}, "config": {},
+            "interval": [0.05, 0.3], "seed": 0}  # fmt: skip
+    plada = trajectory_figure([trajectory_run("plada", spec, records)])
+    assert titles(plada)[3:] == [PANEL[key].title for key in PLADA_STATE]
+    other = trajectory_figure([trajectory_run("ssl_alm", {**spec, "solver": "ssl_alm"}, records)])
+    assert titles(other)[3:] == [PANEL["dual"].title]

@@ -19,6 +19,8 @@ from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_metric, quantity_name
 from engine.plots.style import TEMPLATE, series_colour, thinned_positions
 from engine.runs.results import constraint_of, measure_view, run_task, surrogate_epsilon
+from engine.solvers.catalogue import CARDS
+from engine.solvers.catalogue.card import StatePanel
 
 MAX_TRAJECTORY_POINTS = 1000  # per trace: a run of hours logs tens of thousands of records
 TrajectoryAxis = Literal["iteration", "seconds", "data passes", "oracle calls"]
@@ -40,6 +42,15 @@ PANEL_GAP = 40  # pixels between panels
 VERTICAL_MARGINS = 180  # pixels above and below the panels (the template's margins)
 
 
+# row-named state several solvers record ("dual.<row>", "slack.<row>", "branch.<name>"); a
+# solver's own state panels are declared on its card (`SolverCard.state_panels`)
+SHARED_PANELS = (
+    StatePanel("dual", "dual variables λ<br>(per constraint row)", per_row=True),
+    StatePanel("slack", "slack variables<br>(per constraint row)", per_row=True),
+    StatePanel("branch", "steps per branch<br>(switching)", per_row=True),
+)
+
+
 @dataclass(frozen=True)
 class TrajectoryRun:
     """One run's trajectory records (store format) and what it is held to: `quantity` names the
@@ -53,6 +64,7 @@ class TrajectoryRun:
     kappa: float | None = None
     epsilon: float | None = None
     metric: str | None = "constraint"
+    panels: tuple[StatePanel, ...] = SHARED_PANELS  # the state panels it may have data for
 
 
 def trajectory_run(
@@ -72,7 +84,9 @@ def trajectory_run(
     epsilon = None if family is None else surrogate_epsilon(spec)
     task = run_task(spec)
     metric = quantity_metric(family, view, task)
-    return TrajectoryRun(label, records, quantity_name(shown, task), kappa, epsilon, metric)
+    card = CARDS.get(spec["solver"])  # None: a solver no longer offered
+    panels = SHARED_PANELS + (card.state_panels if card is not None else ())
+    return TrajectoryRun(label, records, quantity_name(shown, task), kappa, epsilon, metric, panels)
 
 
 @dataclass(frozen=True)
@@ -205,6 +219,13 @@ def _kind_keys(view: _RunView, kind: str) -> list[str]:
     return [k for k in view.state_keys if k.startswith(f"{kind}.")]
 
 
+def _has_state(view: _RunView, panel: StatePanel) -> bool:
+    """Whether the run declares `panel` and has recorded its state."""
+    if panel not in view.run.panels:
+        return False
+    return bool(_kind_keys(view, panel.key)) if panel.per_row else panel.key in view.state_keys
+
+
 def _magnitude(value: Any) -> float:
     """|value| of a number, −1 for anything else (a missing or non-finite value goes last)."""
     if isinstance(value, int | float) and np.isfinite(value):
@@ -230,27 +251,34 @@ def _shown_keys(view: _RunView, kind: str) -> tuple[list[str], int]:
     return [k for k in keys if k in kept], len(keys)
 
 
-def _vector_lines(view: _RunView, kind: str) -> list[_Line]:
-    return [_Line(f"{kind} {key.removeprefix(kind + '.')}",
-                  _points(view.surrogate, view.at, _state(key)))
-            for key in _shown_keys(view, kind)[0]]  # fmt: skip
+def _state_lines(view: _RunView, panel: StatePanel) -> list[_Line]:
+    """The lines of a state panel the run declares: one per shown row, or its one number."""
+    if not _has_state(view, panel):
+        return []
+    if not panel.per_row:
+        return [_Line(panel.name, _points(view.surrogate, view.at, _state(panel.key)))]
+    kind = panel.key
+    return [
+        _Line(
+            f"{kind} {key.removeprefix(kind + '.')}", _points(view.surrogate, view.at, _state(key))
+        )
+        for key in _shown_keys(view, kind)[0]
+    ]
 
 
-def _vector_note(view: _RunView, kind: str) -> str:
-    shown, total = _shown_keys(view, kind)
+def _state_note(view: _RunView, panel: StatePanel) -> str:
+    if not (panel.per_row and _has_state(view, panel)):
+        return ""
+    shown, total = _shown_keys(view, panel.key)
     return (
         f"{len(shown)} of {total} rows shown (largest final |value|)" if len(shown) < total else ""
     )
 
 
-def _scalar_lines(view: _RunView, key: str) -> list[_Line]:
-    return [_Line(STATE_SCALARS[key].name, _points(view.surrogate, view.at, _state(key)))]
-
-
 def _panels(views: Sequence[_RunView]) -> list[_Panel]:
     """The figure's rows: f0, the largest surrogate row, the exact quantity, then those the runs
-    have data for: the KKT measure, one per kind of row-named state (`STATE_VECTORS`) and one per
-    scalar state (`STATE_SCALARS`)."""
+    have data for: the KKT measure, then each state panel the runs declare (the shared ones
+    first, then each solver's own, `SolverCard.state_panels`) and have recorded."""
     quantities = " / ".join(dict.fromkeys(v.run.quantity for v in views)) or "constrained value"
     panels = [
         _Panel("objective f0<br>(surrogate)", _objective_lines),
@@ -259,15 +287,16 @@ def _panels(views: Sequence[_RunView]) -> list[_Panel]:
     ]
     if any(_value(KKT)(r) is not None for v in views for r in v.exact):
         panels.append(_Panel("KKT measure<br>(exact, train)", _kkt_lines, log=True))
+    declared = dict.fromkeys(panel for view in views for panel in view.run.panels)
     panels += [
-        _Panel(title, partial(_vector_lines, kind=kind), note=partial(_vector_note, kind=kind))
-        for kind, title in STATE_VECTORS.items()
-        if any(_kind_keys(v, kind) for v in views)
-    ]
-    panels += [
-        _Panel(scalar.title, partial(_scalar_lines, key=key), log=scalar.log)
-        for key, scalar in STATE_SCALARS.items()
-        if any(key in v.state_keys for v in views)
+        _Panel(
+            panel.title,
+            partial(_state_lines, panel=panel),
+            log=panel.log,
+            note=partial(_state_note, panel=panel),
+        )
+        for panel in declared
+        if any(_has_state(view, panel) for view in views)
     ]
     return panels
 
@@ -298,10 +327,10 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
     seconds, or the data passes or oracle calls its solver counts), so a short run is not a stub
     beside a long one; rows: the surrogate objective f0, the largest surrogate constraint row
     against the solver's ε, the exact constrained quantity on train and validation against κ,
-    then where the runs record them: paper 001's KKT measure, one row per kind of row-named
-    solver state (`STATE_VECTORS`: duals, multipliers and slacks, a line per constraint row, at
-    most `MAX_STATE_ROWS` of them; steps per branch) and one per scalar state (`STATE_SCALARS`).
-    The y axes are shared along each row, so runs compare at a glance."""
+    then where the runs record them: paper 001's KKT measure and a row per state panel (the
+    duals, slacks and steps per branch several solvers record, then each solver's own from its
+    card; a line per constraint row, at most `MAX_STATE_ROWS` of them). The y axes are shared
+    along each row, so runs compare at a glance."""
     if x not in TRAJECTORY_AXES:
         raise UserError(f"trajectories run over {', '.join(map(repr, TRAJECTORY_AXES))}, "
                         f"not {x!r}.")  # fmt: skip
@@ -338,40 +367,6 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
     fig.update_xaxes(title_text=AXIS_TITLES.get(x, x), row=len(panels))
     fig.update_layout(template=TEMPLATE, height=height, uirevision="trajectory", hovermode="x")
     return fig
-
-
-# row-named solver state ("dual.<row>", "slack.<row>" in a record's state) drawn as extra panels
-STATE_VECTORS = {"dual": "dual variables λ<br>(per constraint row)",
-                 "mu": "auxiliary multipliers μ<br>(PLADA, per row)",
-                 "u": "slacks u<br>(PLADA, per row)",
-                 "slack": "slack variables<br>(per constraint row)",
-                 "branch": "steps per branch<br>(switching)",
-                 "lambda": "group weights λ<br>(paper 002, on the simplex)",
-                 "group_loss": "group losses F_s(w)<br>(paper 002)"}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class ScalarState:
-    """A number in a solver's state drawn as a panel of its own: its name in the hover, the
-    panel's axis title, and whether the axis is logarithmic (for a quantity that should go to 0
-    or shrinks like 1/k)."""
-
-    name: str
-    title: str
-    log: bool = False
-
-
-STATE_SCALARS = {
-    # paper 001, Thm 2 and App. D.2: ‖λ_k − μ_k‖ = α‖z_k‖ → 0
-    "dual_gap": ScalarState("‖λ − μ‖", "‖λ − μ‖ → 0<br>(PLADA, Thm 2)", log=True),
-    # paper 001, eq. (11): γ_k = min{γ0, ρδ_k/(‖λ_k − μ_k‖² + 1)}, δ_k ~ 1/k
-    "gamma": ScalarState("γ_k", "step size γ_k<br>(PLADA, eq. 11)", log=True),
-    # paper 002's upper level: the smoothed measure, and its stationarity ‖(λ_t − λ_{t+1})/γ‖
-    "fair": ScalarState("measure", "unfairness measure<br>(paper 002, smoothed: surrogate)"),
-    "stationarity": ScalarState(
-        "‖(λ_t − λ_{t+1})/γ‖", "stationarity in λ<br>(paper 002)", log=True
-    ),
-}
 
 
 def _add_note(fig: go.Figure, row: int, col: int, text: str) -> None:

@@ -304,22 +304,17 @@ def test_badr_sgd_estimates_are_unbiased_for_badr_gd_directions():
 
 
 def test_a_badr_run_draws_its_weights_group_losses_measure_and_stationarity_live():
-    from engine.plots.trajectory import (
-        STATE_SCALARS,
-        STATE_VECTORS,
-        TrajectoryRun,
-        trajectory_figure,
-    )
+    from engine.plots.trajectory import SHARED_PANELS, TrajectoryRun, trajectory_figure
 
     prob = problem(3)
     config = solver_card("badr_gd").Config(measure="dp", l2=0.05, step_lambda=5.0, iterations=200)
     solution = solve(prob, "badr_gd", config)
     records = [r.to_dict() for r in solution.trajectory]
-    fig = trajectory_figure([TrajectoryRun("badr_gd", records)])
+    panels = solver_card("badr_gd").state_panels
+    fig = trajectory_figure([TrajectoryRun("badr_gd", records, panels=SHARED_PANELS + panels)])
     titles = [fig.layout[key].title.text for key in fig.layout if key.startswith("yaxis")]
-    for title in (STATE_VECTORS["lambda"], STATE_VECTORS["group_loss"],
-                  STATE_SCALARS["fair"].title, STATE_SCALARS["stationarity"].title):  # fmt: skip
-        assert title in titles
+    assert [panel.key for panel in panels] == ["lambda", "group_loss", "fair", "stationarity"]
+    assert all(panel.title in titles for panel in panels)
     weights = [t for t in fig.data if t.name and t.name.startswith("lambda ")]
     assert sorted(t.name for t in weights) == [f"lambda {g}" for g in sorted(prob.data.group_names)]
     totals = np.sum([np.asarray(t.y, dtype=float) for t in weights], axis=0)

@@ -37,6 +37,21 @@ DEFAULT_OBJECTIVE = "logistic"  # engine.problem.Problem's objective
 
 
 @dataclass(frozen=True)
+class StatePanel:
+    """A part of a solver's recorded state that its trajectory figure draws as a panel of its
+    own (`engine.plots.trajectory`): `key` names a number of the state, or, `per_row`, the
+    entries "<key>.<row>", a line per row; `title` is the panel's axis title (lines split by
+    "<br>"), `name` a number's name in the hover, and `log` asks for a logarithmic axis (for a
+    quantity that should go to 0 or shrinks like 1/k)."""
+
+    key: str
+    title: str
+    per_row: bool = False
+    name: str = ""
+    log: bool = False
+
+
+@dataclass(frozen=True)
 class SolverCard:
     """`needs` maps each capability the algorithm requires (`engine.capabilities`) to why,
     citing the paper, in the order of `Capability`: model, objective, then family. `constrained`
@@ -82,6 +97,9 @@ class SolverCard:
     # the paper's tuning protocol: a grid of options and the rule that picks one on validation
     # (`engine.runs.tuning`); None where the paper gives no grid
     tuning: TuningPlan | None = field(default=None, hash=False)
+    # the parts of the solver's own state its trajectory figure draws, beyond the duals, slacks
+    # and branch counts that several solvers record (`engine.plots.trajectory.SHARED_PANELS`)
+    state_panels: tuple[StatePanel, ...] = ()
 
     def __post_init__(self) -> None:
         ordered = {c: self.needs[c] for c in Capability if c in self.needs}

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
-from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.catalogue.card import SolverCard, StatePanel
 from engine.solvers.options import SolverOptions, option
 
 # paper 001, App. E, Table 2: (η_w, η_u, α, β, γ0) per problem
@@ -101,6 +101,16 @@ class PLADAConfig(SolverOptions):
                 for name in row}  # fmt: skip
 
 
+# what a PLADA run's trajectory draws of its state beyond the duals λ ("dual.<row>")
+PLADA_PANELS = (
+    StatePanel("mu", "auxiliary multipliers μ<br>(PLADA, per row)", per_row=True),
+    StatePanel("u", "slacks u<br>(PLADA, per row)", per_row=True),
+    # paper 001, Thm 2 and App. D.2: ‖λ_k − μ_k‖ = α‖z_k‖ → 0
+    StatePanel("dual_gap", "‖λ − μ‖ → 0<br>(PLADA, Thm 2)", name="‖λ − μ‖", log=True),
+    # paper 001, eq. (11): γ_k = min{γ0, ρδ_k/(‖λ_k − μ_k‖² + 1)}, δ_k ~ 1/k
+    StatePanel("gamma", "step size γ_k<br>(PLADA, eq. 11)", name="γ_k", log=True),
+)
+
 CARDS = (
     SolverCard("plada", PLADAConfig, "001",
                "P-Lagrangian based alternating direction algorithm (paper 001, Alg. 1): slacks "
@@ -117,5 +127,6 @@ CARDS = (
                                 "linearised in the θ-step",
                }, warm_start="paper 001, Alg. 1 takes any θ₀: the slacks u₀ = Π_U(−G(θ₀)) and "
                              "λ₀ (eq. 12) are set at it, μ₀ = 0 as from a cold start, or the "
-                             "last λ of a solve under the same rows at another κ"),
+                             "last λ of a solve under the same rows at another κ",
+               state_panels=PLADA_PANELS),
 )  # fmt: skip

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.fairness.badr_measures import BADR_MEASURES
-from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.catalogue.card import SolverCard, StatePanel
 from engine.solvers.options import SolverOptions, option
 
 IMPLICIT_METHODS = ("slsqp", "frank_wolfe")
@@ -162,12 +162,24 @@ _NEEDS = {
     C.MINIBATCH_LOSS: "each group loss F_s is a mean over the group's rows",
 }  # fmt: skip
 
+# what a paper 002 run's trajectory draws of its state: the group weights and losses, the
+# smoothed measure of the upper level and its stationarity ‖(λ_t − λ_{t+1})/γ‖
+BADR_PANELS = (
+    StatePanel("lambda", "group weights λ<br>(paper 002, on the simplex)", per_row=True),
+    StatePanel("group_loss", "group losses F_s(w)<br>(paper 002)", per_row=True),
+    StatePanel("fair", "unfairness measure<br>(paper 002, smoothed: surrogate)", name="measure"),
+    StatePanel(
+        "stationarity", "stationarity in λ<br>(paper 002)", name="‖(λ_t − λ_{t+1})/γ‖", log=True
+    ),
+)
+
 
 def _card(
     name: str, config: type, summary: str, implementation: str, front_words: str = ""
 ) -> SolverCard:
     return SolverCard(name, config, "002", summary, implementation, needs=_NEEDS,
-                      constrained=False, measure_option="measure", front_words=front_words)  # fmt: skip
+                      constrained=False, measure_option="measure", front_words=front_words,
+                      state_panels=BADR_PANELS)  # fmt: skip
 
 
 CARDS = (
