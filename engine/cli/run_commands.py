@@ -459,7 +459,8 @@ def list_solvers(args: argparse.Namespace) -> int:
             print(f"    needs of the {need['of']}: {need['means']} ({need['why']})")
         for opt in entry["options"]:
             default = "(unset)" if opt["optional"] else opt["default"]
-            print(f"    --option {opt['name']}={default}  {opt['help']}")
+            bounds = f" ({opt['range']})" if opt["range"] else ""
+            print(f"    --option {opt['name']}={default}{bounds}  {opt['help']}")
         if entry["tuning"]:
             print(f"    --tune: {entry['tuning']}")
         print()

@@ -77,6 +77,9 @@ def test_the_solver_listing_says_what_each_solver_needs_in_words(capsys):
         "unconstrained  (paper reference; constraints: any (only reported); linear and mlp"
         in printed
     )
+    # each option with its default and, where it has them, its bounds
+    assert "    --option outer_iterations=200 (> 0)  K, outer iterations" in printed
+    assert "    --option proximal=0.0 (≥ 0)  μ, proximal weight" in printed
 
 
 def test_unknown_solver_names_the_known_ones():
