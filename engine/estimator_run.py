@@ -22,13 +22,14 @@ from sklearn.exceptions import ConvergenceWarning
 from engine.data.prepare import PrepareOptions
 from engine.estimator_data import InputError
 from engine.fairness.constraint_spec import ConstraintSpec
-from engine.fairness.families import check_constraint
+from engine.fairness.families import check_constraint, set_options
 from engine.models import ModelSpec
 from engine.objectives import DEFAULT_OBJECTIVE, objective_to_dict, objective_type
+from engine.options import config_from_dict
 from engine.runs.spec import RunSpec
+from engine.solvers.budget import Budget
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HONOUR_OFF, HONOUR_SPLITS, check_honour, run_honour
-from engine.solvers.options import Budget, config_from_dict
 from engine.solvers.tuning import Choice, pick, trial_outcome
 from engine.status import RunStatus, StopCode
 from engine.task import Task
@@ -65,6 +66,7 @@ def fit_spec(estimator: FairFrontEstimator, task: Task) -> RunSpec:
     if estimator.constraint is not None:
         fields, options = _constraint_settings(estimator.constraint_options)
         kappa = _number("kappa", estimator.kappa)
+        options = set_options(estimator.constraint, options)
         constraint = ConstraintSpec(
             estimator.constraint, kappa, interval, options=options, **fields
         )

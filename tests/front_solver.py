@@ -9,10 +9,10 @@ from types import MappingProxyType
 
 import numpy as np
 
+from engine.options import option
 from engine.solvers import catalogue
 from engine.solvers.base import FrontPoint, Solver, StepInfo
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import option
 
 NAME = "toy_front"
 

@@ -23,9 +23,9 @@ from engine.models import ModelSpec
 from engine.objectives import LogisticLoss, SquaredHingeLoss, SquaredLoss
 from engine.problem import Problem
 from engine.solvers import solve, solver_card, solver_names
+from engine.solvers.budget import Budget
 from engine.solvers.catalogue.paper000 import SGDConfig
 from engine.solvers.catalogue.paper003 import UnconstrainedConfig
-from engine.solvers.options import Budget
 from engine.task import Task
 
 L2 = 0.1

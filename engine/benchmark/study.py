@@ -23,7 +23,7 @@ from engine.runs.grid import OPTION, Grid, axis, grid_points
 from engine.runs.results import run_verdict
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
-from engine.solvers.options import BudgetClock
+from engine.solvers.budget import BudgetClock
 
 SEED_AXES = ("seed", "solver.seed")
 # the runs a study shows: those that ran to their end; a failed, cancelled, interrupted or

@@ -144,7 +144,7 @@ def study_setup(args: argparse.Namespace) -> tuple[RunSpec, Grid]:
     if args.runs < 1:
         raise UserError(f"--runs needs a whole number ≥ 1 (runs per solver), not {args.runs}")
     solvers = parse_values("solver", args.solvers or [args.solver])
-    # an empty value leaves an optional option unset, as "auto" does (engine.solvers.options)
+    # an empty value leaves an optional option unset, as "auto" does (engine.options)
     extra = {OPTION + name: parse_values(OPTION + name, [value or "auto"])
              for name, value in parse_options(args.option).items()}  # fmt: skip
     for name, values in parse_grid(args.grid).items():

@@ -16,16 +16,14 @@ from engine.cli.data_args import (
     prepare_options_from_args,
     print_download_progress,
 )
+from engine.cli.family_flags import add_family_option_arguments, family_options_from_args
 from engine.cli.output import write_output
 from engine.cli.tuning_commands import tuned_run_command
 from engine.data.prepared import Prepared
 from engine.data.sources import load_prepared
 from engine.errors import UserError
-from engine.fairness.constraint_spec import ConstraintSpec, OptionValue
+from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import (
-    AUC_GAP_VARIANTS,
-    LOSS_CONDITIONS,
-    auc_gap_options,
     family_names,
     quantity_metric,
     quantity_name,
@@ -127,20 +125,7 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     problem.add_argument("--pairs", choices=("all", "vs_mean"), default="all",
                          help="group_loss_gap: every pair of groups (paper 000, Exp. 1) or each "
                          "group against the mean over groups (eq. 4)")  # fmt: skip
-    problem.add_argument("--condition", choices=LOSS_CONDITIONS, default="none",
-                         help="group_loss_gap: the losses compared (paper 000, Table 1): whole "
-                         "groups (accuracy equality), their positives (equal opportunity) or "
-                         "positives and negatives (equalised odds)")  # fmt: skip
-    problem.add_argument("--auc-variant", choices=AUC_GAP_VARIANTS,
-                         help="auc_gap: the sets compared (paper 004, App. A): group, inter, "
-                         "intra (Ex. 1–3), average_positive, average_negative (Ex. 4), bpsn "
-                         "(Ex. 5, BPSN vs BNSP AUC); default group")  # fmt: skip
-    problem.add_argument("--auc-c1", type=float,
-                         help="auc_gap: c1 > 0 of the surrogate c1 (t − c2)² (paper 004 uses 0.5 "
-                         "or 1); default 0.5, with which the constant model is strictly feasible "
-                         "(paper 004, Lemma 2: 2 c1 c2² < 1 + κ)")  # fmt: skip
-    problem.add_argument("--auc-c2", type=float,
-                         help="auc_gap: c2 > 0 of the surrogate (paper 004 uses 1); default 1")  # fmt: skip
+    add_family_option_arguments(problem)
     problem.add_argument("--temperature", type=float, default=1.0)
     problem.add_argument("--model", choices=("linear", "mlp"), default="linear")
     problem.add_argument("--hidden", type=int, nargs="+", default=[64], help="MLP widths")
@@ -224,22 +209,12 @@ def constraint_from_args(
     family = CONSTRAINTS[args.constraint or default]
     if family is None:
         return None
-    if family != "group_loss_gap" and (args.pairs, args.condition) != ("all", "none"):
-        raise UserError("--pairs and --condition set the group_loss_gap constraint only")
-    options = {"condition": args.condition} if args.condition != "none" else {}
-    options |= auc_options_from_args(args, family)
+    if family != "group_loss_gap" and args.pairs != "all":
+        raise UserError("--pairs sets the group_loss_gap constraint only")
+    options = family_options_from_args(args, family)
     return ConstraintSpec(family, args.kappa, tuple(args.interval), pairs=args.pairs,
                           surrogate=args.surrogate, temperature=args.temperature,
                           grid_size=args.grid_size, options=options)  # fmt: skip
-
-
-def auc_options_from_args(args: argparse.Namespace, family: str) -> dict[str, OptionValue]:
-    """The auc_gap options of --auc-variant, --auc-c1 and --auc-c2; refused for any other
-    family."""
-    given = {"variant": args.auc_variant, "c1": args.auc_c1, "c2": args.auc_c2}
-    if family != "auc_gap" and any(value is not None for value in given.values()):
-        raise UserError("--auc-variant, --auc-c1 and --auc-c2 set the auc_gap constraint only")
-    return auc_gap_options(**given)
 
 
 def _family(constraint: ConstraintSpec | None) -> str | None:

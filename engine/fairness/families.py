@@ -5,30 +5,29 @@ implementation lives (imported only to bind the constraint to data).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.capabilities import Capability
 from engine.errors import UserError
-from engine.fairness.constraint_spec import ConstraintSpec, OptionValue
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.fairness.family_options import (
+    AUCGapOptions,
+    GroupLossOptions,
+    NoOptions,
+    PSPOptions,
+    changed_options,
+    declared_options,
+)
 from engine.fairness.refine import Refinement, refine_pdp, refine_psp, refine_rate_gap
 from engine.lazy import load_object
+from engine.options import Options
 from engine.task import Task
 
 if TYPE_CHECKING:
     from engine.fairness.constraints.base import BoundConstraint
-
-# paper 004, App. A: Ex. 1, 2, 3, Ex. 4 (positive and negative average equality gap), Ex. 5
-AUC_GAP_VARIANTS = ("group", "inter", "intra", "average_positive", "average_negative", "bpsn")
-# c1 = 0.5 of the c1 ∈ {0.5, 1} paper 004 tunes (App. E.3): by its Lemma 2 the constant model is
-# strictly feasible iff 2 c1 c2² < 1 + κ, which c1 = 0.5, c2 = 1 meets for every κ > 0 and c1 = 1
-# for none below 1 (spec 004 §5: the surrogate-feasible set may then be empty)
-AUC_GAP_DEFAULTS = MappingProxyType({"variant": "group", "c1": 0.5, "c2": 1.0})
-MEAN_METHODS = ("bucketed", "direct")  # how pSP's ramp means are computed (same values)
-
 
 def _require_unit_kappa(spec: ConstraintSpec) -> None:
     if not (0.0 < spec.kappa <= 1.0):
@@ -45,9 +44,6 @@ def _require_pairs(spec: ConstraintSpec, allowed: tuple[str, ...], why: str) -> 
 
 def _check_psp(spec: ConstraintSpec) -> None:
     _require_unit_kappa(spec)
-    method = spec.option("mean_method", "bucketed")
-    if method not in MEAN_METHODS:
-        raise UserError(f"mean_method must be 'bucketed' or 'direct', got {method!r}.")
     _require_pairs(spec, ("all",), "constrains every group against shared thresholds "
                    "(paper 003, eq. 15)")  # fmt: skip
 
@@ -57,15 +53,7 @@ def _check_pdp(spec: ConstraintSpec) -> None:
     _require_pairs(spec, ("all",), "compares every pair of groups")
 
 
-LOSS_CONDITIONS = ("none", "positive", "odds")  # paper 000, Table 1
-
-
 def _check_group_loss(spec: ConstraintSpec) -> None:
-    condition = spec.option("condition", "none")
-    if condition not in LOSS_CONDITIONS:
-        raise UserError(f"group_loss_gap condition must be one of {LOSS_CONDITIONS} (accuracy "
-                        "equality, equal opportunity, equalised odds: paper 000, Table 1), "
-                        f"not {condition!r}.")  # fmt: skip
     _require_pairs(spec, ("vs_mean", "all"), "compares each group with the mean "
                    "(paper 000, eq. 4) or every pair")  # fmt: skip
 
@@ -75,21 +63,7 @@ def _check_intersectional(spec: ConstraintSpec) -> None:
                    "(paper 001, eq. 18)")  # fmt: skip
 
 
-def auc_gap_options(**given: OptionValue | None) -> dict[str, OptionValue]:
-    """The auc_gap options among `given` (variant, c1, c2) that are set and differ from
-    AUC_GAP_DEFAULTS, so that one constraint always has one spec."""
-    return {name: value for name, value in given.items()
-            if value is not None and value != AUC_GAP_DEFAULTS[name]}  # fmt: skip
-
-
 def _check_auc_gap(spec: ConstraintSpec) -> None:
-    variant = spec.option("variant", AUC_GAP_DEFAULTS["variant"])
-    if variant not in AUC_GAP_VARIANTS:
-        raise UserError(f"auc_gap variant must be one of {AUC_GAP_VARIANTS}, got {variant!r}.")
-    for name in ("c1", "c2"):
-        value = spec.option(name, AUC_GAP_DEFAULTS[name])
-        if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-            raise UserError(f"auc_gap option {name} must be a number > 0, got {value!r}.")
     _require_pairs(spec, ("all",), "compares every pair of groups")
 
 
@@ -137,6 +111,10 @@ class Family:
     # the solvers its paper proposes for it, which the pages show first (the unconstrained
     # reference beside them); the others stay one click away
     proposed: tuple[str, ...] = ()
+    # its own options (`engine.fairness.family_options`), and the short name that heads their
+    # command-line flags and page keys ("auc": --auc-variant, auc_variant)
+    options: type[Options] = NoOptions
+    short: str = ""
 
     def load(self) -> type[BoundConstraint]:
         return load_object(self.implementation)
@@ -166,7 +144,8 @@ FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
         # rows affine in group means of σ((h − θ_p)/τ), θ_p a variable (paper 003, eq. 15)
         Family("pSP", "paper 003, model (15)", _C + "psp:PSPConstraint", _check_psp, "pSP",
                _offers(_DC, _BATCH, Capability.PENALTY_TERM), uses_interval=True,
-               refine=refine_psp, proposed=("idca", "ssg")),
+               refine=refine_psp, proposed=("idca", "ssg"), options=PSPOptions,
+               short="psp"),
         # not MINIBATCH_ROWS: the clipped rate min{s_k, β} − min{s_k, α} of a batch's rate s_k
         # is biased where s_k may cross α or β (paper 003, eq. 20)
         Family("pDP", "paper 003, model (21)", _C + "pdp:PDPConstraint", _check_pdp, "pDP",
@@ -176,7 +155,7 @@ FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
         Family("group_loss_gap", "paper 000, eq. (4)", _C + "group_loss:GroupLossGap",
                _check_group_loss, "group-loss gap",
                _offers(_DC, _BATCH, Capability.LOSS_GAP_PENALTY),
-               proposed=("ssl_alm",)),
+               proposed=("ssl_alm",), options=GroupLossOptions, short="loss"),
         # DP, EO, EOpp: differences of rates, means over groups or (group, label) cells
         Family("DP", "paper 001, eq. (15)", _C + "rate_gaps:DemographicParityGap",
                _check_rate_gap, "DP gap",
@@ -197,7 +176,8 @@ FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
         # samples, whose batch mean pairs each row with itself and weighs the groups equally
         # (paper 004, Ex. 1)
         Family("auc_gap", "paper 004, eq. (6)", _C + "auc_gap:AUCGap", _check_auc_gap,
-               "AUC gap", _offers(_DC, Capability.AUC_PAIR_SETS), proposed=("sfls",)),
+               "AUC gap", _offers(_DC, Capability.AUC_PAIR_SETS), proposed=("sfls",),
+               options=AUCGapOptions, short="auc"),
         # means over the pairs of two groups or cells (paper 003, eq. 103)
         Family("quad_group_auc", "paper 003, eq. (102)", _C + "quadratic_auc:QuadraticGroupAUC",
                _check_quadratic_auc, "group-AUC gap",
@@ -309,12 +289,29 @@ def reported_metric(spec: ConstraintSpec) -> str | None:
     each family's metric at its defaults (every pair of groups, threshold 0, no option set); an
     AUC gap is its variant's, whatever the c1 and c2 of its surrogate (paper 004, App. A)."""
     if spec.family == "auc_gap":
-        return AUC_GAP_REPORTED_AS.get(str(spec.option("variant", AUC_GAP_DEFAULTS["variant"])))
+        return AUC_GAP_REPORTED_AS.get(options_of(spec).variant)
     if spec.pairs != "all" or spec.threshold != 0.0 or spec.options:
         return None
     return REPORTED_AS.get(spec.family)
 
 
 def check_constraint(spec: ConstraintSpec) -> None:
-    """Everything about `spec` that can be checked without data; raises UserError."""
+    """Everything about `spec` that can be checked without data, its options first; raises
+    UserError."""
+    options_of(spec)
     family_entry(spec.family).check(spec)
+
+
+def options_of(spec: ConstraintSpec) -> Options:
+    """The family options of `spec`: those it sets, the rest at their defaults (refused in words
+    where the family has no such option or does not allow the value)."""
+    entry = family_entry(spec.family)
+    return declared_options(entry.options, spec.family, dict(spec.options))
+
+
+def set_options(family: str, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of `family` a spec stores for `given` (None: not given): those that differ
+    from their defaults, checked by the family's declaration."""
+    entry = family_entry(family)
+    chosen = {name: value for name, value in given.items() if value is not None}
+    return changed_options(declared_options(entry.options, family, chosen))

@@ -17,10 +17,11 @@ from engine.data.classic import CLASSIC
 from engine.errors import UserError
 from engine.fairness.families import family_entry, quantity_name
 from engine.objectives import LogisticLoss, PairwiseAUCLoss, objective_type
+from engine.options import config_from_dict
 from engine.runs.results import constraint_of
+from engine.solvers.budget import BudgetClock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HOLDING_WORDS
-from engine.solvers.options import BudgetClock, config_from_dict
 from engine.status import ACTIVE, WITH_MODEL
 
 Setting = tuple[str, str]

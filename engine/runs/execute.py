@@ -11,12 +11,12 @@ from collections.abc import Callable
 from engine.data.prepared import Prepared
 from engine.data.sources import load_prepared
 from engine.models import Params
+from engine.options import config_from_dict
 from engine.problem import Problem
 from engine.runs.spec import RunSpec
 from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import Log
 from engine.solvers.honour import solve_run
-from engine.solvers.options import config_from_dict
 from engine.solvers.records import Solution
 
 

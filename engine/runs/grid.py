@@ -21,10 +21,10 @@ from typing import Any
 from engine.data.grouping import MODES
 from engine.errors import UserError
 from engine.models import ACTIVATIONS
+from engine.options import config_fields, config_from_dict
 from engine.runs.spec import RunSpec, with_seed
 from engine.solvers.catalogue import solver_card, solver_names
 from engine.solvers.honour_rules import honour_refusal
-from engine.solvers.options import config_fields, config_from_dict
 
 Grid = dict[str, list[Any]]  # axis name → values; the product varies the last axis fastest
 

@@ -31,6 +31,7 @@ import numpy as np
 from engine import __version__
 from engine.errors import UserError
 from engine.models import Params
+from engine.options import config_from_dict
 from engine.problem import Problem
 from engine.runs.reference_key import TRAINED_IN, TRAINED_REASON, reference_key
 from engine.runs.spec import RunSpec
@@ -38,7 +39,6 @@ from engine.runs.store import RunRow, Store
 from engine.solvers import kkt, run_clock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import Log, exact_record, final_record, with_intervals
-from engine.solvers.options import config_from_dict
 from engine.solvers.records import FRONT, HONOUR, IterationRecord, Solution
 from engine.status import RunStatus, StopCode, StopReason
 

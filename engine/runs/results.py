@@ -16,13 +16,13 @@ from engine.fairness.badr_measures import badr_measure
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import REPORTED_AS, quantity_metric, quantity_name, reported_metric
 from engine.objectives import LogisticLoss, objective_type
+from engine.options import config_from_dict
 from engine.runs.frontier import PAPER_003_AXES, PAPER_004_AXES, Frontier, RunResult, frontier
 from engine.runs.fronts import REPORTED, FrontMember, reported_member, run_front
 from engine.runs.quantities import same_quantity
 from engine.runs.spec import constraint_from_dict
 from engine.runs.store import RunRow, Store
 from engine.solvers.catalogue import solver_card
-from engine.solvers.options import config_from_dict
 from engine.solvers.records import Solution
 from engine.status import RunStatus
 from engine.task import Task

@@ -24,9 +24,10 @@ from engine.objectives import (
     objective_from_dict,
     objective_to_dict,
 )
+from engine.options import config_from_dict
+from engine.solvers.budget import Budget, BudgetClock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import check_honour
-from engine.solvers.options import Budget, BudgetClock, config_from_dict
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ _HOMES = {
     "solver_names": "engine.solvers.catalogue",
     "solve": "engine.solvers.driver",
     "solve_run": "engine.solvers.honour",
-    "Budget": "engine.solvers.options",
-    "config_fields": "engine.solvers.options",
-    "config_from_dict": "engine.solvers.options",
+    "Budget": "engine.solvers.budget",
+    "config_fields": "engine.options",
+    "config_from_dict": "engine.options",
     "IterationRecord": "engine.solvers.records",
     "Solution": "engine.solvers.records",
 }

@@ -18,10 +18,10 @@ from engine.models import Params
 from engine.problem import Problem
 from engine.solvers import kkt, run_clock
 from engine.solvers.base import FrontPoint, Snapshot, Solver, StepInfo, aux_tensors
+from engine.solvers.budget import Budget, BudgetClock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.kkt import kkt_terms, multipliers_from_state
 from engine.solvers.minibatch import MinibatchSolver
-from engine.solvers.options import Budget, BudgetClock
 from engine.solvers.records import FRONT, FRONT_COORDINATE, IterationRecord, Solution
 from engine.solvers.run_clock import (  # noqa: F401 (RECORD_SHARE: where tests tune it)
     EXACT_EVERY_SECONDS,

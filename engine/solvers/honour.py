@@ -40,6 +40,7 @@ from engine.errors import UserError
 from engine.fairness.families import quantity_name
 from engine.problem import Problem
 from engine.solvers import run_clock
+from engine.solvers.budget import Budget
 from engine.solvers.driver import Log, solve, until_before_intervals, with_intervals
 from engine.solvers.exact_train import (
     FIRST_SHARE,
@@ -51,7 +52,6 @@ from engine.solvers.exact_train import (
     tighter,
 )
 from engine.solvers.honour_rules import HONOUR, SPLIT_WORDS, check_honour
-from engine.solvers.options import Budget
 from engine.solvers.records import Solution
 from engine.solvers.solve_sequence import (
     RESOLVES,

@@ -31,9 +31,9 @@ from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.noise import value_noise
 from engine.problem import Problem
 from engine.solvers import run_clock
+from engine.solvers.budget import Budget, BudgetClock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import Log, solve
-from engine.solvers.options import Budget, BudgetClock
 from engine.solvers.records import HONOUR, KAPPA_PRIME, SOLVE, IterationRecord, Solution
 from engine.status import StopCode, StopReason
 

@@ -15,16 +15,16 @@ from engine.fairness.families import family_entry, family_names
 from engine.models import ACTIVATIONS, ModelSpec
 from engine.objectives import LogisticLoss, Objective, objective_type
 from engine.runs import RunSpec, sweep_specs
+from engine.solvers.budget import Budget
 from engine.solvers.honour_rules import (
     DEFAULT_HONOUR,
     HOLDING_WORDS,
     HONOUR_OFF,
     honour_refusal,
 )
-from engine.solvers.options import Budget
 from engine.task import Task
-from pages.shared.auc_gap_controls import KEYS as AUC_GAP_KEYS
-from pages.shared.auc_gap_controls import auc_gap_controls
+from pages.shared.family_option_controls import KEYS as FAMILY_OPTION_KEYS
+from pages.shared.family_option_controls import family_option_controls
 from pages.shared.objective_controls import KEYS as OBJECTIVE_KEYS
 from pages.shared.objective_controls import objective_controls
 from pages.shared.solver_picker import solver_options, solver_picker
@@ -51,10 +51,9 @@ KEYS = (
     "activation",
     "seconds",
     "pairs",
-    "loss_condition",
     "honour",
     "tune",
-    *AUC_GAP_KEYS,
+    *FAMILY_OPTION_KEYS,
     *OBJECTIVE_KEYS,
 )
 DEFAULT_HIDDEN = (64,)
@@ -79,24 +78,17 @@ class Problem:
     tune: bool = False  # tune each solver by its paper's protocol first (`engine.runs.tuning`)
 
 
-# the group-loss gap's two settings (paper 000): which groups are compared, and which losses
+# the group-loss gap's groups compared (paper 000); its losses compared are its own option
 PAIRS_WORDS = {"all": "every pair of groups (Exp. 1)", "vs_mean": "each group against the mean "
                "over groups (eq. 4)"}  # fmt: skip
-CONDITION_WORDS = {"none": "whole groups: accuracy equality",
-                   "positive": "the positives: equal opportunity",
-                   "odds": "positives and negatives: equalised odds"}  # fmt: skip
 
 
-def group_loss_controls() -> tuple[str, tuple[tuple[str, str], ...]]:
-    """For the group-loss gap: the groups compared and the losses compared (paper 000, eq. 4,
-    Exp. 1 and Table 1), as the constraint's `pairs` and options."""
+def pairs_control() -> str:
+    """For the group-loss gap: the groups compared (paper 000, eq. 4 and Exp. 1), as the
+    constraint's `pairs`."""
     initial("pairs", "all")
-    initial("loss_condition", "none")
-    pairs = st.sidebar.selectbox("Groups compared", list(PAIRS_WORDS), key="pairs",
-                                 format_func=PAIRS_WORDS.get)  # fmt: skip
-    condition = st.sidebar.selectbox("Losses compared", list(CONDITION_WORDS),
-                                     key="loss_condition", format_func=CONDITION_WORDS.get)  # fmt: skip
-    return pairs, ((("condition", condition),) if condition != "none" else ())
+    return st.sidebar.selectbox("Groups compared", list(PAIRS_WORDS), key="pairs",
+                                format_func=PAIRS_WORDS.get)  # fmt: skip
 
 
 def interval_words(interval: tuple[float, float]) -> str:
@@ -217,9 +209,8 @@ def _fairness_controls() -> tuple[
     entry = family_entry(family)
     st.sidebar.caption(f"{family}: {entry.quantity} ≤ κ ({entry.source})")
     interval = interval_control(family=family)
-    pairs, options = group_loss_controls() if family == "group_loss_gap" else ("all", ())
-    if family == "auc_gap":
-        options = auc_gap_controls()
+    pairs = pairs_control() if family == "group_loss_gap" else "all"
+    options = family_option_controls(family)
     initial("kappa", DEFAULT_KAPPA, float)
     kappa = float(st.sidebar.number_input("Tolerance κ", step=0.01, format="%g", key="kappa",
                                           help=f"{entry.quantity} ≤ κ: the largest allowed gap "

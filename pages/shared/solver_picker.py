@@ -15,7 +15,6 @@ it back.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -24,8 +23,9 @@ import streamlit as st
 from engine.fairness.families import family_entry
 from engine.models import ModelSpec
 from engine.objectives import DEFAULT_OBJECTIVE, LogisticLoss, objective_type
+from engine.options import config_fields, config_from_dict
 from engine.solvers.catalogue import DEFAULT_SOLVERS, PAPER_TOPICS, solver_card, solver_names
-from engine.solvers.options import OptionField, config_fields, config_from_dict
+from pages.shared.option_widgets import option_widget
 from pages.shared.state import initial
 
 REFERENCE = "unconstrained"
@@ -238,70 +238,7 @@ def solver_options(solver: str) -> dict:
     st.markdown(f"**{solver}**")
     shown = option_values(solver)
     values = {
-        option.name: _option_widget(option, shown[option.name], f"opt:{solver}:{option.name}")
+        option.name: option_widget(option, f"opt:{solver}:{option.name}", shown[option.name])
         for option in config_fields(solver_card(solver).Config)
     }
     return solver_config(solver, values)
-
-
-def _option_widget(option: OptionField, shown: Any, key: str) -> Any:
-    if option.optional:
-        return st.text_input(
-            option.name, value=shown, key=key, help=f"{option.help}. Leave it empty for unset."
-        )
-    if option.choices:
-        return st.selectbox(
-            option.name,
-            option.choices,
-            index=option.choices.index(shown),
-            key=key,
-            help=option.help,
-        )
-    if option.kind is bool:
-        return st.checkbox(option.name, value=shown, key=key, help=option.help)
-    if option.kind is int:
-        return st.number_input(
-            option.name,
-            value=shown,
-            step=1,
-            format="%d",
-            key=key,
-            help=option.help,
-            **number_limits(option),
-        )
-    if option.kind is float:
-        return st.number_input(
-            option.name,
-            value=shown,
-            step=_float_step(shown),
-            format="%g",
-            key=key,
-            help=option.help,
-            **number_limits(option),
-        )
-    return st.text_input(option.name, value=shown, key=key, help=option.help)
-
-
-def number_limits(option: OptionField) -> dict[str, int | float]:
-    """The option's bounds as a number input's `min_value` and `max_value`, which include their
-    limit: an open bound (> 0) becomes the next whole number inside it for an int (1), the next
-    float for a float (math.nextafter), so the widget offers exactly the values the config
-    accepts. Streamlit wants them of the value's type."""
-    limits: dict[str, int | float] = {}
-    whole = option.kind is int
-    if option.minimum is not None:
-        limits["min_value"] = math.ceil(option.minimum) if whole else float(option.minimum)
-    elif option.above is not None:
-        above = option.above
-        limits["min_value"] = math.floor(above) + 1 if whole else math.nextafter(above, math.inf)
-    if option.maximum is not None:
-        limits["max_value"] = math.floor(option.maximum) if whole else float(option.maximum)
-    elif option.below is not None:
-        below = option.below
-        limits["max_value"] = math.ceil(below) - 1 if whole else math.nextafter(below, -math.inf)
-    return limits
-
-
-def _float_step(value: float) -> float | None:
-    """One unit of the default's leading digit (ε = 0.001 steps by 0.001); Streamlit's 0.01 for 0."""
-    return 10.0 ** math.floor(math.log10(abs(value))) if value else None

@@ -1,5 +1,5 @@
 """The sidebar's solver option widgets keep to the options' declared bounds and choices
-(`engine.solvers.options.option`): a number input cannot leave them, a text option is a list."""
+(`engine.options.option`): a number input cannot leave them, a text option is a list."""
 
 from __future__ import annotations
 

@@ -166,7 +166,7 @@ def test_a_sigmoid_mlp_run_records_its_network_and_the_oracle_counts(tmp_path, c
 def test_the_pairs_and_condition_of_a_group_loss_gap_reach_the_run(tmp_path, capsys):
     out = tmp_path / "run.json"
     code = main(["run", "--data", "adult", "--attribute", "sex", "--constraint", "group_loss_gap",
-                 "--kappa", "0.05", "--pairs", "vs_mean", "--condition", "odds", "--solver",
+                 "--kappa", "0.05", "--pairs", "vs_mean", "--loss-condition", "odds", "--solver",
                  "ssw", "--iterations", "50", "--out", str(out)])  # fmt: skip
     assert code == 0, capsys.readouterr().err
     constraint = json.loads(out.read_text())["spec"]["constraint"]

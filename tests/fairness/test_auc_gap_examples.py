@@ -13,7 +13,7 @@ from engine.cli import main
 from engine.fairness import bpsn_bnsp_gap, positive_average_equality_gap
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.constraints import bind
-from engine.fairness.families import AUC_GAP_VARIANTS
+from engine.fairness.family_options import AUC_GAP_VARIANTS
 from engine.pairwise import lemma1_terms
 
 C2 = 1.0
@@ -146,8 +146,8 @@ def test_the_cli_runs_every_example_and_reports_the_gap(variant, tmp_path, capsy
     [
         (["--constraint", "dp", "--auc-variant", "bpsn"], "auc_gap constraint only"),
         (["--constraint", "psp", "--auc-c1", "0.5"], "auc_gap constraint only"),
-        (["--constraint", "auc_gap", "--auc-c1", "0"], "c1 must be a number > 0"),
-        (["--constraint", "auc_gap", "--auc-c2", "-1"], "c2 must be a number > 0"),
+        (["--constraint", "auc_gap", "--auc-c1", "0"], "option c1 must be > 0, not 0"),
+        (["--constraint", "auc_gap", "--auc-c2", "-1"], "option c2 must be > 0, not -1"),
     ],
 )
 def test_bad_auc_flags_are_refused_in_one_line(flags, message, capsys):

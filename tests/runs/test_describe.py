@@ -17,7 +17,7 @@ from engine.runs import RunSpec
 from engine.runs.describe import describe_spec, run_label, split_settings, sweep_progress
 from engine.runs.results import surrogate_epsilon
 from engine.solvers import Budget
-from engine.solvers.options import BudgetClock
+from engine.solvers.budget import BudgetClock
 
 CSV = CSVSpec(path="/somewhere/private/toy.csv", label="y", protected=("g",))
 

@@ -18,7 +18,8 @@ from engine.fairness.auc import (
     positive_average_equality_gap,
 )
 from engine.fairness.constraint_spec import ConstraintSpec
-from engine.fairness.families import AUC_GAP_VARIANTS, auc_gap_options, reported_metric
+from engine.fairness.families import reported_metric, set_options
+from engine.fairness.family_options import AUC_GAP_VARIANTS
 from engine.objectives import PairwiseAUCLoss
 from engine.runs.frontier import frontier_points
 from engine.runs.results import frontier_axes, run_result, sweep_view
@@ -37,7 +38,7 @@ EXACT_GAPS = {
 
 def auc_gap(variant: str, kappa: float = 0.05, **options) -> ConstraintSpec:
     return ConstraintSpec("auc_gap", kappa, (0.0, 1.0),
-                          options=auc_gap_options(variant=variant, **options))  # fmt: skip
+                          options=set_options("auc_gap", {"variant": variant, **options}))  # fmt: skip
 
 
 def auc_spec(data, solver: str, variant: str = "group", kappa: float = 0.05, seed: int = 0):

@@ -15,16 +15,10 @@ import pytest
 
 from engine.cli import main
 from engine.errors import UserError
+from engine.options import OptionField, Options, config_fields, config_from_dict, option
 from engine.solvers.catalogue import CARDS
 from engine.solvers.catalogue.paper003 import IDCAConfig
-from engine.solvers.options import (
-    OptionField,
-    SolverOptions,
-    config_fields,
-    config_from_dict,
-    option,
-)
-from pages.shared.solver_picker import number_limits
+from pages.shared.option_widgets import number_limits
 
 CONFIGS = sorted({card.Config for card in CARDS.values()}, key=lambda c: c.__name__)
 OPTIONS = [(config, o) for config in CONFIGS for o in config_fields(config)]
@@ -71,7 +65,7 @@ def refusal(config: type, **values: Any) -> str:
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.__name__)
 def test_every_config_checks_its_options_and_its_defaults_pass(config):
-    assert issubclass(config, SolverOptions)
+    assert issubclass(config, Options)
     config()  # the defaults lie within their bounds and choices
     for o in config_fields(config):
         assert o.optional or o.refusal(o.default) is None, o.name
@@ -108,7 +102,7 @@ def test_a_text_option_takes_only_its_choices(config, o):
 
 def test_bounds_read_as_ranges_in_the_refusals():
     @dataclass(frozen=True)
-    class Made(SolverOptions):
+    class Made(Options):
         rate: float = option(0.5, "a rate", above=0, below=1)
         share: float = option(0.5, "a share", minimum=0, maximum=1)
         count: int = option(3, "a count", minimum=1)

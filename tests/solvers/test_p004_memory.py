@@ -13,7 +13,7 @@ from solver_data import two_groups
 from torch.profiler import ProfilerActivity, profile
 
 from engine.fairness.constraint_spec import ConstraintSpec
-from engine.fairness.families import AUC_GAP_VARIANTS
+from engine.fairness.family_options import AUC_GAP_VARIANTS
 from engine.models import ModelSpec
 from engine.objectives import PairwiseAUCLoss
 from engine.problem import Problem

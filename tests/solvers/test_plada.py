@@ -16,12 +16,12 @@ from subgroup_data import subgroup_prepared
 from engine.errors import UserError
 from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
+from engine.options import config_from_dict
 from engine.oracles import WEIGHTS
 from engine.problem import Problem
 from engine.sampling import BatchSampler
 from engine.solvers import Budget, solve
 from engine.solvers.catalogue.p001_plada import TABLE2_LINEAR, TABLE2_NETWORK, PLADAConfig
-from engine.solvers.options import config_from_dict
 from engine.solvers.plada import PLADA, FullData
 from engine.status import StopCode
 

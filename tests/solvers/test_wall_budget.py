@@ -14,10 +14,10 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, run_clock, solve
 from engine.solvers import driver as driver_module
+from engine.solvers.budget import BudgetClock
 from engine.solvers.catalogue.paper003 import SSGConfig
 from engine.solvers.exact_train import FIRST_SHARE, hold_on_train
 from engine.solvers.honour import solve_run
-from engine.solvers.options import BudgetClock
 from engine.solvers.records import SOLVE
 from engine.solvers.sgd import SGD
 from engine.solvers.solve_sequence import SolveSequence

@@ -19,7 +19,7 @@ import torch
 from torch import Tensor
 
 from engine.errors import UserError
-from engine.fairness.families import AUC_GAP_DEFAULTS
+from engine.fairness.families import options_of
 
 from .base import Aux, BoundConstraint, DCParts, GroupData, pairs_of
 from .exact import exact_metric
@@ -55,9 +55,10 @@ class AUCGap(BoundConstraint):
     label_cells = True
 
     def _setup(self) -> None:
-        self._set("variant", str(self.spec.option("variant", AUC_GAP_DEFAULTS["variant"])))
-        self._set("c1", float(self.spec.option("c1", AUC_GAP_DEFAULTS["c1"])))
-        self._set("c2", float(self.spec.option("c2", AUC_GAP_DEFAULTS["c2"])))
+        options = options_of(self.spec)
+        self._set("variant", options.variant)
+        self._set("c1", float(options.c1))
+        self._set("c2", float(options.c2))
         self._set("pairs", pairs_of(len(self.data.keys)))
         self._set("sets", [_sets(self.data, self.variant, k, j) for k, j in self.pairs])
 

@@ -24,6 +24,7 @@ import torch
 from torch import Tensor
 
 from engine.errors import UserError
+from engine.fairness.families import options_of
 from engine.objectives import LogisticLoss
 
 from .base import Aux, BoundConstraint, DCParts, pairs_of
@@ -40,7 +41,7 @@ class GroupLossGap(BoundConstraint):
 
     @property
     def condition(self) -> str:
-        return str(self.spec.option("condition", "none"))
+        return options_of(self.spec).condition
 
     @property
     def label_cells(self) -> bool:  # type: ignore[override]

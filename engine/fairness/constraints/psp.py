@@ -15,6 +15,7 @@ import torch
 from scipy import sparse
 from torch import Tensor
 
+from engine.fairness.families import options_of
 from engine.variables import Box, Kind
 
 from .base import (
@@ -54,7 +55,7 @@ class PSPConstraint(BoundConstraint):
         self._set("grid", grid)
         self._set("_p", torch.as_tensor(grid, dtype=torch.float64))
         self._set("sigma", Surrogate(self.spec.surrogate, self.spec.temperature))
-        self._set("method", str(self.spec.option("mean_method", "bucketed")))
+        self._set("method", options_of(self.spec).mean_method)
 
     def _row_names(self) -> list[str]:
         return [

@@ -18,11 +18,11 @@ from engine.capabilities import (
 )
 from engine.errors import UserError
 from engine.fairness.families import (
-    AUC_GAP_DEFAULTS,
     family_names,
     family_offers,
     task_refusal,
 )
+from engine.fairness.family_options import AUCGapOptions
 from engine.lazy import load_object
 from engine.models import ModelSpec
 from engine.objectives import OBJECTIVE_TYPES
@@ -196,7 +196,7 @@ class SolverCard:
         )
 
     def _variant_refusal(self, family: str | None, variant: str | None) -> str | None:
-        variant = variant or AUC_GAP_DEFAULTS["variant"]
+        variant = variant or AUCGapOptions().variant
         if family != "auc_gap" or not self.auc_variants or variant in self.auc_variants:
             return None
         return (f"{self.name} applies to the AUC gaps {' and '.join(self.auc_variants)} only "

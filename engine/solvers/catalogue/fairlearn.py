@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import SolverOptions, option
 
 # fairlearn's ThresholdOptimizer: the performance objectives it accepts under a constraint on one
 # rate, and those it accepts under equalized odds (fairlearn.postprocessing, 0.15)
@@ -32,7 +32,7 @@ GRID_SELECTIONS = ("kappa", "fairlearn")
 
 
 @dataclass(frozen=True)
-class LogisticBaseConfig(SolverOptions):
+class LogisticBaseConfig(Options):
     """The base estimator every fairlearn mitigator here fits: scikit-learn's LogisticRegression
     with L-BFGS (deterministic: it draws no random numbers), as fairlearn's examples use it."""
 

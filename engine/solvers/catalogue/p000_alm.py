@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
 from engine.errors import UserError
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 # "slack": paper 000, Alg. 2 (c + s = 0, s ≥ 0); "hpr": Hestenes–Powell–Rockafellar (y ≥ 0)
@@ -18,7 +18,7 @@ AUGMENTATIONS = ("slack", "hpr")
 
 
 @dataclass(frozen=True)
-class SSLALMConfig(SolverOptions):
+class SSLALMConfig(Options):
     mu: float = option(
         2.0, "μ, weight of the proximal term (μ/2)‖x − z‖² (paper 000 Exp. 1: 2)", minimum=0
     )

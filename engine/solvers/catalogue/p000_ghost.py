@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
 from engine.errors import UserError
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 
 @dataclass(frozen=True)
-class GhostConfig(SolverOptions):
+class GhostConfig(Options):
     p0: float = option(
         0.4,
         "p0 of the level N ~ Geom(p0) on {0, 1, …}, P(N = n) = (1 − p0)ⁿ p0, and J = 2^(N+1) "

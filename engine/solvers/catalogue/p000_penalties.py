@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
+from engine.options import option
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.catalogue.paper000 import SGDConfig
-from engine.solvers.options import option
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 STEP_RULES = ("constant", "diminishing", "adaptive")
@@ -15,7 +15,7 @@ TOLERANCE_RULES = ("constant", "diminishing")
 
 
 @dataclass(frozen=True)
-class SSwConfig(SolverOptions):
+class SSwConfig(Options):
     objective_rule: str = option(
         "constant",
         "η^f_k rule: 'constant' (η^f) or 'diminishing' (η^f/√(k+1)) (paper 000 B.1.1; Exp. 1: "

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.capabilities import Capability as C
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 OUTPUTS = ("random", "last")
@@ -48,7 +48,7 @@ _FRACTION_HELP = (
 
 
 @dataclass(frozen=True)
-class SSGHLConfig(SolverOptions):
+class SSGHLConfig(Options):
     objective_step: float | None = option(
         None,
         "η, the constant step of objective iterations θ ← θ − η∇F (Huang & Lin 2023, Alg. 1, "
@@ -105,7 +105,7 @@ class SSGHLConfig(SolverOptions):
 
 
 @dataclass(frozen=True)
-class IPPConfig(SolverOptions):
+class IPPConfig(Options):
     """The options of the inexact proximal point wrapper; the subclasses add the inner
     solver's (`inner_solver` names it for `engine.solvers.ipp`)."""
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import SolverOptions, option
 
 
 @dataclass(frozen=True)
-class MultiplierModelConfig(SolverOptions):
+class MultiplierModelConfig(Options):
     eta_theta: float = option(
         0.01,
         "η_θ, the model's step on F_B + Σ_{j∈J} λ_j g_j (ours: paper 001 gives none)",

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard, StatePanel
-from engine.solvers.options import SolverOptions, option
 
 # paper 001, App. E, Table 2: (η_w, η_u, α, β, γ0) per problem
 TABLE2_LINEAR = {"eta_w": 0.001, "eta_u": 0.1, "alpha": 10.0, "beta": 0.1, "gamma0": 0.1}
@@ -27,7 +27,7 @@ TABLE2_NETWORK = {"eta_w": 0.1, "eta_u": 0.01, "alpha": 10.0, "beta": 0.5, "gamm
 
 
 @dataclass(frozen=True)
-class PLADAConfig(SolverOptions):
+class PLADAConfig(Options):
     eta_w: float | None = option(
         None,
         "η (Table 2's η_w), the step of the linearised θ-step θ ← Π_Θ(θ − η(∇F + J_Gᵀλ)); unset "

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.fairness.badr_measures import BADR_MEASURES
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard, StatePanel
-from engine.solvers.options import SolverOptions, option
 
 IMPLICIT_METHODS = ("slsqp", "frank_wolfe")
 
 
 @dataclass(frozen=True)
-class WeightedFitConfig(SolverOptions):
+class WeightedFitConfig(Options):
     """What every paper 002 run shares: the lower level's μ and the measure it is judged by."""
 
     measure: str = option(

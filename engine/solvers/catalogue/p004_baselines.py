@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.catalogue.p004_sfls import SELECTIONS
-from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 NETWORK_RATE = 0.1  # the unset learning rate where L_F is unknown (a network): ours, on Adult
@@ -27,7 +27,7 @@ _DERIVED_RATE = (
 
 
 @dataclass(frozen=True)
-class _BaselineOptions(SolverOptions):
+class _BaselineOptions(Options):
     """What both baselines take: the batch, the reported iterate and the step budget."""
 
     batch_size: int = option(

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
 from engine.errors import UserError
+from engine.options import option
 from engine.solvers.catalogue.card import SolverCard
 from engine.solvers.catalogue.paper003 import UnconstrainedConfig
-from engine.solvers.options import option
 
 MAX_MAPS = 1_000_000  # a grid this large already takes minutes on a large validation split
 

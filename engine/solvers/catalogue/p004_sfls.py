@@ -14,15 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 SELECTIONS = ("validation", "last")
 
 
 @dataclass(frozen=True)
-class SFLSConfig(SolverOptions):
+class SFLSConfig(Options):
     eta: float = option(
         0.1,
         "c of the primal step η_t = c/√(t+1) of Alg. 2 (paper 004, App. E.3 tunes c over "

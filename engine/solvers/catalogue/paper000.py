@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import SolverOptions, option
 
 
 @dataclass(frozen=True)
-class SGDConfig(SolverOptions):
+class SGDConfig(Options):
     step: float = option(
         5e-3, "learning rate (paper 000's code, sgd.yaml: 5e-3; the paper states none)", above=0
     )

@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
+from engine.options import Options, option
 from engine.solvers.catalogue.card import SolverCard
-from engine.solvers.options import SolverOptions, option
 from engine.solvers.tuning import Score, TuningPlan
 
 
 @dataclass(frozen=True)
-class UnconstrainedConfig(SolverOptions):
+class UnconstrainedConfig(Options):
     l2: float = option(0.0, "ridge penalty l2/2·‖w‖² (0: plain maximum likelihood)", minimum=0)
     max_iterations: int = option(2000, "L-BFGS iterations at most", minimum=1)
     tolerance: float = option(
@@ -26,7 +26,7 @@ class UnconstrainedConfig(SolverOptions):
 
 
 @dataclass(frozen=True)
-class IDCAConfig(SolverOptions):
+class IDCAConfig(Options):
     outer_iterations: int = option(
         200, "K, outer iterations (paper 003 G.2.2 picks K ∈ {100, …, 400} on validation)", above=0
     )
@@ -78,7 +78,7 @@ class IDCAConfig(SolverOptions):
 
 
 @dataclass(frozen=True)
-class SSGConfig(SolverOptions):
+class SSGConfig(Options):
     iterations: int = option(10_000, "T (paper 003 G.7: 10,000 to tune, then 50,000)", above=0)
     tolerance: str = option(
         "static",
@@ -91,7 +91,7 @@ class SSGConfig(SolverOptions):
 
 
 @dataclass(frozen=True)
-class PenaltyConfig(SolverOptions):
+class PenaltyConfig(Options):
     lam: float = option(
         0.37,
         "λ ≥ 0, weight of the penalty (paper 003 G.4.2 grids: (114) a9a {0.2, 0.3, 0.37, 1}, "
@@ -113,7 +113,7 @@ class PenaltyConfig(SolverOptions):
 
 
 @dataclass(frozen=True)
-class QuadraticConfig(SolverOptions):
+class QuadraticConfig(Options):
     iterations: int = option(
         1000,
         "K, projected-gradient steps (paper 003 G.3.2: 1000 on a9a and bank, 500 on law school)",

@@ -1,20 +1,22 @@
-"""Run budgets and solver options, without torch: what a run specification holds about its
-solver, so the app and the command line can build, check and list runs without loading solvers.
+"""Declared options, without torch: a frozen dataclass of `option` fields says each option's
+default, help, kind, choices and bounds, so that a page, the command line and the estimator can
+render, parse and check them from the declaration alone. A solver's config
+(`engine.solvers.catalogue`) and a constraint family's options (`engine.fairness.families`) are
+declared this way.
 
-An option whose default is None is *unset* until given: the solver then chooses (e.g. the
+An option whose default is None is *unset* until given: the owner then chooses (e.g. the
 quadratic baselines' step η = 1/L). Text that means "leave it unset" (`UNSET_WORDS`) is read as
 None, so a page's empty text box and a command line's `--option step=auto` ask for the same thing.
 
-An option declares its bounds (`option(..., above=0)`) and its choices; every config is a
-`SolverOptions`, whose construction refuses a value outside them with the same sentence for every
-solver ("option epsilon must be > 0, not -1"), so each config checks by hand only what relates
-options to each other.
+An option declares its bounds (`option(..., above=0)`) and its choices; every declaration is an
+`Options`, whose construction refuses a value outside them with the same sentence for every
+owner ("option epsilon must be > 0, not -1"), so each checks by hand only what relates options
+to each other.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import enum
 import functools
 import math
 import numbers
@@ -30,58 +32,14 @@ _KIND_WORDS = {bool: "true or false", int: "a whole number", float: "a finite nu
 _BOUNDS = ("minimum", "above", "maximum", "below")  # an option's bounds (`option`)
 
 
-class BudgetClock(enum.StrEnum):
-    """The clock a time budget is counted on."""
-
-    WALL = "wall"  # as the person waiting sees it: records, evaluations and reports spend it
-    SOLVER = "solver"  # the solver's own time, without them: paper 000's protocol, whose saved
-    # iterates are evaluated off the clock, so solvers are compared at equal solver time
-
-
-@dataclass(frozen=True)
-class Budget:
-    """Stop after this many solver iterations and/or seconds (None: no limit), counted on
-    `clock` (wall time unless a study compares solvers at equal solver time).
-
-    `save_every` (None: off) saves the iterate after every that many solver iterations and
-    evaluates it on the train and test sets off the solver's clock, as paper 000 §3 does for its
-    plots (state saved every 100 iterations, Ghost every 10); `save_seconds` saves it every that
-    many seconds of the solver's clock, which suits solvers whose speeds differ a hundredfold
-    (a few points per 0.5 s bin of the bands, whatever the solver).
-    """
-
-    max_iterations: int | None = None
-    max_seconds: float | None = None
-    save_every: int | None = None
-    save_seconds: float | None = None
-    clock: BudgetClock = BudgetClock.WALL
-
-    def __post_init__(self) -> None:
-        try:  # a stored spec holds the clock's word
-            object.__setattr__(self, "clock", BudgetClock(self.clock))
-        except ValueError:
-            words = " or ".join(c.value for c in BudgetClock)
-            raise UserError(f"a time budget's clock is {words}, not {self.clock!r}") from None
-        if self.max_iterations is not None and self.max_iterations < 1:
-            raise UserError("the iteration budget must be at least 1")
-        if self.max_seconds is not None and not (
-            math.isfinite(self.max_seconds) and self.max_seconds > 0
-        ):
-            raise UserError("the time budget must be a finite number of seconds > 0")
-        if self.save_every is not None and self.save_every < 1:
-            raise UserError("iterates are saved every 1 or more iterations")
-        if self.save_seconds is not None and not (
-            math.isfinite(self.save_seconds) and self.save_seconds > 0
-        ):
-            raise UserError("iterates are saved every finite number of seconds > 0")
-
-
 @dataclass(frozen=True)
 class OptionField:
-    """One solver option: `kind` is the type of a set value (bool, int, float or str);
-    `optional` options default to None, meaning unset (the solver chooses); `choices` are the
+    """One declared option: `kind` is the type of a set value (bool, int, float or str);
+    `optional` options default to None, meaning unset (the owner chooses); `choices` are the
     values a text option may take (empty: any). A number's bounds: `minimum` (value ≥ it) or
-    `above` (value > it), and `maximum` (≤) or `below` (<); None where it has none."""
+    `above` (value > it), and `maximum` (≤) or `below` (<); None where it has none. `label` is
+    its short name on a page (empty: its name) and `choice_words` says what each choice is,
+    as (choice, words) pairs (empty: the choices speak for themselves)."""
 
     name: str
     default: Any
@@ -93,6 +51,8 @@ class OptionField:
     above: float | None = None
     maximum: float | None = None
     below: float | None = None
+    label: str = ""
+    choice_words: tuple[tuple[str, str], ...] = ()
 
     @property
     def range_words(self) -> str:
@@ -147,14 +107,14 @@ class OptionField:
 
 
 def config_fields(config_class: type) -> list[OptionField]:
-    """Every option of a solver config, with its default, help (the field's `doc`), type,
-    choices and bounds."""
+    """Every option of a declaration (a solver's config, a family's options), with its default,
+    help (the field's `doc`), type, choices and bounds."""
     return list(_option_fields(config_class))
 
 
 @functools.cache
 def _option_fields(config_class: type) -> tuple[OptionField, ...]:
-    # cached: every construction of a config checks its options (`SolverOptions`)
+    # cached: every construction of a config checks its options (`Options`)
     hints = typing.get_type_hints(config_class)
     return tuple(
         OptionField(
@@ -164,6 +124,8 @@ def _option_fields(config_class: type) -> tuple[OptionField, ...]:
             *_kind(hints[f.name]),
             f.metadata.get("choices", ()),
             **{bound: f.metadata.get(bound) for bound in _BOUNDS},
+            label=f.metadata.get("label", ""),
+            choice_words=f.metadata.get("choice_words", ()),
         )
         for f in dataclasses.fields(config_class)
     )
@@ -175,11 +137,11 @@ def _number(value: float) -> str:
 
 
 @dataclass(frozen=True)
-class SolverOptions:
-    """The base of every solver config, a frozen dataclass of `option` fields: constructing one,
-    directly or by `config_from_dict`, refuses a set option outside its choices or bounds, or a
-    float that is not finite. A config that also checks options against each other extends
-    `__post_init__`, calling this one first (`super().__post_init__()`)."""
+class Options:
+    """The base of every declaration of options, a frozen dataclass of `option` fields:
+    constructing one, directly or by `config_from_dict`, refuses a set option outside its choices
+    or bounds, or a float that is not finite. A declaration that also checks options against
+    each other extends `__post_init__`, calling this one first (`super().__post_init__()`)."""
 
     def __post_init__(self) -> None:
         for option_field in config_fields(type(self)):
@@ -193,14 +155,15 @@ def _kind(hint: Any) -> tuple[type, bool]:
     members = [a for a in typing.get_args(hint) if a is not type(None)] or [hint]
     optional = type(None) in typing.get_args(hint)
     if len(members) != 1 or members[0] not in _KIND_WORDS:
-        raise TypeError(f"solver options are bool, int, float or str (or one of them | None): "
+        raise TypeError(f"options are bool, int, float or str (or one of them | None): "
                         f"{hint!r}")  # fmt: skip
     return members[0], optional
 
 
 def config_from_dict(config_class: type, values: dict[str, Any] | None) -> Any:
-    """A solver config from user-given values (text or typed), rejecting unknown names with the
-    known ones and values of the wrong kind with the kind needed."""
+    """A declaration of options (`config_class`) from user-given values (text or typed),
+    rejecting unknown names with the known ones and values of the wrong kind with the kind
+    needed."""
     values = dict(values or {})
     fields = {f.name: f for f in config_fields(config_class)}
     unknown = sorted(set(values) - set(fields))
@@ -258,14 +221,18 @@ def option(
     above: float | None = None,
     maximum: float | None = None,
     below: float | None = None,
+    label: str = "",
+    choice_words: tuple[tuple[str, str], ...] = (),
 ) -> Any:
     """A config field with its documentation (shown by `python -m engine solvers`), for a text
-    option the values it may take (a page offers them as a list), and for a number its bounds:
-    `minimum` (value ≥ it) or `above` (value > it), `maximum` (≤) or `below` (<), which
-    `SolverOptions` checks and the pages' number inputs keep to."""
+    option the values it may take (a page offers them as a list, each shown by its
+    `choice_words` where given), and for a number its bounds: `minimum` (value ≥ it) or `above`
+    (value > it), `maximum` (≤) or `below` (<), which `Options` checks and the pages' number
+    inputs keep to; `label` is its short name on a page."""
     if (minimum is not None and above is not None) or (maximum is not None and below is not None):
         raise TypeError(
             "an option has one lower bound (minimum or above) and one upper bound (maximum or below)"
         )
     bounds = {"minimum": minimum, "above": above, "maximum": maximum, "below": below}
-    return field(default=default, metadata={"doc": doc, "choices": choices, **bounds})
+    metadata = {"doc": doc, "choices": choices, "label": label, "choice_words": choice_words}
+    return field(default=default, metadata=metadata | bounds)
