@@ -77,10 +77,10 @@ from engine.models import ModelSpec  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.runs.honour_search import honour_search  # noqa: E402
 from engine.solvers import Solution, solve  # noqa: E402
+from engine.solvers.budget import Budget  # noqa: E402
 from engine.solvers.catalogue import solver_card  # noqa: E402
 from engine.solvers.honour import solve_honouring  # noqa: E402
 from engine.solvers.honour_rules import honour_refusal  # noqa: E402
-from engine.solvers.options import Budget  # noqa: E402
 from engine.status import STATUS_OF_CODE, RunStatus, StopCode  # noqa: E402
 
 INTERVAL = (0.05, 0.30)

@@ -55,11 +55,11 @@ from engine.data.sources import load_prepared  # noqa: E402
 from engine.fairness.constraint_spec import ConstraintSpec  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
 from engine.objectives import PairwiseAUCLoss  # noqa: E402
+from engine.options import config_from_dict  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.runs.frontier import mean_and_spread  # noqa: E402
 from engine.solvers import Budget, solve  # noqa: E402
 from engine.solvers.catalogue import solver_card  # noqa: E402
-from engine.solvers.options import config_from_dict  # noqa: E402
 from engine.solvers.tuning import pick, trial_outcome  # noqa: E402
 
 DATA = {

@@ -28,11 +28,11 @@ from engine.cli import build_parser  # noqa: E402
 from engine.cli.run_commands import run_spec_from_args  # noqa: E402
 from engine.data.sources import load_prepared  # noqa: E402
 from engine.errors import UserError  # noqa: E402
+from engine.options import config_from_dict  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.solvers.catalogue import solver_card  # noqa: E402
 from engine.solvers.catalogue.p001_plada import TABLE2_LINEAR, TABLE2_NETWORK  # noqa: E402
 from engine.solvers.honour import solve_run  # noqa: E402
-from engine.solvers.options import config_from_dict  # noqa: E402
 from engine.status import StopCode  # noqa: E402
 
 DP = ["--constraint", "dp", "--kappa", "0.02"]

@@ -28,12 +28,13 @@ from engine.data.grouping import GroupingSpec  # noqa: E402
 from engine.data.prepare import PrepareOptions  # noqa: E402
 from engine.fairness.constraint_spec import ConstraintSpec  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
+from engine.options import config_from_dict  # noqa: E402
 from engine.runs.spec import RunSpec  # noqa: E402
 from engine.runs.warm_up import warm_solver  # noqa: E402
 from engine.runs.worker import build_problem  # noqa: E402
+from engine.solvers.budget import Budget  # noqa: E402
 from engine.solvers.catalogue import solver_card  # noqa: E402
 from engine.solvers.honour import solve_run  # noqa: E402
-from engine.solvers.options import Budget, config_from_dict  # noqa: E402
 from engine.solvers.run_clock import EXACT_POINTS, now  # noqa: E402
 
 INTERVAL = (0.05, 0.30)

@@ -125,9 +125,9 @@ from engine.fairness.families import quantity_name  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.solvers import solve  # noqa: E402
+from engine.solvers.budget import Budget  # noqa: E402
 from engine.solvers.catalogue import solver_card  # noqa: E402
 from engine.solvers.honour import solve_honouring  # noqa: E402
-from engine.solvers.options import Budget  # noqa: E402
 from engine.threads import use_threads  # noqa: E402
 from engine.verdict import KappaState, judge  # noqa: E402
 
