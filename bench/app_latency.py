@@ -55,7 +55,7 @@ from engine.runs import FINAL, RunSpec, Store, submit_sweep, wait  # noqa: E402
 from engine.runs.runner import runner_pid, stop_runners  # noqa: E402
 from engine.runs.store import RunRow  # noqa: E402
 from engine.runs.worker import build_problem  # noqa: E402
-from engine.solvers.records import HONOUR  # noqa: E402
+from engine.solvers.records import RecordKind  # noqa: E402
 
 KAPPAS = ("0.05", "0.08", "0.11")  # one new IDCA run each; the unconstrained one is shared
 SWEEP_TARGET = 45.0  # seconds, the page's default sweep
@@ -277,7 +277,7 @@ def run_costs(store: Store, run_ids: list[str], since: float) -> list[RunCost]:
         source = row.spec.get("warm_start")
         ready = max(since, rows[source].finished) if source in rows else since
         wall = row.finished - row.started
-        solves = len(store.records(row.id, kind=HONOUR))
+        solves = len(store.records(row.id, kind=RecordKind.HONOUR))
         test, train = (store.metrics(row.id).get(split, {}) for split in ("test", "train"))
         costs.append(RunCost(row, source in rows, row.started - ready, row.seconds or 0.0,
                              wall - (row.seconds or 0.0), solves, test.get("accuracy", math.nan),

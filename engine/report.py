@@ -21,7 +21,7 @@ from engine.runs.honour_search import HonourSearch, honour_search, search_table,
 from engine.runs.results import run_verdict
 from engine.runs.spec import constraint_from_dict
 from engine.runs.store import Store
-from engine.solvers.honour_rules import HONOUR
+from engine.solvers.records import RecordKind
 from engine.verdict import Verdict
 
 MISSING = "—"
@@ -81,7 +81,7 @@ def store_report(
                 None)  # fmt: skip
     shared, own = split_settings([describe_spec(row.spec) for row in rows])
     blocks = [ReportRun(label, run_verdict(store, row, view), settings,
-                        honour_search(store.records(row.id, kind=HONOUR)))
+                        honour_search(store.records(row.id, kind=RecordKind.HONOUR)))
               for label, row, settings in zip(labels, rows, own, strict=True)]  # fmt: skip
     table = comparison_table(store, list(run_ids), view)
     metrics = [{"model": label, **line, "run": line["run"][:8]}

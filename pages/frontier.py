@@ -20,7 +20,7 @@ from engine.runs.frontier_text import MARK_WORDS, frontier_table
 from engine.runs.results import frontier_axes, interval_text, run_results
 from engine.runs.runner import VISITOR_IDLE_EXIT_SECONDS, ensure_runner
 from engine.solvers.catalogue import solver_card, solver_names
-from engine.solvers.records import FRONT
+from engine.solvers.records import RecordKind
 from engine.status import ACTIVE
 from engine.verdict import FEW_DISTINCT_SCORES
 from pages.shared.data_controls import data_controls, prepared_data
@@ -238,7 +238,7 @@ def _poll(store: Store, run_ids: list[str], drawn: frozenset[str]) -> None:
 def _front_choice(store: Store, sweep: set[str]) -> list[str]:
     """The runs outside the sweep that yield a front and that the user chose to draw beside it
     (none to choose from: no control)."""
-    with_front = store.runs_with(FRONT) - sweep
+    with_front = store.runs_with(RecordKind.FRONT) - sweep
     rows = [r for r in store.runs(newest_first=True) if r.id in with_front and r.has_model]
     if not rows:
         return []

@@ -24,6 +24,7 @@ from engine.runs.results import run_verdict
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.solvers.budget import BudgetClock
+from engine.solvers.records import RecordKind
 
 SEED_AXES = ("seed", "solver.seed")
 # the runs a study shows: those that ran to their end; a failed, cancelled, interrupted or
@@ -133,7 +134,7 @@ def load_study(store: Store, variants: Mapping[str, str]) -> list[StudyRun]:
             run_id=run_id, variant=variants[run_id], seed=int(row.spec.get("seed", 0)),
             status=row.status, verdict=run_verdict(store, row, metrics=metrics).label,
             kappa=constraint.get("kappa"),
-            iterates=[r for r in store.records(run_id) if r["kind"] == "iterate"] if usable else [],
+            iterates=[r for r in store.records(run_id) if r["kind"] == RecordKind.ITERATE] if usable else [],
             metrics=metrics,
         ))  # fmt: skip
     return runs

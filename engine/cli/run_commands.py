@@ -65,6 +65,7 @@ from engine.solvers.honour_rules import (
     HONOUR_SPLITS,
     run_honour,
 )
+from engine.solvers.records import RecordKind
 from engine.status import WITH_MODEL
 from engine.task import Task
 from engine.verdict import REPORTED_SPLITS, KappaState, SplitCheck, Verdict
@@ -342,13 +343,13 @@ class ProgressPrinter:
 
     def __call__(self, record: IterationRecord) -> None:
         now = time.perf_counter()
-        if record.kind == "exact":
+        if record.kind == RecordKind.EXACT:
             v, q, score = record.values, self.quantity, self.score
             print(f"    exact  train {score} {_fmt(v.get(f'train.{score}'))} {q} "
                   f"{_fmt(v.get(f'train.{self.metric}'))} | val {score} "
                   f"{_fmt(v.get(f'val.{score}'))} {q} {_fmt(v.get(f'val.{self.metric}'))}",
                   file=sys.stderr)  # fmt: skip
-        elif record.kind == "surrogate" and now - self.last >= 1.0:
+        elif record.kind == RecordKind.SURROGATE and now - self.last >= 1.0:
             self.last = now
             print(f"it {record.iteration:>7}  {record.seconds:7.1f}s  f0 {_fmt(record.objective)}"
                   f"  max violation {_fmt(record.max_violation)}", file=sys.stderr)  # fmt: skip

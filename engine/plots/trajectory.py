@@ -21,6 +21,7 @@ from engine.plots.style import TEMPLATE, series_colour, thinned_positions
 from engine.runs.results import constraint_of, measure_view, run_task, surrogate_epsilon
 from engine.solvers.catalogue import CARDS
 from engine.solvers.catalogue.card import StatePanel
+from engine.solvers.records import RecordKind
 
 MAX_TRAJECTORY_POINTS = 1000  # per trace: a run of hours logs tens of thousands of records
 TrajectoryAxis = Literal["iteration", "seconds", "data passes", "oracle calls"]
@@ -103,8 +104,8 @@ class _RunView:
 
 
 def _view(run: TrajectoryRun, x: TrajectoryAxis) -> _RunView:
-    surrogate = [r for r in run.records if r["kind"] == "surrogate"]
-    exact = [r for r in run.records if r["kind"] == "exact"]
+    surrogate = [r for r in run.records if r["kind"] == RecordKind.SURROGATE]
+    exact = [r for r in run.records if r["kind"] == RecordKind.EXACT]
     keys = tuple(dict.fromkeys(k for r in surrogate for k in (r.get("state") or {})))
     return _RunView(run, surrogate, exact, keys, _axis(surrogate, x))
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.runs.store import Store
-from engine.solvers.records import FRONT, FRONT_COORDINATE
+from engine.solvers.records import FRONT_COORDINATE, RecordKind
 
 REPORTED = "reported model"  # the label of the model the run reports, beside its front
 
@@ -51,7 +51,7 @@ class FrontMember:
 
 def run_front(store: Store, run_id: str) -> list[FrontMember]:
     """The stored run's front in its order; [] for a run that yields one model."""
-    return [FrontMember.from_record(r) for r in store.records(run_id, kind=FRONT)]
+    return [FrontMember.from_record(r) for r in store.records(run_id, kind=RecordKind.FRONT)]
 
 
 def solution_front(front: Iterable[Mapping[str, Any]]) -> list[FrontMember]:

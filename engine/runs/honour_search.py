@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.solvers.honour_rules import HONOUR, SPLIT_WORDS
-from engine.solvers.records import IterationRecord
+from engine.solvers.honour_rules import SPLIT_WORDS
+from engine.solvers.records import IterationRecord, RecordKind
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def honour_search(
     """The κ′ search in a run's records (`Solution.trajectory` or `Store.records`), None for a
     run that did not honour κ."""
     found = [_fields(r) for r in records]
-    search = [(values, state) for kind, values, state in found if kind == HONOUR]
+    search = [(values, state) for kind, values, state in found if kind == RecordKind.HONOUR]
     if not search:
         return None
     kappa = float(search[0][0]["kappa_prime"])  # the first solve is at κ itself

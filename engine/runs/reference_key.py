@@ -8,6 +8,7 @@ import dataclasses
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.solvers.catalogue import solver_card
+from engine.solvers.records import RecordKind
 
 # in the state of a reusing run's own records (its exact record and its final one): the run that
 # trained the model, and how that training ended in words, so that a run reusing a reusing run
@@ -31,7 +32,7 @@ def reference_key(spec: RunSpec) -> str | None:
 def reused_from(store: Store, run_id: str) -> str | None:
     """The run that trained the model the stored run `run_id` reuses (the mark of its final
     record), or None for a run that trained its own."""
-    finals = store.records(run_id, kind="final")
+    finals = store.records(run_id, kind=RecordKind.FINAL)
     marks = finals[-1].get("state", {}) if finals else {}
     trained_in = marks.get(TRAINED_IN)
     return None if trained_in is None else str(trained_in)

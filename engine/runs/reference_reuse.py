@@ -39,7 +39,7 @@ from engine.runs.store import RunRow, Store
 from engine.solvers import kkt, run_clock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import Log, exact_record, final_record, with_intervals
-from engine.solvers.records import FRONT, HONOUR, IterationRecord, Solution
+from engine.solvers.records import IterationRecord, RecordKind, Solution
 from engine.status import RunStatus, StopCode, StopReason
 
 # the ends whose model is reused: a model the solver finished with. A diverged run's last finite
@@ -128,13 +128,13 @@ def reused_solution(
     stored = store.records(source.run_id)
     trained = [interval_free(record, source.constraint_changed) for record in stored]
     trajectory = [record for record in trained if record is not None]
-    finals = [record for record in stored if record["kind"] == "final"]
+    finals = [record for record in stored if record["kind"] == RecordKind.FINAL]
     at = finals[-1]["seconds"] if finals else (trajectory[-1].seconds if trajectory else 0.0)
     marks = {TRAINED_IN: source.trained_in, TRAINED_REASON: source.stop.text}
     if problem.constraint is not None:
         kkt.prepare(problem)
     exact = exact_record(problem, params, source.iterations, at, {})
-    ended = next((r for r in reversed(trajectory) if r.kind == "exact"), None)
+    ended = next((r for r in reversed(trajectory) if r.kind == RecordKind.EXACT), None)
     if ended is not None and _same_model(ended, exact):  # the end's record, now whole at this I
         trajectory.remove(ended)
     metrics = problem.report(params)
@@ -171,11 +171,11 @@ def interval_free(record: dict[str, Any], constraint_changed: bool) -> Iteration
     the constraint go too (a surrogate record's rows, its largest row, and the state named after
     a row, such as "dual.<row>"; an iterate's largest train row)."""
     state = dict(record.get("state") or {})
-    if record["kind"] in ("final", FRONT, HONOUR) or TRAINED_IN in state:
+    if record["kind"] in (RecordKind.FINAL, RecordKind.FRONT, RecordKind.HONOUR) or TRAINED_IN in state:
         return None
     values = dict(record.get("values") or {})
     worst = record.get("max_violation")
-    if record["kind"] == "surrogate":  # its values are the constraint's rows
+    if record["kind"] == RecordKind.SURROGATE:  # its values are the constraint's rows
         if constraint_changed:
             rows = frozenset(values)
             state = {k: v for k, v in state.items() if k.partition(".")[2] not in rows}
@@ -186,7 +186,7 @@ def interval_free(record: dict[str, Any], constraint_changed: bool) -> Iteration
             for k, v in values.items()
             if not depends_on_interval(k.partition(".")[2], constraint_changed)
         }
-        if constraint_changed and record["kind"] == "iterate":
+        if constraint_changed and record["kind"] == RecordKind.ITERATE:
             worst = None  # the largest train row
     return IterationRecord(
         iteration=record["iteration"],
@@ -245,13 +245,13 @@ def _source(store: Store, row: RunRow, constraint_changed: bool) -> ReferenceSou
     """`row` as the source of a reference's model (`constraint_changed`: their constraints
     differ in their interval), or None when its model cannot be used: no stop code, a front,
     or a model file that is missing or unreadable."""
-    if row.stop_code is None or store.records(row.id, kind=FRONT):
+    if row.stop_code is None or store.records(row.id, kind=RecordKind.FRONT):
         return None
     try:
         params = store.load_params(row.id)
     except (OSError, ValueError, KeyError):
         return None
-    finals = store.records(row.id, kind="final")
+    finals = store.records(row.id, kind=RecordKind.FINAL)
     marks = finals[-1].get("state", {}) if finals else {}
     trained_in = str(marks.get(TRAINED_IN, row.id))
     reason = str(marks.get(TRAINED_REASON, row.reason))

@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.data.paths import BUNDLED_DATA
 from engine.errors import UserError
-from engine.solvers.records import FRONT, HONOUR, KAPPA_PRIME, SOLVE
+from engine.solvers.records import KAPPA_PRIME, SOLVE, RecordKind
 from engine.status import ACTIVE, WITH_MODEL, RunStatus, StopCode, StopReason, stop_code
 
 SCHEMA_VERSION = 2
@@ -395,7 +395,7 @@ class Store:
             count, last = db.execute(
                 "SELECT COUNT(*), (SELECT iteration FROM records WHERE run_id = ?1"
                 " AND kind != ?2 ORDER BY seq DESC LIMIT 1) FROM records WHERE run_id = ?1",
-                (run_id, FRONT),
+                (run_id, RecordKind.FRONT),
             ).fetchone()
         return count, last
 
@@ -415,7 +415,7 @@ class Store:
                 f" AND (NOT EXISTS ({index}) OR json_extract(data, ?3) = ({index})"
                 f" OR (json_extract(data, ?3) IS NULL AND json_extract(data, ?4) = ({kappa_prime})))"
                 " ORDER BY seq DESC LIMIT 1",
-                (run_id, HONOUR, f'$.state."{SOLVE}"', f'$.state."{KAPPA_PRIME}"'),
+                (run_id, RecordKind.HONOUR, f'$.state."{SOLVE}"', f'$.state."{KAPPA_PRIME}"'),
             ).fetchone()
         return None if row is None else row[0]
 

@@ -22,7 +22,7 @@ from engine.solvers.budget import Budget, BudgetClock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.kkt import kkt_terms, multipliers_from_state
 from engine.solvers.minibatch import MinibatchSolver
-from engine.solvers.records import FRONT, FRONT_COORDINATE, IterationRecord, Solution
+from engine.solvers.records import FRONT_COORDINATE, IterationRecord, RecordKind, Solution
 from engine.solvers.run_clock import (  # noqa: F401 (RECORD_SHARE: where tests tune it)
     EXACT_EVERY_SECONDS,
     LOG_EVERY_SECONDS,
@@ -248,7 +248,7 @@ def with_intervals(problem: Problem, solution: Solution) -> Solution:
     metrics = {split: values | intervals.get(split, {})
                for split, values in solution.metrics.items()}  # fmt: skip
     trajectory = list(solution.trajectory)
-    if trajectory and trajectory[-1].kind == "final":
+    if trajectory and trajectory[-1].kind == RecordKind.FINAL:
         final = trajectory[-1]
         trajectory[-1] = dataclasses.replace(final, values=final.values | _flatten(intervals))
     return dataclasses.replace(solution, metrics=metrics, trajectory=trajectory)
@@ -275,7 +275,7 @@ def _surrogate_record(iteration: int, seconds: float, info: StepInfo, instance) 
     return IterationRecord(
         iteration=iteration,
         seconds=seconds,
-        kind="surrogate",
+        kind=RecordKind.SURROGATE,
         objective=float(objective),
         max_violation=worst,
         values=values,
@@ -319,7 +319,7 @@ def exact_record(
         values |= {f"train.row.{problem.bound.rows[r]}": float(rows[r]) for r in _largest(rows)}
         terms = kkt_terms(problem, params, multipliers_from_state(problem, state))
         values |= {f"train.{name}": value for name, value in terms.state().items()}
-    return IterationRecord(iteration=iteration, seconds=seconds, kind="exact", values=values)
+    return IterationRecord(iteration=iteration, seconds=seconds, kind=RecordKind.EXACT, values=values)
 
 
 def _iterate(instance: Solver) -> Params:
@@ -396,7 +396,7 @@ def _iterate_record(
     return IterationRecord(
         iteration=iteration,
         seconds=seconds,
-        kind="iterate",
+        kind=RecordKind.ITERATE,
         objective=values.get("train.loss"),
         max_violation=max(train_rows) if train_rows else None,
         values=values,
@@ -419,7 +419,7 @@ def _front_record(member: dict, index: int, seconds: float) -> IterationRecord:
     return IterationRecord(
         iteration=index,
         seconds=seconds,
-        kind=FRONT,
+        kind=RecordKind.FRONT,
         values=_flatten(member["metrics"]) | coordinates,
         state={"label": member["label"]},
     )
@@ -428,7 +428,7 @@ def _front_record(member: dict, index: int, seconds: float) -> IterationRecord:
 def final_record(metrics: dict, iteration: int, seconds: float) -> IterationRecord:
     """The record a run ends with: its model's exact metrics by split, "split.metric"."""
     return IterationRecord(
-        iteration=iteration, seconds=seconds, kind="final", values=_flatten(metrics)
+        iteration=iteration, seconds=seconds, kind=RecordKind.FINAL, values=_flatten(metrics)
     )
 
 

@@ -51,7 +51,7 @@ from engine.solvers.exact_train import (
     hold_on_train,
     tighter,
 )
-from engine.solvers.honour_rules import HONOUR, SPLIT_WORDS, check_honour
+from engine.solvers.honour_rules import SPLIT_WORDS, check_honour
 from engine.solvers.records import Solution
 from engine.solvers.solve_sequence import (
     RESOLVES,
@@ -63,7 +63,7 @@ from engine.solvers.solve_sequence import (
 )
 
 __all__ = [
-    "BRACKET", "HONOUR", "LEAST_STEP", "MAX_SOLVES", "MOST_STEP", "RESOLVES", "SplitNoise",
+    "BRACKET", "LEAST_STEP", "MAX_SOLVES", "MOST_STEP", "RESOLVES", "SplitNoise",
     "chosen_solve", "next_kappa_prime", "solve_honouring", "solve_run", "split_noise", "stalled",
 ]  # fmt: skip
 

@@ -8,9 +8,8 @@ from collections.abc import Sequence
 from engine.errors import UserError
 from engine.fairness.families import family_entry
 from engine.solvers.catalogue import solver_card
-from engine.solvers.records import HONOUR
 
-__all__ = ["DEFAULT_HONOUR", "HOLDING_WORDS", "HONOUR", "HONOUR_OFF", "HONOUR_SPLITS",
+__all__ = ["DEFAULT_HONOUR", "HOLDING_WORDS", "HONOUR_OFF", "HONOUR_SPLITS",
            "SPLIT_WORDS", "check_honour", "honour_refusal", "run_honour"]  # fmt: skip
 
 HONOUR_SPLITS = ("train", "val")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,9 +13,19 @@ import numpy as np
 from engine.models import Params
 from engine.status import RunStatus, StopReason
 
-FRONT = "front"  # the kind of the records of a run's front, one per model
+
+class RecordKind(enum.StrEnum):
+    """What a trajectory record is (`IterationRecord`); stored as its word."""
+
+    SURROGATE = "surrogate"  # the solver's own view of its iterate
+    EXACT = "exact"  # exact train and validation metrics of the current candidate
+    ITERATE = "iterate"  # a saved iterate, evaluated on every split (paper 000 §3)
+    FRONT = "front"  # one model of the run's front
+    FINAL = "final"  # the reported model's exact metrics on every split
+    HONOUR = "honour"  # one solve of a run's κ′ search
+
+
 FRONT_COORDINATE = "coord."  # a front record's coordinates are its values "coord.<name>"
-HONOUR = "honour"  # the kind of the records of a run's κ′ search, one per solve
 KAPPA_PRIME = "honour.kappa_prime"  # in a record's state: the κ′ of the solve that made it
 SOLVE = "honour.solve"  # in a record's state: the index of the solve that made it (0, 1, ...)
 
@@ -39,11 +50,14 @@ class IterationRecord:
 
     iteration: int
     seconds: float
-    kind: str
+    kind: RecordKind
     objective: float | None = None
     max_violation: float | None = None
     values: dict[str, float | None] = field(default_factory=dict)
     state: dict[str, float | str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", RecordKind(self.kind))  # a stored record holds its word
 
     def to_dict(self) -> dict[str, Any]:
         return _finite_or_none(dataclasses.asdict(self))
@@ -85,8 +99,8 @@ class Solution:
         """The last record of the solver's own (surrogate) view, if any; of a run that honours κ
         (`engine.solvers.honour`), the last of the solve whose model it reports."""
         chosen = next((float(r.iteration) for r in self.trajectory
-                       if r.kind == HONOUR and r.state.get("chosen") == "yes"), None)  # fmt: skip
-        return next((r for r in reversed(self.trajectory) if r.kind == "surrogate"
+                       if r.kind == RecordKind.HONOUR and r.state.get("chosen") == "yes"), None)  # fmt: skip
+        return next((r for r in reversed(self.trajectory) if r.kind == RecordKind.SURROGATE
                      and (chosen is None or r.state.get(SOLVE) == chosen)), None)  # fmt: skip
 
     def to_dict(self, with_scores: bool = False) -> dict[str, Any]:

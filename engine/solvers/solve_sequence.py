@@ -34,7 +34,7 @@ from engine.solvers import run_clock
 from engine.solvers.budget import Budget, BudgetClock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import Log, solve
-from engine.solvers.records import HONOUR, KAPPA_PRIME, SOLVE, IterationRecord, Solution
+from engine.solvers.records import KAPPA_PRIME, SOLVE, IterationRecord, RecordKind, Solution
 from engine.status import StopCode, StopReason
 
 ENDS_SEARCH = (StopCode.CANCELLED, StopCode.NON_FINITE)  # a solve that ends so ends the search
@@ -327,7 +327,7 @@ class SolveSequence:
         levels = float(spec.rank_levels().size) if spec.family == "pSP" else None
         state = {"split": self.on, "chosen": "yes" if chosen else "no", "refined": inner.refined}
         return IterationRecord(
-            iteration=index, seconds=seconds, kind=HONOUR,
+            iteration=index, seconds=seconds, kind=RecordKind.HONOUR,
             values={"kappa_prime": inner.kappa_prime, "value": inner.value,
                     "accuracy": inner.accuracy, "train_value": inner.train_value,
                     "loss": inner.train_loss, "iterations": float(inner.solution.iterations),
@@ -344,7 +344,7 @@ class SolveSequence:
         marks = {KAPPA_PRIME: constraint.kappa, SOLVE: float(len(self.solves))}
 
         def offset(record: IterationRecord) -> None:
-            if record.kind == "final":
+            if record.kind == RecordKind.FINAL:
                 return
             self._emit(dataclasses.replace(record, iteration=record.iteration + iterations,
                                            seconds=record.seconds + seconds,

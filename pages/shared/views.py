@@ -25,7 +25,7 @@ from engine.runs.quantities import QUANTITY_NAMES
 from engine.runs.reference_key import reused_from
 from engine.runs.results import constraint_of, run_verdict, thresholded
 from engine.solvers.catalogue import solver_card
-from engine.solvers.honour_rules import HONOUR
+from engine.solvers.records import RecordKind
 from engine.status import ACTIVE, RunStatus
 from engine.task import Task
 from engine.verdict import Label, Verdict
@@ -240,7 +240,7 @@ def honour_search_view(store: Store, run_id: str) -> None:
     what was done and why, and one row per solve (κ′, the surrogate's grid and width, the exact
     constrained value on train and on the honoured split, accuracy, iterations, whether it
     meets κ), the chosen one marked ◆. Nothing for a run without one."""
-    search = honour_search(store.records(run_id, kind=HONOUR))
+    search = honour_search(store.records(run_id, kind=RecordKind.HONOUR))
     if search is None:
         return
     spec = store.run(run_id).spec

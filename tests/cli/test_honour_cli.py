@@ -11,7 +11,7 @@ from engine.cli import main
 from engine.runs import Store
 from engine.runs.frontier_text import honour_words
 from engine.runs.worker import execute_run
-from engine.solvers.honour_rules import HONOUR
+from engine.solvers.records import RecordKind
 
 PROBLEM = ("--interval", "0.05", "0.3")
 
@@ -22,7 +22,7 @@ def test_run_says_which_kappa_prime_it_used_and_why(tiny_csv, tmp_path, capsys):
             "--honour", "train", "--quiet", "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    search = [r for r in json.loads(out.read_text())["result"]["trajectory"] if r["kind"] == HONOUR]
+    search = [r for r in json.loads(out.read_text())["result"]["trajectory"] if r["kind"] == RecordKind.HONOUR]
     (chosen,) = [r for r in search if r["state"]["chosen"] == "yes"]
     assert chosen["state"]["sentence"] in first
     assert "κ held on the training data" in first or "κ not held on the training data" in first

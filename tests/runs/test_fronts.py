@@ -23,7 +23,7 @@ from engine.runs.results import (
 from engine.runs.submit import submit
 from engine.runs.worker import build_problem, execute_run
 from engine.solvers import solve
-from engine.solvers.records import FRONT
+from engine.solvers.records import RecordKind
 
 INTERVAL = (0.1, 0.5)
 
@@ -45,9 +45,9 @@ def test_the_front_is_stored_and_read_back_as_it_was_made(store, front_run):
     assert [m.to_dict() for m in members] == made
     assert [m.label for m in members] == ["λ = (0, 1)", "λ = (0.5, 0.5)", "λ = (1, 0)"]
     assert members[0].coordinates == {"lambda.a": 0.0, "lambda.b": 1.0}
-    assert store.runs_with(FRONT) == {run_id}
+    assert store.runs_with(RecordKind.FRONT) == {run_id}
     records = store.records(run_id)
-    assert [r["kind"] for r in records][-4:] == [FRONT, FRONT, FRONT, "final"]
+    assert [r["kind"] for r in records][-4:] == [RecordKind.FRONT, RecordKind.FRONT, RecordKind.FRONT, "final"]
     assert store.progress(run_id) == (len(records), records[-1]["iteration"])
     assert json.loads(export_run(store, run_id, "json"))["front"] == made
     assert run_document(store, run_id)["front"] == made
@@ -57,7 +57,7 @@ def test_a_run_without_a_front_reads_back_an_empty_one(store, csv_spec):
     (run_id,) = submit([make_spec(csv_spec, solver="unconstrained", iterations=5)], store,
                        start_runner=False)  # fmt: skip
     execute_run(str(store.home), run_id)
-    assert run_front(store, run_id) == [] and store.runs_with(FRONT) == set()
+    assert run_front(store, run_id) == [] and store.runs_with(RecordKind.FRONT) == set()
     (result,) = run_results(store.run(run_id), store)
     assert result.front_of is None and not result.chosen
 
@@ -204,7 +204,7 @@ def test_the_text_lists_each_front_with_its_marks():
 
 
 def test_members_read_from_records_and_from_solutions_agree():
-    record = {"kind": FRONT, "state": {"label": "λ = (1, 0)"},
+    record = {"kind": RecordKind.FRONT, "state": {"label": "λ = (1, 0)"},
               "values": {"test.accuracy": 0.8, "val.psp": None, "coord.lambda.a.b": 1.0}}  # fmt: skip
     member = FrontMember.from_record(record)
     assert member == FrontMember("λ = (1, 0)", {"lambda.a.b": 1.0},

@@ -19,8 +19,7 @@ from engine.runs.honour_search import honour_search
 from engine.runs.results import run_results, run_verdict, solution_verdict
 from engine.runs.submit import submit
 from engine.runs.worker import execute_run
-from engine.solvers.honour_rules import HONOUR
-from engine.solvers.records import KAPPA_PRIME, SOLVE, IterationRecord, Solution
+from engine.solvers.records import KAPPA_PRIME, SOLVE, IterationRecord, RecordKind, Solution
 from engine.status import StopCode, StopReason
 from engine.verdict import Label
 
@@ -53,7 +52,7 @@ def test_the_report_gives_each_honoured_run_its_search_sentence_and_kappa_prime_
     execute_run(str(store.home), plain_id)
     page = store_report(store, [honoured_run, plain_id], "honoured")
     text = page.split("<body>")[1].split("<h2>Trajectories")[0]
-    search = honour_search(store.records(honoured_run, kind=HONOUR))
+    search = honour_search(store.records(honoured_run, kind=RecordKind.HONOUR))
     blocks = text.split("<div class='verdict")[1:]
     honoured_block, plain_block = blocks
     assert html.escape(search.sentence) in honoured_block
@@ -91,7 +90,7 @@ def _search_records(chosen: float, indexed: bool = True) -> list[IterationRecord
                for i, (kappa_prime, violation) in enumerate(surrogate)]  # fmt: skip
     for i, kappa_prime in enumerate((0.2, 0.1)):
         state = {"split": "train", "chosen": "yes" if kappa_prime == chosen else "no"}
-        records.append(IterationRecord(i, 0.4, HONOUR, values={"kappa_prime": kappa_prime,
+        records.append(IterationRecord(i, 0.4, RecordKind.HONOUR, values={"kappa_prime": kappa_prime,
                                                                "value": 0.25},
                                        state=state))  # fmt: skip
     return records

@@ -10,7 +10,7 @@ from run_fixtures import make_spec
 from engine.errors import UserError
 from engine.runs import RunSpec, wait
 from engine.runs.submit import submit
-from engine.solvers.honour import HONOUR
+from engine.solvers.records import RecordKind
 
 
 def test_the_honoured_split_is_part_of_the_spec_and_checked(csv_spec):
@@ -31,7 +31,7 @@ def test_a_background_run_stores_its_search_and_says_which_kappa_prime_it_used(s
     wait(store, [spec.run_id], timeout=120)
     row = store.run(spec.run_id)
     assert row.has_model, row.reason
-    search = [r for r in store.records(spec.run_id) if r["kind"] == HONOUR]
+    search = [r for r in store.records(spec.run_id) if r["kind"] == RecordKind.HONOUR]
     assert search and sum(r["state"]["chosen"] == "yes" for r in search) == 1
     chosen = next(r for r in search if r["state"]["chosen"] == "yes")
     assert chosen["state"]["sentence"] in row.reason

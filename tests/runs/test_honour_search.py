@@ -20,7 +20,7 @@ from engine.runs.submit import submit
 from engine.runs.worker import build_problem, execute_run
 from engine.solvers import solve
 from engine.solvers.honour import solve_honouring
-from engine.solvers.honour_rules import HONOUR
+from engine.solvers.records import RecordKind
 
 KAPPA = 0.2  # on the toy data, IDCA's exact train pSP at κ exceeds it: the search tightens κ′
 # κ of a sweep: at 0.15 the last solve of the search misses κ, so the chosen model is not the last
@@ -28,7 +28,7 @@ SWEPT = [0.3, 0.15]
 
 
 def _chosen_record(records: list[dict]) -> dict:
-    (chosen,) = [r for r in records if r["kind"] == HONOUR and r["state"]["chosen"] == "yes"]
+    (chosen,) = [r for r in records if r["kind"] == RecordKind.HONOUR and r["state"]["chosen"] == "yes"]
     return chosen
 
 
@@ -36,7 +36,7 @@ def test_a_solutions_search_is_one_row_per_solve_with_the_chosen_one_marked(csv_
     problem = build_problem(make_spec(csv_spec, kappa=KAPPA))
     solution = solve_honouring(problem, "idca", "train")
     search = honour_search(solution.trajectory)
-    records = [r for r in solution.trajectory if r.kind == HONOUR]
+    records = [r for r in solution.trajectory if r.kind == RecordKind.HONOUR]
     assert search is not None and len(search.rows) == len(records) > 1
     assert (search.split, search.split_words, search.kappa) == ("train", "train", KAPPA)
     assert [row.solve for row in search.rows] == list(range(1, len(records) + 1))
@@ -73,7 +73,7 @@ def test_a_stored_runs_search_is_read_from_its_records(store, csv_spec):
     assert search is not None and search.split == "train" and search.chosen is not None
     assert search.chosen.value == pytest.approx(store.metrics(run_id)["train"]["constraint"])
     assert search.sentence in store.run(run_id).reason
-    assert honour_search(store.records(run_id, kind=HONOUR)) == search
+    assert honour_search(store.records(run_id, kind=RecordKind.HONOUR)) == search
     plain = make_spec(csv_spec, kappa=KAPPA, iterations=50)
     (plain_id,) = submit([plain], store, start_runner=False)
     execute_run(str(store.home), plain_id)

@@ -14,7 +14,7 @@ from engine.problem import Problem
 from engine.solvers import FrontPoint, solve
 from engine.solvers.catalogue.paper003 import UnconstrainedConfig
 from engine.solvers.driver import _flatten
-from engine.solvers.records import FRONT, FRONT_COORDINATE
+from engine.solvers.records import FRONT_COORDINATE, RecordKind
 
 INTERVAL = (0.1, 0.5)
 
@@ -29,7 +29,7 @@ def problem(toy, monkeypatch):
 def test_every_model_of_the_front_is_recorded_with_its_exact_metrics(problem):
     seen = []
     solution = solve(problem, NAME, log=seen.append)
-    front = [r for r in seen if r.kind == FRONT]
+    front = [r for r in seen if r.kind == RecordKind.FRONT]
     expected = ToyFront(problem, ToyFrontConfig(), np.random.default_rng(0)).front()
     assert len(front) == len(expected) == 3
     for index, (record, point) in enumerate(zip(front, expected, strict=True)):
@@ -42,7 +42,7 @@ def test_every_model_of_the_front_is_recorded_with_its_exact_metrics(problem):
         assert solution.front[index] == {"label": point.label, "coordinates": point.coordinates,
                                          "metrics": metrics}  # fmt: skip
     kinds = [r.kind for r in seen]
-    assert kinds[-1] == "final" and kinds[-1 - len(front) : -1] == [FRONT] * len(front)
+    assert kinds[-1] == "final" and kinds[-1 - len(front) : -1] == [RecordKind.FRONT] * len(front)
     assert solution.trajectory == seen
 
 
@@ -54,7 +54,7 @@ def test_the_front_is_in_the_solutions_json_and_an_ordinary_run_has_an_empty_one
     assert set(document["front"][0]["metrics"]) == {"train", "val", "test"}
     ordinary = solve(problem, "unconstrained", UnconstrainedConfig(max_iterations=5))
     assert ordinary.front == [] and ordinary.to_dict()["front"] == []
-    assert not [r for r in ordinary.trajectory if r.kind == FRONT]
+    assert not [r for r in ordinary.trajectory if r.kind == RecordKind.FRONT]
 
 
 def test_the_fronts_evaluation_is_off_the_run_clock(problem, monkeypatch):
