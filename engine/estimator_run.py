@@ -141,7 +141,7 @@ def tuned_solution(spec: RunSpec, problem: Problem) -> tuple[Solution, Choice, R
     options; every trial solves `problem`, the spec's own."""
     from engine.runs.execute import execute
 
-    plan = solver_card(spec.solver).tuning
+    plan = spec.card.tuning
     if plan is None:
         raise InputError(f"{spec.solver} declares no tuning: its paper gives no grid (tune=False)")
     if len(problem.data.val) == 0:

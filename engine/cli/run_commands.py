@@ -285,7 +285,7 @@ def run_command(args: argparse.Namespace) -> int:
     spec.validate()  # a solver that cannot solve this problem is refused before data is read
     prepared = load_prepared(spec.data, spec.prepare, use_cache=not args.no_cache)
     problem = build_problem(spec, prepared=prepared)  # its refusal or warnings precede the summary
-    card = solver_card(spec.solver)
+    card = spec.card
     family = spec.constraint.family if spec.constraint is not None else None
     if not args.quiet:
         print(f"{prepared.dataset_name}: {len(prepared.train):,} training rows, "

@@ -29,7 +29,6 @@ from typing import Any
 from engine.fairness.families import quantity_name
 from engine.runs.reference_key import reference_key
 from engine.runs.spec import RunSpec
-from engine.solvers.catalogue import solver_card
 
 
 def continuation_specs(specs: list[RunSpec], chains: int) -> list[RunSpec]:
@@ -40,7 +39,7 @@ def continuation_specs(specs: list[RunSpec], chains: int) -> list[RunSpec]:
         return list(specs)
     lines: dict[str, list[int]] = defaultdict(list)
     for index, spec in enumerate(specs):
-        if spec.constraint is not None and solver_card(spec.solver).warm_start:
+        if spec.constraint is not None and spec.card.warm_start:
             lines[_line_key(spec)].append(index)
     warm = list(specs)
     for members in lines.values():

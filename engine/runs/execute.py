@@ -11,10 +11,8 @@ from collections.abc import Callable
 from engine.data.prepared import Prepared
 from engine.data.sources import load_prepared
 from engine.models import Params
-from engine.options import config_from_dict
 from engine.problem import Problem
 from engine.runs.spec import RunSpec
-from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import Log
 from engine.solvers.honour import solve_run
 from engine.solvers.records import Solution
@@ -53,7 +51,7 @@ def execute(
     built after them. `problem`, when given, is the spec's own, built by the caller: a caller
     that reports on it before solving, or that solves several specs differing only in their
     options on it (the estimator's tuning trials)."""
-    config = config_from_dict(solver_card(spec.solver).Config, spec.config)
+    config = spec.options
     if problem is None:
         problem = build_problem(spec, start)
     return solve_run(

@@ -8,7 +8,6 @@ those settings: the store computes it once.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import textwrap
@@ -21,7 +20,7 @@ from typing import Any
 from engine.data.grouping import MODES
 from engine.errors import UserError
 from engine.models import ACTIVATIONS
-from engine.options import config_fields, config_from_dict
+from engine.options import config_fields
 from engine.runs.spec import RunSpec, with_seed
 from engine.solvers.catalogue import solver_card, solver_names
 from engine.solvers.honour_rules import honour_refusal
@@ -164,15 +163,15 @@ def _point_spec(
     spec = replace(base, solver=solver, config=configs.get(solver, {}))
     for name, value in point.items():
         spec = axes[name].apply(spec, value)
-    card = solver_card(spec.solver)
+    card = spec.card
     model = spec.model
     if model.kind == "linear":
         model = replace(model, hidden=base.model.hidden, activation=base.model.activation)
     constraint = spec.constraint if card.constrained or keep_constraint else None
     honours = honour_refusal(spec.solver, constraint.family if constraint else None) is None
-    return replace(spec, model=model, constraint=constraint,
-                   config=dataclasses.asdict(config_from_dict(card.Config, spec.config)),
-                   honour=spec.honour if honours else None)  # fmt: skip
+    filled = replace(spec, model=model, constraint=constraint,
+                     honour=spec.honour if honours else None)  # fmt: skip
+    return filled.with_options_filled()
 
 
 def _check_options_apply(grid: Mapping[str, Sequence[Any]], solvers: list[str]) -> None:

@@ -7,7 +7,6 @@ import dataclasses
 
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
-from engine.solvers.catalogue import solver_card
 from engine.solvers.records import RecordKind
 
 # in the state of a reusing run's own records (its exact record and its final one): the run that
@@ -21,7 +20,7 @@ def reference_key(spec: RunSpec) -> str | None:
     """What two reference runs that train the same model share: the canonical JSON of `spec`
     with I, and its constraint's I, left out; None for a run of a constrained solver, which
     trains on I."""
-    if solver_card(spec.solver).constrained:
+    if spec.card.constrained:
         return None
     constraint = spec.constraint
     if constraint is not None:

@@ -31,13 +31,11 @@ import numpy as np
 from engine import __version__
 from engine.errors import UserError
 from engine.models import Params
-from engine.options import config_from_dict
 from engine.problem import Problem
 from engine.runs.reference_key import TRAINED_IN, TRAINED_REASON, reference_key
 from engine.runs.spec import RunSpec
 from engine.runs.store import RunRow, Store
 from engine.solvers import kkt, run_clock
-from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import Log, exact_record, final_record, with_intervals
 from engine.solvers.records import IterationRecord, RecordKind, Solution
 from engine.status import RunStatus, StopCode, StopReason
@@ -141,10 +139,9 @@ def reused_solution(
     final = dataclasses.replace(final_record(metrics, source.iterations, at), state=marks)
     trajectory += [dataclasses.replace(exact, state=marks), final]
     test_scores = problem.scores(params, "test") if len(problem.data.test) else np.zeros(0)
-    card = solver_card(spec.solver)
     solution = Solution(
-        solver=card.name,
-        config=dataclasses.asdict(config_from_dict(card.Config, spec.config)),
+        solver=spec.solver,
+        config=dataclasses.asdict(spec.options),
         stop=StopReason(source.stop.code, source.words),
         iterations=source.iterations,
         seconds=0.0,

@@ -24,9 +24,9 @@ from engine.objectives import (
     objective_from_dict,
     objective_to_dict,
 )
-from engine.options import config_from_dict
+from engine.options import Options, config_from_dict
 from engine.solvers.budget import Budget, BudgetClock
-from engine.solvers.catalogue import solver_card
+from engine.solvers.catalogue import SolverCard, solver_card
 from engine.solvers.honour_rules import check_honour
 
 
@@ -116,6 +116,23 @@ class RunSpec:
     def run_id(self) -> str:
         return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:16]
 
+    @property
+    def card(self) -> SolverCard:
+        """The card of the spec's solver (`engine.solvers.catalogue`)."""
+        return solver_card(self.solver)
+
+    @property
+    def options(self) -> Options:
+        """The solver's options as its typed config: the spec's, the rest at the card's
+        defaults; an option the solver does not have, or a value it does not allow, is refused
+        in words."""
+        return config_from_dict(self.card.Config, self.config)
+
+    def with_options_filled(self) -> RunSpec:
+        """The spec with every option of its solver written out, defaults included, so that two
+        specs of the same run have the same id however their options were given."""
+        return dataclasses.replace(self, config=dataclasses.asdict(self.options))
+
     def validate(self) -> None:
         """Everything that can be checked without loading data: solver and options, I, κ, the
         solver/constraint/model combination, that the objective and the constraint are defined
@@ -125,8 +142,8 @@ class RunSpec:
         alpha, beta = self.interval
         if not 0.0 <= alpha < beta <= 1.0:
             raise UserError(f"the interval [α, β) = [{alpha}, {beta}) needs 0 ≤ α < β ≤ 1")
-        card = solver_card(self.solver)
-        config_from_dict(card.Config, self.config)
+        card = self.card
+        config_from_dict(card.Config, self.config)  # refuses options it lacks or forbids
         if self.warm_start is not None and not card.warm_start:
             raise UserError(f"{self.solver} starts where its paper says; it takes no warm start "
                             "from another run's model")  # fmt: skip

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from engine.errors import UserError
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
-from engine.solvers.catalogue import solver_card
 from engine.solvers.tuning import Choice, TuningPlan, pick, trial_outcome
 from engine.status import FINAL
 
@@ -23,7 +22,7 @@ SPLIT = "val"  # the split every plan chooses on (papers 000, 003, 004)
 
 def tuning_plan(spec: RunSpec) -> TuningPlan:
     """The card's plan for the solver of `spec`, or why it cannot tune."""
-    card = solver_card(spec.solver)
+    card = spec.card
     if card.tuning is None:
         raise UserError(f"{card.name} declares no tuning: its paper gives no grid to tune on")
     if card.constrained and spec.constraint is None:
@@ -106,5 +105,5 @@ def tuning_progress(store: Store, spec: RunSpec) -> TuningProgress:
 
 def tunes(spec: RunSpec) -> bool:
     """Whether the solver of `spec` can be tuned on its problem (`tuning_plan` without why)."""
-    card = solver_card(spec.solver)
+    card = spec.card
     return card.tuning is not None and (spec.constraint is not None or not card.constrained)
