@@ -40,6 +40,7 @@ chromium:
 # each process solves on its share of the cores (tests/conftest.py).
 test: $(VENV)/.dev-installed chromium
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m pytest -n 3
 
 lint: $(VENV)/.dev-installed

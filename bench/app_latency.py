@@ -178,8 +178,11 @@ def _processes(server_pid: int, home: Path) -> dict[str, list[psutil.Process]]:
     engine += [child for process in engine for child in process.children(recursive=True)]
     known = {server_pid, *(p.pid for p in engine)}
     browser = [p for p in psutil.Process().children(recursive=True) if p.pid not in known]
-    return {"runner and workers": engine, "server": [psutil.Process(server_pid)],
-            "browser": browser}  # fmt: skip
+    return {
+        "runner and workers": engine,
+        "server": [psutil.Process(server_pid)],
+        "browser": browser,
+    }
 
 
 def _cpu(processes: dict[str, list[psutil.Process]]) -> dict[int, tuple[str, float]]:
@@ -258,8 +261,11 @@ class RunCost:
     @property
     def label(self) -> str:
         constraint = self.row.spec.get("constraint")
-        return f"{self.row.spec['solver']} κ = {constraint['kappa']:g}" if constraint else (
-            self.row.spec["solver"])  # fmt: skip
+        return (
+            f"{self.row.spec['solver']} κ = {constraint['kappa']:g}"
+            if constraint
+            else (self.row.spec["solver"])
+        )
 
     @property
     def start(self) -> str:
@@ -279,9 +285,19 @@ def run_costs(store: Store, run_ids: list[str], since: float) -> list[RunCost]:
         wall = row.finished - row.started
         solves = len(store.records(row.id, kind=RecordKind.HONOUR))
         test, train = (store.metrics(row.id).get(split, {}) for split in ("test", "train"))
-        costs.append(RunCost(row, source in rows, row.started - ready, row.seconds or 0.0,
-                             wall - (row.seconds or 0.0), solves, test.get("accuracy", math.nan),
-                             test.get("psp", math.nan), train.get("constraint")))  # fmt: skip
+        costs.append(
+            RunCost(
+                row,
+                source in rows,
+                row.started - ready,
+                row.seconds or 0.0,
+                wall - (row.seconds or 0.0),
+                solves,
+                test.get("accuracy", math.nan),
+                test.get("psp", math.nan),
+                train.get("constraint"),
+            )
+        )
     return costs
 
 
@@ -322,13 +338,17 @@ def print_latencies(rows: list[tuple[str, list[float], str]]) -> None:
 
 def print_runs(title: str, costs: list[RunCost], since: float) -> None:
     print(f"\n{title}; train: the exact training value of the constrained quantity")
-    print(f"{'run':<22}{'start':<30}{'queued':>7}{'began':>7}{'ended':>7}{'solver':>8}"
-          f"{'other':>7}{'solves':>7}{'test acc':>9}{'test pSP':>9}{'train':>8}")  # fmt: skip
+    print(
+        f"{'run':<22}{'start':<30}{'queued':>7}{'began':>7}{'ended':>7}{'solver':>8}"
+        f"{'other':>7}{'solves':>7}{'test acc':>9}{'test pSP':>9}{'train':>8}"
+    )
     for c in costs:
         train = "—" if c.train_value is None else f"{c.train_value:.4f}"
-        print(f"{c.label:<22}{c.start:<30}{c.queued:>7.1f}{c.row.started - since:>7.1f}"
-              f"{c.row.finished - since:>7.1f}{c.solver:>8.1f}{c.other:>7.1f}{c.solves:>7}"
-              f"{c.accuracy:>9.4f}{c.psp:>9.4f}{train:>8}")  # fmt: skip
+        print(
+            f"{c.label:<22}{c.start:<30}{c.queued:>7.1f}{c.row.started - since:>7.1f}"
+            f"{c.row.finished - since:>7.1f}{c.solver:>8.1f}{c.other:>7.1f}{c.solves:>7}"
+            f"{c.accuracy:>9.4f}{c.psp:>9.4f}{train:>8}"
+        )
 
 
 def print_sweep(
@@ -383,8 +403,10 @@ def print_sweep(
     print_runs("the sweep's runs (seconds after the click)", costs, timing.clicked)
     if engine is not None:
         print_runs("the same runs without a page (seconds after submitting)", *reversed(engine))
-    print(f"\nload average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
-          f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'unset')}")  # fmt: skip
+    print(
+        f"\nload average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+        f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'unset')}"
+    )
 
 
 def main() -> None:

@@ -133,8 +133,9 @@ def main() -> int:
 
         def instrumented(**kwargs):
             outcome = minimize(**kwargs, callback=record)
-            result.update(nit=int(outcome.nit), success=bool(outcome.success),
-                          message=str(outcome.message))  # fmt: skip
+            result.update(
+                nit=int(outcome.nit), success=bool(outcome.success), message=str(outcome.message)
+            )
             return outcome
 
         slsqp_module.minimize = instrumented
@@ -211,8 +212,11 @@ def checks(original: dict, metric, model, dset, weights: np.ndarray) -> dict:
             minus = float(original["fun"](weights + low * d))
             difference = (plus - minus) / (high - low)
             analytic = float(np.dot(np.asarray(original["grad"](weights)), d))
-            out["hypergradient_check"] = {"analytic": analytic, "finite_difference": difference,
-                                          "step": h}  # fmt: skip
+            out["hypergradient_check"] = {
+                "analytic": analytic,
+                "finite_difference": difference,
+                "step": h,
+            }
     except Exception as error:  # a check must not lose the run's result
         out["check_error"] = f"{type(error).__name__}: {error}"
     return out

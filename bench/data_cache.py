@@ -36,15 +36,26 @@ def main() -> None:
     args = parser.parse_args()
     cases = [
         ("Adult, sex", AdultSpec(), PrepareOptions(grouping=(GroupingSpec("sex"),))),
-        ("Adult, sex, cross-terms", AdultSpec(),
-         PrepareOptions(grouping=(GroupingSpec("sex"),), cross_terms=True)),
-        ("synthetic ACSIncome CA, 50k persons", SyntheticACSSpec("CA", 2018, "income", 50_000),
-         PrepareOptions(grouping=(GroupingSpec("RAC1P", "binary"),))),
-    ]  # fmt: skip
+        (
+            "Adult, sex, cross-terms",
+            AdultSpec(),
+            PrepareOptions(grouping=(GroupingSpec("sex"),), cross_terms=True),
+        ),
+        (
+            "synthetic ACSIncome CA, 50k persons",
+            SyntheticACSSpec("CA", 2018, "income", 50_000),
+            PrepareOptions(grouping=(GroupingSpec("RAC1P", "binary"),)),
+        ),
+    ]
     if (args.acs_root / "2018/1-Year/psam_p09.csv").is_file():
         spec = ACSSpec(states=("CT",), year=2018, task="income", root=str(args.acs_root))
-        cases.append(("ACS CT 2018 income", spec,
-                      PrepareOptions(grouping=(GroupingSpec("RAC1P", "binary"),))))  # fmt: skip
+        cases.append(
+            (
+                "ACS CT 2018 income",
+                spec,
+                PrepareOptions(grouping=(GroupingSpec("RAC1P", "binary"),)),
+            )
+        )
     print(f"{'data set':<38}{'prepare s':>11}{'reload s':>10}{'prepare/reload':>16}")
     with tempfile.TemporaryDirectory() as folder:
         for name, spec, options in cases:

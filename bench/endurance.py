@@ -95,20 +95,43 @@ def sessions_phase(browser, folder: Path, count: int, rounds: int) -> None:
             for session in sessions:
                 for problem in session.foreign + session.missing:
                     print(f"session {session.number}: {problem}")
-            rows.append([round_ + 1, count, 3 * count, sum(statuses.values()),
-                         sum(s.run_value is not None and bool(s.sweep_kappas) for s in sessions),
-                         sum(bool(s.foreign) for s in sessions),
-                         sum(bool(s.missing) for s in sessions),
-                         before, memory.peak_mb, rss_mb(server.pid), seconds])  # fmt: skip
+            rows.append(
+                [
+                    round_ + 1,
+                    count,
+                    3 * count,
+                    sum(statuses.values()),
+                    sum(s.run_value is not None and bool(s.sweep_kappas) for s in sessions),
+                    sum(bool(s.foreign) for s in sessions),
+                    sum(bool(s.missing) for s in sessions),
+                    before,
+                    memory.peak_mb,
+                    rss_mb(server.pid),
+                    seconds,
+                ]
+            )
     finally:
         stop_runners(home)
         os.killpg(server.pid, signal.SIGKILL)
         server.wait()
-    print_table(f"{count} concurrent browser sessions on one server, each an Explore run and a "
-                "two-κ sweep on Adult",
-                ["round", "sessions", "runs", "runs in store", "complete", "saw another's",
-                 "own κ missing", "RSS before MB", "RSS peak MB", "RSS after MB", "seconds"],
-                rows)  # fmt: skip
+    print_table(
+        f"{count} concurrent browser sessions on one server, each an Explore run and a "
+        "two-κ sweep on Adult",
+        [
+            "round",
+            "sessions",
+            "runs",
+            "runs in store",
+            "complete",
+            "saw another's",
+            "own κ missing",
+            "RSS before MB",
+            "RSS peak MB",
+            "RSS after MB",
+            "seconds",
+        ],
+        rows,
+    )
 
 
 def runner_rss_mb(home: Path) -> float:
@@ -136,12 +159,35 @@ def soak_phase(folder: Path, runs: int) -> None:
     finally:
         stop_runners(store.home)
     counts = Counter(result.statuses.values())
-    print_table(f"soak: {runs} runs on 2 workers, a reader polling the store every 5 ms",
-                ["runs", "finished", "failed", "interrupted", "lost", "reads", "read errors",
-                 "runner+workers peak RSS MB", "seconds", "runs/s"],
-                [[runs, counts["budget"] + counts["converged"], counts["failed"],
-                  counts["interrupted"], len(result.lost), result.reads, len(result.errors),
-                  memory.peak_mb, result.seconds, runs / result.seconds]])  # fmt: skip
+    print_table(
+        f"soak: {runs} runs on 2 workers, a reader polling the store every 5 ms",
+        [
+            "runs",
+            "finished",
+            "failed",
+            "interrupted",
+            "lost",
+            "reads",
+            "read errors",
+            "runner+workers peak RSS MB",
+            "seconds",
+            "runs/s",
+        ],
+        [
+            [
+                runs,
+                counts["budget"] + counts["converged"],
+                counts["failed"],
+                counts["interrupted"],
+                len(result.lost),
+                result.reads,
+                len(result.errors),
+                memory.peak_mb,
+                result.seconds,
+                runs / result.seconds,
+            ]
+        ],
+    )
 
 
 def solving_again(store: Store) -> None:
@@ -218,24 +264,34 @@ def kills_phase(browser, folder: Path, kills: int, runs: int, rng: random.Random
         os.killpg(server.pid, signal.SIGKILL)
         server.wait()
         page.close()
-    print_table(f"kills at random moments while {runs} runs of {RUN_SECONDS:g} s go on "
-                "(restart: the server on its port, the runner by ensure_runner)",
-                ["kill", "victim", "at s", "runs running", "runs interrupted", "back after s"],
-                [[n + 1, *event] for n, event in enumerate(events)])  # fmt: skip
+    print_table(
+        f"kills at random moments while {runs} runs of {RUN_SECONDS:g} s go on "
+        "(restart: the server on its port, the runner by ensure_runner)",
+        ["kill", "victim", "at s", "runs running", "runs interrupted", "back after s"],
+        [[n + 1, *event] for n, event in enumerate(events)],
+    )
     for problem in problems:
         print(f"inconsistent: {problem}")
-    print_table("the store after the kills, and after one click on “Re-run” of the Runs page",
-                ["", "finished", "failed", "interrupted", "stuck running/queued", "seconds"],
-                [["after the kills", *_outcome(before), kills_seconds],
-                 ["after the re-run", *_outcome(after), rerun_seconds]])  # fmt: skip
+    print_table(
+        "the store after the kills, and after one click on “Re-run” of the Runs page",
+        ["", "finished", "failed", "interrupted", "stuck running/queued", "seconds"],
+        [
+            ["after the kills", *_outcome(before), kills_seconds],
+            ["after the re-run", *_outcome(after), rerun_seconds],
+        ],
+    )
     print(f"  inconsistencies found: {len(problems)}")
 
 
 def _outcome(statuses: dict[str, str]) -> list[int]:
     """Finished (with a model), failed, interrupted, and not final."""
     counts = Counter(statuses.values())
-    return [counts["budget"] + counts["converged"] + counts["diverged"], counts["failed"],
-            counts["interrupted"], counts["queued"] + counts["running"]]  # fmt: skip
+    return [
+        counts["budget"] + counts["converged"] + counts["diverged"],
+        counts["failed"],
+        counts["interrupted"],
+        counts["queued"] + counts["running"],
+    ]
 
 
 def main() -> None:

@@ -77,11 +77,14 @@ def run_sweep(
                 row, metrics = store.run(spec.run_id), store.metrics(spec.run_id)
                 test = metrics["test"]
                 points[spec.constraint.kappa] = {
-                    "status": row.status, "accuracy": test["accuracy"],
+                    "status": row.status,
+                    "accuracy": test["accuracy"],
                     "train": metrics["train"]["constraint"],
-                    "fairness": 1.0 - test["constraint"], "seconds": row.seconds,
-                    "iterations": row.iterations, "warm": spec.warm_start is not None,
-                }  # fmt: skip
+                    "fairness": 1.0 - test["constraint"],
+                    "seconds": row.seconds,
+                    "iterations": row.iterations,
+                    "warm": spec.warm_start is not None,
+                }
         finally:
             stop_runners(store.home)
     return wall, points
@@ -107,13 +110,19 @@ def main() -> None:
     cold_wall, cold = run_sweep(kappas, 0, args.workers, config)
     warm_wall, warm = run_sweep(kappas, args.workers, args.workers, config)
     defaults = "" if config is None else f" at K = {config['outer_iterations']}"
-    print(f"Adult by sex, linear with cross-terms, I = [5%, 30%), IDCA{defaults}, {points} κ "
-          f"from 0.3 to 0.01, {args.workers} workers\n")  # fmt: skip
-    print(f"wall time: cold {cold_wall:.0f} s, warm {warm_wall:.0f} s "
-          f"(warm ÷ cold {warm_wall / cold_wall:.2f}; target warm ≤ 60 s)\n")  # fmt: skip
-    print(f"{'κ':>7} | {'cold acc':>8} {'1−pSP':>7} {'train':>6} {'s':>5} {'iter':>6} | "
-          f"{'warm acc':>8} {'1−pSP':>7} {'train':>6} {'s':>5} {'iter':>6} {'start':>5} | "
-          f"{'Δacc':>7} {'Δ(1−pSP)':>9} ok")  # fmt: skip
+    print(
+        f"Adult by sex, linear with cross-terms, I = [5%, 30%), IDCA{defaults}, {points} κ "
+        f"from 0.3 to 0.01, {args.workers} workers\n"
+    )
+    print(
+        f"wall time: cold {cold_wall:.0f} s, warm {warm_wall:.0f} s "
+        f"(warm ÷ cold {warm_wall / cold_wall:.2f}; target warm ≤ 60 s)\n"
+    )
+    print(
+        f"{'κ':>7} | {'cold acc':>8} {'1−pSP':>7} {'train':>6} {'s':>5} {'iter':>6} | "
+        f"{'warm acc':>8} {'1−pSP':>7} {'train':>6} {'s':>5} {'iter':>6} {'start':>5} | "
+        f"{'Δacc':>7} {'Δ(1−pSP)':>9} ok"
+    )
     within = within_noise = 0
     for kappa in kappas:
         c, w = cold[kappa], warm[kappa]
@@ -121,17 +130,23 @@ def main() -> None:
         ok = abs(d_acc) <= ACCURACY_TOLERANCE and d_fair >= 0
         within += ok
         within_noise += abs(d_acc) <= ACCURACY_TOLERANCE and d_fair >= -sigma
-        print(f"{kappa:>7.4f} | {c['accuracy']:>8.4f} {c['fairness']:>7.4f} {c['train']:>6.4f} "
-              f"{c['seconds']:>5.1f} {c['iterations']:>6} | {w['accuracy']:>8.4f} "
-              f"{w['fairness']:>7.4f} {w['train']:>6.4f} {w['seconds']:>5.1f} {w['iterations']:>6} {'warm' if w['warm'] else 'cold':>5} | "
-              f"{d_acc:>+7.4f} {d_fair:>+9.4f} {'yes' if ok else 'no'}")  # fmt: skip
-    print(f"\nwarm points within {ACCURACY_TOLERANCE} accuracy of their cold twin at equal or "
-          f"better test fairness: {within} of {len(kappas)}; at test fairness no worse than "
-          f"the sampling noise σ = {sigma:.4f} of test pSP: {within_noise} of {len(kappas)}")  # fmt: skip
-    print(f"solver seconds in all: cold {sum(p['seconds'] for p in cold.values()):.0f}, warm "
-          f"{sum(p['seconds'] for p in warm.values()):.0f}; iterations: cold "
-          f"{sum(p['iterations'] for p in cold.values()):,}, warm "
-          f"{sum(p['iterations'] for p in warm.values()):,}")  # fmt: skip
+        print(
+            f"{kappa:>7.4f} | {c['accuracy']:>8.4f} {c['fairness']:>7.4f} {c['train']:>6.4f} "
+            f"{c['seconds']:>5.1f} {c['iterations']:>6} | {w['accuracy']:>8.4f} "
+            f"{w['fairness']:>7.4f} {w['train']:>6.4f} {w['seconds']:>5.1f} {w['iterations']:>6} {'warm' if w['warm'] else 'cold':>5} | "
+            f"{d_acc:>+7.4f} {d_fair:>+9.4f} {'yes' if ok else 'no'}"
+        )
+    print(
+        f"\nwarm points within {ACCURACY_TOLERANCE} accuracy of their cold twin at equal or "
+        f"better test fairness: {within} of {len(kappas)}; at test fairness no worse than "
+        f"the sampling noise σ = {sigma:.4f} of test pSP: {within_noise} of {len(kappas)}"
+    )
+    print(
+        f"solver seconds in all: cold {sum(p['seconds'] for p in cold.values()):.0f}, warm "
+        f"{sum(p['seconds'] for p in warm.values()):.0f}; iterations: cold "
+        f"{sum(p['iterations'] for p in cold.values()):,}, warm "
+        f"{sum(p['iterations'] for p in warm.values()):,}"
+    )
 
 
 if __name__ == "__main__":

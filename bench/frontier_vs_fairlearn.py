@@ -83,8 +83,18 @@ def fit_point(solver: str, family: str, kappa: float, options: dict[str, int]) -
         expected_accuracy = float(np.mean(np.where(part.y == 1, p, 1.0 - p)))
         rates = [p[part.groups == g].mean() for g in range(data.n_groups)]
         expected_dp = float(max(rates) - min(rates))
-    return Point(solver, family, kappa, test["accuracy"], test["psp"], test["dp"], train["dp"],
-                 expected_accuracy, expected_dp, seconds)  # fmt: skip
+    return Point(
+        solver,
+        family,
+        kappa,
+        test["accuracy"],
+        test["psp"],
+        test["dp"],
+        train["dp"],
+        expected_accuracy,
+        expected_dp,
+        seconds,
+    )
 
 
 def frontier(
@@ -123,22 +133,30 @@ def main() -> None:
     points = args.points or (QUICK_POINTS if args.quick else 10)
     options = QUICK_OPTIONS if args.quick else {}
     data = load_prepared(AdultSpec(), OPTIONS)  # prepared (and cached) once, before the workers
-    print(f"Adult by sex: train {len(data.train):,}, validation {len(data.val):,}, test "
-          f"{len(data.test):,}; linear with cross-terms; I = [5%, 30%); {args.workers} workers")  # fmt: skip
+    print(
+        f"Adult by sex: train {len(data.train):,}, validation {len(data.val):,}, test "
+        f"{len(data.test):,}; linear with cross-terms; I = [5%, 30%); {args.workers} workers"
+    )
     kappas = np.geomspace(0.3, 0.01, points)
     idca, idca_wall = frontier("idca", "pSP", kappas, args.workers, options.get("idca", {}))
     gaps = [p.train_dp_gap for p in idca]
     bounds = np.geomspace(max(gaps), max(min(gaps), 1e-3), points)
     eg, eg_wall = frontier(EG_SOLVER, "DP", bounds, args.workers, options.get(EG_SOLVER, {}))
-    print(f"\nwall time: IDCA frontier {idca_wall:.0f} s, ExponentiatedGradient frontier "
-          f"{eg_wall:.0f} s ({points} points each)\n")  # fmt: skip
-    header = (f"{'solver':<8}{'bound':>8}{'test acc':>10}{'1−pSP':>8}{'DP gap':>8}{'E[acc]':>8}"
-              f"{'E[DP]':>8}{'s':>6}  dominated by IDCA on (acc, 1−pSP) / (acc, DP)")  # fmt: skip
+    print(
+        f"\nwall time: IDCA frontier {idca_wall:.0f} s, ExponentiatedGradient frontier "
+        f"{eg_wall:.0f} s ({points} points each)\n"
+    )
+    header = (
+        f"{'solver':<8}{'bound':>8}{'test acc':>10}{'1−pSP':>8}{'DP gap':>8}{'E[acc]':>8}"
+        f"{'E[DP]':>8}{'s':>6}  dominated by IDCA on (acc, 1−pSP) / (acc, DP)"
+    )
     print(header)
     for point in idca + eg:
-        row = (f"{point.solver[:7]:<8}{point.kappa:>8.4f}{point.accuracy:>10.4f}"
-               f"{1 - point.unfairness:>8.4f}{point.dp_gap:>8.4f}{point.expected_accuracy:>8.4f}"
-               f"{point.expected_dp_gap:>8.4f}{point.seconds:>6.0f}")  # fmt: skip
+        row = (
+            f"{point.solver[:7]:<8}{point.kappa:>8.4f}{point.accuracy:>10.4f}"
+            f"{1 - point.unfairness:>8.4f}{point.dp_gap:>8.4f}{point.expected_accuracy:>8.4f}"
+            f"{point.expected_dp_gap:>8.4f}{point.seconds:>6.0f}"
+        )
         if point.solver == EG_SOLVER:
             on_psp = "yes" if dominated(point, idca, "unfairness") else "no"
             on_dp = "yes" if dominated(point, idca, "dp_gap") else "no"
@@ -146,8 +164,10 @@ def main() -> None:
         print(row, flush=True)
     psp_count = sum(dominated(p, idca, "unfairness") for p in eg)
     dp_count = sum(dominated(p, idca, "dp_gap") for p in eg)
-    print(f"\nEG points dominated by an IDCA point: {psp_count} of {len(eg)} on (accuracy, "
-          f"1 − pSP), {dp_count} of {len(eg)} on (accuracy, DP gap)")  # fmt: skip
+    print(
+        f"\nEG points dominated by an IDCA point: {psp_count} of {len(eg)} on (accuracy, "
+        f"1 − pSP), {dp_count} of {len(eg)} on (accuracy, DP gap)"
+    )
 
 
 if __name__ == "__main__":

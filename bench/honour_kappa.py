@@ -75,8 +75,12 @@ class Measured:
 
 
 def problem(prepared, kappa: float) -> Problem:
-    return Problem(prepared, ModelSpec(cross_terms=True), ConstraintSpec("pSP", kappa, INTERVAL),
-                   interval=INTERVAL)  # fmt: skip
+    return Problem(
+        prepared,
+        ModelSpec(cross_terms=True),
+        ConstraintSpec("pSP", kappa, INTERVAL),
+        interval=INTERVAL,
+    )
 
 
 def measure(run: Callable[[], Solution], kappa: float) -> Measured:
@@ -99,19 +103,26 @@ def measure(run: Callable[[], Solution], kappa: float) -> Measured:
 def cells(run: Measured, kappa: float) -> str:
     psp = " ".join(f"{run.psp[split]:>7.4f}" for split in SPLITS)
     mark = "✓" if run.meets(kappa, "test") else " "
-    return (f"{run.kappa_prime:>8.4g} {run.solves:>2} {psp} {mark} {run.accuracy:>7.4f} "
-            f"{run.seconds:>6.1f}")  # fmt: skip
+    return (
+        f"{run.kappa_prime:>8.4g} {run.solves:>2} {psp} {mark} {run.accuracy:>7.4f} "
+        f"{run.seconds:>6.1f}"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help=f"κ ∈ {set(QUICK_KAPPAS)} only")
     parser.add_argument(
         "--kappas", type=float, nargs="+", help=f"default {' '.join(map(str, KAPPAS))}"
     )
-    parser.add_argument("--split", choices=HONOUR_SPLITS, default="val",
-                        help="the split κ is honoured on (default val)")  # fmt: skip
+    parser.add_argument(
+        "--split",
+        choices=HONOUR_SPLITS,
+        default="val",
+        help="the split κ is honoured on (default val)",
+    )
     parser.add_argument(
         "--seconds",
         type=float,
@@ -128,8 +139,10 @@ def main() -> None:
         plain = measure(partial(solve, at, "idca", budget=budget), kappa)
         honoured = measure(partial(solve_honouring, at, "idca", args.split, budget=budget), kappa)
         rows.append((kappa, plain, honoured))
-        print(f"κ = {kappa:g} done: plain {plain.seconds:.0f} s, honoured {honoured.seconds:.0f} s",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"κ = {kappa:g} done: plain {plain.seconds:.0f} s, honoured {honoured.seconds:.0f} s",
+            file=sys.stderr,
+        )
     noise = split_noise(problem(prepared, kappas[0]), args.split)
     report(rows, args.split, len(prepared.train), noise, args.seconds)
 
@@ -147,10 +160,14 @@ def report(
     seconds: float | None,
 ) -> None:
     budget = "" if seconds is None else f", {seconds:g} s per run"
-    print(f"Adult by sex ({train_rows:,} training rows), linear with cross-terms, pSP on "
-          f"I = [5%, 30%), IDCA defaults{budget}; honoured on {split}")  # fmt: skip
-    print(f"pSP on {split} ({noise.rows:,} rows): σ = {noise.sigma:.4f}, 2σ = "
-          f"{RESOLVES * noise.sigma:.4f}\n")  # fmt: skip
+    print(
+        f"Adult by sex ({train_rows:,} training rows), linear with cross-terms, pSP on "
+        f"I = [5%, 30%), IDCA defaults{budget}; honoured on {split}"
+    )
+    print(
+        f"pSP on {split} ({noise.rows:,} rows): σ = {noise.sigma:.4f}, 2σ = "
+        f"{RESOLVES * noise.sigma:.4f}\n"
+    )
     head = f"{'κ′':>8} {'n':>2} {'train':>7} {'val':>7} {'test':>7} ✓ {'acc':>7} {'s':>6}"
     print(f"{'κ':>5} | {'plain':<{len(head)}} | honoured")
     print(f"{'':>5} | {head} | {head}")
@@ -163,11 +180,15 @@ def report(
     ratio = sum(h.seconds for *_, h in rows) / sum(p.seconds for _, p, _ in rows)
     print()
     for where in ("test", split):
-        print(f"meet κ on {where}: honoured {meeting(honoured_runs, where)} of {count}, "
-              f"plain {meeting(plain_runs, where)} of {count}")  # fmt: skip
-    print(f"test accuracy given up by honouring, mean over κ: {cost:+.4f}; wall time honoured ÷ "
-          f"plain: {ratio:.2f} (per κ: "
-          f"{', '.join(f'{h.seconds / p.seconds:.1f}' for _, p, h in rows)})\n")  # fmt: skip
+        print(
+            f"meet κ on {where}: honoured {meeting(honoured_runs, where)} of {count}, "
+            f"plain {meeting(plain_runs, where)} of {count}"
+        )
+    print(
+        f"test accuracy given up by honouring, mean over κ: {cost:+.4f}; wall time honoured ÷ "
+        f"plain: {ratio:.2f} (per κ: "
+        f"{', '.join(f'{h.seconds / p.seconds:.1f}' for _, p, h in rows)})\n"
+    )
     for kappa, _, honoured in rows:
         print(f"κ = {kappa:g}: {honoured.reason}")
 

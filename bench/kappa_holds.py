@@ -173,8 +173,11 @@ class Pair:
     @property
     def broken(self) -> bool:
         """A held run that ended converged above κ."""
-        return (self.held is not None and self.held.status is RunStatus.CONVERGED
-                and not self.held.holds(self.kappa))  # fmt: skip
+        return (
+            self.held is not None
+            and self.held.status is RunStatus.CONVERGED
+            and not self.held.holds(self.kappa)
+        )
 
 
 def load(name: str, scratch: Path) -> tuple[Prepared | None, str]:
@@ -231,17 +234,25 @@ def warm_up(prepared: Prepared, solvers: list[str], kappa: float) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--quick", action="store_true",
-                        help="Adult, idca, κ ∈ {0.1, 0.02} (unless given)")  # fmt: skip
-    parser.add_argument("--seconds", type=float, default=60.0,
-                        help="wall budget of each run, plain and held (default 60)")  # fmt: skip
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="Adult, idca, κ ∈ {0.1, 0.02} (unless given)"
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=60.0,
+        help="wall budget of each run, plain and held (default 60)",
+    )
     parser.add_argument("--data", nargs="+", choices=DATA, help=f"default {' '.join(DATA)}")
-    parser.add_argument("--solvers", nargs="+", choices=SOLVERS,
-                        help=f"default {' '.join(SOLVERS)}")  # fmt: skip
-    parser.add_argument("--kappas", type=float, nargs="+",
-                        help=f"default {' '.join(map(str, KAPPAS))}")  # fmt: skip
+    parser.add_argument(
+        "--solvers", nargs="+", choices=SOLVERS, help=f"default {' '.join(SOLVERS)}"
+    )
+    parser.add_argument(
+        "--kappas", type=float, nargs="+", help=f"default {' '.join(map(str, KAPPAS))}"
+    )
     args = parser.parse_args()
     quick = QUICK if args.quick else {}
     data = args.data or quick.get("data", DATA)
@@ -263,8 +274,10 @@ def main() -> None:
                 skipped[name] = why
                 print(f"{name}: skipped ({why})", file=sys.stderr)
                 continue
-            titles[name] = (f"{SOURCES[name].title}: {len(prepared.train):,} training rows, "
-                            f"{prepared.n_groups} groups")  # fmt: skip
+            titles[name] = (
+                f"{SOURCES[name].title}: {len(prepared.train):,} training rows, "
+                f"{prepared.n_groups} groups"
+            )
             if not warmed:
                 warm_up(prepared, running, kappas[0])
                 warmed = True
@@ -280,13 +293,17 @@ def progress(done: Pair, elapsed: float) -> str:
     head = f"[{elapsed:6.0f} s] {done.data} {done.solver} κ = {done.kappa:g}:"
     if done.error:
         return f"{head} refused ({done.error})"
-    return (f"{head} plain {done.plain.seconds:.1f} s, held {done.held.seconds:.1f} s in "
-            f"{done.held.solves} solve(s), {done.held.code}")  # fmt: skip
+    return (
+        f"{head} plain {done.plain.seconds:.1f} s, held {done.held.seconds:.1f} s in "
+        f"{done.held.solves} solve(s), {done.held.code}"
+    )
 
 
-HEAD = (f"{'solver':<8} {'κ':>5} | {'train plain':>12} {'held':>8} | {'stop plain':<14} "
-        f"{'held':<14} {'n':>2} | "
-        f"{'acc plain':>9} {'held':>7} {'Δ':>7} | {'s plain':>7} {'held':>6} {'÷':>5}")  # fmt: skip
+HEAD = (
+    f"{'solver':<8} {'κ':>5} | {'train plain':>12} {'held':>8} | {'stop plain':<14} "
+    f"{'held':<14} {'n':>2} | "
+    f"{'acc plain':>9} {'held':>7} {'Δ':>7} | {'s plain':>7} {'held':>6} {'÷':>5}"
+)
 
 
 def line(p: Pair) -> str:
@@ -295,10 +312,12 @@ def line(p: Pair) -> str:
     plain, held = p.plain, p.held
     met = "*" if plain.holds(p.kappa) else " "
     mark = "!" if p.broken else " "
-    return (f"{p.solver:<8} {p.kappa:>5g} | {plain.train:>11.4f}{met} {held.train:>7.4f}{mark} | "
-            f"{plain.code!s:<14} {held.code!s:<14} {held.solves:>2} | {plain.accuracy:>9.4f} {held.accuracy:>7.4f} "
-            f"{held.accuracy - plain.accuracy:>+7.4f} | {plain.seconds:>7.1f} {held.seconds:>6.1f} "
-            f"{held.seconds / plain.seconds:>5.2f}")  # fmt: skip
+    return (
+        f"{p.solver:<8} {p.kappa:>5g} | {plain.train:>11.4f}{met} {held.train:>7.4f}{mark} | "
+        f"{plain.code!s:<14} {held.code!s:<14} {held.solves:>2} | {plain.accuracy:>9.4f} {held.accuracy:>7.4f} "
+        f"{held.accuracy - plain.accuracy:>+7.4f} | {plain.seconds:>7.1f} {held.seconds:>6.1f} "
+        f"{held.seconds / plain.seconds:>5.2f}"
+    )
 
 
 def report(
@@ -309,8 +328,10 @@ def report(
     seconds: float,
     wall: float,
 ) -> None:
-    print(f"pSP on I = [5%, 30%), linear with group cross-terms, logistic loss; budget "
-          f"{seconds:g} s per run; plain = solve, held = solve_honouring(..., 'train')")  # fmt: skip
+    print(
+        f"pSP on I = [5%, 30%), linear with group cross-terms, logistic loss; budget "
+        f"{seconds:g} s per run; plain = solve, held = solve_honouring(..., 'train')"
+    )
     print("* plain run already met κ on train; ! held run converged above κ on train\n")
     for name, reason in skipped.items():
         print(f"{name}: skipped: {reason}")
@@ -331,33 +352,41 @@ def report(
 def summary(pairs: list[Pair], wall: float) -> None:
     converged = [p for p in pairs if p.held.status is RunStatus.CONVERGED]
     holding = [p for p in converged if p.held.holds(p.kappa)]
-    print(f"(1) held runs ended converged: {len(converged)} of {len(pairs)}; of those, train pSP "
-          f"≤ κ: {len(holding)} of {len(converged)} (goal: all); held runs with train pSP ≤ κ, "
-          f"whatever their status: {sum(p.held.holds(p.kappa) for p in pairs)} of {len(pairs)} "
-          f"(plain: {sum(p.plain.holds(p.kappa) for p in pairs)})")  # fmt: skip
+    print(
+        f"(1) held runs ended converged: {len(converged)} of {len(pairs)}; of those, train pSP "
+        f"≤ κ: {len(holding)} of {len(converged)} (goal: all); held runs with train pSP ≤ κ, "
+        f"whatever their status: {sum(p.held.holds(p.kappa) for p in pairs)} of {len(pairs)} "
+        f"(plain: {sum(p.plain.holds(p.kappa) for p in pairs)})"
+    )
     met = [p for p in pairs if p.plain.holds(p.kappa)]
     if met:
         worst = max(met, key=lambda p: abs(p.held.accuracy - p.plain.accuracy))
         gap = abs(worst.held.accuracy - worst.plain.accuracy)
-        print(f"(2) where the plain run met κ on train ({len(met)} runs), largest |test accuracy "
-              f"held − plain|: {gap:.4f} ({worst.data} {worst.solver} κ = {worst.kappa:g}; goal "
-              f"≤ {ACCURACY_GOAL:g}); over {ACCURACY_GOAL:g}: "
-              f"{sum(abs(p.held.accuracy - p.plain.accuracy) > ACCURACY_GOAL for p in met)}")  # fmt: skip
+        print(
+            f"(2) where the plain run met κ on train ({len(met)} runs), largest |test accuracy "
+            f"held − plain|: {gap:.4f} ({worst.data} {worst.solver} κ = {worst.kappa:g}; goal "
+            f"≤ {ACCURACY_GOAL:g}); over {ACCURACY_GOAL:g}: "
+            f"{sum(abs(p.held.accuracy - p.plain.accuracy) > ACCURACY_GOAL for p in met)}"
+        )
     else:
         print("(2) no plain run met κ on train")
     if pairs:
         ratios = [p.held.seconds / p.plain.seconds for p in pairs]
         worst = max(pairs, key=lambda p: p.held.seconds / p.plain.seconds)
         spent = sum(p.plain.code is StopCode.TIME_BUDGET for p in pairs)
-        print(f"(3) held wall ÷ plain wall: median {statistics.median(ratios):.2f}, max "
-              f"{max(ratios):.2f} ({worst.data} {worst.solver} κ = {worst.kappa:g}; goal ≤ "
-              f"{WALL_GOAL:g}); over {WALL_GOAL:g}: {sum(r > WALL_GOAL for r in ratios)} of "
-              f"{len(ratios)}; plain run ended on the time budget (ratio capped near 1): {spent}")  # fmt: skip
+        print(
+            f"(3) held wall ÷ plain wall: median {statistics.median(ratios):.2f}, max "
+            f"{max(ratios):.2f} ({worst.data} {worst.solver} κ = {worst.kappa:g}; goal ≤ "
+            f"{WALL_GOAL:g}); over {WALL_GOAL:g}: {sum(r > WALL_GOAL for r in ratios)} of "
+            f"{len(ratios)}; plain run ended on the time budget (ratio capped near 1): {spent}"
+        )
     unheld = [p for p in pairs if not p.held.holds(p.kappa)]
     print(f"(4) held runs that did not hold κ on train: {len(unheld)} of {len(pairs)}")
     for p in unheld:
-        print(f"  {p.data} {p.solver} κ = {p.kappa:g}: train pSP {p.held.train:.4f}, "
-              f"{p.held.status} ({p.held.code}): {p.held.reason}")  # fmt: skip
+        print(
+            f"  {p.data} {p.solver} κ = {p.kappa:g}: train pSP {p.held.train:.4f}, "
+            f"{p.held.status} ({p.held.code}): {p.held.reason}"
+        )
     print(f"\nwall time of the bench: {wall:.0f} s")
 
 

@@ -63,8 +63,11 @@ from engine.solvers.catalogue.paper000 import SGDConfig  # noqa: E402
 
 DELTA = 0.005
 HIDDEN = (64, 32)
-ALGORITHMS = {"sgd": ("SGD", SGDConfig()), "alm": ("ALM", ALMConfig()),
-              "ssl_alm": ("SSL-ALM", SSLALMConfig())}  # fmt: skip
+ALGORITHMS = {
+    "sgd": ("SGD", SGDConfig()),
+    "alm": ("ALM", ALMConfig()),
+    "ssl_alm": ("SSL-ALM", SSLALMConfig()),
+}
 # our augmentation -> the hc-train 0.4.2 `augmentation` it is paired with, and whether that pair
 # is the same method
 FORMS = {"slack": ("quadratic", False), "hpr": ("hpr", True)}
@@ -108,10 +111,32 @@ def pairings(algorithms: list[str], forms: list[str]) -> list[Pairing]:
 
 
 def engine_argv(acs_root: Path) -> list[str]:
-    return ["run", "--data", "acs", "--state", "CT", "--year", "2018", "--task", "income",
-            "--acs-root", str(acs_root), "--attribute", "RAC1P", "--grouping", "binary",
-            "--drop-protected", "--model", "mlp", "--hidden", *map(str, HIDDEN),
-            "--constraint", "group_loss_gap", "--kappa", str(DELTA)]  # fmt: skip
+    return [
+        "run",
+        "--data",
+        "acs",
+        "--state",
+        "CT",
+        "--year",
+        "2018",
+        "--task",
+        "income",
+        "--acs-root",
+        str(acs_root),
+        "--attribute",
+        "RAC1P",
+        "--grouping",
+        "binary",
+        "--drop-protected",
+        "--model",
+        "mlp",
+        "--hidden",
+        *map(str, HIDDEN),
+        "--constraint",
+        "group_loss_gap",
+        "--kappa",
+        str(DELTA),
+    ]
 
 
 def build_problem(acs_root: Path) -> Problem:
@@ -131,13 +156,19 @@ def evaluate(scores: np.ndarray, y: np.ndarray, groups: np.ndarray) -> dict[str,
         h, torch.as_tensor(y, dtype=torch.float64), reduction="none"
     ).numpy()
     l0, l1 = (float(loss[groups == g].mean()) for g in (0, 1))
-    return {"loss": float(loss.mean()), "l0": l0, "l1": l1,
-            "violation": max(abs(l0 - l1) - DELTA, 0.0)}  # fmt: skip
+    return {
+        "loss": float(loss.mean()),
+        "l0": l0,
+        "l1": l1,
+        "violation": max(abs(l0 - l1) - DELTA, 0.0),
+    }
 
 
 def evaluate_splits(score_fn, prepared: Prepared) -> dict[str, dict[str, float]]:
-    return {s: evaluate(score_fn(s), prepared.split(s).y, prepared.split(s).groups)
-            for s in ("train", "test")}  # fmt: skip
+    return {
+        s: evaluate(score_fn(s), prepared.split(s).y, prepared.split(s).groups)
+        for s in ("train", "test")
+    }
 
 
 def init_seed(seed: int) -> int:
@@ -149,12 +180,12 @@ def init_seed(seed: int) -> int:
 # ---- FairFront ------------------------------------------------------------------------------
 def run_ours(problem: Problem, pairing: Pairing, seconds: float, seed: int) -> dict:
     wall = time.perf_counter()
-    solution = solve(problem, pairing.algorithm, pairing.config, Budget(max_seconds=seconds),
-                     seed=seed)  # fmt: skip
+    solution = solve(
+        problem, pairing.algorithm, pairing.config, Budget(max_seconds=seconds), seed=seed
+    )
     wall = time.perf_counter() - wall
     metrics = evaluate_splits(lambda s: problem.scores(solution.params, s), problem.data)
-    return {"iterations": solution.iterations, "seconds": solution.seconds, "wall": wall,
-            **metrics}  # fmt: skip
+    return {"iterations": solution.iterations, "seconds": solution.seconds, "wall": wall, **metrics}
 
 
 # ---- humancompatible-train 0.4.2 ------------------------------------------------------------
@@ -188,8 +219,11 @@ def run_theirs(problem: Problem, pairing: Pairing, seconds: float, seed: int) ->
 
     # objective batches ξ: a shuffled epoch loader of `batch_size` rows, as torch's DataLoader does
     batch_size = config.batch_size
-    objective_batches = cycle(lambda: torch.randperm(len(X), generator=generator)
-                              .split(batch_size)[: len(X) // batch_size])  # fmt: skip
+    objective_batches = cycle(
+        lambda: torch.randperm(len(X), generator=generator).split(batch_size)[
+            : len(X) // batch_size
+        ]
+    )
     if pairing.algorithm == "sgd":
         inner = torch.optim.SGD(net.parameters(), lr=config.step)
         primal, dual, constraint_batches = inner, None, None
@@ -202,17 +236,28 @@ def run_theirs(problem: Problem, pairing: Pairing, seconds: float, seed: int) ->
         # and, with penalty > 0, the HPR augmentation. Duals in float64 (the default float32
         # duals cannot multiply float64 constraints); dual_range left at its (−100, 100), so
         # they are clamped to [0, 100].
-        dual = ALM(m=2, lr=config.eta, penalty=config.rho, is_ineq=True,
-                   augmentation=pairing.theirs, init_duals=torch.zeros(2, dtype=torch.float64))  # fmt: skip
+        dual = ALM(
+            m=2,
+            lr=config.eta,
+            penalty=config.rho,
+            is_ineq=True,
+            augmentation=pairing.theirs,
+            init_duals=torch.zeros(2, dtype=torch.float64),
+        )
         onehot = F.one_hot(groups, 2)
-        sampler = BalancedBatchSampler(group_onehot=onehot, batch_size=2 * config.per_group,
-                                       extend_groups=True, generator=generator)  # fmt: skip
+        sampler = BalancedBatchSampler(
+            group_onehot=onehot,
+            batch_size=2 * config.per_group,
+            extend_groups=True,
+            generator=generator,
+        )
         constraint_batches = cycle(lambda: sampler)
 
     def constraints(rows: torch.Tensor) -> torch.Tensor:
         """c = (ℓ_0 − ℓ_1 − δ, ℓ_1 − ℓ_0 − δ) ≤ 0 on a batch with `per_group` rows per group."""
-        loss = F.binary_cross_entropy_with_logits(net(X[rows]).squeeze(-1), y[rows],
-                                                  reduction="none")  # fmt: skip
+        loss = F.binary_cross_entropy_with_logits(
+            net(X[rows]).squeeze(-1), y[rows], reduction="none"
+        )
         g = groups[rows]
         gap = loss[g == 0].mean() - loss[g == 1].mean()
         return torch.stack([gap - DELTA, -gap - DELTA])
@@ -236,8 +281,12 @@ def run_theirs(problem: Problem, pairing: Pairing, seconds: float, seed: int) ->
         with torch.no_grad():
             return net(torch.from_numpy(problem.data.split(split).X)).squeeze(-1).numpy()
 
-    return {"iterations": iterations, "seconds": elapsed, "wall": elapsed,
-            **evaluate_splits(scores, problem.data)}  # fmt: skip
+    return {
+        "iterations": iterations,
+        "seconds": elapsed,
+        "wall": elapsed,
+        **evaluate_splits(scores, problem.data),
+    }
 
 
 # ---- tables ---------------------------------------------------------------------------------
@@ -258,34 +307,46 @@ def summary(runs: list[dict]) -> dict[str, float]:
 
 
 def print_tables(results: dict[tuple[Pairing, str], list[dict]], pairs: list[Pairing]) -> None:
-    print(f"\n{'algorithm':<10}{'implementation (form)':<29}{'it/s':>10}{'± sd':>8}"
-          f"{'train loss':>12}{'test loss':>11}{'train viol':>12}{'test viol':>11}")  # fmt: skip
+    print(
+        f"\n{'algorithm':<10}{'implementation (form)':<29}{'it/s':>10}{'± sd':>8}"
+        f"{'train loss':>12}{'test loss':>11}{'train viol':>12}{'test viol':>11}"
+    )
     table = {}
     for pairing in pairs:
         for impl in IMPLEMENTATIONS:
             s = table[pairing, impl] = summary(results[pairing, impl])
-            print(f"{pairing.name:<10}{pairing.side(impl):<29}{s['rate']:>10,.0f}"
-                  f"{s['rate_sd']:>8,.0f}{s['train_loss']:>12.4f}{s['test_loss']:>11.4f}"
-                  f"{s['train_viol']:>12.4f}{s['test_viol']:>11.4f}")  # fmt: skip
-    print("\nours ÷ theirs (iterations/s, target ≥ 2×) and ours − theirs (loss, violation) as the "
-          "mean ± standard error over seeds of the per-seed differences, per pairing (ours ↔ "
-          "theirs; 'same' says whether the two run the same method; 'not worse' whether no Δ "
-          "exceeds two standard errors):")  # fmt: skip
-    print(f"{'algorithm':<10}{'forms':<20}{'same':>5}{'it/s ratio':>11}{'≥ 2×':>6}"
-          f"{'Δ train loss':>17}{'Δ test loss':>17}{'Δ train viol':>17}{'Δ test viol':>17}"
-          f"{'not worse':>11}")  # fmt: skip
+            print(
+                f"{pairing.name:<10}{pairing.side(impl):<29}{s['rate']:>10,.0f}"
+                f"{s['rate_sd']:>8,.0f}{s['train_loss']:>12.4f}{s['test_loss']:>11.4f}"
+                f"{s['train_viol']:>12.4f}{s['test_viol']:>11.4f}"
+            )
+    print(
+        "\nours ÷ theirs (iterations/s, target ≥ 2×) and ours − theirs (loss, violation) as the "
+        "mean ± standard error over seeds of the per-seed differences, per pairing (ours ↔ "
+        "theirs; 'same' says whether the two run the same method; 'not worse' whether no Δ "
+        "exceeds two standard errors):"
+    )
+    print(
+        f"{'algorithm':<10}{'forms':<20}{'same':>5}{'it/s ratio':>11}{'≥ 2×':>6}"
+        f"{'Δ train loss':>17}{'Δ test loss':>17}{'Δ train viol':>17}{'Δ test viol':>17}"
+        f"{'not worse':>11}"
+    )
     for pairing in pairs:
         ours, theirs = (table[pairing, impl] for impl in IMPLEMENTATIONS)
         ratio = ours["rate"] / theirs["rate"]
         forms = "-" if pairing.form is None else f"{pairing.form} ↔ {pairing.theirs}"
-        deltas = [paired_difference(*(results[pairing, impl] for impl in IMPLEMENTATIONS), split,
-                                    metric)
-                  for metric in ("loss", "violation") for split in ("train", "test")]  # fmt: skip
+        deltas = [
+            paired_difference(*(results[pairing, impl] for impl in IMPLEMENTATIONS), split, metric)
+            for metric in ("loss", "violation")
+            for split in ("train", "test")
+        ]
         cells = "".join(f"{f'{d:+.4f}±{se:.4f}':>17}" for d, se in deltas)
         not_worse = all(d <= 2 * se for d, se in deltas)
-        print(f"{pairing.name:<10}{forms:<20}{'yes' if pairing.like_for_like else 'no':>5}"
-              f"{ratio:>10.2f}×{'yes' if ratio >= 2 else 'no':>6}{cells}"
-              f"{'yes' if not_worse else 'no':>11}")  # fmt: skip
+        print(
+            f"{pairing.name:<10}{forms:<20}{'yes' if pairing.like_for_like else 'no':>5}"
+            f"{ratio:>10.2f}×{'yes' if ratio >= 2 else 'no':>6}{cells}"
+            f"{'yes' if not_worse else 'no':>11}"
+        )
 
 
 def paired_difference(
@@ -299,47 +360,74 @@ def paired_difference(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     default_root = Path(__file__).resolve().parents[2] / "shared/data/acs/pums"
     parser.add_argument("--acs-root", type=Path, default=default_root)
     parser.add_argument("--seconds", type=float, default=30.0, help="wall clock per run (30)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="(0 1 2)")
-    parser.add_argument("--algorithms", nargs="+", choices=tuple(ALGORITHMS),
-                        default=list(ALGORITHMS), help="(sgd alm ssl_alm)")  # fmt: skip
-    parser.add_argument("--forms", nargs="+", choices=tuple(FORMS), default=list(FORMS),
-                        help="our augmentations for ALM and SSL-ALM (slack hpr)")  # fmt: skip
+    parser.add_argument(
+        "--algorithms",
+        nargs="+",
+        choices=tuple(ALGORITHMS),
+        default=list(ALGORITHMS),
+        help="(sgd alm ssl_alm)",
+    )
+    parser.add_argument(
+        "--forms",
+        nargs="+",
+        choices=tuple(FORMS),
+        default=list(FORMS),
+        help="our augmentations for ALM and SSL-ALM (slack hpr)",
+    )
     args = parser.parse_args()
     if not (args.acs_root / "2018/1-Year/psam_p09.csv").is_file():
-        sys.exit(f"error: the ACS data is missing: {args.acs_root / '2018/1-Year/psam_p09.csv'} "
-                 "not found (the shared data folder ../shared/data/acs/pums, or pass --acs-root)")  # fmt: skip
+        sys.exit(
+            f"error: the ACS data is missing: {args.acs_root / '2018/1-Year/psam_p09.csv'} "
+            "not found (the shared data folder ../shared/data/acs/pums, or pass --acs-root)"
+        )
     try:
         import humancompatible.train  # noqa: F401
     except ImportError:
-        sys.exit("error: humancompatible-train is not installed: "
-                 ".venv/bin/python -m pip install -r requirements-dev.txt")  # fmt: skip
+        sys.exit(
+            "error: humancompatible-train is not installed: "
+            ".venv/bin/python -m pip install -r requirements-dev.txt"
+        )
     torch.set_num_threads(1)  # our driver does this for its runs; theirs run under the same
     pairs = pairings(args.algorithms, args.forms)
     runs = len(pairs) * len(IMPLEMENTATIONS) * len(args.seeds)
-    print(f"{len(pairs)} pairings × {len(IMPLEMENTATIONS)} implementations × "
-          f"{len(args.seeds)} seeds × {args.seconds:g} s = {runs * args.seconds:g} s of training "
-          "(plus data preparation and evaluation)")  # fmt: skip
+    print(
+        f"{len(pairs)} pairings × {len(IMPLEMENTATIONS)} implementations × "
+        f"{len(args.seeds)} seeds × {args.seconds:g} s = {runs * args.seconds:g} s of training "
+        "(plus data preparation and evaluation)"
+    )
 
     problem = build_problem(args.acs_root)
     data = problem.data
-    names = " vs ".join(f"{g} ({n:,})" for g, n in zip(data.group_names,
-                        np.bincount(data.train.groups), strict=True))  # fmt: skip
-    print(f"problem: {data.dataset_name}; {len(data.train):,} train / {len(data.test):,} test "
-          f"rows, {data.train.X.shape[1]} features; groups {names}")  # fmt: skip
-    print(f"  MLP {data.train.X.shape[1]}-{'-'.join(map(str, HIDDEN))}-1 (ReLU, logit), float64 "
-          "on both sides (same arrays, same initial weights per seed)")  # fmt: skip
-    print(f"  constraint group_loss_gap, pairs='all' (paper 000 Exp. 1): "
-          f"−δ ≤ ℓ[{data.group_names[0]}] − ℓ[{data.group_names[1]}] ≤ δ, δ = {DELTA}")  # fmt: skip
+    names = " vs ".join(
+        f"{g} ({n:,})"
+        for g, n in zip(data.group_names, np.bincount(data.train.groups), strict=True)
+    )
+    print(
+        f"problem: {data.dataset_name}; {len(data.train):,} train / {len(data.test):,} test "
+        f"rows, {data.train.X.shape[1]} features; groups {names}"
+    )
+    print(
+        f"  MLP {data.train.X.shape[1]}-{'-'.join(map(str, HIDDEN))}-1 (ReLU, logit), float64 "
+        "on both sides (same arrays, same initial weights per seed)"
+    )
+    print(
+        f"  constraint group_loss_gap, pairs='all' (paper 000 Exp. 1): "
+        f"−δ ≤ ℓ[{data.group_names[0]}] − ℓ[{data.group_names[1]}] ≤ δ, δ = {DELTA}"
+    )
     for pairing in pairs:
         theirs = "" if pairing.theirs is None else f"; hc-train augmentation={pairing.theirs!r}"
         print(f"  {pairing.name}: {pairing.config}{theirs}")
-    print("  violation = max(|ℓ_0 − ℓ_1| − δ, 0) on the full split; it/s = iterations / the "
-          "solver's own seconds (ours: the driver's clock, which pauses for its logging)")  # fmt: skip
+    print(
+        "  violation = max(|ℓ_0 − ℓ_1| − δ, 0) on the full split; it/s = iterations / the "
+        "solver's own seconds (ours: the driver's clock, which pauses for its logging)"
+    )
 
     results: dict[tuple[Pairing, str], list[dict]] = {}
     for pairing in pairs:
@@ -347,10 +435,13 @@ def main() -> None:
             for impl, run in zip(IMPLEMENTATIONS, (run_ours, run_theirs), strict=True):
                 out = run(problem, pairing, args.seconds, seed)
                 results.setdefault((pairing, impl), []).append(out)
-                print(f"  {pairing.name:<8} {pairing.side(impl):<27} seed {seed}: "
-                      f"{out['iterations']:>9,} it in {out['seconds']:.1f} s "
-                      f"(wall {out['wall']:.1f} s), train loss {out['train']['loss']:.4f}, "
-                      f"viol {out['train']['violation']:.4f}", flush=True)  # fmt: skip
+                print(
+                    f"  {pairing.name:<8} {pairing.side(impl):<27} seed {seed}: "
+                    f"{out['iterations']:>9,} it in {out['seconds']:.1f} s "
+                    f"(wall {out['wall']:.1f} s), train loss {out['train']['loss']:.4f}, "
+                    f"viol {out['train']['violation']:.4f}",
+                    flush=True,
+                )
     print_tables(results, pairs)
 
 

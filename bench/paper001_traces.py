@@ -59,11 +59,21 @@ PASSES = ("oracle.objective_gradients", "oracle.constraint_gradients")
 def build_problem(data: str, constraint: str, kappa: float) -> Problem:
     """The problem `python -m engine run --data DATA --constraint C --kappa K` builds (the data
     set's default label and protected attribute; the sigmoid surrogate of paper 001)."""
-    argv = ["run", "--data", data, "--constraint", constraint.lower(), "--kappa", str(kappa),
-            "--surrogate", "sigmoid"]  # fmt: skip
+    argv = [
+        "run",
+        "--data",
+        data,
+        "--constraint",
+        constraint.lower(),
+        "--kappa",
+        str(kappa),
+        "--surrogate",
+        "sigmoid",
+    ]
     spec = run_spec_from_args(build_parser().parse_args(argv))
-    return Problem(load_prepared(spec.data, spec.prepare), spec.model, spec.constraint,
-                   interval=spec.interval)  # fmt: skip
+    return Problem(
+        load_prepared(spec.data, spec.prepare), spec.model, spec.constraint, interval=spec.interval
+    )
 
 
 def measure(
@@ -103,10 +113,11 @@ def tuned(problem: Problem, solver: str, seconds: float, kappa: float) -> tuple[
     settings = plan.settings()
     runs = [measure(problem, solver, seconds, setting) for setting in settings]
     trials = [
-        trial_outcome(plan, setting, m["status"], {"loss": m["val_loss"],
-                      "constraint": m["val_gap"]}, kappa)
+        trial_outcome(
+            plan, setting, m["status"], {"loss": m["val_loss"], "constraint": m["val_gap"]}, kappa
+        )
         for setting, m in zip(settings, runs, strict=True)
-    ]  # fmt: skip
+    ]
     choice = pick(plan, trials, constrained=True)
     if choice.chosen is None:
         return "no trial ended with a model", runs[0]
@@ -133,9 +144,11 @@ def _cell(value: float, form: str) -> str:
 
 
 def report(rows: list[tuple[str, str, str, dict[str, float]]]) -> None:
-    header = (f"{'data':8} {'gap':4} {'solver':10} {'loss':>7} {'viol':>8} {'KKT':>8} "
-              f"{'test gap':>8} {'test acc':>8} {'deg.':>4} {'feas. s':>8} {'oracles':>9} {'iters':>8} "
-              f"{'feas./PLADA':>11} {'KKT/PLADA':>9}")  # fmt: skip
+    header = (
+        f"{'data':8} {'gap':4} {'solver':10} {'loss':>7} {'viol':>8} {'KKT':>8} "
+        f"{'test gap':>8} {'test acc':>8} {'deg.':>4} {'feas. s':>8} {'oracles':>9} {'iters':>8} "
+        f"{'feas./PLADA':>11} {'KKT/PLADA':>9}"
+    )
     print(header)
     print("-" * len(header))
     base: dict[tuple[str, str], dict[str, float]] = {}
@@ -145,13 +158,15 @@ def report(rows: list[tuple[str, str, str, dict[str, float]]]) -> None:
         ref = base.get((data, gap), {})
         feas_ratio = m["to_feasible"] / ref.get("to_feasible", math.nan)
         kkt_ratio = m["kkt"] / ref.get("kkt", math.nan)
-        print(f"{data:8} {gap:4} {solver:10} {_cell(m['loss'], '7.4f')} "
-              f"{_cell(m['violation'], '8.4f')} {_cell(m['kkt'], '8.4f')} "
-              f"{_cell(m['test_gap'], '8.4f')} {_cell(m['test_accuracy'], '8.4f')} "
-              f"{'deg.' if m['degenerate'] else '':>4} "
-              f"{_cell(m['to_feasible'], '8.2f')} {_cell(m['oracle_calls'], '9.0f')} "
-              f"{_cell(m['iterations'], '8.0f')} {_cell(feas_ratio, '11.2f')} "
-              f"{_cell(kkt_ratio, '9.2f')}")  # fmt: skip
+        print(
+            f"{data:8} {gap:4} {solver:10} {_cell(m['loss'], '7.4f')} "
+            f"{_cell(m['violation'], '8.4f')} {_cell(m['kkt'], '8.4f')} "
+            f"{_cell(m['test_gap'], '8.4f')} {_cell(m['test_accuracy'], '8.4f')} "
+            f"{'deg.' if m['degenerate'] else '':>4} "
+            f"{_cell(m['to_feasible'], '8.2f')} {_cell(m['oracle_calls'], '9.0f')} "
+            f"{_cell(m['iterations'], '8.0f')} {_cell(feas_ratio, '11.2f')} "
+            f"{_cell(kkt_ratio, '9.2f')}"
+        )
 
 
 def main() -> None:
@@ -161,10 +176,17 @@ def main() -> None:
     parser.add_argument("--constraints", nargs="+", default=["DP", "EO"])
     parser.add_argument("--solvers", nargs="+", default=list(SOLVERS))
     parser.add_argument("--kappa", type=float, default=0.02)
-    parser.add_argument("--plada", choices=("table2", "ours"), default="table2",
-                        help="PLADA's η_w: Table 2's (the paper's comparison) or the card's default")  # fmt: skip
-    parser.add_argument("--tune", action="store_true",
-                        help="also tune each baseline by its card's grid (paper 001 §5)")  # fmt: skip
+    parser.add_argument(
+        "--plada",
+        choices=("table2", "ours"),
+        default="table2",
+        help="PLADA's η_w: Table 2's (the paper's comparison) or the card's default",
+    )
+    parser.add_argument(
+        "--tune",
+        action="store_true",
+        help="also tune each baseline by its card's grid (paper 001 §5)",
+    )
     args = parser.parse_args()
     rows, tuned_rows, choices = [], [], []
     plada = {"eta_w": TABLE2_LINEAR["eta_w"]} if args.plada == "table2" else {}
@@ -176,8 +198,9 @@ def main() -> None:
                 print(f"{data}: skipped ({missing})", file=sys.stderr)
                 break
             for solver in args.solvers:
-                at_defaults = measure(problem, solver, args.seconds,
-                                      plada if solver == "plada" else None)  # fmt: skip
+                at_defaults = measure(
+                    problem, solver, args.seconds, plada if solver == "plada" else None
+                )
                 rows.append((data, gap, solver, at_defaults))
                 if args.tune and solver_card(solver).tuning is not None:
                     words, chosen = tuned(problem, solver, args.seconds, args.kappa)
@@ -187,8 +210,10 @@ def main() -> None:
                     tuned_rows.append((data, gap, solver, at_defaults))
                 print(f"done: {data} {gap} {solver}", file=sys.stderr, flush=True)
     step = "Table 2's η_w = 0.001" if plada else "the card's derived η_w"
-    print(f"\npaper 001 traces: {args.seconds:g} solver seconds per run, κ = {args.kappa:g}, "
-          f"logistic regression, sigmoid surrogate; PLADA at {step}\n")  # fmt: skip
+    print(
+        f"\npaper 001 traces: {args.seconds:g} solver seconds per run, κ = {args.kappa:g}, "
+        f"logistic regression, sigmoid surrogate; PLADA at {step}\n"
+    )
     report(rows)
     if not args.tune:
         return
@@ -196,11 +221,12 @@ def main() -> None:
     report(tuned_rows)
     print("\n" + "\n".join(choices))
     print("\nranking by final training loss, feasible runs first (defaults → tuned):")
-    for problem_rows, problem_tuned in zip(_by_problem(rows), _by_problem(tuned_rows),
-                                           strict=True):  # fmt: skip
+    for problem_rows, problem_tuned in zip(_by_problem(rows), _by_problem(tuned_rows), strict=True):
         data, gap = problem_rows[0][:2]
-        print(f"  {data} {gap}: {ranking(problem_rows)}\n  {'':{len(data) + len(gap) + 1}}  "
-              f"→ {ranking(problem_tuned)}")  # fmt: skip
+        print(
+            f"  {data} {gap}: {ranking(problem_rows)}\n  {'':{len(data) + len(gap) + 1}}  "
+            f"→ {ranking(problem_tuned)}"
+        )
 
 
 def _by_problem(rows: list[tuple[str, str, str, dict[str, float]]]) -> list[list]:

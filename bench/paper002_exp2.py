@@ -60,8 +60,14 @@ from engine.task import Task  # noqa: E402
 
 L2, RHO, GRID_POINTS = 1e-2, 1.0, 101  # paper 002, Exp 2: LR μ = 1e-2, ρ = 1, 101-point λ grid
 MEASURES = ("dp", "dm", "eopp", "eodds", "group_variance", "individual")
-TITLES = {"dp": "DP", "dm": "DM", "eopp": "EOpp", "eodds": "EOdds", "group_variance": "Group var",
-          "individual": "Indiv. fair"}  # fmt: skip
+TITLES = {
+    "dp": "DP",
+    "dm": "DM",
+    "eopp": "EOpp",
+    "eodds": "EOdds",
+    "group_variance": "Group var",
+    "individual": "Indiv. fair",
+}
 BADR = ("badr (grid)", "badr_implicit")
 BASELINES = ("minimax", "uniform", "balanced", "one-fit")
 METHODS = BADR + BASELINES
@@ -90,8 +96,18 @@ class Case:
 
 
 def cases(acs_root: Path) -> dict[str, Case]:
-    acs = ["--data", "acs", "--acs-root", str(acs_root), "--state", "CT", "--year", "2018",
-           "--attribute", "SEX"]  # fmt: skip
+    acs = [
+        "--data",
+        "acs",
+        "--acs-root",
+        str(acs_root),
+        "--state",
+        "CT",
+        "--year",
+        "2018",
+        "--attribute",
+        "SEX",
+    ]
     found = {
         task: Case(task, f"{name} CT 2018", [*acs, "--task", task])
         for name, task in ACS_TASKS.items()
@@ -99,14 +115,23 @@ def cases(acs_root: Path) -> dict[str, Case]:
     found["adult"] = Case("adult", "Adult", ["--data", "adult", "--attribute", "sex"])
     found["compas"] = Case("compas", "COMPAS", ["--data", "compas", "--attribute", "sex"])
     found["german"] = Case("german", "German credit", ["--data", "german", "--attribute", "sex"])
-    found["law"] = Case("law", "Law school (bar)",
-                        ["--data", "law", "--label", "bar", "--attribute", "sex"])  # fmt: skip
+    found["law"] = Case(
+        "law", "Law school (bar)", ["--data", "law", "--label", "bar", "--attribute", "sex"]
+    )
     return found
 
 
 def problem_for(case: Case, seed: int) -> Problem:
-    argv = ["run", *case.argv, "--seed", str(seed), "--solver", "badr_implicit",
-            "--constraint", "none"]  # fmt: skip
+    argv = [
+        "run",
+        *case.argv,
+        "--seed",
+        str(seed),
+        "--solver",
+        "badr_implicit",
+        "--constraint",
+        "none",
+    ]
     spec = run_spec_from_args(build_parser().parse_args(argv))
     problem = build_problem(spec)
     data = problem.data
@@ -147,7 +172,7 @@ class Evaluator:
             values = {
                 m: badr_measure(m).value(
                     h, part.groups, part.y, rho=RHO, task=Task.CLASSIFICATION, loss=self.loss
-                )  # fmt: skip
+                )
                 for m in MEASURES
             }
             if split == "test":
@@ -240,25 +265,31 @@ def number(value: float | None, width: int = 11) -> str:
 
 
 def median(outcomes: list[Outcome], table: str, method: str, measure: str) -> float:
-    values = [getattr(o, table)[method, measure] for o in outcomes
-              if (method, measure) in getattr(o, table)]  # fmt: skip
+    values = [
+        getattr(o, table)[method, measure]
+        for o in outcomes
+        if (method, measure) in getattr(o, table)
+    ]
     return float(np.median(values)) if values else math.nan
 
 
 def print_medians(outcomes: list[Outcome], n: int) -> dict[str, dict[str, float]]:
-    print(f"\n(1) Median TEST measure over {n} instances (smoothed, as the paper reports; lower is "
-          "fairer); 'paper' rows: spec 002 §3, Exp 2 (150 small ACS data sets)")  # fmt: skip
+    print(
+        f"\n(1) Median TEST measure over {n} instances (smoothed, as the paper reports; lower is "
+        "fairer); 'paper' rows: spec 002 §3, Exp 2 (150 small ACS data sets)"
+    )
     print(f"{'measure':<13}{'':<7}" + "".join(f"{m:>15}" for m in METHODS))
     medians: dict[str, dict[str, float]] = {}
     for m in MEASURES:
         medians[m] = {method: median(outcomes, "test", method, m) for method in METHODS}
-        print(f"{TITLES[m]:<13}{'ours':<7}"
-              + "".join(number(medians[m][k], 15) for k in METHODS))  # fmt: skip
+        print(f"{TITLES[m]:<13}{'ours':<7}" + "".join(number(medians[m][k], 15) for k in METHODS))
         paper = dict(zip(PAPER_COLUMNS, PAPER[m], strict=True)) if m in PAPER else {}
         note = "" if m in PAPER else "   (the paper gives no row: EOdds ≈ EOpp)"
-        print(f"{'':<13}{'paper':<7}"
-              + "".join(number(paper.get(k), 15) if k in paper else f"{'':>15}" for k in METHODS)
-              + note)  # fmt: skip
+        print(
+            f"{'':<13}{'paper':<7}"
+            + "".join(number(paper.get(k), 15) if k in paper else f"{'':>15}" for k in METHODS)
+            + note
+        )
     return medians
 
 
@@ -269,8 +300,11 @@ def print_wins(outcomes: list[Outcome]) -> None:
         for method in BADR:
             cells = []
             for base in BASELINES:
-                pairs = [(o.test[method, m], o.test[base, m]) for o in outcomes
-                         if (method, m) in o.test and (base, m) in o.test]  # fmt: skip
+                pairs = [
+                    (o.test[method, m], o.test[base, m])
+                    for o in outcomes
+                    if (method, m) in o.test and (base, m) in o.test
+                ]
                 wins = sum(a < b for a, b in pairs)
                 cells.append(f"{wins}/{len(pairs)}" if pairs else "—")
             label = TITLES[m] if method == BADR[0] else ""
@@ -278,8 +312,10 @@ def print_wins(outcomes: list[Outcome]) -> None:
     print("\n(2b) Median TEST accuracy")
     print(f"{'measure':<13}" + "".join(f"{m:>15}" for m in METHODS))
     for m in MEASURES:
-        print(f"{TITLES[m]:<13}"
-              + "".join(number(median(outcomes, "accuracy", k, m), 15) for k in METHODS))  # fmt: skip
+        print(
+            f"{TITLES[m]:<13}"
+            + "".join(number(median(outcomes, "accuracy", k, m), 15) for k in METHODS)
+        )
 
 
 def print_exact(outcomes: list[Outcome]) -> dict[str, dict[str, float]]:
@@ -291,14 +327,15 @@ def print_exact(outcomes: list[Outcome]) -> dict[str, dict[str, float]]:
         if exact is None:
             continue
         medians[m] = {method: median(outcomes, "exact", method, m) for method in METHODS}
-        print(f"{TITLES[m]:<13}{exact:<16}"
-              + "".join(number(medians[m][k], 15) for k in METHODS))  # fmt: skip
+        print(f"{TITLES[m]:<13}{exact:<16}" + "".join(number(medians[m][k], 15) for k in METHODS))
     return medians
 
 
 def print_train_check(outcomes: list[Outcome]) -> None:
-    print("\n(4) badr_implicit against the grid on the TRAIN measure (its objective): instances "
-          "where it is lower / within 1e-6 relative / higher")  # fmt: skip
+    print(
+        "\n(4) badr_implicit against the grid on the TRAIN measure (its objective): instances "
+        "where it is lower / within 1e-6 relative / higher"
+    )
     for m in MEASURES:
         lower = same = higher = 0
         for o in outcomes:
@@ -322,15 +359,18 @@ def verdict(medians: dict[str, dict[str, float]], method: str, what: str) -> str
         if not medians[m][method] < medians[m][base]
     ]
     if not failures:
-        return (f"{method}: its median {what} is below every baseline's for every measure — "
-                "the claim HOLDS on this data")  # fmt: skip
+        return (
+            f"{method}: its median {what} is below every baseline's for every measure — "
+            "the claim HOLDS on this data"
+        )
     return f"{method}: the claim FAILS on this data ({what}) for " + "; ".join(failures)
 
 
 # ---- main ---------------------------------------------------------------------------------------
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -338,10 +378,13 @@ def main() -> None:
     )
     parser.add_argument("--seeds", type=int, nargs="+", help="split seeds (default 0 1 2)")
     parser.add_argument("--data", nargs="+", choices=DATA, help=f"default: {' '.join(DATA)}")
-    parser.add_argument("--acs-root", type=Path,
-                        default=Path(os.environ.get("FAIRFRONT_ACS_ROOT", DEFAULT_ACS_ROOT)),
-                        help="census files in folktables layout (default: $FAIRFRONT_ACS_ROOT "
-                        f"or {DEFAULT_ACS_ROOT})")  # fmt: skip
+    parser.add_argument(
+        "--acs-root",
+        type=Path,
+        default=Path(os.environ.get("FAIRFRONT_ACS_ROOT", DEFAULT_ACS_ROOT)),
+        help="census files in folktables layout (default: $FAIRFRONT_ACS_ROOT "
+        f"or {DEFAULT_ACS_ROOT})",
+    )
     args = parser.parse_args()
     seeds = args.seeds or (list(QUICK["seeds"]) if args.quick else [0, 1, 2])
     keys = args.data or (list(QUICK["data"]) if args.quick else list(DATA))
@@ -373,9 +416,12 @@ def main() -> None:
             outcome = run_instance(problem, clock)
             outcomes.append(outcome)
             groups = ", ".join(f"{g} {n:,}" for g, n in zip(data.group_names, sizes, strict=True))
-            print(f"{case.title} seed {seed}: train {len(data.train):,} ({groups}), test "
-                  f"{len(data.test):,}, d {problem.design('train').shape[1]} — "
-                  f"{time.perf_counter() - started:.1f} s", flush=True)  # fmt: skip
+            print(
+                f"{case.title} seed {seed}: train {len(data.train):,} ({groups}), test "
+                f"{len(data.test):,}, d {problem.design('train').shape[1]} — "
+                f"{time.perf_counter() - started:.1f} s",
+                flush=True,
+            )
             for note in outcome.notes:
                 print(f"  note: {note}", flush=True)
     if not outcomes:
@@ -394,8 +440,11 @@ def main() -> None:
     for line in skipped:
         print(f"skipped: {line}")
     total = time.perf_counter() - began
-    print("\nwall time: " + ", ".join(f"{p} {clock[p]:.1f} s" for p in PARTS)
-          + f"; total {total:.1f} s")  # fmt: skip
+    print(
+        "\nwall time: "
+        + ", ".join(f"{p} {clock[p]:.1f} s" for p in PARTS)
+        + f"; total {total:.1f} s"
+    )
 
 
 if __name__ == "__main__":

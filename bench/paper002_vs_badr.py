@@ -135,8 +135,11 @@ def law_case(label: str | None, extra: list[str]) -> Case:
     base = ["--data", "law", "--attribute", "race", "--grouping", "binary", *extra]
     case = Case("law", "Law school, race (2 groups)", "regression", base)
     labels = CLASSIC["law"].labels
-    names = [label] if label else [name for name, target in labels.items()
-                                   if target.task is Task.REGRESSION]  # fmt: skip
+    names = (
+        [label]
+        if label
+        else [name for name, target in labels.items() if target.task is Task.REGRESSION]
+    )
     try:
         prepared = prepare([*base, "--label", names[0]])
     except UserError as error:
@@ -145,8 +148,10 @@ def law_case(label: str | None, extra: list[str]) -> Case:
         )
         return case
     if task_of(prepared) != "regression":
-        case.skipped = (f"skipped: Law school's label {names[0]!r} prepares as "
-                        f"{task_of(prepared)}, not regression")  # fmt: skip
+        case.skipped = (
+            f"skipped: Law school's label {names[0]!r} prepares as "
+            f"{task_of(prepared)}, not regression"
+        )
         return case
     case.argv = [*base, "--label", names[0]]
     case.prepared = prepared
@@ -164,15 +169,19 @@ def subsample(prepared: Prepared, rows: int, seed: int = 0) -> Prepared:
             parts[name] = part
             continue
         keep = np.sort(rng.choice(len(part), size=rows, replace=False))
-        parts[name] = SplitArrays(X=np.ascontiguousarray(part.X[keep]), y=part.y[keep],
-                                  groups=part.groups[keep],
-                                  members=None if part.members is None else part.members[keep])  # fmt: skip
+        parts[name] = SplitArrays(
+            X=np.ascontiguousarray(part.X[keep]),
+            y=part.y[keep],
+            groups=part.groups[keep],
+            members=None if part.members is None else part.members[keep],
+        )
     return dataclasses.replace(prepared, **parts)
 
 
 # ---- one evaluation for both sides -------------------------------------------------------------
-def measure_value(name: str, p: np.ndarray, groups: np.ndarray, y: np.ndarray,
-                  task: str) -> float | None:  # fmt: skip
+def measure_value(
+    name: str, p: np.ndarray, groups: np.ndarray, y: np.ndarray, task: str
+) -> float | None:
     """The engine's value of measure `name` at scores p; None if the measure has no form for the
     task (paper 002, Table 3)."""
     measure = badr_measure(name)
@@ -202,11 +211,17 @@ def lambda_of(solution: Solution, group_names: tuple[str, ...]) -> list[float] |
     """λ from the last surrogate record's state ("lambda.<group>" entries), else from the
     solution's params; in the order of `group_names`."""
     record = solution.last_surrogate()
-    found = {k.removeprefix("lambda."): v for k, v in (record.state if record else {}).items()
-             if k.startswith("lambda.")}  # fmt: skip
+    found = {
+        k.removeprefix("lambda."): v
+        for k, v in (record.state if record else {}).items()
+        if k.startswith("lambda.")
+    }
     if not found:
-        found = {k.removeprefix("lambda."): v for k, v in solution.params.items()
-                 if k.startswith("lambda.")}  # fmt: skip
+        found = {
+            k.removeprefix("lambda."): v
+            for k, v in solution.params.items()
+            if k.startswith("lambda.")
+        }
     if not found:
         return None
     values = {k: float(np.asarray(v, dtype=float).reshape(-1)[0]) for k, v in found.items()}
@@ -217,12 +232,19 @@ def lambda_of(solution: Solution, group_names: tuple[str, ...]) -> list[float] |
 
 def our_problem(case: Case, prepared: Prepared, solver: str, options: dict) -> Problem:
     """The Problem `python -m engine run <data flags> --solver <solver> --option ...` builds."""
-    argv = [*case.argv, "--constraint", "none", "--solver", solver,
-            *(a for k, v in options.items() for a in ("--option", f"{k}={v}"))]  # fmt: skip
+    argv = [
+        *case.argv,
+        "--constraint",
+        "none",
+        "--solver",
+        solver,
+        *(a for k, v in options.items() for a in ("--option", f"{k}={v}")),
+    ]
     spec = engine_spec(argv)
     spec.validate()
-    return Problem(prepared, spec.model, spec.constraint, interval=spec.interval,
-                   objective=spec.objective)  # fmt: skip
+    return Problem(
+        prepared, spec.model, spec.constraint, interval=spec.interval, objective=spec.objective
+    )
 
 
 def run_ours(case: Case, prepared: Prepared, solver: str, measure: str, seconds: float) -> dict:
@@ -237,10 +259,15 @@ def run_ours(case: Case, prepared: Prepared, solver: str, measure: str, seconds:
         return {"skipped": f"refused: {error}"}
     except Exception as error:  # a failing solver must not lose the other rows
         return {"skipped": f"failed: {type(error).__name__}: {error}"}
-    return {"wall": wall, "solver_seconds": solution.seconds, "iterations": solution.iterations,
-            "stop": str(solution.stop.code), "reason": solution.reason,
-            "lambda": lambda_of(solution, prepared.group_names),
-            "w": np.asarray(solution.params["w"], dtype=float)}  # fmt: skip
+    return {
+        "wall": wall,
+        "solver_seconds": solution.seconds,
+        "iterations": solution.iterations,
+        "stop": str(solution.stop.code),
+        "reason": solution.reason,
+        "lambda": lambda_of(solution, prepared.group_names),
+        "w": np.asarray(solution.params["w"], dtype=float),
+    }
 
 
 def ours_at(case: Case, prepared: Prepared, weights: list[float]) -> dict:
@@ -266,12 +293,24 @@ def badr_python(env: Path) -> Path:
         found = subprocess.run(check, capture_output=True, text=True)
         if found.returncode == 0 and found.stdout.strip() == BADR_VERSION:
             return python
-    progress(f"creating the badr environment in {env} (python -m venv, pip install "
-             f"{' '.join(BADR_REQUIREMENTS)}) ...")  # fmt: skip
+    progress(
+        f"creating the badr environment in {env} (python -m venv, pip install "
+        f"{' '.join(BADR_REQUIREMENTS)}) ..."
+    )
     began = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(env)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    *BADR_REQUIREMENTS], check=True)  # fmt: skip
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            *BADR_REQUIREMENTS,
+        ],
+        check=True,
+    )
     found = subprocess.run(check, capture_output=True, text=True, check=True)
     progress(f"  badr {found.stdout.strip()} installed in {time.perf_counter() - began:.0f} s")
     return python
@@ -284,16 +323,41 @@ def write_arrays(prepared: Prepared, path: Path) -> None:
         return np.hstack([X, np.ones((X.shape[0], 1))])
 
     train, test = prepared.train, prepared.test
-    np.savez(path, X_train=ones(train.X), X_test=ones(test.X), y_train=train.y.astype(float),
-             y_test=test.y.astype(float), g_train=train.groups, g_test=test.groups)  # fmt: skip
+    np.savez(
+        path,
+        X_train=ones(train.X),
+        X_test=ones(test.X),
+        y_train=train.y.astype(float),
+        y_test=test.y.astype(float),
+        g_train=train.groups,
+        g_test=test.groups,
+    )
 
 
-def run_theirs(python: Path, case: Case, arrays: Path, measure: str, solver: str,
-               max_iter: int, seconds: float) -> dict:  # fmt: skip
+def run_theirs(
+    python: Path, case: Case, arrays: Path, measure: str, solver: str, max_iter: int, seconds: float
+) -> dict:
     out = arrays.with_name(f"{case.key}-{measure}-{solver}.json")
-    command = [str(python), str(BADR_SIDE), str(arrays), str(out), "--task", case.task,
-               "--measure", measure, "--solver", solver, "--l2", str(L2[case.task]),
-               "--rho", str(RHO), "--max-iter", str(max_iter), "--seconds", str(seconds)]  # fmt: skip
+    command = [
+        str(python),
+        str(BADR_SIDE),
+        str(arrays),
+        str(out),
+        "--task",
+        case.task,
+        "--measure",
+        measure,
+        "--solver",
+        solver,
+        "--l2",
+        str(L2[case.task]),
+        "--rho",
+        str(RHO),
+        "--max-iter",
+        str(max_iter),
+        "--seconds",
+        str(seconds),
+    ]
     # the run stops itself at `seconds`; import, compiling, the final refit and the checks after
     # it need more, and one SLSQP iteration can run past the limit
     limit = 2 * seconds + 300
@@ -362,9 +426,17 @@ def fmt(value: float | None, spec: str = ".4g") -> str:
 
 def stop_word(row: Row) -> str:
     stop = row.run.get("stop", "")
-    words = {"max_iter cap": "cap", "time limit": "time", "time_budget": "time",
-             "iteration_budget": "cap", "iteration_cap": "cap", "step_failed": "failed",
-             "non_finite": "non-finite", "user_error": "refused", "internal_error": "error"}  # fmt: skip
+    words = {
+        "max_iter cap": "cap",
+        "time limit": "time",
+        "time_budget": "time",
+        "iteration_budget": "cap",
+        "iteration_cap": "cap",
+        "step_failed": "failed",
+        "non_finite": "non-finite",
+        "user_error": "refused",
+        "internal_error": "error",
+    }
     return words.get(stop, stop.split(":")[0])[:11]
 
 
@@ -376,12 +448,16 @@ def print_table(case: Case, rows: list[Row], args: argparse.Namespace) -> None:
     data = case.prepared
     sizes = ", ".join(f"{g} {n:,}" for g, n in data.group_sizes("train").items())
     perf = "test acc" if case.task == "classification" else "test RMSE"
-    print(f"{len(data.train):,} train / {len(data.test):,} test rows, {data.n_features} features "
-          f"(+ intercept); train groups {sizes}; "
-          f"{'ℓ2-logistic' if case.task == 'classification' else 'ridge'}, μ = {L2[case.task]:g}")  # fmt: skip
-    print(f"{'measure':<15}{'side':<27}{'wall s':>8}{'iter':>6}{'stop':>12}"
-          f"{'λ (' + '/'.join(data.group_names) + ')':>22}{'train Φ':>12}{'Φ − Φ_badr':>12}"
-          f"{'time ÷ badr':>12}{perf:>11}{'test Φ':>11}{'target':>8}")  # fmt: skip
+    print(
+        f"{len(data.train):,} train / {len(data.test):,} test rows, {data.n_features} features "
+        f"(+ intercept); train groups {sizes}; "
+        f"{'ℓ2-logistic' if case.task == 'classification' else 'ridge'}, μ = {L2[case.task]:g}"
+    )
+    print(
+        f"{'measure':<15}{'side':<27}{'wall s':>8}{'iter':>6}{'stop':>12}"
+        f"{'λ (' + '/'.join(data.group_names) + ')':>22}{'train Φ':>12}{'Φ − Φ_badr':>12}"
+        f"{'time ÷ badr':>12}{perf:>11}{'test Φ':>11}{'target':>8}"
+    )
     for row in rows:
         if not row.ran:
             print(f"{row.measure:<15}{row.side:<27}  {row.run['skipped']}")
@@ -394,30 +470,38 @@ def print_table(case: Case, rows: list[Row], args: argparse.Namespace) -> None:
                 delta = f"{m['train_phi'] - base.metrics['train_phi']:+.3g}"
             if row.side != SAME_LAMBDA:
                 ratio = f"{run['wall'] / base.run['wall']:.3f}"
-        print(f"{row.measure:<15}{row.side:<27}{run['wall']:>8.2f}{run['iterations']:>6}"
-              f"{stop_word(row):>12}{lam:>22}{fmt(m['train_phi']):>12}{delta:>12}{ratio:>12}"
-              f"{fmt(m['test_perf'], '.4f'):>11}{fmt(m['test_phi']):>11}{row.target():>8}")  # fmt: skip
+        print(
+            f"{row.measure:<15}{row.side:<27}{run['wall']:>8.2f}{run['iterations']:>6}"
+            f"{stop_word(row):>12}{lam:>22}{fmt(m['train_phi']):>12}{delta:>12}{ratio:>12}"
+            f"{fmt(m['test_perf'], '.4f'):>11}{fmt(m['test_phi']):>11}{row.target():>8}"
+        )
     print_notes(case, rows, args)
 
 
 def print_notes(case: Case, rows: list[Row], args: argparse.Namespace) -> None:
-    print(f"badr 0.1.2: implicit oracle, max_iter = {args.max_iter} (the package's defaults: "
-          f"SLSQP 500, Frank–Wolfe 300), wall-clock limit {args.seconds:g} s per run (checked at each accepted iterate "
-          "and oracle call); FairFront: Budget(max_seconds="
-          f"{args.seconds:g}). stop: converged, cap (max_iter reached), time (limit reached), or "
-          "the solver's own message. wall s: badr's Badr.run (solver and final refit; not the "
-          "import); FairFront's solve() call.")  # fmt: skip
-    print("Φ, test Φ: the engine's measures (engine.fairness.badr_measures, ρ = 1) of each "
-          "side's final model; the smoothed dp/eopp/eodds carry the paper's offsets (ln 2, 2 ln 2); "
-          "dm and hsic (one-hot form in the engine) equal the package's at 2 groups.")  # fmt: skip
-    print("lower level: the package penalises its intercept (the ones column's weight, "
-          "fit_intercept=False) by μ/2 like every weight; FairFront's intercept is unpenalised "
-          "(paper 002's formulation). The one-hot blocks, and the protected attribute's columns "
-          "within a group, are collinear with the ones column, so the package spreads the "
-          f"intercept over them: the row {SAME_LAMBDA!r} (FairFront's exact w*(λ) at the "
-          "package's final λ, wall s = that one solve) shows how far the two lower levels differ "
-          "at the same λ; the other FairFront rows differ from the package's by both that and "
-          "their own λ. --drop-protected removes the protected attribute from the features.")  # fmt: skip
+    print(
+        f"badr 0.1.2: implicit oracle, max_iter = {args.max_iter} (the package's defaults: "
+        f"SLSQP 500, Frank–Wolfe 300), wall-clock limit {args.seconds:g} s per run (checked at each accepted iterate "
+        "and oracle call); FairFront: Budget(max_seconds="
+        f"{args.seconds:g}). stop: converged, cap (max_iter reached), time (limit reached), or "
+        "the solver's own message. wall s: badr's Badr.run (solver and final refit; not the "
+        "import); FairFront's solve() call."
+    )
+    print(
+        "Φ, test Φ: the engine's measures (engine.fairness.badr_measures, ρ = 1) of each "
+        "side's final model; the smoothed dp/eopp/eodds carry the paper's offsets (ln 2, 2 ln 2); "
+        "dm and hsic (one-hot form in the engine) equal the package's at 2 groups."
+    )
+    print(
+        "lower level: the package penalises its intercept (the ones column's weight, "
+        "fit_intercept=False) by μ/2 like every weight; FairFront's intercept is unpenalised "
+        "(paper 002's formulation). The one-hot blocks, and the protected attribute's columns "
+        "within a group, are collinear with the ones column, so the package spreads the "
+        f"intercept over them: the row {SAME_LAMBDA!r} (FairFront's exact w*(λ) at the "
+        "package's final λ, wall s = that one solve) shows how far the two lower levels differ "
+        "at the same λ; the other FairFront rows differ from the package's by both that and "
+        "their own λ. --drop-protected removes the protected attribute from the features."
+    )
     for row in rows:
         run = row.run
         if not (row.theirs and row.ran):
@@ -428,17 +512,23 @@ def print_notes(case: Case, rows: list[Row], args: argparse.Namespace) -> None:
         if check:
             analytic, difference = check["analytic"], check["finite_difference"]
             factor = abs(analytic / difference) if difference else float("inf")
-            parts.append(f"its hypergradient along e0 − e1 at its λ {analytic:+.4g} vs central "
-                         f"difference {difference:+.4g} (×{factor:.3g})")  # fmt: skip
+            parts.append(
+                f"its hypergradient along e0 − e1 at its λ {analytic:+.4g} vs central "
+                f"difference {difference:+.4g} (×{factor:.3g})"
+            )
             if case.task == "regression" and not 1 / 1.5 < factor < 1.5:
-                parts.append("spec 002 §4 defect 3 shows: the ridge hypergradient differentiates "
-                             "MSE + 0.5μ‖w‖² on raw y without intercept_, while sklearn fits "
-                             "α‖w‖² on centred, standardised y")  # fmt: skip
+                parts.append(
+                    "spec 002 §4 defect 3 shows: the ridge hypergradient differentiates "
+                    "MSE + 0.5μ‖w‖² on raw y without intercept_, while sklearn fits "
+                    "α‖w‖² on centred, standardised y"
+                )
         if run.get("check_error"):
             parts.append(f"check failed: {run['check_error']}")
         evaluations = run.get("evaluations", {})
-        parts.append(f"{evaluations.get('fun', 0)} Φ and {evaluations.get('grad', 0)} ∇Φ "
-                     "evaluations (each refits the lower level)")  # fmt: skip
+        parts.append(
+            f"{evaluations.get('fun', 0)} Φ and {evaluations.get('grad', 0)} ∇Φ "
+            "evaluations (each refits the lower level)"
+        )
         print("; ".join(parts))
     if case.task == "classification":
         print(
@@ -446,16 +536,20 @@ def print_notes(case: Case, rows: list[Row], args: argparse.Namespace) -> None:
             "difference is itself approximate)"
         )
     else:
-        print("ridge: the package's RidgeRegression(fit_intercept=False) fits centred y and keeps "
-              "the train mean as intercept_, which its metrics and hypergradient leave out (its "
-              "own group_variance is on predictions without it, with the loss (p − y)²); both "
-              "sides are evaluated here with the intercept, and the engine's group_variance uses "
-              "(p − y)²/2, so it is ¼ of a variance of mean squared errors.")  # fmt: skip
+        print(
+            "ridge: the package's RidgeRegression(fit_intercept=False) fits centred y and keeps "
+            "the train mean as intercept_, which its metrics and hypergradient leave out (its "
+            "own group_variance is on predictions without it, with the loss (p − y)²); both "
+            "sides are evaluated here with the intercept, and the engine's group_variance uses "
+            "(p − y)²/2, so it is ¼ of a variance of mean squared errors."
+        )
     ours = [row for row in rows if row.ours and row.ran]
-    print(f"target: FairFront solve ≤ {TARGET_SECONDS:g} s at equal or better Φ on the same "
-          f"problem: train Φ ≤ Φ of {SAME_LAMBDA!r} (the package's λ on the paper's "
-          f"formulation) + {PHI_TOLERANCE:g}·|Φ|; 'Φ − Φ_badr' compares with the package's own "
-          "model, whose lower level differs")  # fmt: skip
+    print(
+        f"target: FairFront solve ≤ {TARGET_SECONDS:g} s at equal or better Φ on the same "
+        f"problem: train Φ ≤ Φ of {SAME_LAMBDA!r} (the package's λ on the paper's "
+        f"formulation) + {PHI_TOLERANCE:g}·|Φ|; 'Φ − Φ_badr' compares with the package's own "
+        "model, whose lower level differs"
+    )
     if not ours:
         print("  no FairFront solver ran (not available, or none asked for with --ours)")
     for row in ours:
@@ -480,8 +574,9 @@ def measures_for(case: Case, args: argparse.Namespace) -> list[str]:
         chosen = [m for m in args.measures if m in supported]
         left = [m for m in args.measures if m not in supported]
         if left:
-            case.notes.append(f"not a {case.task} measure of the package (paper Table 3): "
-                              f"{', '.join(left)}")  # fmt: skip
+            case.notes.append(
+                f"not a {case.task} measure of the package (paper Table 3): {', '.join(left)}"
+            )
         return chosen
     if args.quick:
         return [QUICK["measures"][case.key]]
@@ -489,18 +584,28 @@ def measures_for(case: Case, args: argparse.Namespace) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     every = sorted({m for ms in MEASURES.values() for m in ms})
-    parser.add_argument("--quick", action="store_true",
-                        help=f"{QUICK['rows']:,} rows per split, one measure per data set (dp), "
-                        f"max_iter {QUICK['max_iter']}, {QUICK['seconds']:g} s per run")  # fmt: skip
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{QUICK['rows']:,} rows per split, one measure per data set (dp), "
+        f"max_iter {QUICK['max_iter']}, {QUICK['seconds']:g} s per run",
+    )
     parser.add_argument("--data", nargs="+", choices=("adult", "law"), default=["adult", "law"])
-    parser.add_argument("--measures", nargs="+", choices=every, metavar="M",
-                        help=f"of {', '.join(every)} (default: every one the task supports)")  # fmt: skip
+    parser.add_argument(
+        "--measures",
+        nargs="+",
+        choices=every,
+        metavar="M",
+        help=f"of {', '.join(every)} (default: every one the task supports)",
+    )
     parser.add_argument("--max-iter", type=int, help="badr's SLSQP/FW iteration cap (default 100)")
-    parser.add_argument("--seconds", type=float,
-                        help="wall-clock limit per run, both sides (default 180)")  # fmt: skip
+    parser.add_argument(
+        "--seconds", type=float, help="wall-clock limit per run, both sides (default 180)"
+    )
     parser.add_argument(
         "--badr-solvers",
         nargs="*",
@@ -509,16 +614,31 @@ def main() -> None:
         help="the package's solvers to run (default slsqp; none: FairFront's side alone, without "
         "the package's environment)",
     )
-    parser.add_argument("--ours", nargs="*", choices=OURS, default=list(OURS),
-                        help="FairFront's solvers to run (none: the package side alone)")  # fmt: skip
-    parser.add_argument("--law-label", help="the engine's numeric Law school label (default: the "
-                        "first Law label that prepares as regression)")  # fmt: skip
+    parser.add_argument(
+        "--ours",
+        nargs="*",
+        choices=OURS,
+        default=list(OURS),
+        help="FairFront's solvers to run (none: the package side alone)",
+    )
+    parser.add_argument(
+        "--law-label",
+        help="the engine's numeric Law school label (default: the "
+        "first Law label that prepares as regression)",
+    )
     parser.add_argument("--rows", type=int, help="subsample each split to this many rows")
-    parser.add_argument("--drop-protected", action="store_true",
-                        help="leave the protected attribute out of the features (the engine's "
-                        "--drop-protected), for both sides")  # fmt: skip
-    parser.add_argument("--no-same-lambda", dest="same_lambda", action="store_false",
-                        help=f"leave out the row {SAME_LAMBDA!r}")  # fmt: skip
+    parser.add_argument(
+        "--drop-protected",
+        action="store_true",
+        help="leave the protected attribute out of the features (the engine's "
+        "--drop-protected), for both sides",
+    )
+    parser.add_argument(
+        "--no-same-lambda",
+        dest="same_lambda",
+        action="store_false",
+        help=f"leave out the row {SAME_LAMBDA!r}",
+    )
     args = parser.parse_args()
     args.max_iter = args.max_iter or (QUICK["max_iter"] if args.quick else 100)
     args.seconds = args.seconds or (QUICK["seconds"] if args.quick else 180.0)
@@ -549,8 +669,9 @@ def main() -> None:
                 for solver in args.badr_solvers:
                     side = f"badr {BADR_VERSION} {THEIRS[solver]}"
                     progress(f"{case.key} {measure}: {side} ...")
-                    run = run_theirs(python, case, arrays, measure, solver, args.max_iter,
-                                     args.seconds)  # fmt: skip
+                    run = run_theirs(
+                        python, case, arrays, measure, solver, args.max_iter, args.seconds
+                    )
                     row = Row(case, measure, side, run)
                     baseline = baseline or row
                     rows.append(row)
@@ -561,17 +682,20 @@ def main() -> None:
                     progress(f"{case.key} {measure}: FairFront {solver} ...")
                     run = run_ours(case, case.prepared, solver, measure, args.seconds)
                     rows.append(Row(case, measure, f"FairFront {solver}", run))
-                same = next((r for r in rows if r.measure == measure and r.side == SAME_LAMBDA),
-                            None)  # fmt: skip
+                same = next(
+                    (r for r in rows if r.measure == measure and r.side == SAME_LAMBDA), None
+                )
                 for row in rows:
                     if row.measure != measure:
                         continue
                     row.baseline, row.same_problem = baseline, same
                     if row.ran:
                         row.metrics = evaluate(row.run["w"], case.prepared, measure, case.task)
-                        progress(f"  {row.side}: {row.run['wall']:.2f} s, "
-                                 f"{row.run['iterations']} iterations ({row.run.get('stop')}), "
-                                 f"train Φ {fmt(row.metrics['train_phi'])}")  # fmt: skip
+                        progress(
+                            f"  {row.side}: {row.run['wall']:.2f} s, "
+                            f"{row.run['iterations']} iterations ({row.run.get('stop')}), "
+                            f"train Φ {fmt(row.metrics['train_phi'])}"
+                        )
                     else:
                         progress(f"  {row.side}: {row.run['skipped']}")
     for case, rows in tables:

@@ -160,8 +160,11 @@ def penalty_choice(outcomes: list[Outcome], kappa: float) -> list[Outcome]:
     for seed in sorted({o.job.seed for o in outcomes}):
         runs = [o for o in outcomes if o.job.seed == seed]
         feasible = [o for o in runs if o.val_gap <= kappa]
-        chosen.append(max(feasible, key=lambda o: o.val_auc) if feasible
-                      else min(runs, key=lambda o: o.val_gap))  # fmt: skip
+        chosen.append(
+            max(feasible, key=lambda o: o.val_auc)
+            if feasible
+            else min(runs, key=lambda o: o.val_gap)
+        )
     return chosen
 
 
@@ -254,8 +257,9 @@ def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data", nargs="+", default=list(DEFAULT_DATA), choices=list(DATA))
     parser.add_argument("--examples", nargs="+", default=["group", "inter", "intra"])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))

@@ -68,8 +68,10 @@ def overheads(store: Store, count: int = OVERHEAD_RUNS) -> None:
     print(f"overhead per run, median of {count} (warm runner):")
     print(f"  submission → start         {statistics.median(to_start):6.3f} s  (target < 0.5)")
     print(f"  end → result visible       {statistics.median(to_visible):6.3f} s  (target < 0.5)")
-    print(f"  in-worker around solver    {statistics.median(around):6.3f} s  "
-          "(cached data, set-up, final exact metrics, artifacts)")  # fmt: skip
+    print(
+        f"  in-worker around solver    {statistics.median(around):6.3f} s  "
+        "(cached data, set-up, final exact metrics, artifacts)"
+    )
 
 
 def sweep_efficiency(store: Store, outer: int, kappas: tuple[float, ...] = KAPPAS) -> None:
@@ -82,8 +84,10 @@ def sweep_efficiency(store: Store, outer: int, kappas: tuple[float, ...] = KAPPA
     rows = [store.run(i) for i in ids]
     solver = sum(r.seconds for r in rows)
     print(f"\n{len(kappas)}-point κ sweep, IDCA K = {outer} on Adult, 2 workers:")
-    print(f"  wall {wall:.1f} s, sum of solver times {solver:.1f} s, "
-          f"wall ÷ (sum / 2) = {wall / (solver / 2):.2f}  (target ≤ 1.2)")  # fmt: skip
+    print(
+        f"  wall {wall:.1f} s, sum of solver times {solver:.1f} s, "
+        f"wall ÷ (sum / 2) = {wall / (solver / 2):.2f}  (target ≤ 1.2)"
+    )
 
 
 def main() -> None:

@@ -76,8 +76,12 @@ def spec_for(rows: int) -> SyntheticACSSpec:
 
 
 def problem_of(prepared) -> Problem:
-    return Problem(prepared, ModelSpec(cross_terms=True),
-                   ConstraintSpec("pSP", KAPPA, INTERVAL), interval=INTERVAL)  # fmt: skip
+    return Problem(
+        prepared,
+        ModelSpec(cross_terms=True),
+        ConstraintSpec("pSP", KAPPA, INTERVAL),
+        interval=INTERVAL,
+    )
 
 
 def prepare_timed(rows: int) -> tuple[Problem, float]:
@@ -104,14 +108,24 @@ def measure_idca(rows: int, outer: int) -> dict:
     step = solution.seconds / max(solution.iterations, 1)
     return {
         "rows": sum(len(problem.data.split(s)) for s in ("train", "val", "test")),
-        "train": len(problem.data.train), "columns": problem.design().shape[1],
+        "train": len(problem.data.train),
+        "columns": problem.design().shape[1],
         "sparse": bool(problem.data.train.X.__class__.__name__ != "ndarray"),
-        "prepare": prepare, "products": products, "step": step, "ratio": step / products,
-        "wall": wall, "cpu": cpu, "solver": solution.seconds, "iterations": solution.iterations,
-        "stop": solution.reason, "report": report, "peak": peak_gb(),
-        "accuracy": metrics["test"]["accuracy"], "psp": metrics["test"]["psp"],
+        "prepare": prepare,
+        "products": products,
+        "step": step,
+        "ratio": step / products,
+        "wall": wall,
+        "cpu": cpu,
+        "solver": solution.seconds,
+        "iterations": solution.iterations,
+        "stop": solution.reason,
+        "report": report,
+        "peak": peak_gb(),
+        "accuracy": metrics["test"]["accuracy"],
+        "psp": metrics["test"]["psp"],
         "load": os.getloadavg()[0],
-    }  # fmt: skip
+    }
 
 
 def measure_minibatch(rows: int, seconds: float) -> dict:
@@ -120,10 +134,14 @@ def measure_minibatch(rows: int, seconds: float) -> dict:
     solution = solve(problem, MINIBATCH_SOLVER, budget=Budget(max_seconds=seconds))
     return {
         "rows": sum(len(problem.data.split(s)) for s in ("train", "val", "test")),
-        "prepare": prepare, "wall": time.perf_counter() - start,
-        "solver": solution.seconds, "iterations": solution.iterations, "peak": peak_gb(),
-        "accuracy": solution.metrics["test"]["accuracy"], "psp": solution.metrics["test"]["psp"],
-    }  # fmt: skip
+        "prepare": prepare,
+        "wall": time.perf_counter() - start,
+        "solver": solution.seconds,
+        "iterations": solution.iterations,
+        "peak": peak_gb(),
+        "accuracy": solution.metrics["test"]["accuracy"],
+        "psp": solution.metrics["test"]["psp"],
+    }
 
 
 def in_fresh_process(*arguments: str) -> dict:
@@ -142,12 +160,17 @@ def fitted_exponent(rows: list[int], seconds: list[float]) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", help="income-task rows, all splits")
     parser.add_argument("--quick", action="store_true", help="small sizes, K = 10, a short run")
-    parser.add_argument("--minibatch-seconds", type=float, default=120.0,
-                        help="solver seconds of the minibatch run on the largest size; 0: none")  # fmt: skip
+    parser.add_argument(
+        "--minibatch-seconds",
+        type=float,
+        default=120.0,
+        help="solver seconds of the minibatch run on the largest size; 0: none",
+    )
     parser.add_argument("--child", choices=("files", "idca", "minibatch"), help=argparse.SUPPRESS)
     parser.add_argument("--rows", type=int, help=argparse.SUPPRESS)
     parser.add_argument(
@@ -169,42 +192,53 @@ def main() -> None:
     sizes = args.sizes or (QUICK_SIZES if args.quick else SIZES)
     outer = args.outer or (10 if args.quick else IDCAConfig().outer_iterations)
     budget = 10.0 if args.quick else args.minibatch_seconds
-    print(f"IDCA (K = {outer}, T = {IDCAConfig().inner_iterations}, ε = {IDCAConfig().epsilon}) "
-          f"on synthetic pooled ACS income, sex, cross-terms, pSP κ = {KAPPA}, I = {INTERVAL}")  # fmt: skip
-    print(f"{'rows':>10}{'train':>10}{'sparse':>7}{'prepare s':>10}{'peak GB':>8}"
-          f"{'X·w+Xᵀ·r ms':>13}{'step ms':>9}{'ratio':>7}{'IDCA s':>9}{'CPU s':>8}{'solver s':>9}"
-          f"{'steps':>7}{'report s':>9}{'test acc':>9}{'test pSP':>9}{'load':>6}")  # fmt: skip
+    print(
+        f"IDCA (K = {outer}, T = {IDCAConfig().inner_iterations}, ε = {IDCAConfig().epsilon}) "
+        f"on synthetic pooled ACS income, sex, cross-terms, pSP κ = {KAPPA}, I = {INTERVAL}"
+    )
+    print(
+        f"{'rows':>10}{'train':>10}{'sparse':>7}{'prepare s':>10}{'peak GB':>8}"
+        f"{'X·w+Xᵀ·r ms':>13}{'step ms':>9}{'ratio':>7}{'IDCA s':>9}{'CPU s':>8}{'solver s':>9}"
+        f"{'steps':>7}{'report s':>9}{'test acc':>9}{'test pSP':>9}{'load':>6}"
+    )
     results = []
     for rows in sizes:
         in_fresh_process("--child", "files", "--rows", str(rows))
         result = in_fresh_process("--child", "idca", "--rows", str(rows), "--outer", str(outer))
         results.append(result)
-        print(f"{result['rows']:>10,}{result['train']:>10,}{result['sparse']!s:>7}"
-              f"{result['prepare']:>10.1f}{result['peak']:>8.2f}{result['products'] * 1e3:>13.2f}"
-              f"{result['step'] * 1e3:>9.2f}{result['ratio']:>7.2f}{result['wall']:>9.1f}"
-              f"{result['cpu']:>8.1f}"
-              f"{result['solver']:>9.1f}{result['iterations']:>7,}{result['report']:>9.1f}"
-              f"{result['accuracy']:>9.4f}{result['psp']:>9.4f}{result['load']:>6.1f}",
-              flush=True)  # fmt: skip
+        print(
+            f"{result['rows']:>10,}{result['train']:>10,}{result['sparse']!s:>7}"
+            f"{result['prepare']:>10.1f}{result['peak']:>8.2f}{result['products'] * 1e3:>13.2f}"
+            f"{result['step'] * 1e3:>9.2f}{result['ratio']:>7.2f}{result['wall']:>9.1f}"
+            f"{result['cpu']:>8.1f}"
+            f"{result['solver']:>9.1f}{result['iterations']:>7,}{result['report']:>9.1f}"
+            f"{result['accuracy']:>9.4f}{result['psp']:>9.4f}{result['load']:>6.1f}",
+            flush=True,
+        )
     counts = [r["rows"] for r in results]
     if len(counts) > 1:
-        print("\nfitted exponent b of time ∝ rows^b: "
-              f"prepare {fitted_exponent(counts, [r['prepare'] for r in results]):.2f}, "
-              f"IDCA wall {fitted_exponent(counts, [r['wall'] for r in results]):.2f}, "
-              f"step {fitted_exponent(counts, [r['step'] for r in results]):.2f}, "
-              f"report {fitted_exponent(counts, [r['report'] for r in results]):.2f}, "
-              f"peak memory {fitted_exponent(counts, [r['peak'] for r in results]):.2f}")  # fmt: skip
+        print(
+            "\nfitted exponent b of time ∝ rows^b: "
+            f"prepare {fitted_exponent(counts, [r['prepare'] for r in results]):.2f}, "
+            f"IDCA wall {fitted_exponent(counts, [r['wall'] for r in results]):.2f}, "
+            f"step {fitted_exponent(counts, [r['step'] for r in results]):.2f}, "
+            f"report {fitted_exponent(counts, [r['report'] for r in results]):.2f}, "
+            f"peak memory {fitted_exponent(counts, [r['peak'] for r in results]):.2f}"
+        )
     for r in results:
         print(f"  {r['rows']:,} rows: {r['stop']}")
     if budget <= 0:
         return
     largest = max(sizes)
-    mini = in_fresh_process("--child", "minibatch", "--rows", str(largest),
-                            "--minibatch-seconds", str(budget))  # fmt: skip
-    print(f"\n{MINIBATCH_SOLVER} on {mini['rows']:,} rows for {budget:g} s of solver time: "
-          f"{mini['iterations']:,} steps, wall {mini['wall']:.1f} s (prepare {mini['prepare']:.1f} s "
-          f"before it), peak {mini['peak']:.2f} GB; test accuracy {mini['accuracy']:.4f}, "
-          f"test pSP {mini['psp']:.4f}")  # fmt: skip
+    mini = in_fresh_process(
+        "--child", "minibatch", "--rows", str(largest), "--minibatch-seconds", str(budget)
+    )
+    print(
+        f"\n{MINIBATCH_SOLVER} on {mini['rows']:,} rows for {budget:g} s of solver time: "
+        f"{mini['iterations']:,} steps, wall {mini['wall']:.1f} s (prepare {mini['prepare']:.1f} s "
+        f"before it), peak {mini['peak']:.2f} GB; test accuracy {mini['accuracy']:.4f}, "
+        f"test pSP {mini['psp']:.4f}"
+    )
 
 
 if __name__ == "__main__":

@@ -104,14 +104,17 @@ def main() -> None:
     )
     problems = {}
     for name, spec, options in cases:
-        problem = Problem(load_prepared(spec, options), ModelSpec(cross_terms=True), constraint,
-                          interval=INTERVAL)  # fmt: skip
+        problem = Problem(
+            load_prepared(spec, options), ModelSpec(cross_terms=True), constraint, interval=INTERVAL
+        )
         problems[name] = problem
         product, step = product_seconds(problem, repeats), step_seconds(problem, outer, inner)
         n, d = problem.design().shape
         sparse = all(b.sparse for b in problem.design().blocks)
-        print(f"{name:<28}{n:>8}{d:>6}{sparse!s:>8}{product * 1e3:>13.3f}{step * 1e3:>10.3f}"
-              f"{step / product:>8.2f}")  # fmt: skip
+        print(
+            f"{name:<28}{n:>8}{d:>6}{sparse!s:>8}{product * 1e3:>13.3f}{step * 1e3:>10.3f}"
+            f"{step / product:>8.2f}"
+        )
     if args.skip_full or args.quick:
         return
     problem = problems["Adult, sex"]
@@ -120,8 +123,10 @@ def main() -> None:
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     test = solution.metrics["test"]
     print(f"\nfull IDCA solve, Adult, κ = 0.05, I = [5%, 30%), defaults {IDCAConfig()}:")
-    print(f"  wall {wall:.1f} s (target ≤ 20 s), CPU {cpu:.1f} s; "
-          f"{solution.iterations:,} inner iterations; {solution.reason}")  # fmt: skip
+    print(
+        f"  wall {wall:.1f} s (target ≤ 20 s), CPU {cpu:.1f} s; "
+        f"{solution.iterations:,} inner iterations; {solution.reason}"
+    )
     print(f"  test accuracy {test['accuracy']:.4f}, test 1 − pSP {1 - test['psp']:.4f}")
 
 

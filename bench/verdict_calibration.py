@@ -145,8 +145,15 @@ VAL_SHARE = 0.25  # validation rows per training row
 SECONDS = 60.0
 MLP_ITERATIONS = 10_000  # per solve of SSL-ALM (about 20 s on one core)
 GUARD_SECONDS = 600.0  # a run of a solver with its own stopping rule stops here at the latest
-QUICK = {"kappas": (0.05, 0.2), "families": ("pSP", "EO"), "models": MODELS, "sizes": (4000,),
-         "seeds": (0,), "seconds": 20.0, "iterations": 3000}  # fmt: skip
+QUICK = {
+    "kappas": (0.05, 0.2),
+    "families": ("pSP", "EO"),
+    "models": MODELS,
+    "sizes": (4000,),
+    "seeds": (0,),
+    "seconds": 20.0,
+    "iterations": 3000,
+}
 GOAL = 0.95
 MODE_FAMILY, MODE_MODEL = "pSP", "linear"
 STATES = (KappaState.MEETS, KappaState.MISSES, KappaState.CANNOT_TELL)
@@ -222,8 +229,13 @@ class Result:
     def from_json(cls, line: str) -> Result:
         fields = json.loads(line)
         state = fields.pop("state")
-        return cls(**fields | {"draw": Draw(**fields["draw"]),
-                               "state": None if state is None else KappaState(state)})  # fmt: skip
+        return cls(
+            **fields
+            | {
+                "draw": Draw(**fields["draw"]),
+                "state": None if state is None else KappaState(state),
+            }
+        )
 
     @property
     def below(self) -> bool:
@@ -249,8 +261,9 @@ def population(persons: int) -> SyntheticACSSpec:
 def population_files(spec: SyntheticACSSpec) -> float:
     """The seconds it took to write the population's files now (0 when they were there)."""
     acs = spec.as_acs()
-    there = all(state_file(Path(acs.root), state, acs.year, acs.horizon).is_file()
-                for state in spec.states)  # fmt: skip
+    there = all(
+        state_file(Path(acs.root), state, acs.year, acs.horizon).is_file() for state in spec.states
+    )
     start = time.perf_counter()
     spec.files()
     return 0.0 if there else time.perf_counter() - start
@@ -261,8 +274,9 @@ def draw_rows(dataset: Dataset, draw: Draw) -> Prepared:
     the population (test)."""
     rows = len(dataset.frame)
     train, val = draw.size / rows, VAL_SHARE * draw.size / rows
-    options = PrepareOptions(grouping=(GROUPING,), split=(train, val, 1.0 - train - val),
-                             seed=draw.split_seed)  # fmt: skip
+    options = PrepareOptions(
+        grouping=(GROUPING,), split=(train, val, 1.0 - train - val), seed=draw.split_seed
+    )
     return prepare(dataset, options)
 
 
@@ -278,26 +292,45 @@ def run(prepared: Prepared, draw: Draw, mode: str, seconds: float, iterations: i
     if mode == "off":
         solution = solve(problem, model.solver, config, budget, seed=draw.split_seed)
     else:
-        solution = solve_honouring(problem, model.solver, mode, config, budget,
-                                   seed=draw.split_seed)  # fmt: skip
+        solution = solve_honouring(
+            problem, model.solver, mode, config, budget, seed=draw.split_seed
+        )
     wall = time.perf_counter() - start
     intervals = problem.interval_report(solution.params, splits=("val",), seed=draw.split_seed)
-    metrics = {"train": solution.metrics["train"],
-               "val": solution.metrics["val"] | intervals.get("val", {})}  # fmt: skip
+    metrics = {
+        "train": solution.metrics["train"],
+        "val": solution.metrics["val"] | intervals.get("val", {}),
+    }
     last = solution.last_surrogate()
-    verdict = judge(solution.status, metrics, quantity_name(draw.family), draw.kappa,
-                    reason=solution.reason,
-                    surrogate_violation=None if last is None else last.max_violation,
-                    tolerance=float(getattr(config, "epsilon", 0.0) or 0.0))  # fmt: skip
+    verdict = judge(
+        solution.status,
+        metrics,
+        quantity_name(draw.family),
+        draw.kappa,
+        reason=solution.reason,
+        surrogate_violation=None if last is None else last.max_violation,
+        tolerance=float(getattr(config, "epsilon", 0.0) or 0.0),
+    )
     check = verdict.check("val")
     test = solution.metrics["test"]
     return Result(
-        draw=draw, mode=mode, state=check.state, label=str(verdict.label),
-        train=solution.metrics["train"]["constraint"], value=check.value, low=check.low,
-        high=check.high, resolves=check.resolves, rows_for=check.rows_for(draw.kappa),
-        val_rows=len(prepared.val), population=test["constraint"], accuracy=test["accuracy"],
-        seconds=solution.seconds, wall=wall, status=str(solution.status),
-    )  # fmt: skip
+        draw=draw,
+        mode=mode,
+        state=check.state,
+        label=str(verdict.label),
+        train=solution.metrics["train"]["constraint"],
+        value=check.value,
+        low=check.low,
+        high=check.high,
+        resolves=check.resolves,
+        rows_for=check.rows_for(draw.kappa),
+        val_rows=len(prepared.val),
+        population=test["constraint"],
+        accuracy=test["accuracy"],
+        seconds=solution.seconds,
+        wall=wall,
+        status=str(solution.status),
+    )
 
 
 def warm_up(prepared: Prepared, models: Iterable[str], family: str, kappa: float) -> None:
@@ -310,25 +343,40 @@ def warm_up(prepared: Prepared, models: Iterable[str], family: str, kappa: float
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--quick", action="store_true",
-                        help="a handful of small cases (see the end of the text above)")  # fmt: skip
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a handful of small cases (see the end of the text above)",
+    )
     parser.add_argument("--seeds", type=int, nargs="+", help=f"default {' '.join(map(str, SEEDS))}")
-    parser.add_argument("--kappas", type=float, nargs="+",
-                        help=f"default {' '.join(map(str, KAPPAS))}")  # fmt: skip
-    parser.add_argument("--families", nargs="+", choices=FAMILIES,
-                        help=f"default {' '.join(FAMILIES)}")  # fmt: skip
+    parser.add_argument(
+        "--kappas", type=float, nargs="+", help=f"default {' '.join(map(str, KAPPAS))}"
+    )
+    parser.add_argument(
+        "--families", nargs="+", choices=FAMILIES, help=f"default {' '.join(FAMILIES)}"
+    )
     parser.add_argument("--models", nargs="+", choices=MODELS, help=f"default {' '.join(MODELS)}")
-    parser.add_argument("--sizes", type=int, nargs="+",
-                        help=f"training rows (validation: a quarter as many); default "
-                             f"{' '.join(map(str, SIZES))}")  # fmt: skip
-    parser.add_argument("--modes", nargs="*", choices=MODES,
-                        help=f"holding modes of table (4); default {' '.join(MODES)}; none: "
-                             "no table (4)")  # fmt: skip
-    parser.add_argument("--seconds", type=float,
-                        help=f"wall budget of a run of the MLP's solver, which has no stopping "
-                             f"rule (default {SECONDS:g}; --quick {QUICK['seconds']:g})")  # fmt: skip
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        help=f"training rows (validation: a quarter as many); default {' '.join(map(str, SIZES))}",
+    )
+    parser.add_argument(
+        "--modes",
+        nargs="*",
+        choices=MODES,
+        help=f"holding modes of table (4); default {' '.join(MODES)}; none: no table (4)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        help=f"wall budget of a run of the MLP's solver, which has no stopping "
+        f"rule (default {SECONDS:g}; --quick {QUICK['seconds']:g})",
+    )
     parser.add_argument(
         "--persons",
         type=int,
@@ -336,8 +384,9 @@ def main() -> None:
         help=f"the population's persons (default {PERSONS:,}); fewer make a smaller population "
         "for a quick check that the bench runs; a --results FILE holds one population's results",
     )
-    parser.add_argument("--threads", type=int, default=1,
-                        help="threads of IDCA's compiled loops (default 1)")  # fmt: skip
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads of IDCA's compiled loops (default 1)"
+    )
     parser.add_argument(
         "--results",
         type=Path,
@@ -366,8 +415,11 @@ def main() -> None:
     spec = population(args.persons)
     written = population_files(spec)
     dataset = spec.load()
-    print(f"population: {len(dataset.frame):,} rows of {spec.n_persons:,} persons"
-          + (f", files written in {written:.0f} s" if written else ""), file=sys.stderr)  # fmt: skip
+    print(
+        f"population: {len(dataset.frame):,} rows of {spec.n_persons:,} persons"
+        + (f", files written in {written:.0f} s" if written else ""),
+        file=sys.stderr,
+    )
     # every draw with the modes it is run in: the cases in CASE_MODE, the modes' subset in each
     plan: dict[Draw, list[str]] = {}
     for seed in seeds:
@@ -417,15 +469,20 @@ def main() -> None:
             if args.results is not None:
                 with args.results.open("a") as file:
                     file.write(result.to_json() + "\n")
-            print(f"{head} {result.state}, train {result.train:.4f}, val {result.value:.4f} "
-                  f"[{fmt(result.low)}, {fmt(result.high)}], population "
-                  f"{result.population:.4f}, {result.wall:.0f} s", file=sys.stderr)  # fmt: skip
+            print(
+                f"{head} {result.state}, train {result.train:.4f}, val {result.value:.4f} "
+                f"[{fmt(result.low)}, {fmt(result.high)}], population "
+                f"{result.population:.4f}, {result.wall:.0f} s",
+                file=sys.stderr,
+            )
         del prepared
     case_results = [r for r in results if r.mode == CASE_MODE and r.draw in cases]
-    mode_results = [r for r in results if r.draw.family == MODE_FAMILY
-                    and r.draw.model == MODE_MODEL and r.draw.size == sizes[0]]  # fmt: skip
-    header(len(dataset.frame), spec, written, test_rows, seeds, models, sizes, seconds,
-           iterations)  # fmt: skip
+    mode_results = [
+        r
+        for r in results
+        if r.draw.family == MODE_FAMILY and r.draw.model == MODE_MODEL and r.draw.size == sizes[0]
+    ]
+    header(len(dataset.frame), spec, written, test_rows, seeds, models, sizes, seconds, iterations)
     for draw, mode, why in errors:
         print(f"refused: {draw.words()} {mode}: {why}")
     if errors:
@@ -435,8 +492,10 @@ def main() -> None:
     unresolved(case_results, families, sizes, kappas)
     if modes:
         compare_modes(mode_results, modes, kappas, sizes[0])
-    print(f"\n(5) wall time of the bench: {time.perf_counter() - start:.0f} s "
-          f"({len(results)} runs, {sum(r.wall for r in results):.0f} s of them in solves)")  # fmt: skip
+    print(
+        f"\n(5) wall time of the bench: {time.perf_counter() - start:.0f} s "
+        f"({len(results)} runs, {sum(r.wall for r in results):.0f} s of them in solves)"
+    )
 
 
 def stored(path: Path | None) -> dict[tuple[Draw, str], Result]:
@@ -475,19 +534,31 @@ def header(
     iterations: int,
 ) -> None:
     wrote = f"; files written in {written:.0f} s" if written else " (files from the data cache)"
-    drawn = (f"; population (test) rows per draw {min(test_rows):,}–{max(test_rows):,}"
-             if test_rows else "; population (test) rows per draw: the rest of the file")  # fmt: skip
-    print(f"Population: synthetic ACS income, {', '.join(spec.states)}, {spec.n_persons:,} persons, "
-          f"{rows:,} rows{wrote}; groups by SEX{drawn}")  # fmt: skip
-    print(f"Training rows {', '.join(f'{s:,}' for s in sizes)} (validation a quarter as many); "
-          f"seeds {', '.join(map(str, seeds))}; pSP on I = [5%, 30%), DP and EO at threshold 0")  # fmt: skip
+    drawn = (
+        f"; population (test) rows per draw {min(test_rows):,}–{max(test_rows):,}"
+        if test_rows
+        else "; population (test) rows per draw: the rest of the file"
+    )
+    print(
+        f"Population: synthetic ACS income, {', '.join(spec.states)}, {spec.n_persons:,} persons, "
+        f"{rows:,} rows{wrote}; groups by SEX{drawn}"
+    )
+    print(
+        f"Training rows {', '.join(f'{s:,}' for s in sizes)} (validation a quarter as many); "
+        f"seeds {', '.join(map(str, seeds))}; pSP on I = [5%, 30%), DP and EO at threshold 0"
+    )
     for name in models:
         model = MODEL_TABLE[name]
-        budget = (f"guard budget {GUARD_SECONDS:g} s" if model.stops
-                  else f"{iterations:,} iterations per solve, {seconds:g} s per run")  # fmt: skip
+        budget = (
+            f"guard budget {GUARD_SECONDS:g} s"
+            if model.stops
+            else f"{iterations:,} iterations per solve, {seconds:g} s per run"
+        )
         print(f"model {name}: {model.words} ({budget})")
-    print(f"Cases hold κ on the training data ('{CASE_MODE}'); the verdict speaks of validation; "
-          "the population value is the exact value on the test rows\n")  # fmt: skip
+    print(
+        f"Cases hold κ on the training data ('{CASE_MODE}'); the verdict speaks of validation; "
+        "the population value is the exact value on the test rows\n"
+    )
 
 
 def subsets(
@@ -504,9 +575,11 @@ def subsets(
 def calibration(
     results: list[Result], families: Iterable[str], models: Iterable[str], sizes: Iterable[int]
 ) -> None:
-    print("(1) The verdict's state on validation against the population value. right: meets → "
-          "population ≤ κ, misses → population > κ (goal: share ≥ 0.95), cannot tell → "
-          "population ≤ κ (no goal); lower: one-sided 95 % Clopper–Pearson bound")  # fmt: skip
+    print(
+        "(1) The verdict's state on validation against the population value. right: meets → "
+        "population ≤ κ, misses → population > κ (goal: share ≥ 0.95), cannot tell → "
+        "population ≤ κ (no goal); lower: one-sided 95 % Clopper–Pearson bound"
+    )
     print(f"{'state':<12} {'cases':<10} {'right':>5}/{'n':<5} {'share':>6} {'lower':>6}")
     for state in STATES:
         for name, part in subsets(results, families, models, sizes):
@@ -521,21 +594,24 @@ def calibration(
         chosen = [r for r in results if r.label == label]
         below = sum(r.below for r in chosen)
         print(f"{label:<26} {below:>7}/{len(chosen):<5} {below / len(chosen):>6.3f}")
-    wrong = [r for r in results if r.state in (KappaState.MEETS, KappaState.MISSES)
-             and not r.right]  # fmt: skip
+    wrong = [r for r in results if r.state in (KappaState.MEETS, KappaState.MISSES) and not r.right]
     print(f"\nWrong calls: {len(wrong)}")
     for r in wrong:
-        print(f"  {r.draw.words()}: {r.state}, train {r.train:.4f}, val {r.value:.4f} "
-              f"[{fmt(r.low, 4)}, {fmt(r.high, 4)}] on {r.val_rows:,} rows, population "
-              f"{r.population:.4f} ({r.label}, {r.status})")  # fmt: skip
+        print(
+            f"  {r.draw.words()}: {r.state}, train {r.train:.4f}, val {r.value:.4f} "
+            f"[{fmt(r.low, 4)}, {fmt(r.high, 4)}] on {r.val_rows:,} rows, population "
+            f"{r.population:.4f} ({r.label}, {r.status})"
+        )
     print()
 
 
 def coverage(
     results: list[Result], families: Iterable[str], models: Iterable[str], sizes: Iterable[int]
 ) -> None:
-    print("(2) Coverage of the population value by the validation interval (goal ≥ 0.95; "
-          "above the high end: goal ≤ 0.025)")  # fmt: skip
+    print(
+        "(2) Coverage of the population value by the validation interval (goal ≥ 0.95; "
+        "above the high end: goal ≤ 0.025)"
+    )
     print(f"{'cases':<10} {'in':>5}/{'n':<5} {'share':>6} {'lower':>6} | {'above':>6} {'below':>6}")
     for name, part in subsets(results, families, models, sizes):
         part = [r for r in part if r.low is not None and r.high is not None]
@@ -555,15 +631,22 @@ def median(values: list[float]) -> float | None:
 def unresolved(
     results: list[Result], families: Iterable[str], sizes: Iterable[int], kappas: Iterable[float]
 ) -> None:
-    print("(3) Cannot tell: the smallest κ validation resolves against the case's κ (medians), "
-          "and the rows per group (smallest cell) that would resolve κ")  # fmt: skip
-    print(f"{'family':<6} {'train':>7} {'val':>6} {'κ':>5} | {'cannot':>6}/{'n':<3} "
-          f"{'resolves':>8} {'÷ κ':>6} {'rows for κ':>10}")  # fmt: skip
+    print(
+        "(3) Cannot tell: the smallest κ validation resolves against the case's κ (medians), "
+        "and the rows per group (smallest cell) that would resolve κ"
+    )
+    print(
+        f"{'family':<6} {'train':>7} {'val':>6} {'κ':>5} | {'cannot':>6}/{'n':<3} "
+        f"{'resolves':>8} {'÷ κ':>6} {'rows for κ':>10}"
+    )
     for family in families:
         for size in sizes:
             for kappa in kappas:
-                part = [r for r in results if r.draw.family == family and r.draw.size == size
-                        and r.kappa == kappa]  # fmt: skip
+                part = [
+                    r
+                    for r in results
+                    if r.draw.family == family and r.draw.size == size and r.kappa == kappa
+                ]
                 if not part:
                     continue
                 unsure = [r for r in part if r.state is KappaState.CANNOT_TELL]
@@ -571,22 +654,28 @@ def unresolved(
                 ratio = None if resolves is None else resolves / kappa
                 needed = median([r.rows_for for r in unsure if r.rows_for is not None])
                 val = round(statistics.mean(r.val_rows for r in part))
-                print(f"{family:<6} {size:>7,} {val:>6,} {kappa:>5g} | {len(unsure):>6}/"
-                      f"{len(part):<3} {fmt(resolves, 4):>8} {fmt(ratio, 2):>6} "
-                      f"{'—' if needed is None else f'{needed:,.0f}':>10}")  # fmt: skip
+                print(
+                    f"{family:<6} {size:>7,} {val:>6,} {kappa:>5g} | {len(unsure):>6}/"
+                    f"{len(part):<3} {fmt(resolves, 4):>8} {fmt(ratio, 2):>6} "
+                    f"{'—' if needed is None else f'{needed:,.0f}':>10}"
+                )
     print()
 
 
 def compare_modes(
     results: list[Result], modes: Iterable[str], kappas: Iterable[float], size: int
 ) -> None:
-    print(f"(4) Holding modes on the same draws: {MODE_FAMILY}, {MODEL_TABLE[MODE_MODEL].words}, "
-          f"{size:,} training rows. pop ≤ κ: share of runs whose population value is ≤ κ; "
-          "train ≤ κ: exact training value ≤ κ; val meets: runs the verdict on validation says "
-          "meet κ, and the share of them whose population value is ≤ κ; pop acc: mean "
-          "population accuracy; s: mean run seconds (solver clock), wall: mean wall seconds")  # fmt: skip
-    print(f"{'mode':<5} {'κ':>5} {'runs':>4} | {'pop ≤ κ':>7} {'train ≤ κ':>9} | "
-          f"{'val meets':>9} {'pop ≤ κ':>7} | {'pop acc':>7} {'s':>6} {'wall':>6}")  # fmt: skip
+    print(
+        f"(4) Holding modes on the same draws: {MODE_FAMILY}, {MODEL_TABLE[MODE_MODEL].words}, "
+        f"{size:,} training rows. pop ≤ κ: share of runs whose population value is ≤ κ; "
+        "train ≤ κ: exact training value ≤ κ; val meets: runs the verdict on validation says "
+        "meet κ, and the share of them whose population value is ≤ κ; pop acc: mean "
+        "population accuracy; s: mean run seconds (solver clock), wall: mean wall seconds"
+    )
+    print(
+        f"{'mode':<5} {'κ':>5} {'runs':>4} | {'pop ≤ κ':>7} {'train ≤ κ':>9} | "
+        f"{'val meets':>9} {'pop ≤ κ':>7} | {'pop acc':>7} {'s':>6} {'wall':>6}"
+    )
     for mode in modes:
         for kappa in (None, *kappas):
             part = [r for r in results if r.mode == mode and (kappa is None or r.kappa == kappa)]
@@ -594,11 +683,13 @@ def compare_modes(
                 continue
             meets = [r for r in part if r.state is KappaState.MEETS]
             right = fmt(sum(r.below for r in meets) / len(meets)) if meets else "—"
-            print(f"{mode if kappa is None else '':<5} {'all' if kappa is None else f'{kappa:g}':>5} "
-                  f"{len(part):>4} | {mean(part, lambda r: r.below):>7.3f} "
-                  f"{mean(part, lambda r: r.train <= r.kappa):>9.3f} | {len(meets):>9} "
-                  f"{right:>7} | {mean(part, lambda r: r.accuracy):>7.4f} "
-                  f"{mean(part, lambda r: r.seconds):>6.1f} {mean(part, lambda r: r.wall):>6.1f}")  # fmt: skip
+            print(
+                f"{mode if kappa is None else '':<5} {'all' if kappa is None else f'{kappa:g}':>5} "
+                f"{len(part):>4} | {mean(part, lambda r: r.below):>7.3f} "
+                f"{mean(part, lambda r: r.train <= r.kappa):>9.3f} | {len(meets):>9} "
+                f"{right:>7} | {mean(part, lambda r: r.accuracy):>7.4f} "
+                f"{mean(part, lambda r: r.seconds):>6.1f} {mean(part, lambda r: r.wall):>6.1f}"
+            )
 
 
 def mean(results: list[Result], value: Callable[[Result], float]) -> float:

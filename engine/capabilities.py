@@ -92,12 +92,14 @@ MODEL_KINDS = ("linear", "mlp")  # the values of ModelSpec.kind
 # (engine.objectives.PairwiseAUCLoss; paper 004, eq. 3) is a convex quadratic in the scores, but
 # a mean over pairs, whose minibatch plug-in is biased (spec 004 §5)
 _MEAN_OF_CONVEX = frozenset({Capability.SMOOTH, Capability.CONVEX, Capability.MINIBATCH_LOSS})
-OBJECTIVES = MappingProxyType({
-    "logistic": _MEAN_OF_CONVEX,
-    "pairwise_auc": frozenset({Capability.SMOOTH, Capability.CONVEX, Capability.PAIRWISE_AUC}),
-    "squared_hinge": _MEAN_OF_CONVEX,
-    "squared": _MEAN_OF_CONVEX,
-})  # fmt: skip
+OBJECTIVES = MappingProxyType(
+    {
+        "logistic": _MEAN_OF_CONVEX,
+        "pairwise_auc": frozenset({Capability.SMOOTH, Capability.CONVEX, Capability.PAIRWISE_AUC}),
+        "squared_hinge": _MEAN_OF_CONVEX,
+        "squared": _MEAN_OF_CONVEX,
+    }
+)
 
 
 def model_offers(model: ModelSpec) -> frozenset[Capability]:

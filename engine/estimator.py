@@ -254,16 +254,20 @@ class FairFrontEstimator(BaseEstimator):
             if sensitive_features is not None:
                 protected = sensitive_frame(sensitive_features, frame, self._named_columns)
             dataset = training_dataset(frame, protected, label, label_name, self._task)
-            options = preparation(dataset, self.validation_fraction, seed,
-                                  self.min_category_count)  # fmt: skip
+            options = preparation(dataset, self.validation_fraction, seed, self.min_category_count)
             spec = dataclasses.replace(spec, prepare=options, seed=seed)
             if protected is None:
-                warnings.warn("no sensitive_features: every row is one group, and the model "
-                              f"is trained by the {REFERENCE_SOLVER} solver without a "
-                              "fairness constraint", UserWarning, stacklevel=2)  # fmt: skip
+                warnings.warn(
+                    "no sensitive_features: every row is one group, and the model "
+                    f"is trained by the {REFERENCE_SOLVER} solver without a "
+                    "fairness constraint",
+                    UserWarning,
+                    stacklevel=2,
+                )
                 reference = dataclasses.asdict(solver_card(REFERENCE_SOLVER).Config())
-                spec = dataclasses.replace(spec, solver=REFERENCE_SOLVER, constraint=None,
-                                           config=reference, honour=None)  # fmt: skip
+                spec = dataclasses.replace(
+                    spec, solver=REFERENCE_SOLVER, constraint=None, config=reference, honour=None
+                )
             prepared = prepare(dataset, options)
             for message in prepared.warnings:
                 warnings.warn(message, UserWarning, stacklevel=2)
@@ -278,8 +282,10 @@ class FairFrontEstimator(BaseEstimator):
     def _check_data_options(self) -> None:
         share = self.validation_fraction
         if not (isinstance(share, numbers.Real) and 0.0 <= share < 1.0):
-            raise InputError(f"validation_fraction is the share of rows held out for "
-                             f"validation, 0 ≤ share < 1, not {share!r}")  # fmt: skip
+            raise InputError(
+                f"validation_fraction is the share of rows held out for "
+                f"validation, 0 ≤ share < 1, not {share!r}"
+            )
         count = self.min_category_count
         if not (isinstance(count, numbers.Integral) and count >= 1):
             raise InputError(f"min_category_count must be a whole number ≥ 1, not {count!r}")
@@ -359,8 +365,12 @@ class FairFrontEstimator(BaseEstimator):
         with _input_errors():
             frame = self._frame(X, reset=False)
             groups = self._groups_of(sensitive_features, frame)
-            rows = Rows(exported.encoder.transform(frame), groups, len(exported.group_names),
-                        exported.model.cross_terms)  # fmt: skip
+            rows = Rows(
+                exported.encoder.transform(frame),
+                groups,
+                len(exported.group_names),
+                exported.model.cross_terms,
+            )
             return model_scores(exported.model, exported.params, rows)
 
     def _groups_of(self, sensitive_features, frame: pd.DataFrame) -> np.ndarray:
@@ -369,11 +379,14 @@ class FairFrontEstimator(BaseEstimator):
         if not self.needs_sensitive_features_:
             return np.zeros(len(frame), dtype=np.int64)
         if sensitive_features is None:
-            raise InputError("this model scores each group differently (group cross-terms, or "
-                             "a group-wise map of its scores), so it needs sensitive_features "
-                             "to predict: pass them as at fit")  # fmt: skip
-        return group_ids(self.exported_model_.group_map, sensitive_features, frame,
-                         self._named_columns)  # fmt: skip
+            raise InputError(
+                "this model scores each group differently (group cross-terms, or "
+                "a group-wise map of its scores), so it needs sensitive_features "
+                "to predict: pass them as at fit"
+            )
+        return group_ids(
+            self.exported_model_.group_map, sensitive_features, frame, self._named_columns
+        )
 
     def score(self, X, y, sample_weight=None, *, sensitive_features=None) -> float:
         """The mixin's score (accuracy for the classifier, R² for the regressor) of the
@@ -392,8 +405,13 @@ class FairFrontEstimator(BaseEstimator):
                 raise InputError(f"X has {len(X)} sample(s); at least 2 are needed to train")
             return self._checked(feature_frame(X, self._column_names), reset)
         numbers_only = reset or not self.exported_model_.encoder.categorical
-        values = validate_data(self, X, reset=reset, dtype=np.float64 if numbers_only else None,
-                               ensure_min_samples=2 if reset else 1)  # fmt: skip
+        values = validate_data(
+            self,
+            X,
+            reset=reset,
+            dtype=np.float64 if numbers_only else None,
+            ensure_min_samples=2 if reset else 1,
+        )
         frame = positional_frame(values, self._column_names)
         return frame if numbers_only else self._checked(frame, reset)
 
@@ -417,8 +435,9 @@ class FairFrontEstimator(BaseEstimator):
     def _label(self, y, n_rows: int) -> tuple[np.ndarray, str]:
         """The engine's label of y (checked) and its name."""
         if y is None:
-            raise InputError(f"{type(self).__name__} requires y to be passed, but the target "
-                             "y is None")  # fmt: skip
+            raise InputError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
         name = y.name if isinstance(y, pd.Series) and isinstance(y.name, str) else "y"
         values = column_or_1d(y, warn=True)
         check_consistent_length(np.empty(n_rows), values)
@@ -465,9 +484,11 @@ class FairFrontClassifier(ClassifierMixin, FairFrontEstimator):
         check_classification_targets(y)
         kind = type_of_target(y, input_name="y", raise_unknown=True)
         if kind != "binary":
-            raise InputError(f"Only binary classification is supported. The type of the "
-                             f"target is {kind}: {type(self).__name__} trains a model of two "
-                             "classes")  # fmt: skip
+            raise InputError(
+                f"Only binary classification is supported. The type of the "
+                f"target is {kind}: {type(self).__name__} trains a model of two "
+                "classes"
+            )
         classes = np.unique(y)
         if len(classes) < 2:
             raise InputError(f"y has one class ({classes[0]!r}); a classifier needs two")
@@ -499,8 +520,10 @@ class FairFrontClassifier(ClassifierMixin, FairFrontEstimator):
                     name = solver_card(self.solver).default_objective
             known = name == LogisticLoss.name
         if not known:
-            raise AttributeError(f"the {name} objective gives scores, not probabilities; "
-                                 "train with objective='logistic' for predict_proba")  # fmt: skip
+            raise AttributeError(
+                f"the {name} objective gives scores, not probabilities; "
+                "train with objective='logistic' for predict_proba"
+            )
         return True
 
     @available_if(_has_probabilities)
@@ -559,13 +582,25 @@ class FairFrontRegressor(RegressorMixin, FairFrontEstimator):
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
         super().__init__(
-            solver=solver, constraint=constraint, kappa=kappa, interval=interval,
-            constraint_options=constraint_options, model=model, cross_terms=cross_terms,
-            hidden=hidden, activation=activation, objective=objective, max_iter=max_iter,
-            max_seconds=max_seconds, solver_options=solver_options,
-            validation_fraction=validation_fraction, min_category_count=min_category_count,
-            hold_kappa=hold_kappa, tune=tune, random_state=random_state,
-        )  # fmt: skip
+            solver=solver,
+            constraint=constraint,
+            kappa=kappa,
+            interval=interval,
+            constraint_options=constraint_options,
+            model=model,
+            cross_terms=cross_terms,
+            hidden=hidden,
+            activation=activation,
+            objective=objective,
+            max_iter=max_iter,
+            max_seconds=max_seconds,
+            solver_options=solver_options,
+            validation_fraction=validation_fraction,
+            min_category_count=min_category_count,
+            hold_kappa=hold_kappa,
+            tune=tune,
+            random_state=random_state,
+        )
 
     def _encode_label(self, y: np.ndarray) -> np.ndarray:
         try:
@@ -588,7 +623,15 @@ class FairFrontRegressor(RegressorMixin, FairFrontEstimator):
 
 def history_frame(records: list[IterationRecord]) -> pd.DataFrame:
     """A run's records as a table, one row each (see `FairFrontEstimator.history_`)."""
-    rows = [{"iteration": r.iteration, "seconds": r.seconds, "kind": r.kind,
-             "objective": r.objective, "max_violation": r.max_violation, **r.values}
-            for r in records]  # fmt: skip
+    rows = [
+        {
+            "iteration": r.iteration,
+            "seconds": r.seconds,
+            "kind": r.kind,
+            "objective": r.objective,
+            "max_violation": r.max_violation,
+            **r.values,
+        }
+        for r in records
+    ]
     return pd.DataFrame(rows)

@@ -56,8 +56,10 @@ def column_kinds(frame: pd.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...]]
         elif pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
             numeric.append(name)
         else:
-            raise InputError(f"column '{name}' of X holds {dtype} values; the columns of X are "
-                             "numbers, text, categories or booleans")  # fmt: skip
+            raise InputError(
+                f"column '{name}' of X holds {dtype} values; the columns of X are "
+                "numbers, text, categories or booleans"
+            )
     return tuple(numeric), tuple(categorical)
 
 
@@ -77,9 +79,11 @@ def check_numbers(frame: pd.DataFrame, numeric: Sequence[str]) -> None:
         values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64)
         bad = ~np.isfinite(values)
         if bad.any():
-            raise InputError(f"column '{name}' of X has {int(bad.sum()):,} NaN, infinite or "
-                             "non-numeric values; give a finite number in every row (or "
-                             "impute them first)")  # fmt: skip
+            raise InputError(
+                f"column '{name}' of X has {int(bad.sum()):,} NaN, infinite or "
+                "non-numeric values; give a finite number in every row (or "
+                "impute them first)"
+            )
 
 
 def sensitive_frame(
@@ -94,18 +98,24 @@ def sensitive_frame(
     is free, else are called "sensitive" ("sensitive 1", … for several)."""
     if _is_column_names(sensitive_features, features):
         if not named:
-            raise InputError(f"sensitive_features names columns ({sensitive_features!r}), but X "
-                             "is an array without column names: pass the values themselves")  # fmt: skip
+            raise InputError(
+                f"sensitive_features names columns ({sensitive_features!r}), but X "
+                "is an array without column names: pass the values themselves"
+            )
         names = [sensitive_features] if isinstance(sensitive_features, str) else sensitive_features
         missing = [n for n in names if n not in features.columns]
         if missing:
-            raise InputError(f"sensitive_features names {', '.join(map(repr, missing))}, not a "
-                             f"column of X; the columns are {', '.join(features.columns)}")  # fmt: skip
+            raise InputError(
+                f"sensitive_features names {', '.join(map(repr, missing))}, not a "
+                f"column of X; the columns are {', '.join(features.columns)}"
+            )
         return features[list(names)]
     values = _sensitive_values(sensitive_features)
     if len(values) != len(features):
-        raise InputError(f"sensitive_features has {len(values):,} rows and X {len(features):,}; "
-                         "give one row of sensitive features per row of X")  # fmt: skip
+        raise InputError(
+            f"sensitive_features has {len(values):,} rows and X {len(features):,}; "
+            "give one row of sensitive features per row of X"
+        )
     taken = set(features.columns)
     names = []
     for j, given in enumerate(values.columns):
@@ -141,9 +151,11 @@ def _sensitive_values(value: object) -> pd.DataFrame:
         if array.ndim == 1:
             array = array[:, None]
         if array.ndim != 2 or array.shape[1] == 0:
-            raise InputError(f"sensitive_features must be a column name, a list of column "
-                             f"names, a 1-D array or a 2-D array, not an array of shape "
-                             f"{array.shape}")  # fmt: skip
+            raise InputError(
+                f"sensitive_features must be a column name, a list of column "
+                f"names, a 1-D array or a 2-D array, not an array of shape "
+                f"{array.shape}"
+            )
         frame = pd.DataFrame(array, columns=[None] * array.shape[1])
     return frame.reset_index(drop=True)
 
@@ -204,7 +216,9 @@ def group_ids(
     features given as at fit: columns of X or values of as many attributes, taken in order."""
     protected = sensitive_frame(sensitive_features, features, named)
     if protected.shape[1] != len(group_map.columns):
-        raise InputError(f"sensitive_features gives {protected.shape[1]} attribute(s); the "
-                         f"model was fitted with {len(group_map.columns)} "
-                         f"({', '.join(group_map.columns)})")  # fmt: skip
+        raise InputError(
+            f"sensitive_features gives {protected.shape[1]} attribute(s); the "
+            f"model was fitted with {len(group_map.columns)} "
+            f"({', '.join(group_map.columns)})"
+        )
     return group_map.ids(protected.set_axis(list(group_map.columns), axis=1))

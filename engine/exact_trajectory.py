@@ -76,8 +76,10 @@ def exact_points(
     the markers."""
     kept = [r for r in records if at(r) is not None and value(r) is not None]
     if len(kept) > max_points:
-        kept = [kept[i] for i in np.unique(np.linspace(0, len(kept) - 1, max_points).round())
-                .astype(int)]  # fmt: skip
+        kept = [
+            kept[i]
+            for i in np.unique(np.linspace(0, len(kept) - 1, max_points).round()).astype(int)
+        ]
     rows = np.array([(at(r), value(r), *(m(r) for m in more)) for r in kept], dtype=np.float64)
     rows = rows.reshape(-1, 2 + len(more))
     breaks = np.flatnonzero(~consecutive(kept)) + 1  # a NaN row before each of these

@@ -58,6 +58,13 @@ def text_map(document: Mapping[str, Any], name: str, values: type, what: str) ->
 def _kind_words(kinds: tuple[type, ...]) -> str:
     if int in kinds and float in kinds:
         kinds = tuple(k for k in kinds if k is not int)  # "a number" says both
-    words = {str: "text", int: "a whole number", float: "a number", bool: "true or false",
-             list: "a list", dict: "an object", type(None): "null"}  # fmt: skip
+    words = {
+        str: "text",
+        int: "a whole number",
+        float: "a number",
+        bool: "true or false",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }
     return " or ".join(dict.fromkeys(words.get(k, k.__name__) for k in kinds))

@@ -87,8 +87,9 @@ class ExportedModel:
         """Each row's score and group id, from one pass over the columns."""
         inputs = self._inputs(frame)
         groups = self._groups_of(inputs)
-        rows = Rows(self.encoder.transform(inputs), groups, len(self.group_names),
-                    self.model.cross_terms)  # fmt: skip
+        rows = Rows(
+            self.encoder.transform(inputs), groups, len(self.group_names), self.model.cross_terms
+        )
         return model_scores(self.model, self.params, rows), groups
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray:
@@ -131,22 +132,28 @@ class ExportedModel:
         if self.group_map is not None:
             return self.group_map.ids(inputs)
         if len(self.group_names) > 1:
-            raise UserError("this model has several groups but no map from the protected "
-                            "columns to them")  # fmt: skip
+            raise UserError(
+                "this model has several groups but no map from the protected columns to them"
+            )
         return np.zeros(len(inputs), dtype=np.int64)
 
     def _inputs(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The columns the model reads under its own names (a column is found without regard
         to case), text stripped of surrounding spaces as it was in training."""
         by_lower = {str(c).lower(): c for c in frame.columns}
-        found = {name: name if name in frame.columns else by_lower.get(name.lower())
-                 for name in self.columns}  # fmt: skip
+        found = {
+            name: name if name in frame.columns else by_lower.get(name.lower())
+            for name in self.columns
+        }
         missing = [name for name, column in found.items() if column is None]
         if missing:
-            raise UserError(f"the table lacks the column(s) {', '.join(map(repr, missing))} that "
-                            f"the model reads; it needs {', '.join(self.columns)}")  # fmt: skip
-        inputs = pd.DataFrame({name: frame[column] for name, column in found.items()},
-                              index=frame.index)  # fmt: skip
+            raise UserError(
+                f"the table lacks the column(s) {', '.join(map(repr, missing))} that "
+                f"the model reads; it needs {', '.join(self.columns)}"
+            )
+        inputs = pd.DataFrame(
+            {name: frame[column] for name, column in found.items()}, index=frame.index
+        )
         for name in inputs.columns:
             if not pd.api.types.is_numeric_dtype(inputs[name]):
                 text = inputs[name].astype("string").str.strip()
@@ -165,12 +172,16 @@ def from_prepared(
 ) -> ExportedModel:
     """The exported model of `params`, trained as `model` on `prepared` data."""
     if prepared.n_features != len(prepared.encoder.feature_names):
-        raise UserError("this data was prepared with the group cross-terms among its features; "
-                        "a model is exported from data prepared without them (the model adds "
-                        "them itself)")  # fmt: skip
+        raise UserError(
+            "this data was prepared with the group cross-terms among its features; "
+            "a model is exported from data prepared without them (the model adds "
+            "them itself)"
+        )
     if prepared.group_map is None:
-        raise UserError("this prepared data has no map from protected values to groups; "
-                        "prepare it again to export a model of it")  # fmt: skip
+        raise UserError(
+            "this prepared data has no map from protected values to groups; "
+            "prepare it again to export a model of it"
+        )
     exported = ExportedModel(
         model=model,
         params={name: np.array(value, dtype=np.float64) for name, value in params.items()},
@@ -243,13 +254,16 @@ def read_model(content: bytes, shown: str = "the model file") -> ExportedModel:
         raise UserError(f"{shown} is not a FairFront model file (its document is not a model's)")
     version = fields.entry(document, "version", int, shown)
     if version != VERSION:
-        raise UserError(f"{shown} is a FairFront model file of format version {version}; this "
-                        f"FairFront reads version {VERSION}")  # fmt: skip
+        raise UserError(
+            f"{shown} is a FairFront model file of format version {version}; this "
+            f"FairFront reads version {VERSION}"
+        )
     recorded = fields.entry(document, "checksum", str, shown)
     content_document = {k: v for k, v in document.items() if k != "checksum"}
     if recorded != _checksum(content_document, arrays):
-        raise UserError(f"{shown} has been changed or is damaged: its checksum does not match "
-                        "its contents")  # fmt: skip
+        raise UserError(
+            f"{shown} has been changed or is damaged: its checksum does not match its contents"
+        )
     try:
         model = _model_from(document, arrays, shown)
         _check_params(model)
@@ -271,8 +285,10 @@ def _read_archive(content: bytes, shown: str) -> tuple[dict[str, Any], dict[str,
         raise
     except ValueError as error:
         if "pickle" in str(error).lower() or "object arrays" in str(error).lower():
-            raise UserError(f"{shown} holds Python objects (pickled data), which are never "
-                            "loaded: it is not a FairFront model file") from None  # fmt: skip
+            raise UserError(
+                f"{shown} holds Python objects (pickled data), which are never "
+                "loaded: it is not a FairFront model file"
+            ) from None
         raise UserError(f"{damaged} ({error})") from None
     except (zipfile.BadZipFile, EOFError, OSError, KeyError) as error:
         raise UserError(f"{damaged} ({type(error).__name__}: {error})") from None
@@ -296,8 +312,9 @@ def _read_archive(content: bytes, shown: str) -> tuple[dict[str, Any], dict[str,
 
 def _checksum(document: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> str:
     """SHA-256 of the document (canonical JSON) and of every array's name, shape and bytes."""
-    digest = hashlib.sha256(json.dumps(document, sort_keys=True, separators=(",", ":"),
-                                       ensure_ascii=False).encode())  # fmt: skip
+    digest = hashlib.sha256(
+        json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    )
     for name in sorted(arrays):
         array = np.ascontiguousarray(arrays[name], dtype="<f8")
         digest.update(f"\n{name}{array.shape}\n".encode())
@@ -307,8 +324,10 @@ def _checksum(document: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> 
 
 def _arrays(model: ExportedModel) -> dict[str, np.ndarray]:
     """The parameter arrays as the file holds them ("param.<name>", float64)."""
-    return {PARAM + name: np.ascontiguousarray(value, dtype=np.float64)
-            for name, value in model.params.items()}  # fmt: skip
+    return {
+        PARAM + name: np.ascontiguousarray(value, dtype=np.float64)
+        for name, value in model.params.items()
+    }
 
 
 def _document(model: ExportedModel) -> dict[str, Any]:
@@ -338,8 +357,10 @@ def _model_from(
     names = fields.texts(document, "params", what)
     stored = sorted(name[len(PARAM) :] for name in arrays)
     if sorted(names) != stored:
-        raise UserError(f"its parameters are {', '.join(stored) or 'none'}, but its document "
-                        f"names {', '.join(names) or 'none'}")  # fmt: skip
+        raise UserError(
+            f"its parameters are {', '.join(stored) or 'none'}, but its document "
+            f"names {', '.join(names) or 'none'}"
+        )
     task_text = fields.entry(document, "task", str, what)
     if task_text not in {str(t) for t in Task}:
         raise UserError(f"its task '{task_text}' is unknown")
@@ -382,9 +403,12 @@ def _model_spec(data: Mapping[str, Any]) -> ModelSpec:
     hidden = fields.entry(data, "hidden", list, what)
     if not all(isinstance(h, int) and not isinstance(h, bool) for h in hidden):
         raise UserError("its hidden layer widths are not whole numbers")
-    return ModelSpec(kind=fields.entry(data, "kind", str, what),
-                     cross_terms=fields.entry(data, "cross_terms", bool, what),
-                     hidden=tuple(hidden), activation=fields.entry(data, "activation", str, what))  # fmt: skip
+    return ModelSpec(
+        kind=fields.entry(data, "kind", str, what),
+        cross_terms=fields.entry(data, "cross_terms", bool, what),
+        hidden=tuple(hidden),
+        activation=fields.entry(data, "activation", str, what),
+    )
 
 
 def _encoder(data: Mapping[str, Any]) -> Encoder:
@@ -394,8 +418,13 @@ def _encoder(data: Mapping[str, Any]) -> Encoder:
         std = fields.number(column, "std", "a numeric column")
         if std <= 0:
             raise UserError("a numeric column of its encoder has a spread of 0 or less")
-        numeric.append(NumericColumn(fields.entry(column, "name", str, "a numeric column"),
-                                     fields.number(column, "mean", "a numeric column"), std))  # fmt: skip
+        numeric.append(
+            NumericColumn(
+                fields.entry(column, "name", str, "a numeric column"),
+                fields.number(column, "mean", "a numeric column"),
+                std,
+            )
+        )
     categorical = []
     for column in fields.entry(data, "categorical", list, "its encoder"):
         column = fields.mapping(column, "a categorical column of its encoder")
@@ -428,14 +457,17 @@ def _check_params(model: ExportedModel) -> None:
     for name, value in model.params.items():
         value = np.asarray(value)
         if name in shapes and value.shape != shapes[name]:
-            raise UserError(f"parameter '{name}' has shape {value.shape}, but the model with "
-                            f"{width} features and {n_groups} groups needs {shapes[name]}")  # fmt: skip
+            raise UserError(
+                f"parameter '{name}' has shape {value.shape}, but the model with "
+                f"{width} features and {n_groups} groups needs {shapes[name]}"
+            )
         if not np.issubdtype(value.dtype, np.number) or np.isnan(value).any():
             raise UserError(f"parameter '{name}' holds values that are not numbers")
     try:
         scores = model_scores(model.model, model.params, rows)
     except (KeyError, ValueError, IndexError, TypeError) as error:
-        raise UserError(f"the parameters do not fit the model ({type(error).__name__}: "
-                        f"{error})") from None  # fmt: skip
+        raise UserError(
+            f"the parameters do not fit the model ({type(error).__name__}: {error})"
+        ) from None
     if scores.shape != (n_groups,) or not all(math.isfinite(s) for s in scores):
         raise UserError("the parameters do not give one finite score per row")

@@ -36,11 +36,14 @@ class ModelSpec:
         if self.kind == "mlp" and (not self.hidden or min(self.hidden) < 1):
             raise UserError("an MLP needs at least one hidden layer of width 1 or more")
         if self.kind == "mlp" and max(self.hidden) > MAX_HIDDEN_WIDTH:
-            raise UserError(f"hidden layers of at most {MAX_HIDDEN_WIDTH} units are supported, "
-                            f"not {max(self.hidden)}")  # fmt: skip
+            raise UserError(
+                f"hidden layers of at most {MAX_HIDDEN_WIDTH} units are supported, "
+                f"not {max(self.hidden)}"
+            )
         if self.activation not in ACTIVATIONS:
-            raise UserError(f"activation must be one of {', '.join(ACTIVATIONS)}, "
-                            f"not '{self.activation}'")  # fmt: skip
+            raise UserError(
+                f"activation must be one of {', '.join(ACTIVATIONS)}, not '{self.activation}'"
+            )
         object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
 
     @property

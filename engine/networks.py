@@ -49,8 +49,9 @@ class Network(ABC):
 
     def flatten(self, params: Params) -> np.ndarray:
         """The flat vector of `params` (named and shaped as `slots`)."""
-        return np.concatenate([np.asarray(params[s.name], dtype=np.float64).ravel()
-                               for s in self.slots])  # fmt: skip
+        return np.concatenate(
+            [np.asarray(params[s.name], dtype=np.float64).ravel() for s in self.slots]
+        )
 
     def unflatten(self, w: np.ndarray) -> Params:
         """The named parameters of the flat vector `w`, as copies."""
@@ -79,8 +80,9 @@ class Network(ABC):
         factors = shared_columns(G)
         if factors is not None:
             directions, weights, segment = factors
-            return directions @ self.segment_backward(w, tape, weights, segment,
-                                                      directions.shape[1])  # fmt: skip
+            return directions @ self.segment_backward(
+                w, tape, weights, segment, directions.shape[1]
+            )
         rows = G.toarray() if sp.issparse(G) else G
         return np.array([self.backward(w, tape, g) for g in rows]).reshape(len(rows), self.size)
 
@@ -227,8 +229,10 @@ class MLPNetwork(Network):
         widths = (n_features, *hidden, 1)
         shapes: list[tuple[str, tuple[int, ...]]] = []
         for layer, (fan_in, fan_out) in enumerate(zip(widths[:-1], widths[1:], strict=True)):
-            shapes += [(f"layers.{2 * layer}.weight", (fan_out, fan_in)),
-                       (f"layers.{2 * layer}.bias", (fan_out,))]  # fmt: skip
+            shapes += [
+                (f"layers.{2 * layer}.weight", (fan_out, fan_in)),
+                (f"layers.{2 * layer}.bias", (fan_out,)),
+            ]
         super().__init__(shapes)
         self.act, self.slope = _ACTIVATION_FUNCTIONS[activation]
         self.layers = [(self.slots[2 * i], self.slots[2 * i + 1]) for i in range(len(widths) - 1)]

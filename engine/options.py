@@ -27,8 +27,7 @@ from typing import Any
 from engine.errors import UserError
 
 UNSET_WORDS = frozenset({"", "none", "auto"})
-_KIND_WORDS = {bool: "true or false", int: "a whole number", float: "a finite number",
-               str: "text"}  # fmt: skip
+_KIND_WORDS = {bool: "true or false", int: "a whole number", float: "a finite number", str: "text"}
 _BOUNDS = ("minimum", "above", "maximum", "below")  # an option's bounds (`option`)
 
 
@@ -155,8 +154,7 @@ def _kind(hint: Any) -> tuple[type, bool]:
     members = [a for a in typing.get_args(hint) if a is not type(None)] or [hint]
     optional = type(None) in typing.get_args(hint)
     if len(members) != 1 or members[0] not in _KIND_WORDS:
-        raise TypeError(f"options are bool, int, float or str (or one of them | None): "
-                        f"{hint!r}")  # fmt: skip
+        raise TypeError(f"options are bool, int, float or str (or one of them | None): {hint!r}")
     return members[0], optional
 
 

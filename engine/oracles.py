@@ -120,8 +120,10 @@ class MinibatchOracles:
         return params
 
     def aux(self, x: np.ndarray) -> dict[str, np.ndarray]:
-        return {name: x[self.layout[f"aux.{name}"]].reshape(self.layout.blocks[f"aux.{name}"].shape)
-                for name in self.aux_names}  # fmt: skip
+        return {
+            name: x[self.layout[f"aux.{name}"]].reshape(self.layout.blocks[f"aux.{name}"].shape)
+            for name in self.aux_names
+        }
 
     def _forward(self, x: np.ndarray, rows: np.ndarray):
         self.counts.samples += len(rows)

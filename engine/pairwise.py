@@ -63,8 +63,13 @@ def lemma1_terms(
     """
     h = h[:, None]
     da, db = h - a, h - b
-    F = (c1 * c2**2 - 2 * c1 * c2 * h * weight_a + 2 * c1 * c2 * h * weight_b
-         + c1 * da**2 * weight_a + c1 * db**2 * weight_b)  # fmt: skip
+    F = (
+        c1 * c2**2
+        - 2 * c1 * c2 * h * weight_a
+        + 2 * c1 * c2 * h * weight_b
+        + c1 * da**2 * weight_a
+        + c1 * db**2 * weight_b
+    )
     dG_dh = 2 * np.sqrt(c1) * (weight_a - weight_b)
     return Lemma1Terms(
         F=F,

@@ -130,8 +130,9 @@ class Problem:
         if self.constraint is None:
             raise UserError("this problem has no constraint")
         groups, y, members = self._samples("train", None)
-        return bind_ids(self.constraint, ids=groups, names=self.data.group_names, y=y,
-                        members=members)  # fmt: skip
+        return bind_ids(
+            self.constraint, ids=groups, names=self.data.group_names, y=y, members=members
+        )
 
     def _samples(
         self, split: str, rows: np.ndarray | None
@@ -209,8 +210,9 @@ class Problem:
             part = self.data.split(split)
             if len(part):
                 h = self.scores(params, split)
-                out[split] = interval_metrics(self.constraint, self.interval, self.threshold, h,
-                                              part.groups, part.y, seed)  # fmt: skip
+                out[split] = interval_metrics(
+                    self.constraint, self.interval, self.threshold, h, part.groups, part.y, seed
+                )
         return out
 
     def report_scores(
@@ -316,6 +318,8 @@ def _start_value(start: Params, name: str, cold: np.ndarray) -> np.ndarray:
     value = start.get(name)
     if value is None or np.shape(value) != cold.shape:
         found = "none" if value is None else f"shape {np.shape(value)}"
-        raise UserError(f"the warm start does not fit this model: its parameter {name} should "
-                        f"have shape {cold.shape}, found {found}")  # fmt: skip
+        raise UserError(
+            f"the warm start does not fit this model: its parameter {name} should "
+            f"have shape {cold.shape}, found {found}"
+        )
     return np.array(value, dtype=cold.dtype, copy=True)

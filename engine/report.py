@@ -50,8 +50,10 @@ def html_report(
 ) -> str:
     """The page: `configuration` as (setting, value) rows, one verdict block per run, the
     metrics `rows` as a table, then each (caption, figure)."""
-    parts = [f"<h1>{html.escape(title)}</h1>",
-             f"<p class='meta'>{datetime.datetime.now():%Y-%m-%d %H:%M} · FairFront</p>"]  # fmt: skip
+    parts = [
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p class='meta'>{datetime.datetime.now():%Y-%m-%d %H:%M} · FairFront</p>",
+    ]
     parts += [f"<p class='note'>{html.escape(n)}</p>" for n in notes]
     parts.append("<h2>Configuration</h2>" + _settings_table(configuration))
     if runs:
@@ -59,8 +61,9 @@ def html_report(
     if rows:
         parts.append("<h2>Exact metrics</h2>" + _table(rows))
     for index, (caption, figure) in enumerate(figures):
-        plot = pio.to_html(figure, include_plotlyjs="inline" if index == 0 else False,
-                           full_html=False)  # fmt: skip
+        plot = pio.to_html(
+            figure, include_plotlyjs="inline" if index == 0 else False, full_html=False
+        )
         parts.append(f"<h2>{html.escape(caption)}</h2>{plot}")
     return _PAGE.format(title=html.escape(title), body="\n".join(parts))
 
@@ -77,19 +80,32 @@ def store_report(
     rows = [store.run(run_id) for run_id in run_ids]
     labels = [run_label(row.spec) for row in rows]
     # a run without constraint shows the quantity its constrained neighbours are held to
-    view = next((c for c in (constraint_from_dict(r.spec.get("constraint")) for r in rows) if c),
-                None)  # fmt: skip
+    view = next(
+        (c for c in (constraint_from_dict(r.spec.get("constraint")) for r in rows) if c), None
+    )
     shared, own = split_settings([describe_spec(row.spec) for row in rows])
-    blocks = [ReportRun(label, run_verdict(store, row, view), settings,
-                        honour_search(store.records(row.id, kind=RecordKind.HONOUR)))
-              for label, row, settings in zip(labels, rows, own, strict=True)]  # fmt: skip
+    blocks = [
+        ReportRun(
+            label,
+            run_verdict(store, row, view),
+            settings,
+            honour_search(store.records(row.id, kind=RecordKind.HONOUR)),
+        )
+        for label, row, settings in zip(labels, rows, own, strict=True)
+    ]
     table = comparison_table(store, list(run_ids), view)
-    metrics = [{"model": label, **line, "run": line["run"][:8]}
-               for label, line in zip(labels, table.rows, strict=True)]  # fmt: skip
-    runs = [trajectory_run(label, row.spec, store.records(row.id), view)
-            for label, row in zip(labels, rows, strict=True)]  # fmt: skip
-    trajectories = ("Trajectories (surrogate: the solver's view; exact: the metrics)",
-                    trajectory_figure(runs, x))  # fmt: skip
+    metrics = [
+        {"model": label, **line, "run": line["run"][:8]}
+        for label, line in zip(labels, table.rows, strict=True)
+    ]
+    runs = [
+        trajectory_run(label, row.spec, store.records(row.id), view)
+        for label, row in zip(labels, rows, strict=True)
+    ]
+    trajectories = (
+        "Trajectories (surrogate: the solver's view; exact: the metrics)",
+        trajectory_figure(runs, x),
+    )
     return html_report(title, shared, blocks, metrics, [trajectories, *figures])
 
 
@@ -98,20 +114,32 @@ def _verdict_block(run: ReportRun) -> str:
     findings = "".join(f"<li>{html.escape(f)}</li>" for f in verdict.findings)
     settings = _settings_table(run.settings) if run.settings else ""
     search = "" if run.search is None else _search_block(run.search, verdict.quantity)
-    return (f"<div class='verdict {html.escape(str(verdict.level))}'>"
-            f"<h3>{html.escape(run.label)} <span class='badge'>{html.escape(verdict.summary)}"
-            f"</span></h3><ul>{findings}</ul>{search}{settings}</div>")  # fmt: skip
+    return (
+        f"<div class='verdict {html.escape(str(verdict.level))}'>"
+        f"<h3>{html.escape(run.label)} <span class='badge'>{html.escape(verdict.summary)}"
+        f"</span></h3><ul>{findings}</ul>{search}{settings}</div>"
+    )
 
 
 def _search_block(search: HonourSearch, quantity: str) -> str:
     """A run's search: what it did in words, then one row per solve, the reported one ◆."""
     titles = search_titles(search, quantity)
-    marks = {"meets_kappa": lambda v: _MEETS[v], "chosen": lambda v: "◆" if v else "",
-             "kappa_prime": lambda v: f"{v:.4g}", "temperature": lambda v: f"{v:.3g}"}  # fmt: skip
+    marks = {
+        "meets_kappa": lambda v: _MEETS[v],
+        "chosen": lambda v: "◆" if v else "",
+        "kappa_prime": lambda v: f"{v:.4g}",
+        "temperature": lambda v: f"{v:.3g}",
+    }
     # a number the solve has none of stays None, which `_text` shows as "—"
-    rows = [{titles[key][0]: value if value is None and key != "chosen"
-             else marks.get(key, lambda v: v)(value) for key, value in row.items()}
-            for row in search_table(search)]  # fmt: skip
+    rows = [
+        {
+            titles[key][0]: value
+            if value is None and key != "chosen"
+            else marks.get(key, lambda v: v)(value)
+            for key, value in row.items()
+        }
+        for row in search_table(search)
+    ]
     said = f"Holding κ on {search.split_words}" + (
         f": {search.sentence}." if search.sentence else ""
     )

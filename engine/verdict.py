@@ -157,7 +157,7 @@ class SplitCheck:
         return math.ceil(self.rows * (self.resolves / kappa) ** 2)
 
     def interval_words(self) -> str:
-        """"95 % interval 0.012–0.047", or "" without one."""
+        """ "95 % interval 0.012–0.047", or "" without one."""
         return f"95 % interval {self.low:.3f}–{self.high:.3f}" if self.has_interval else ""
 
     def cell(self) -> str:
@@ -224,12 +224,21 @@ class Verdict:
             "findings": list(self.findings),
             "quantity": self.quantity,
             "kappa": self.kappa,
-            "splits": {s: {"value": c.value, "low": c.low, "high": c.high,
-                           "state": None if c.state is None else str(c.state),
-                           "meets": c.meets, "excess": c.excess, "resolves": c.resolves,
-                           "rows_for_kappa": None if c.kappa is None else c.rows_for(c.kappa),
-                           "degenerate": c.degenerate} for s, c in self.splits.items()},
-        }  # fmt: skip
+            "splits": {
+                s: {
+                    "value": c.value,
+                    "low": c.low,
+                    "high": c.high,
+                    "state": None if c.state is None else str(c.state),
+                    "meets": c.meets,
+                    "excess": c.excess,
+                    "resolves": c.resolves,
+                    "rows_for_kappa": None if c.kappa is None else c.rows_for(c.kappa),
+                    "degenerate": c.degenerate,
+                }
+                for s, c in self.splits.items()
+            },
+        }
 
 
 _SEVERITY = [Level.OK, Level.INFO, Level.WARNING, Level.ERROR]
@@ -268,25 +277,39 @@ def judge(
     accuracy at the threshold says nothing.
     """
     status = RunStatus(status)
-    splits = {split: _split_check(split, values, value_metric, kappa, thresholded)
-              for split, values in metrics.items() if values}  # fmt: skip
+    splits = {
+        split: _split_check(split, values, value_metric, kappa, thresholded)
+        for split, values in metrics.items()
+        if values
+    }
     if status in _NO_MODEL or not splits:
         label, level = _NO_MODEL.get(status, (Label.FAILED, Level.ERROR))
         text = f"{label}: {reason}" if reason else str(label)
         return Verdict(label, level, (text,), splits, quantity, kappa)
     reported = next(splits[s] for s in REPORTED_SPLITS if s in splits)
-    findings, glance = _fairness_findings(reported, splits.get("train"), quantity,
-                                          surrogate_violation, tolerance)  # fmt: skip
+    findings, glance = _fairness_findings(
+        reported, splits.get("train"), quantity, surrogate_violation, tolerance
+    )
     values = metrics[reported.split]
     distinct = _number(values.get("distinct_scores"))
     if few_scores(distinct):
-        findings.append((findings[0][0], Level.INFO,
-                         f"On {_split_words(reported.split)}, {_few_scores_words(distinct)}."))  # fmt: skip
+        findings.append(
+            (
+                findings[0][0],
+                Level.INFO,
+                f"On {_split_words(reported.split)}, {_few_scores_words(distinct)}.",
+            )
+        )
     if reported.degenerate:
         glance += 1
-        findings.insert(0, (Label.DEGENERATE, Level.ERROR,
-                            f"Degenerate on {_split_words(reported.split)}: "
-                            f"{reported.degenerate}."))  # fmt: skip
+        findings.insert(
+            0,
+            (
+                Label.DEGENERATE,
+                Level.ERROR,
+                f"Degenerate on {_split_words(reported.split)}: {reported.degenerate}.",
+            ),
+        )
     flags = _flags(status, reason, reported, values, thresholded)
     leak = leak_finding(metrics, thresholded)
     if leak:
@@ -295,8 +318,16 @@ def judge(
     worst = max((flag[1] for flag in flags), key=_SEVERITY.index, default=level)
     if _SEVERITY.index(worst) > _SEVERITY.index(level):
         level = worst  # a met κ of a model that did not converge is not all clear
-    return Verdict(label, level, tuple(f[2] for f in findings + flags), splits, quantity, kappa,
-                   tuple(f[0] for f in flags), glance)  # fmt: skip
+    return Verdict(
+        label,
+        level,
+        tuple(f[2] for f in findings + flags),
+        splits,
+        quantity,
+        kappa,
+        tuple(f[0] for f in flags),
+        glance,
+    )
 
 
 def few_scores(distinct: float | None) -> bool:
@@ -318,18 +349,24 @@ def _split_check(
         return SplitCheck(split, None, kappa, _degenerate(values, thresholded))
     rows = _number(values.get(value_metric + ROWS))
     return SplitCheck(
-        split, _number(values.get(value_metric)), kappa, _degenerate(values, thresholded),
-        low=_number(values.get(value_metric + LOW)), high=_number(values.get(value_metric + HIGH)),
+        split,
+        _number(values.get(value_metric)),
+        kappa,
+        _degenerate(values, thresholded),
+        low=_number(values.get(value_metric + LOW)),
+        high=_number(values.get(value_metric + HIGH)),
         resolves=_number(values.get(value_metric + RESOLVES)),
         rows=None if rows is None else int(rows),
-    )  # fmt: skip
+    )
 
 
 def _few_scores_words(distinct: float) -> str:
     """Why few distinct scores matter, as a clause: "its scores take only 3 distinct values: ..."."""
-    return (f"its scores take only {distinct:.0f} distinct values: samples tied at a value "
-            "have no order among them, so pSP and other measures on ranks or quantiles of the "
-            "scores are coarse")  # fmt: skip
+    return (
+        f"its scores take only {distinct:.0f} distinct values: samples tied at a value "
+        "have no order among them, so pSP and other measures on ranks or quantiles of the "
+        "scores are coarse"
+    )
 
 
 def _fairness_findings(
@@ -346,16 +383,29 @@ def _fairness_findings(
     if reported.kappa is None:
         value = "—" if reported.value is None else f"{reported.value:.4f}"
         interval = f" ({reported.interval_words()})" if reported.has_interval else ""
-        return [(Label.UNCONSTRAINED, Level.INFO,
-                 f"No fairness constraint; {quantity} on {where} is {value}{interval}.")], 1  # fmt: skip
+        return [
+            (
+                Label.UNCONSTRAINED,
+                Level.INFO,
+                f"No fairness constraint; {quantity} on {where} is {value}{interval}.",
+            )
+        ], 1
     if reported.value is None:
-        return [(Label.MISSES, Level.WARNING,
-                 f"{quantity} could not be computed on {where}, so κ cannot be checked.")], 1  # fmt: skip
+        return [
+            (
+                Label.MISSES,
+                Level.WARNING,
+                f"{quantity} could not be computed on {where}, so κ cannot be checked.",
+            )
+        ], 1
     held_out = reported if reported.held_out else None
     training = _training_finding(train, quantity, surrogate_violation, tolerance)
     # a surrogate that holds while the exact value does not is explained after the findings
-    why = [(Label.SURROGATE_ONLY, Level.INFO, SURROGATE_WORDS)] if training and \
-        training[0] is Label.SURROGATE_ONLY else []  # fmt: skip
+    why = (
+        [(Label.SURROGATE_ONLY, Level.INFO, SURROGATE_WORDS)]
+        if training and training[0] is Label.SURROGATE_ONLY
+        else []
+    )
     if held_out is not None and held_out.state is KappaState.MISSES:
         findings = _held_out_findings(held_out, quantity)
         return findings + ([training] if training else []) + why, 1
@@ -365,18 +415,26 @@ def _fairness_findings(
             return [first, *why], 1
         return [first, *_held_out_findings(held_out, quantity, Level.INFO), *why], 2
     if held_out is None:
-        return [(Label.MEETS, Level.OK,
-                 f"Meets κ on the training data: {quantity} = {reported.value:.4f} ≤ κ = "
-                 f"{reported.kappa:g}.")], 1  # fmt: skip
+        return [
+            (
+                Label.MEETS,
+                Level.OK,
+                f"Meets κ on the training data: {quantity} = {reported.value:.4f} ≤ κ = "
+                f"{reported.kappa:g}.",
+            )
+        ], 1
     return _held_out_findings(held_out, quantity) + ([training] if training else []), 1
 
 
-SURROGATE_WORDS = ("The surrogate approximates the exact indicator; holding κ on the training "
-                   "data refines it until the exact value meets κ.")
+SURROGATE_WORDS = (
+    "The surrogate approximates the exact indicator; holding κ on the training "
+    "data refines it until the exact value meets κ."
+)
 
 
-def _held_out_findings(check: SplitCheck, quantity: str, level: Level | None = None
-                       ) -> list[Finding]:  # fmt: skip
+def _held_out_findings(
+    check: SplitCheck, quantity: str, level: Level | None = None
+) -> list[Finding]:
     """What a held-out split says of κ, then, when it cannot tell, what it would take to: the
     first a headline short enough to read at a glance, the second its detail."""
     finding = _held_out_finding(check, quantity, level)
@@ -390,18 +448,27 @@ def _held_out_finding(check: SplitCheck, quantity: str, level: Level | None = No
     interval = f", {check.interval_words()}," if check.has_interval else ""
     value = f"{quantity} = {check.value:.4f}{interval}"
     if state is KappaState.MEETS:
-        return (Label.MEETS, level or Level.OK,
-                f"Meets κ on {where}: {value} {'all ' if interval else ''}≤ κ = {kappa:g}.")  # fmt: skip
+        return (
+            Label.MEETS,
+            level or Level.OK,
+            f"Meets κ on {where}: {value} {'all ' if interval else ''}≤ κ = {kappa:g}.",
+        )
     if state is KappaState.MISSES:
         by = "" if interval else f", by {check.excess:.4f}"
-        return (Label.MISSES, level or Level.WARNING,
-                f"Misses κ on {where}: {value} {'all ' if interval else ''}> κ = {kappa:g}{by}.")  # fmt: skip
-    return (Label.CANNOT_TELL, level or Level.INFO,
-            f"Cannot tell at this size: on {where} {value} which contains κ = {kappa:g}.")  # fmt: skip
+        return (
+            Label.MISSES,
+            level or Level.WARNING,
+            f"Misses κ on {where}: {value} {'all ' if interval else ''}> κ = {kappa:g}{by}.",
+        )
+    return (
+        Label.CANNOT_TELL,
+        level or Level.INFO,
+        f"Cannot tell at this size: on {where} {value} which contains κ = {kappa:g}.",
+    )
 
 
 def _resolution_words(check: SplitCheck, quantity: str) -> str:
-    """"The test set resolves pSP down to about 0.085; about 28,000 rows per group would
+    """ "The test set resolves pSP down to about 0.085; about 28,000 rows per group would
     resolve κ = 0.05.", or "" when the split's resolution is unknown."""
     if check.resolves is None:
         return ""
@@ -426,16 +493,24 @@ def _training_finding(
     if train is None or train.value is None or train.kappa is None:
         return None
     if train.meets:
-        return (Label.MEETS, Level.INFO,
-                f"Holds κ on the training data: {quantity} = {train.value:.4f} ≤ κ.")  # fmt: skip
+        return (
+            Label.MEETS,
+            Level.INFO,
+            f"Holds κ on the training data: {quantity} = {train.value:.4f} ≤ κ.",
+        )
     if surrogate_violation is not None and surrogate_violation <= tolerance:
-        return (Label.SURROGATE_ONLY, Level.INFO,
-                f"Surrogate feasible but exact infeasible: surrogate rows "
-                f"{surrogate_violation:+.4f} ≤ ε = {tolerance:g}, exact train {quantity} "
-                f"{train.value:.4f} > κ = {train.kappa:g}.")  # fmt: skip
-    return (Label.MISSES, Level.INFO,
-            f"Misses κ on the training data: {quantity} = {train.value:.4f} > κ = "
-            f"{train.kappa:g}.")  # fmt: skip
+        return (
+            Label.SURROGATE_ONLY,
+            Level.INFO,
+            f"Surrogate feasible but exact infeasible: surrogate rows "
+            f"{surrogate_violation:+.4f} ≤ ε = {tolerance:g}, exact train {quantity} "
+            f"{train.value:.4f} > κ = {train.kappa:g}.",
+        )
+    return (
+        Label.MISSES,
+        Level.INFO,
+        f"Misses κ on the training data: {quantity} = {train.value:.4f} > κ = {train.kappa:g}.",
+    )
 
 
 def _flags(
@@ -449,18 +524,29 @@ def _flags(
     always predicting the majority class."""
     flags = []
     if status is RunStatus.DIVERGED:
-        flags.append((Label.DIVERGED, Level.ERROR,
-                      f"Diverged ({reason or 'a non-finite value'}): the last finite iterate is "
-                      "reported; smaller step sizes (the solver's options) usually prevent "
-                      "it."))  # fmt: skip
+        flags.append(
+            (
+                Label.DIVERGED,
+                Level.ERROR,
+                f"Diverged ({reason or 'a non-finite value'}): the last finite iterate is "
+                "reported; smaller step sizes (the solver's options) usually prevent "
+                "it.",
+            )
+        )
     elif status is RunStatus.BUDGET:
-        flags.append((Label.NOT_CONVERGED, Level.WARNING,
-                      f"Not converged ({reason or 'a budget ended it'}): a longer run may give "
-                      "another model."))  # fmt: skip
+        flags.append(
+            (
+                Label.NOT_CONVERGED,
+                Level.WARNING,
+                f"Not converged ({reason or 'a budget ended it'}): a longer run may give "
+                "another model.",
+            )
+        )
     near = _near_majority(values, thresholded) if not reported.degenerate else None
     if near:
-        flags.append((Label.NEAR_MAJORITY, Level.WARNING,
-                      f"On {_split_words(reported.split)}, {near}."))  # fmt: skip
+        flags.append(
+            (Label.NEAR_MAJORITY, Level.WARNING, f"On {_split_words(reported.split)}, {near}.")
+        )
     return flags
 
 
@@ -476,17 +562,23 @@ def leak_finding(
         auc, accuracy = _number(values.get("auc")), _number(values.get("accuracy"))
         majority = _number(values.get("majority"))
         high = []
-        if thresholded and accuracy is not None and accuracy >= LEAK_SCORE and (
-                majority is None or majority < LEAK_SCORE):  # fmt: skip
+        if (
+            thresholded
+            and accuracy is not None
+            and accuracy >= LEAK_SCORE
+            and (majority is None or majority < LEAK_SCORE)
+        ):
             high.append(f"accuracy {accuracy:.3f}")
         if auc is not None and auc >= LEAK_SCORE:
             high.append(f"AUC {auc:.3f}")
         if high:
-            return (f"Likely leak: on {_split_words(split)} {' and '.join(high)} (≥ "
-                    f"{LEAK_SCORE:g}). Real outcomes are almost never predicted this well: a "
-                    "feature probably holds the answer (a copy of the label, or a value known "
-                    "only after the outcome); look for it among the data's leak warnings, "
-                    "leave it out of the features and run again.")  # fmt: skip
+            return (
+                f"Likely leak: on {_split_words(split)} {' and '.join(high)} (≥ "
+                f"{LEAK_SCORE:g}). Real outcomes are almost never predicted this well: a "
+                "feature probably holds the answer (a copy of the label, or a value known "
+                "only after the outcome); look for it among the data's leak warnings, "
+                "leave it out of the features and run again."
+            )
     return None
 
 
@@ -510,9 +602,11 @@ def _near_majority(values: dict[str, float | None], thresholded: bool) -> str | 
     low = _number(values.get("accuracy" + LOW))
     if not thresholded or None in (accuracy, majority, low) or low > majority:
         return None
-    return (f"accuracy {accuracy:.4f} (95 % interval {low:.4f}–"
-            f"{_number(values.get('accuracy' + HIGH)) or accuracy:.4f}) cannot be told from "
-            f"always predicting the majority class ({majority:.4f}) at this size")  # fmt: skip
+    return (
+        f"accuracy {accuracy:.4f} (95 % interval {low:.4f}–"
+        f"{_number(values.get('accuracy' + HIGH)) or accuracy:.4f}) cannot be told from "
+        f"always predicting the majority class ({majority:.4f}) at this size"
+    )
 
 
 def _degenerate(values: dict[str, float | None], thresholded: bool) -> str | None:
@@ -523,15 +617,20 @@ def _degenerate(values: dict[str, float | None], thresholded: bool) -> str | Non
     if spread is not None and spread <= CONSTANT_SCORE_STD:
         return "every sample gets the same score"
     if r2 is not None and r2 <= 0.0:
-        return (f"R² {r2:.4f} ≤ 0: its predictions are no better than predicting the mean "
-                "label")  # fmt: skip
-    if (thresholded and accuracy is not None and majority is not None
-            and accuracy <= majority + DEGENERATE_MARGIN):  # fmt: skip
+        return f"R² {r2:.4f} ≤ 0: its predictions are no better than predicting the mean label"
+    if (
+        thresholded
+        and accuracy is not None
+        and majority is not None
+        and accuracy <= majority + DEGENERATE_MARGIN
+    ):
         always = ""
         if positive_rate in (0.0, 1.0):
             always = f" (it predicts everyone {'positive' if positive_rate else 'negative'})"
-        return (f"accuracy {accuracy:.4f} is not above always predicting the majority class "
-                f"({majority:.4f}){always}")  # fmt: skip
+        return (
+            f"accuracy {accuracy:.4f} is not above always predicting the majority class "
+            f"({majority:.4f}){always}"
+        )
     if auc is not None and auc <= 0.5:
         return f"AUC {auc:.4f} ≤ 0.5: its scores rank no better than chance"
     return None

@@ -32,17 +32,21 @@ def main() -> None:
     args = parser.parse_args()
     X, y, X_test, y_test = adult_sample(args.rows, args.rows)
     groups = pd.factorize(X_test["sex"], sort=True)[0]
-    print(f"{'model':<20}{'fit s':>7}{'accuracy':>10}{'DP gap':>8}{'1 − pSP':>9}{'scores':>8}"
-          "  verdict")  # fmt: skip
+    print(
+        f"{'model':<20}{'fit s':>7}{'accuracy':>10}{'DP gap':>8}{'1 − pSP':>9}{'scores':>8}"
+        "  verdict"
+    )
     for name, settings in MODELS.items():
         model = FairFrontClassifier(interval=INTERVAL, max_seconds=20, random_state=0, **settings)
         start = time.perf_counter()
         model.fit(X, y, sensitive_features="sex")
         seconds = time.perf_counter() - start
         h = model.decision_function(X_test)
-        print(f"{name:<20}{seconds:>7.1f}{model.score(X_test, y_test):>10.4f}"
-              f"{demographic_parity_gap(h, groups):>8.4f}{1 - psp(h, groups, *INTERVAL):>9.4f}"
-              f"{np.unique(h).size:>8}  {model.verdict_.summary}")  # fmt: skip
+        print(
+            f"{name:<20}{seconds:>7.1f}{model.score(X_test, y_test):>10.4f}"
+            f"{demographic_parity_gap(h, groups):>8.4f}{1 - psp(h, groups, *INTERVAL):>9.4f}"
+            f"{np.unique(h).size:>8}  {model.verdict_.summary}"
+        )
 
 
 if __name__ == "__main__":

@@ -31,23 +31,45 @@ def main() -> None:
     settings = [("unconstrained", None, None)] + [("idca", "pSP", kappa) for kappa in KAPPAS]
     points = []
     for solver, constraint, kappa in settings:
-        model = FairFrontClassifier(solver=solver, constraint=constraint, kappa=kappa or 0.05,
-                                    interval=INTERVAL, max_seconds=20, random_state=0)  # fmt: skip
+        model = FairFrontClassifier(
+            solver=solver,
+            constraint=constraint,
+            kappa=kappa or 0.05,
+            interval=INTERVAL,
+            max_seconds=20,
+            random_state=0,
+        )
         model.fit(X, y, sensitive_features="sex")
         unfairness = psp(model.decision_function(X_test), test_groups, *INTERVAL)
-        points.append({"κ": "none" if kappa is None else kappa,
-                       "accuracy": model.score(X_test, y_test), "fairness": 1.0 - unfairness,
-                       "verdict": model.verdict_.summary})  # fmt: skip
-        print(f"κ = {points[-1]['κ']!s:<6} test accuracy {points[-1]['accuracy']:.4f}  "
-              f"test 1 − pSP {points[-1]['fairness']:.4f}  {points[-1]['verdict']}")  # fmt: skip
+        points.append(
+            {
+                "κ": "none" if kappa is None else kappa,
+                "accuracy": model.score(X_test, y_test),
+                "fairness": 1.0 - unfairness,
+                "verdict": model.verdict_.summary,
+            }
+        )
+        print(
+            f"κ = {points[-1]['κ']!s:<6} test accuracy {points[-1]['accuracy']:.4f}  "
+            f"test 1 − pSP {points[-1]['fairness']:.4f}  {points[-1]['verdict']}"
+        )
     table = pd.DataFrame(points)
-    figure = go.Figure(go.Scatter(
-        x=table["fairness"], y=table["accuracy"], mode="lines+markers+text",
-        text=[f"κ = {k}" for k in table["κ"]], textposition="top center",
-        customdata=table[["verdict"]], hovertemplate="%{text}<br>%{customdata[0]}<extra></extra>",
-    ))  # fmt: skip
-    figure.update_layout(title="Adult by sex: test accuracy against test 1 − pSP on [5 %, 30 %)",
-                         xaxis_title="1 − pSP (test)", yaxis_title="accuracy (test)")  # fmt: skip
+    figure = go.Figure(
+        go.Scatter(
+            x=table["fairness"],
+            y=table["accuracy"],
+            mode="lines+markers+text",
+            text=[f"κ = {k}" for k in table["κ"]],
+            textposition="top center",
+            customdata=table[["verdict"]],
+            hovertemplate="%{text}<br>%{customdata[0]}<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        title="Adult by sex: test accuracy against test 1 − pSP on [5 %, 30 %)",
+        xaxis_title="1 − pSP (test)",
+        yaxis_title="accuracy (test)",
+    )
     figure.write_html(args.out)  # self-contained: opens offline
     print(f"written: {args.out}")
 

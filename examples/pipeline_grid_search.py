@@ -43,11 +43,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="time budget of each fit")
     args = parser.parse_args()
     X, y, X_test, y_test = adult_sample(args.rows, args.rows)
-    pipeline = Pipeline([
-        ("columns", FunctionTransformer(without_native_country)),
-        ("model", FairFrontClassifier(constraint="pSP", interval=INTERVAL, max_seconds=args.seconds,
-                                      random_state=0)),
-    ])  # fmt: skip
+    pipeline = Pipeline(
+        [
+            ("columns", FunctionTransformer(without_native_country)),
+            (
+                "model",
+                FairFrontClassifier(
+                    constraint="pSP", interval=INTERVAL, max_seconds=args.seconds, random_state=0
+                ),
+            ),
+        ]
+    )
 
     def most_accurate_fair(results: dict) -> int:
         """The grid point to refit: the most accurate of those meeting the target pSP."""
@@ -56,21 +62,28 @@ def main() -> None:
         return int(candidates[np.argmax(results["mean_test_accuracy"][candidates])])
 
     search = GridSearchCV(
-        pipeline, {"model__kappa": [0.2, 0.1, 0.05, 0.02]}, cv=3,
-        scoring={"accuracy": "accuracy", "parity": partial_parity}, refit=most_accurate_fair,
-    )  # fmt: skip
+        pipeline,
+        {"model__kappa": [0.2, 0.1, 0.05, 0.02]},
+        cv=3,
+        scoring={"accuracy": "accuracy", "parity": partial_parity},
+        refit=most_accurate_fair,
+    )
     search.fit(X, y, model__sensitive_features="sex")
     results = pd.DataFrame(search.cv_results_)
     print("κ       held-out accuracy   held-out 1 − pSP")
     for _, row in results.iterrows():
-        print(f"{row['param_model__kappa']:<8}{row['mean_test_accuracy']:>17.4f}"
-              f"{row['mean_test_parity']:>19.4f}")  # fmt: skip
+        print(
+            f"{row['param_model__kappa']:<8}{row['mean_test_accuracy']:>17.4f}"
+            f"{row['mean_test_parity']:>19.4f}"
+        )
     if not (1.0 - results["mean_test_parity"] <= args.target).any():
         print(f"no κ keeps the held-out pSP within {args.target}: refitting the most accurate")
     model = search.best_estimator_
     chosen = search.best_params_["model__kappa"]
-    print(f"chosen κ = {chosen}: test accuracy {model.score(X_test, y_test):.4f}, test 1 − pSP "
-          f"{partial_parity(model, X_test, y_test):.4f}")  # fmt: skip
+    print(
+        f"chosen κ = {chosen}: test accuracy {model.score(X_test, y_test):.4f}, test 1 − pSP "
+        f"{partial_parity(model, X_test, y_test):.4f}"
+    )
     print(f"verdict of the refitted model: {model[-1].verdict_.summary}")
 
 

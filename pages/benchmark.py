@@ -50,8 +50,10 @@ NO_BREAK = "\u00a0"
 def main() -> None:
     compact_page()
     st.title("Benchmark")
-    st.caption("Many seeded runs of each solver under one time budget; every saved iterate is "
-               "re-evaluated on the full train and test sets, off the solver's clock (paper 000).")  # fmt: skip
+    st.caption(
+        "Many seeded runs of each solver under one time budget; every saved iterate is "
+        "re-evaluated on the full train and test sets, off the solver's clock (paper 000)."
+    )
     store = Store()
     try:
         data_spec, prepare = data_controls()
@@ -64,15 +66,24 @@ def main() -> None:
         runs = int(st.sidebar.number_input("Runs per solver (seeds)", 0, 50, key="bench_runs"))
         if runs < 1:
             raise UserError("a study needs at least one run per solver")
-        save_seconds = float(st.sidebar.number_input(
-            "Save the iterate every … s of solver time", 0.01, 60.0, key="bench_save_seconds",
-            format="%g", help="each saved iterate is evaluated on train and test, off the "
-            "solver's clock; paper 000 saves every 100 iterations, a few points per 0.5 s bin "
-            "whatever the solver's speed"))  # fmt: skip
+        save_seconds = float(
+            st.sidebar.number_input(
+                "Save the iterate every … s of solver time",
+                0.01,
+                60.0,
+                key="bench_save_seconds",
+                format="%g",
+                help="each saved iterate is evaluated on train and test, off the "
+                "solver's clock; paper 000 saves every 100 iterations, a few points per 0.5 s bin "
+                "whatever the solver's speed",
+            )
+        )
         grid_text = st.sidebar.text_area(
-            "Hyper-parameter grid (optional)", key="bench_grid",
+            "Hyper-parameter grid (optional)",
+            key="bench_grid",
             help="one setting per line, e.g. option.rho=0.5,1 or model.hidden=64x32,32; "
-            "`python -m engine sweep --help` lists every setting")  # fmt: skip
+            "`python -m engine sweep --help` lists every setting",
+        )
         initial("bench_tune", False)
         tune = st.sidebar.checkbox(
             "Tune each solver first",
@@ -85,8 +96,9 @@ def main() -> None:
         if not problem.solvers:
             raise UserError("choose at least one solver that can run this constraint and model")
         base = base_spec(data_spec, prepare, problem)
-        base = dataclasses.replace(base, budget=dataclasses.replace(base.budget,
-                                                                    save_seconds=save_seconds))  # fmt: skip
+        base = dataclasses.replace(
+            base, budget=dataclasses.replace(base.budget, save_seconds=save_seconds)
+        )
         extra = parse_grid([line for line in grid_text.splitlines() if line.strip()])
         grid = study_grid(problem.solvers, runs, extra)
         firsts = study_points(base, {"solver": list(problem.solvers)}, configs=problem.configs)
@@ -131,12 +143,15 @@ def _view(store: Store, points, grid, group_names: tuple[str, ...]) -> None:
     spec = points[0][1]  # the study's constraint and objective, shared by its runs
     known = [r for r in store.runs() if r.id in variants]
     if not known:
-        st.info("Press **Run study**: the figures fill in as runs finish, and runs computed "
-                "before with the same settings are reused.")  # fmt: skip
+        st.info(
+            "Press **Run study**: the figures fill in as runs finish, and runs computed "
+            "before with the same settings are reused."
+        )
         return
     active = any(r.status in ACTIVE for r in known)
-    export = st.segmented_control("Figure export", EXPORT_FORMATS, key="bench_export",
-                                  default="png")  # fmt: skip
+    export = st.segmented_control(
+        "Figure export", EXPORT_FORMATS, key="bench_export", default="png"
+    )
 
     @st.fragment(run_every=2.0 if active else None)
     def live() -> None:
@@ -145,8 +160,10 @@ def _view(store: Store, points, grid, group_names: tuple[str, ...]) -> None:
         st.progress(len(done) / len(variants), text=f"{len(done)} of {len(variants)} runs finished")
         failed = [r for r in runs if r.status in FINAL and r.status not in USABLE]
         if failed:
-            st.warning(f"{len(failed)} run(s) ended {', '.join(sorted({r.status for r in failed}))}; "
-                       "they are left out of the table and the charts.")  # fmt: skip
+            st.warning(
+                f"{len(failed)} run(s) ended {', '.join(sorted({r.status for r in failed}))}; "
+                "they are left out of the table and the charts."
+            )
         _bands(runs, export)
         _summary(runs, spec)
         _spider(runs, export)
@@ -168,16 +185,31 @@ def _bands(runs, export) -> None:
     if not any(per for per in bands.get("loss", {}).values()):
         st.caption("No saved iterates yet: the bands appear as runs save them.")
         return
-    st.caption("Mean over runs with the Q1–Q3 band, on 0.5 s bins of the solver's clock; train "
-               "solid, test dashed; the dotted lines are ±δ. A constraint row is drawn as the gap "
-               "it bounds (paper 000, Figs. 1–2).")  # fmt: skip
-    st.plotly_chart(figures.band_figure(bands, band_bounds(runs)), width="stretch",
-                    key="bench_bands", config=_config(export, "bands"))  # fmt: skip
-    st.download_button("Download the bands (CSV)", bands_frame(bands).to_csv(index=False).encode(),
-                       "bands.csv", "text/csv", key="bench_bands_csv")  # fmt: skip
+    st.caption(
+        "Mean over runs with the Q1–Q3 band, on 0.5 s bins of the solver's clock; train "
+        "solid, test dashed; the dotted lines are ±δ. A constraint row is drawn as the gap "
+        "it bounds (paper 000, Figs. 1–2)."
+    )
+    st.plotly_chart(
+        figures.band_figure(bands, band_bounds(runs)),
+        width="stretch",
+        key="bench_bands",
+        config=_config(export, "bands"),
+    )
+    st.download_button(
+        "Download the bands (CSV)",
+        bands_frame(bands).to_csv(index=False).encode(),
+        "bands.csv",
+        "text/csv",
+        key="bench_bands_csv",
+    )
     with st.expander("Each group's loss and positive rate over time (test set)"):
-        st.plotly_chart(figures.band_figure(group_bands(runs), dashed=()), width="stretch",
-                        key="bench_group_bands", config=_config(export, "groups"))  # fmt: skip
+        st.plotly_chart(
+            figures.band_figure(group_bands(runs), dashed=()),
+            width="stretch",
+            key="bench_group_bands",
+            config=_config(export, "groups"),
+        )
 
 
 def _summary(runs, spec: RunSpec) -> None:
@@ -205,10 +237,17 @@ def _summary(runs, spec: RunSpec) -> None:
         "Bold: the best value of each column among the solvers, on each split (smallest; "
         "largest for accuracy)."
     )
-    st.markdown("**Verdicts on the test set** (every solver against the same κ):\n"
-                + "\n".join(f"- {line}" for line in verdict_words(runs)))  # fmt: skip
-    st.download_button("Download the table (CSV)", summary.plain().to_csv().encode(),
-                       "benchmark.csv", "text/csv", key="bench_csv")  # fmt: skip
+    st.markdown(
+        "**Verdicts on the test set** (every solver against the same κ):\n"
+        + "\n".join(f"- {line}" for line in verdict_words(runs))
+    )
+    st.download_button(
+        "Download the table (CSV)",
+        summary.plain().to_csv().encode(),
+        "benchmark.csv",
+        "text/csv",
+        key="bench_csv",
+    )
 
 
 def _spider(runs, export) -> None:
@@ -216,13 +255,23 @@ def _spider(runs, export) -> None:
     if not any(values.get("test", {}).values()):
         return
     st.subheader("Fairness criteria (smaller is better)")
-    st.plotly_chart(figures.spider_figure(values), width="stretch", key="bench_spider",
-                    config=_config(export, "criteria"))  # fmt: skip
-    st.download_button("Download the criteria (CSV)",
-                       criteria_frame(values).to_csv(index=False).encode(), "criteria.csv",
-                       "text/csv", key="bench_criteria_csv")  # fmt: skip
-    st.caption("Independence, separation, sufficiency (paper 000, Table 2), inaccuracy and the "
-               "groups' accuracy difference, means over runs (Fig. 4).")  # fmt: skip
+    st.plotly_chart(
+        figures.spider_figure(values),
+        width="stretch",
+        key="bench_spider",
+        config=_config(export, "criteria"),
+    )
+    st.download_button(
+        "Download the criteria (CSV)",
+        criteria_frame(values).to_csv(index=False).encode(),
+        "criteria.csv",
+        "text/csv",
+        key="bench_criteria_csv",
+    )
+    st.caption(
+        "Independence, separation, sufficiency (paper 000, Table 2), inaccuracy and the "
+        "groups' accuracy difference, means over runs (Fig. 4)."
+    )
 
 
 def _probabilities(store: Store, runs, group_names: tuple[str, ...], export) -> None:
@@ -231,10 +280,16 @@ def _probabilities(store: Store, runs, group_names: tuple[str, ...], export) -> 
         return
     st.subheader("Predicted probabilities per group (test set)")
     models = {variant: store.load_scores(run.run_id) for variant, run in first.items()}
-    st.plotly_chart(figures.probability_figure(models, group_names), width="stretch",
-                    key="bench_probabilities", config=_config(export, "probabilities"))  # fmt: skip
-    st.caption("The first seed's model of each solver; Wd: the 1-Wasserstein distance between the "
-               "groups' predicted probabilities, the largest over pairs (paper 000, Fig. 3).")  # fmt: skip
+    st.plotly_chart(
+        figures.probability_figure(models, group_names),
+        width="stretch",
+        key="bench_probabilities",
+        config=_config(export, "probabilities"),
+    )
+    st.caption(
+        "The first seed's model of each solver; Wd: the 1-Wasserstein distance between the "
+        "groups' predicted probabilities, the largest over pairs (paper 000, Fig. 3)."
+    )
 
 
 def _heatmap(runs, points, grid, export) -> None:
@@ -242,10 +297,19 @@ def _heatmap(runs, points, grid, export) -> None:
     if heat is None:
         return
     st.subheader("Hyper-parameter grid: final validation loss and violation")
-    st.plotly_chart(figures.heatmap_figure(*heat), width="stretch", key="bench_heatmap",
-                    config=_config(export, "grid"))  # fmt: skip
-    st.download_button("Download the grid (CSV)", grid_frame(*heat).to_csv(index=False).encode(),
-                       "grid.csv", "text/csv", key="bench_grid_csv")  # fmt: skip
+    st.plotly_chart(
+        figures.heatmap_figure(*heat),
+        width="stretch",
+        key="bench_heatmap",
+        config=_config(export, "grid"),
+    )
+    st.download_button(
+        "Download the grid (CSV)",
+        grid_frame(*heat).to_csv(index=False).encode(),
+        "grid.csv",
+        "text/csv",
+        key="bench_grid_csv",
+    )
 
 
 def _solver_state(store: Store, runs) -> None:

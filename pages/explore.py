@@ -73,8 +73,9 @@ def main() -> None:
             ensure_runner(store.home, idle_exit=VISITOR_IDLE_EXIT_SECONDS)
 
 
-def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_line,
-                      charts: bool) -> bool:  # fmt: skip
+def _problem_and_runs(
+    store: Store, data_spec, prepare, prepared, constraint_line, charts: bool
+) -> bool:
     """The problem's controls, the Run button and the view's runs; whether it has any."""
     try:
         problem = problem_controls(
@@ -88,11 +89,17 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
     queued_by_run = tuning.queued_by_run()
     missing = [s for s in queued_by_run if _status(store, s.run_id) in (None, *RETRYABLE)]
     classifier = prepared.task is Task.CLASSIFICATION  # a regression has no rank band to check
-    too_small = classifier and show_group_problems(prepared, problem.family, [problem.kappa],
-                                                   [problem.interval])  # fmt: skip
-    if st.sidebar.button("Run" if missing else "Run again", type="primary", width="stretch",
-                         key="run", disabled=bool(too_small),
-                         help="fix the group sizes named on the page first" if too_small else None):  # fmt: skip
+    too_small = classifier and show_group_problems(
+        prepared, problem.family, [problem.kappa], [problem.interval]
+    )
+    if st.sidebar.button(
+        "Run" if missing else "Run again",
+        type="primary",
+        width="stretch",
+        key="run",
+        disabled=bool(too_small),
+        help="fix the group sizes named on the page first" if too_small else None,
+    ):
         try:
             submit(
                 missing or queued_by_run,
@@ -108,8 +115,10 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
     tuning_lines(store, tuning)
     known = [r for r in tuning.shown() if _status(store, r) is not None]
     if not known and not any(t.stored for t in tuning.tunings):
-        st.info("Press **Run** to train the chosen solvers; results you computed before for the "
-                "same settings appear here at once.")  # fmt: skip
+        st.info(
+            "Press **Run** to train the chosen solvers; results you computed before for the "
+            "same settings appear here at once."
+        )
         return False
     if not known or not charts:
         return bool(known)  # the runs' views follow once the controls show
@@ -121,8 +130,14 @@ def _problem_and_runs(store: Store, data_spec, prepare, prepared, constraint_lin
     _live(store, known, view, phase)
     if phase != "idle":
         _metrics(store, known, prepared, view)
-    _results(store, known, prepared, problem, view,
-             f"FairFront — {constraint_sentence(problem, prepared.subgroups)}")  # fmt: skip
+    _results(
+        store,
+        known,
+        prepared,
+        problem,
+        view,
+        f"FairFront — {constraint_sentence(problem, prepared.subgroups)}",
+    )
     return True
 
 
@@ -179,8 +194,9 @@ def _results(
     constrained = [r for r in done if r != reference]
     labels = {r: run_label(store.run(r).spec) for r in constrained or done}
     chosen = st.selectbox("Model to inspect", list(labels), format_func=labels.get, key="inspect")
-    figures = score_figures(store, chosen, reference, prepared.group_names, problem.interval,
-                            problem.kappa)  # fmt: skip
+    figures = score_figures(
+        store, chosen, reference, prepared.group_names, problem.interval, problem.kappa
+    )
     left, right = st.columns(2)
     # keys by position: another model's figure then updates the chart in place (quicker than a
     # new chart)
@@ -199,29 +215,41 @@ def _metrics(store: Store, run_ids: list[str], prepared, view: ConstraintSpec | 
     classifier = prepared.task is Task.CLASSIFICATION
     # a bold line, its explanation on hover: a heading and a caption would push the table
     # below a laptop's first screen
-    st.markdown("**Exact metrics, test set first**",
-                help="Exact values, no surrogate: the constrained quantity beside κ on the test "
-                "and training sets, and " + ("accuracy beside always predicting the majority "
-                                             "class." if classifier else "RMSE beside "
-                                             "predicting the training mean label, and R²."))  # fmt: skip
+    st.markdown(
+        "**Exact metrics, test set first**",
+        help="Exact values, no surrogate: the constrained quantity beside κ on the test "
+        "and training sets, and "
+        + (
+            "accuracy beside always predicting the majority class."
+            if classifier
+            else "RMSE beside predicting the training mean label, and R²."
+        ),
+    )
     metrics_table(store, done, view)
 
 
 def _interval_helper(store: Store, reference: str, group_names, interval) -> None:
-    helper = st.expander("Where does fairness matter? (interval helper, paper 003 App. B)",
-                         key="interval_helper", on_change="rerun")  # fmt: skip
+    helper = st.expander(
+        "Where does fairness matter? (interval helper, paper 003 App. B)",
+        key="interval_helper",
+        on_change="rerun",
+    )
     if not helper.open:
         return  # drawn only when opened: every chart on the page costs the browser a redraw
     profile, scan = interval_helper_figures(store, reference, group_names, interval)
     with helper:
-        st.caption("The unconstrained model's groups, rank by rank: how much of each group is "
-                   "above a threshold that lets the top share of everyone through. Choose an I "
-                   "(a band of group ranks) where the curves part, around the positive rate.")  # fmt: skip
+        st.caption(
+            "The unconstrained model's groups, rank by rank: how much of each group is "
+            "above a threshold that lets the top share of everyone through. Choose an I "
+            "(a band of group ranks) where the curves part, around the positive rate."
+        )
         st.plotly_chart(profile, width="stretch", key="rank_profile")
-        st.caption("App. B's scan: the exact pSP of the unconstrained model on candidate "
-                   "intervals (pSP is scaled by the width of I, so it is near 1 wherever the "
-                   "groups differ at all); App. B picks the most unfair I that holds the "
-                   "positive rate.")  # fmt: skip
+        st.caption(
+            "App. B's scan: the exact pSP of the unconstrained model on candidate "
+            "intervals (pSP is scaled by the width of I, so it is near 1 wherever the "
+            "groups differ at all); App. B picks the most unfair I that holds the "
+            "positive rate."
+        )
         st.plotly_chart(scan, width="stretch", key="interval_scan")
 
 
@@ -232,8 +260,13 @@ def _report(store: Store, run_ids, figures, title: str) -> None:
     def document() -> str:  # built only when the button is pressed
         return store_report(store, run_ids, title, figures)
 
-    st.download_button("Download report (HTML)", document, file_name="fairfront-report.html",
-                       mime="text/html", key="report")  # fmt: skip
+    st.download_button(
+        "Download report (HTML)",
+        document,
+        file_name="fairfront-report.html",
+        mime="text/html",
+        key="report",
+    )
 
 
 main()

@@ -90,23 +90,32 @@ def main() -> None:
         initial("n_seeds", 1, int)
         initial("continuation", True, bool)
         kappas = parse_numbers(st.sidebar.text_input("κ values", key="kappas"), "κ values")
-        extra = parse_intervals(st.sidebar.text_input("More intervals (%, e.g. 5-50, 5-90)",
-                                                      key="extra_intervals"))  # fmt: skip
+        extra = parse_intervals(
+            st.sidebar.text_input("More intervals (%, e.g. 5-50, 5-90)", key="extra_intervals")
+        )
         seeds = list(range(int(st.sidebar.number_input("Seeds (splits)", 1, 10, key="n_seeds"))))
         warm = st.sidebar.checkbox(
-            "Start each κ from its neighbour's model", key="continuation",
+            "Start each κ from its neighbour's model",
+            key="continuation",
             help=f"a continuation sweep: from tight to loose κ, each point of a solver that can "
-                 f"start from a model ({', '.join(WARM_SOLVERS)}) starts from the model of the "
-                 "point before it (two chains, as two runs go at once), which ends most runs far "
-                 "sooner; off, every point starts afresh. A sweep tuned first has none: each "
-                 "point runs the options its own trials chose",
-        )  # fmt: skip
+            f"start from a model ({', '.join(WARM_SOLVERS)}) starts from the model of the "
+            "point before it (two chains, as two runs go at once), which ends most runs far "
+            "sooner; off, every point starts afresh. A sweep tuned first has none: each "
+            "point runs the options its own trials chose",
+        )
         remember("kappas", "extra_intervals", "n_seeds", "continuation")
         base = base_spec(data_spec, prepare, problem)
         intervals = [problem.interval, *[i for i in extra if i != problem.interval]]
         chains = WORKERS if warm and not problem.tune else 0
-        specs = sweep_specs(base, kappas, intervals, list(problem.solvers), seeds,
-                            configs=problem.configs, chains=chains)  # fmt: skip
+        specs = sweep_specs(
+            base,
+            kappas,
+            intervals,
+            list(problem.solvers),
+            seeds,
+            configs=problem.configs,
+            chains=chains,
+        )
         for spec in specs:
             spec.validate()
     except UserError as error:
@@ -115,11 +124,18 @@ def main() -> None:
     too_small = show_group_problems(prepared, problem.family, kappas, intervals)
     tuning = tuned_view(store, specs, problem.tune)
     queued = tuning.queued_by_run()
-    label = (f"Tune, then sweep ({len(queued)} runs)" if tuning.tunings
-             else f"Run sweep ({len(specs)} runs)")  # fmt: skip
+    label = (
+        f"Tune, then sweep ({len(queued)} runs)"
+        if tuning.tunings
+        else f"Run sweep ({len(specs)} runs)"
+    )
     if st.sidebar.button(label, type="primary", key="sweep", disabled=too_small):
-        grid = {"kappas": kappas, "intervals": intervals, "solvers": list(problem.solvers),
-                "seeds": seeds}  # fmt: skip
+        grid = {
+            "kappas": kappas,
+            "intervals": intervals,
+            "solvers": list(problem.solvers),
+            "seeds": seeds,
+        }
         submit_sweep(
             f"{len(queued)} runs",
             queued,
@@ -156,13 +172,21 @@ def _view(
     known = {r.id: r for r in store.runs() if r.id in set(run_ids)}
     fronts = _front_choice(store, set(run_ids))
     if not known and not fronts:
-        st.info("A tuned point appears once its trials have chosen its options and its run has "
-                "ended." if tuning_started else "Press **Run sweep**: points appear as runs "
-                "finish; runs computed before for the same settings are reused.")  # fmt: skip
+        st.info(
+            "A tuned point appears once its trials have chosen its options and its run has ended."
+            if tuning_started
+            else "Press **Run sweep**: points appear as runs "
+            "finish; runs computed before for the same settings are reused."
+        )
         return
     active = any(r.status in ACTIVE for r in known.values())
-    names = {"constraint": quantity_name(problem.family), "psp": "pSP", "pdp": "pDP",
-             "sp": "SP (pSP on all ranks)", "dp": "DP gap"}  # fmt: skip
+    names = {
+        "constraint": quantity_name(problem.family),
+        "psp": "pSP",
+        "pdp": "pDP",
+        "sp": "SP (pSP on all ranks)",
+        "dp": "DP gap",
+    }
     # the view's controls in one row, so that the chart starts within a laptop's first screen
     axis_column, split_column, score_column, spread_column = st.columns([3, 1.2, 1.8, 1.6])
     metric = axis_column.selectbox(
@@ -243,10 +267,14 @@ def _front_choice(store: Store, sweep: set[str]) -> list[str]:
     if not rows:
         return []
     labels = {r.id: f"{run_label(r.spec)} [{r.id[:6]}]" for r in rows}
-    return st.multiselect("Fronts of other runs", list(labels), key="front_runs",
-                          format_func=labels.get,
-                          help="runs in the store that yield a set of models (a front), drawn "
-                          "on the same axes as the sweep")  # fmt: skip
+    return st.multiselect(
+        "Fronts of other runs",
+        list(labels),
+        key="front_runs",
+        format_func=labels.get,
+        help="runs in the store that yield a set of models (a front), drawn "
+        "on the same axes as the sweep",
+    )
 
 
 def _axes_controls(
@@ -280,31 +308,55 @@ def _table(result, quantity: str) -> None:
     frame["κ verdict"] = frame["state"].fillna("—")
     frame["I"] = [f"[{a:.0%}, {b:.0%})" for a, b in zip(frame["alpha"], frame["beta"], strict=True)]
     for axis in ("score", "fairness"):
-        frame[f"{axis} 95 %"] = [interval_text(low, high) for low, high in
-                                 zip(frame[f"{axis}_low"], frame[f"{axis}_high"], strict=True)]  # fmt: skip
+        frame[f"{axis} 95 %"] = [
+            interval_text(low, high)
+            for low, high in zip(frame[f"{axis}_low"], frame[f"{axis}_high"], strict=True)
+        ]
     frame["note"] = [_note(p) for p in result.ordinary]
-    columns = ["marks", "solver", "kappa", "I", "n", "score", "score 95 %", "fairness",
-               "fairness 95 %", "constraint", "κ verdict", "note"]  # fmt: skip
+    columns = [
+        "marks",
+        "solver",
+        "kappa",
+        "I",
+        "n",
+        "score",
+        "score 95 %",
+        "fairness",
+        "fairness 95 %",
+        "constraint",
+        "κ verdict",
+        "note",
+    ]
     if not frame["note"].any():
         columns.remove("note")
     number, text = st.column_config.NumberColumn, st.column_config.TextColumn
-    band = ("95 % band: one seed's held-out interval, or over seeds the mean ± "
-            f"{spread_name(result.spread, result.confidence)}")  # fmt: skip
-    st.dataframe(frame[columns], hide_index=True, width="content", placeholder=MISSING,
-                 column_config={
-        "marks": text("", help=", ".join(words for words, _ in MARK_WORDS.values())
-                      + ", · dominated"),
-        "solver": text(width="small"),
-        "kappa": number("κ", format="%g"),
-        "n": number("seeds"),
-        "score": number(SCORE_NAMES[result.score], format="%.4f"),
-        "score 95 %": text("95 %", help=band),
-        "fairness": number(fairness_title(result, quantity), format="%.4f"),
-        "fairness 95 %": text("95 %", help=band),
-        "constraint": number(f"{quantity} ({result.split})", format="%.4f"),
-        "κ verdict": text(help="meets κ: the whole interval is ≤ κ; misses κ: it lies above "
-                          "κ; cannot tell: κ lies inside it"),
-    })  # fmt: skip
+    band = (
+        "95 % band: one seed's held-out interval, or over seeds the mean ± "
+        f"{spread_name(result.spread, result.confidence)}"
+    )
+    st.dataframe(
+        frame[columns],
+        hide_index=True,
+        width="content",
+        placeholder=MISSING,
+        column_config={
+            "marks": text(
+                "", help=", ".join(words for words, _ in MARK_WORDS.values()) + ", · dominated"
+            ),
+            "solver": text(width="small"),
+            "kappa": number("κ", format="%g"),
+            "n": number("seeds"),
+            "score": number(SCORE_NAMES[result.score], format="%.4f"),
+            "score 95 %": text("95 %", help=band),
+            "fairness": number(fairness_title(result, quantity), format="%.4f"),
+            "fairness 95 %": text("95 %", help=band),
+            "constraint": number(f"{quantity} ({result.split})", format="%.4f"),
+            "κ verdict": text(
+                help="meets κ: the whole interval is ≤ κ; misses κ: it lies above "
+                "κ; cannot tell: κ lies inside it"
+            ),
+        },
+    )
 
 
 def _kappa_by_interval(result, quantity: str) -> None:
@@ -313,10 +365,12 @@ def _kappa_by_interval(result, quantity: str) -> None:
     if len({p.interval for p in points}) < 2:
         return
     solvers = list(dict.fromkeys(p.solver for p in points))
-    solver = solvers[0] if len(solvers) == 1 else st.selectbox(
-        "κ × I of", solvers, key="grid_solver")  # fmt: skip
-    st.plotly_chart(kappa_interval_figure(result, solver, quantity), width="stretch",
-                    key="kappa_interval")  # fmt: skip
+    solver = (
+        solvers[0] if len(solvers) == 1 else st.selectbox("κ × I of", solvers, key="grid_solver")
+    )
+    st.plotly_chart(
+        kappa_interval_figure(result, solver, quantity), width="stretch", key="kappa_interval"
+    )
 
 
 def _note(point) -> str:
@@ -342,8 +396,10 @@ def _selected(store: Store, event, prepared, problem) -> None:
     run_ids = points[0].get("customdata") or []
     run_id = run_ids[0] if isinstance(run_ids, list) else run_ids
     if str(points[0].get("legendgroup", "")).startswith("front ") and len(run_ids) == 2:
-        st.caption(f"{run_ids[1]}: a model of the front of run {run_id[:8]}. The store keeps the "
-                   "score distributions of the model the run reports (the diamond) only.")  # fmt: skip
+        st.caption(
+            f"{run_ids[1]}: a model of the front of run {run_id[:8]}. The store keeps the "
+            "score distributions of the model the run reports (the diamond) only."
+        )
         return
     spec = store.run(run_id).spec
     kappa = spec["constraint"]["kappa"] if spec.get("constraint") else problem.kappa

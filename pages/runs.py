@@ -49,16 +49,20 @@ from pages.shared.views import (
 )
 
 POLL_SECONDS = 2.0
-MODEL_HELP = ("the model with its preprocessing (encoding, standardisation, groups), for "
-              "`python -m engine predict MODEL CSV`")  # fmt: skip
+MODEL_HELP = (
+    "the model with its preprocessing (encoding, standardisation, groups), for "
+    "`python -m engine predict MODEL CSV`"
+)
 TABLE = "runs_table"  # the table's widget key: its state is the selection, as row positions
 SHOWN_IDS = "runs_table_ids"  # the run ids in the order the table last showed them
 PENDING_DELETE = "runs_pending_delete"  # the run ids a Delete waits to have confirmed for
 PENDING_RERUN = "runs_pending_rerun"  # the run ids a Re-run of finished runs waits on
 NOTICES = "runs_notices"  # what an action did, shown after the rerun it asks for
 INTERRUPTED_VERDICT = "interrupted — re-run it"
-RERUN_HELP = ("queue the selected failed, cancelled or interrupted runs again under their own "
-              "settings; finished runs keep their results unless you confirm")  # fmt: skip
+RERUN_HELP = (
+    "queue the selected failed, cancelled or interrupted runs again under their own "
+    "settings; finished runs keep their results unless you confirm"
+)
 VERDICTS = (
     "Verdict: **meets κ** / **misses κ** — the exact test value against κ; **surrogate only** — "
     "the solver's surrogate rows hold but the exact value misses κ; **degenerate** — no better "
@@ -75,11 +79,13 @@ COLUMNS = {
     "quantity": _text(width=80, help="the quantity the run's constraint holds to κ"),
     "κ": _number(format="%g", width=44),
     "I": _text(width=66, help="the percentile interval, for the families defined on one"),
-    "verdict": _text(width=150, help="the verdict on the test set, and its flags (not converged, diverged)"),
+    "verdict": _text(
+        width=150, help="the verdict on the test set, and its flags (not converged, diverged)"
+    ),
     "test accuracy": _number("test acc.", format="%.4f", width=64),
     "status": _text(width=76),
     "reason": _text(width=140),
-}  # fmt: skip
+}
 
 
 def main() -> None:
@@ -95,8 +101,9 @@ def main() -> None:
     runs = store.runs(newest_first=True)
     left, right = st.columns(2)
     status = left.multiselect("Status", list(STATUSES), key="filter_status")
-    solver = right.multiselect("Solver", sorted({r.spec["solver"] for r in runs}),
-                               key="filter_solver")  # fmt: skip
+    solver = right.multiselect(
+        "Solver", sorted({r.spec["solver"] for r in runs}), key="filter_solver"
+    )
     _history(store, status, solver, live=_any_active(runs))
 
 
@@ -111,11 +118,17 @@ def _interrupted_note(store: Store, interrupted: list[str]) -> None:
         return
     many, one = _count(len(interrupted)), len(interrupted) == 1
     note, button = st.columns([4, 1], vertical_alignment="center")
-    note.warning(f"**{many.capitalize()} interrupted**: the app or its runner stopped while "
-                 f"{'it' if one else 'they'} ran, so there is no result. Re-run "
-                 f"{'it' if one else 'them'} under the same settings.")  # fmt: skip
-    if button.button(f"Re-run {many}", key="rerun_interrupted", type="primary",
-                     help="queue every interrupted run again under its own settings"):  # fmt: skip
+    note.warning(
+        f"**{many.capitalize()} interrupted**: the app or its runner stopped while "
+        f"{'it' if one else 'they'} ran, so there is no result. Re-run "
+        f"{'it' if one else 'them'} under the same settings."
+    )
+    if button.button(
+        f"Re-run {many}",
+        key="rerun_interrupted",
+        type="primary",
+        help="queue every interrupted run again under its own settings",
+    ):
         _rerun(store, interrupted)
 
 
@@ -127,11 +140,15 @@ def _history(store: Store, status: list[str], solver: list[str], live: bool) -> 
         runs = store.runs(newest_first=True)
         if _any_active(runs) != live:
             st.rerun()  # start or stop polling
-        st.caption(" · ".join(f"{n} {s}" for s, n in sorted(store.counts().items()))
-                   or "No runs yet.")  # fmt: skip
+        st.caption(
+            " · ".join(f"{n} {s}" for s, n in sorted(store.counts().items())) or "No runs yet."
+        )
         _interrupted_note(store, [r.id for r in runs if r.status == RunStatus.INTERRUPTED])
-        shown = [r for r in runs if (not status or r.status in status)
-                 and (not solver or r.spec["solver"] in solver)]  # fmt: skip
+        shown = [
+            r
+            for r in runs
+            if (not status or r.status in status) and (not solver or r.spec["solver"] in solver)
+        ]
         if not shown:
             st.info("No runs match. Runs started on the Explore or Frontier page appear here.")
             return
@@ -177,9 +194,15 @@ def history_frame(lines: list[RunLine]) -> tuple[pd.DataFrame, dict[str, object]
     (empty where it stores none); and the configuration of those columns."""
     quantities = distinct([line.shown for line in lines])
     columns = quantity_columns(quantities, ("test",), ())
-    config = {c.header: _number(format="%.4f", width=max(64, 7 * len(c.header)),
-                                help=f"exact {c.quantity.name} on the test set")
-              for c in columns if c.quantity is not None}  # fmt: skip
+    config = {
+        c.header: _number(
+            format="%.4f",
+            width=max(64, 7 * len(c.header)),
+            help=f"exact {c.quantity.name} on the test set",
+        )
+        for c in columns
+        if c.quantity is not None
+    }
     return pd.DataFrame(line_rows(lines, columns, after="verdict")), config
 
 
@@ -226,9 +249,15 @@ def _table(store: Store, rows: list[RunRow]) -> list[str]:
     ids = [r.id for r in rows]
     _keep_selection(ids)
     frame, quantities = history_frame([_line(store, r) for r in rows])
-    event = st.dataframe(frame, hide_index=True, column_config={**COLUMNS, **quantities},
-                         on_select="rerun", selection_mode="multi-row", key=TABLE,
-                         placeholder=MISSING)  # fmt: skip
+    event = st.dataframe(
+        frame,
+        hide_index=True,
+        column_config={**COLUMNS, **quantities},
+        on_select="rerun",
+        selection_mode="multi-row",
+        key=TABLE,
+        placeholder=MISSING,
+    )
     return [ids[i] for i in event.selection.rows if i < len(ids)] if event else []
 
 
@@ -251,8 +280,12 @@ def _actions(store: Store, chosen: list[str]) -> None:
     rows = [store.run(r) for r in chosen]
     active = [r.id for r in rows if r.status in ACTIVE]
     cancel, rerun, delete, as_json, as_csv, model = st.columns([0.8, 0.8, 0.9, 1.3, 1.3, 1.5])
-    if cancel.button("Cancel", key="cancel", disabled=not active,
-                     help="stop the selected runs that are queued or running"):  # fmt: skip
+    if cancel.button(
+        "Cancel",
+        key="cancel",
+        disabled=not active,
+        help="stop the selected runs that are queued or running",
+    ):
         _cancel(store, active)
     _rerun_button(rerun, store, rows)
     if delete.button("Delete…", key="delete", help=f"delete {many} (asks first)"):
@@ -260,9 +293,12 @@ def _actions(store: Store, chosen: list[str]) -> None:
         st.rerun()
     for column, fmt in ((as_json, "json"), (as_csv, "csv")):
         column.download_button(
-            f"Export {fmt.upper()} ({many})", functools.partial(export_runs, store, chosen, fmt),
-            file_name=_file_name("run", chosen, fmt), on_click="ignore", key=f"export_{fmt}",
-        )  # fmt: skip
+            f"Export {fmt.upper()} ({many})",
+            functools.partial(export_runs, store, chosen, fmt),
+            file_name=_file_name("run", chosen, fmt),
+            on_click="ignore",
+            key=f"export_{fmt}",
+        )
     _model_download(model, store, chosen)
 
 
@@ -270,8 +306,10 @@ def _cancel(store: Store, run_ids: list[str]) -> None:
     """Cancel queued runs at once and ask running ones to stop; the page reruns to show it."""
     after = [store.request_cancel(r) for r in run_ids]
     cancelled, asked = after.count("cancelled"), after.count("running")
-    said = [f"cancelled {_count(cancelled)}" if cancelled else "",
-            f"asked {_count(asked)} to stop" if asked else ""]  # fmt: skip
+    said = [
+        f"cancelled {_count(cancelled)}" if cancelled else "",
+        f"asked {_count(asked)} to stop" if asked else "",
+    ]
     _notify("success", "; ".join(s for s in said if s).capitalize() + ".")
     st.rerun()
 
@@ -283,8 +321,7 @@ def _rerun_button(column, store: Store, rows: list[RunRow]) -> None:
     a queued or running run is on its way already."""
     again = [r.id for r in rows if r.status in RETRYABLE]
     finished = [r.id for r in rows if r.has_model]
-    if column.button("Re-run", key="rerun", disabled=not (again or finished),
-                     help=RERUN_HELP):  # fmt: skip
+    if column.button("Re-run", key="rerun", disabled=not (again or finished), help=RERUN_HELP):
         if finished:
             st.session_state[PENDING_RERUN] = again + finished
             st.rerun()
@@ -312,17 +349,22 @@ def _confirm_rerun(store: Store, run_ids: list[str]) -> None:
     rows = [store.run(r) for r in run_ids]
     finished = [r.id for r in rows if r.has_model]
     again = [r.id for r in rows if r.status in RETRYABLE]
-    st.markdown(f"**{_count(len(finished)).capitalize()} with a result** "
-                f"{'is' if len(finished) == 1 else 'are'} selected. Re-running replaces "
-                "the model, metrics and trajectory; the same settings give the same model "
-                "again, unless a time budget ended the run.")  # fmt: skip
+    st.markdown(
+        f"**{_count(len(finished)).capitalize()} with a result** "
+        f"{'is' if len(finished) == 1 else 'are'} selected. Re-running replaces "
+        "the model, metrics and trajectory; the same settings give the same model "
+        "again, unless a time budget ended the run."
+    )
     replace, keep = st.columns(2)
-    if replace.button(f"Re-run {_count(len(finished) + len(again))}", type="primary",
-                      key="confirm_rerun"):  # fmt: skip
+    if replace.button(
+        f"Re-run {_count(len(finished) + len(again))}", type="primary", key="confirm_rerun"
+    ):
         _forget_rerun()
         _rerun(store, again + finished, replace=True)
-    if keep.button(f"Only the {_count(len(again))} without a result" if again else "Keep them",
-                   key="keep_results"):  # fmt: skip
+    if keep.button(
+        f"Only the {_count(len(again))} without a result" if again else "Keep them",
+        key="keep_results",
+    ):
         _forget_rerun()
         _rerun(store, again)
 
@@ -343,13 +385,23 @@ def _model_download(column, store: Store, chosen: list[str]) -> None:
         if problem:
             column.caption(f"No model file: {problem}")
             return
-        column.download_button("Download model", content, file_name=f"model-{row.id}.npz",
-                               on_click="ignore", key="export_model", help=MODEL_HELP)  # fmt: skip
+        column.download_button(
+            "Download model",
+            content,
+            file_name=f"model-{row.id}.npz",
+            on_click="ignore",
+            key="export_model",
+            help=MODEL_HELP,
+        )
     else:
-        column.download_button(f"Model files (.zip, {_count(len(models))})",
-                               functools.partial(models_zip, store, models),
-                               file_name=_file_name("models", models, "zip"), on_click="ignore",
-                               key="export_model", help=MODEL_HELP)  # fmt: skip
+        column.download_button(
+            f"Model files (.zip, {_count(len(models))})",
+            functools.partial(models_zip, store, models),
+            file_name=_file_name("models", models, "zip"),
+            on_click="ignore",
+            key="export_model",
+            help=MODEL_HELP,
+        )
     if len(models) < len(chosen):
         column.caption(f"{len(chosen) - len(models)} selected without a model.")
 
@@ -401,8 +453,10 @@ def _forget_delete() -> None:
 @st.dialog("Delete runs", on_dismiss=_forget_delete)
 def _confirm_delete(store: Store, run_ids: list[str]) -> None:
     many = _count(len(run_ids))
-    st.markdown(f"Delete **{many}**, with their trajectories, metrics and model files? "
-                "This cannot be undone.")  # fmt: skip
+    st.markdown(
+        f"Delete **{many}**, with their trajectories, metrics and model files? "
+        "This cannot be undone."
+    )
     st.markdown("\n".join(f"- `{run_id}` {_named(store, run_id)}" for run_id in run_ids))
     confirm, keep = st.columns(2)
     if confirm.button(f"Delete {many}", type="primary", key="confirm_delete"):
@@ -455,8 +509,12 @@ def _comparison(store: Store, chosen: list[str]) -> None:
     for run_id in chosen:
         honour_search_view(store, run_id)
     rows = [store.run(r) for r in chosen]
-    runs = [trajectory.trajectory_run(f"{run_label(row.spec)} [{row.id[:6]}]", row.spec,
-                                 store.records(row.id)) for row in rows]  # fmt: skip
+    runs = [
+        trajectory.trajectory_run(
+            f"{run_label(row.spec)} [{row.id[:6]}]", row.spec, store.records(row.id)
+        )
+        for row in rows
+    ]
     runs = [run for run in runs if run.records]
     if runs:
         st.plotly_chart(trajectory.trajectory_figure(runs), width="stretch", key="compare")
@@ -500,8 +558,10 @@ def _fronts(store: Store, chosen: list[str]) -> None:
             continue
         row = store.run(run_id)
         result = front_frontier(row.id, row.spec, members, store.metrics(row.id))
-        st.markdown(f"**Front of {run_label(row.spec)} [{run_id[:6]}]**: {len(members)} models, "
-                    "in the run's order, on the test split.")  # fmt: skip
+        st.markdown(
+            f"**Front of {run_label(row.spec)} [{run_id[:6]}]**: {len(members)} models, "
+            "in the run's order, on the test split."
+        )
         st.caption(front_words([row.spec["solver"]]))
         front_table_view(result, run_quantity(row.spec))
 

@@ -56,8 +56,14 @@ def random_params(problem, seed: int):
     return {k: rng.normal(size=v.shape) for k, v in problem.init_params(seed).items()}
 
 
-CARD = SolverCard(NAME, ToyFrontConfig, "002", "a test solver that yields a front",
-                  "front_solver:ToyFront", constrained=False)  # fmt: skip
+CARD = SolverCard(
+    NAME,
+    ToyFrontConfig,
+    "002",
+    "a test solver that yields a front",
+    "front_solver:ToyFront",
+    constrained=False,
+)
 
 
 def register(monkeypatch) -> None:

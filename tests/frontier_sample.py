@@ -24,13 +24,18 @@ def sweep_results(
     rng = np.random.default_rng(seed)
     runs = []
     for interval in intervals:
-        for solver, kappas in (("unconstrained", [None]), ("idca", [0.01, 0.05, 0.1, 0.2]),
-                               ("penalty", [0.03, 0.1, 0.3])):  # fmt: skip
+        for solver, kappas in (
+            ("unconstrained", [None]),
+            ("idca", [0.01, 0.05, 0.1, 0.2]),
+            ("penalty", [0.03, 0.1, 0.3]),
+        ):
             for kappa, run_seed in itertools.product(kappas, range(seeds)):
                 low = 0.2 if kappa == 0.01 else 0.0
-                metrics = {"accuracy": float(rng.uniform(0.7, 0.85)),
-                           "psp": float(rng.uniform(0, 0.6)),
-                           "constraint": float(rng.uniform(low, 0.25))}  # fmt: skip
+                metrics = {
+                    "accuracy": float(rng.uniform(0.7, 0.85)),
+                    "psp": float(rng.uniform(0, 0.6)),
+                    "constraint": float(rng.uniform(low, 0.25)),
+                }
                 if majority is not None:
                     metrics["majority"] = majority
                 run_id = f"{solver}-{kappa}-{interval[0]:g}-{run_seed}"

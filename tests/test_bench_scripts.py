@@ -41,8 +41,19 @@ def test_paper001_traces_tunes_the_baselines_and_ranks_the_problem_before_and_af
     """Paper 001 tunes its baselines, not PLADA: the tuned table has ssg_hl's chosen trial
     (starred) and PLADA's run at its constants, the choice names a setting of the card's grid,
     and the problem's ranking is printed at defaults and tuned."""
-    out = bench("paper001_traces.py", "--seconds", "0.3", "--data", "adult", "--constraints",
-                "DP", "--solvers", "plada", "ssg_hl", "--tune")  # fmt: skip
+    out = bench(
+        "paper001_traces.py",
+        "--seconds",
+        "0.3",
+        "--data",
+        "adult",
+        "--constraints",
+        "DP",
+        "--solvers",
+        "plada",
+        "ssg_hl",
+        "--tune",
+    )
     assert "PLADA at Table 2's η_w = 0.001" in out  # the paper's comparison, as it ran it
     defaults, tuned = out.split("tuned (*")
     assert re.search(r"^adult\s+DP\s+ssg_hl\s", defaults, re.M)
@@ -66,9 +77,24 @@ def test_plada_defaults_sets_table_2s_step_beside_the_derived_one():
 
 
 def test_paper004_frontier_compares_the_tuned_table_with_the_defaults_one():
-    out = bench("paper004_frontier.py", "--data", "adult", "--examples", "group", "--methods",
-                "sfls", "--kappas", "0.05", "--seeds", "1", "--seconds", "0.3", "--jobs", "1",
-                "--tune")  # fmt: skip
+    out = bench(
+        "paper004_frontier.py",
+        "--data",
+        "adult",
+        "--examples",
+        "group",
+        "--methods",
+        "sfls",
+        "--kappas",
+        "0.05",
+        "--seeds",
+        "1",
+        "--seconds",
+        "0.3",
+        "--jobs",
+        "1",
+        "--tune",
+    )
     runs = int(re.search(r"^(\d+) runs of", out, re.M)[1])
     # the reference, sfls at its defaults and one trial per setting of its grid
     assert runs == 2 + len(solver_card("sfls").tuning.settings())
@@ -77,8 +103,18 @@ def test_paper004_frontier_compares_the_tuned_table_with_the_defaults_one():
 
 
 def test_defaults_quality_counts_its_runs_against_the_targets(tmp_path):
-    out = bench("defaults_quality.py", "--seconds", "0.3", "--data", "adult", "--solvers",
-                "idca", "unconstrained", "--home", str(tmp_path / "runs"))  # fmt: skip
+    out = bench(
+        "defaults_quality.py",
+        "--seconds",
+        "0.3",
+        "--data",
+        "adult",
+        "--solvers",
+        "idca",
+        "unconstrained",
+        "--home",
+        str(tmp_path / "runs"),
+    )
     lines = {line.split()[1]: line for line in out.splitlines() if line.startswith("adult ")}
     assert set(lines) == {"idca", "unconstrained"}
     fine = sum("degenerate" not in line for line in lines.values())

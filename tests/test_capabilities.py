@@ -34,8 +34,11 @@ from engine.solvers import solver_card, solver_names
 PROJECT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.filterwarnings("ignore::engine.fairness.constraints.base.TinyBandWarning")
 
-MODELS = {"linear": ModelSpec(), "cross-terms": ModelSpec(cross_terms=True),
-          "mlp": ModelSpec("mlp")}  # fmt: skip
+MODELS = {
+    "linear": ModelSpec(),
+    "cross-terms": ModelSpec(cross_terms=True),
+    "mlp": ModelSpec("mlp"),
+}
 OBJECTIVE = LogisticLoss().name
 # two groups of unequal sizes, each with as many positives as negatives, so that J rows of every
 # (group, label) cell are also a uniform sample of every group
@@ -46,8 +49,11 @@ GROUP_IDS = np.unique(GROUPS, return_inverse=True)[1]
 SCORES = torch.from_numpy(np.random.default_rng(0).normal(0.0, 2.0, GROUPS.size))
 # κ and I: pDP's clipped rates cross α and β on some batches
 KAPPA, INTERVAL = 0.5, (0.3, 0.7)
-QUADRATIC = {"group": Capability.QUADRATIC_GROUP_AUC, "inter": Capability.QUADRATIC_INTER,
-             "intra": Capability.QUADRATIC_INTRA}  # fmt: skip
+QUADRATIC = {
+    "group": Capability.QUADRATIC_GROUP_AUC,
+    "inter": Capability.QUADRATIC_INTER,
+    "intra": Capability.QUADRATIC_INTRA,
+}
 
 
 def tiny(family: str) -> BoundConstraint:
@@ -71,12 +77,17 @@ def test_a_family_offers_minibatch_rows_exactly_when_balanced_batches_are_unbias
     bound = tiny(family)
     aux = bound.aux_init(SCORES)
     cells = np.split(np.arange(GROUPS.size), np.cumsum(list(CELLS.values()))[:-1])
-    batches = [np.concatenate(pick)
-               for pick in itertools.product(*(itertools.combinations(c, 2) for c in cells))]  # fmt: skip
-    mean = np.mean([
-        bound.with_batch(groups=GROUPS[rows], y=Y[rows]).surrogate(SCORES[rows], aux).numpy()
-        for rows in batches
-    ], axis=0)  # fmt: skip
+    batches = [
+        np.concatenate(pick)
+        for pick in itertools.product(*(itertools.combinations(c, 2) for c in cells))
+    ]
+    mean = np.mean(
+        [
+            bound.with_batch(groups=GROUPS[rows], y=Y[rows]).surrogate(SCORES[rows], aux).numpy()
+            for rows in batches
+        ],
+        axis=0,
+    )
     unbiased = np.allclose(mean, bound.surrogate(SCORES, aux).numpy(), rtol=0, atol=1e-12)
     assert (Capability.MINIBATCH_ROWS in family_offers(family)) == unbiased
 
@@ -125,18 +136,26 @@ def test_loss_gap_penalty_rows_are_plus_and_minus_group_loss_gaps(family):
 
 
 def test_models_and_objectives_offer_what_they_are():
-    assert model_offers(ModelSpec()) == model_offers(ModelSpec(cross_terms=True)) == {
-        Capability.AFFINE_SCORES, Capability.GRADIENTS}  # fmt: skip
+    assert (
+        model_offers(ModelSpec())
+        == model_offers(ModelSpec(cross_terms=True))
+        == {Capability.AFFINE_SCORES, Capability.GRADIENTS}
+    )
     assert model_offers(ModelSpec("mlp")) == {Capability.GRADIENTS}
     assert model_kinds_offering(frozenset({Capability.AFFINE_SCORES})) == ["linear"]
-    assert objective_offers(OBJECTIVE) == {Capability.SMOOTH, Capability.CONVEX,
-                                           Capability.MINIBATCH_LOSS}  # fmt: skip
+    assert objective_offers(OBJECTIVE) == {
+        Capability.SMOOTH,
+        Capability.CONVEX,
+        Capability.MINIBATCH_LOSS,
+    }
     with pytest.raises(UserError, match="unknown objective 'hinge'"):
         objective_offers("hinge")
     assert family_offers(None) == frozenset()
-    for offered, side in ((model_offers(ModelSpec()), Side.MODEL),
-                          (objective_offers(OBJECTIVE), Side.OBJECTIVE),
-                          *((family_offers(f), Side.FAMILY) for f in family_names())):  # fmt: skip
+    for offered, side in (
+        (model_offers(ModelSpec()), Side.MODEL),
+        (objective_offers(OBJECTIVE), Side.OBJECTIVE),
+        *((family_offers(f), Side.FAMILY) for f in family_names()),
+    ):
         assert all(c.side is side for c in offered)
 
 
@@ -145,7 +164,8 @@ def test_an_objective_without_a_capability_is_refused_in_words(monkeypatch):
     card = solver_card("unconstrained")
     assert card.refusal(ModelSpec(), None, "hinge") == (
         f"unconstrained needs {Capability.SMOOTH.words} ({card.needs[Capability.SMOOTH]}), "
-        "which the hinge objective does not offer")  # fmt: skip
+        "which the hinge objective does not offer"
+    )
     assert solver_card("idca").refusal(ModelSpec(), "pSP", "hinge") is None
 
 
@@ -203,8 +223,11 @@ def test_the_stochastic_solvers_also_train_families_whose_batch_rows_are_biased(
 
 
 def test_the_vocabulary_needs_no_torch():
-    code = ("import sys, engine.capabilities, engine.fairness.families, engine.solvers.catalogue; "
-            "print('torch' in sys.modules)")  # fmt: skip
-    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True,
-                            text=True, check=True)  # fmt: skip
+    code = (
+        "import sys, engine.capabilities, engine.fairness.families, engine.solvers.catalogue; "
+        "print('torch' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"

@@ -11,15 +11,33 @@ from engine.solvers.records import SOLVE
 
 def exact(seconds: float, value: float, solve: int | None = None) -> dict:
     state = {} if solve is None else {SOLVE: float(solve)}
-    values = {"train.constraint": value, "val.constraint": value + 0.01, KKT: 1.0 + value,
-              f"{KKT}.stationarity": value}  # fmt: skip
-    return {"iteration": int(100 * seconds), "seconds": seconds, "kind": "exact",
-            "objective": None, "max_violation": None, "values": values, "state": state}  # fmt: skip
+    values = {
+        "train.constraint": value,
+        "val.constraint": value + 0.01,
+        KKT: 1.0 + value,
+        f"{KKT}.stationarity": value,
+    }
+    return {
+        "iteration": int(100 * seconds),
+        "seconds": seconds,
+        "kind": "exact",
+        "objective": None,
+        "max_violation": None,
+        "values": values,
+        "state": state,
+    }
 
 
 def surrogate(seconds: float) -> dict:
-    return {"iteration": int(100 * seconds), "seconds": seconds, "kind": "surrogate",
-            "objective": 0.5, "max_violation": 0.0, "values": {}, "state": {}}  # fmt: skip
+    return {
+        "iteration": int(100 * seconds),
+        "seconds": seconds,
+        "kind": "surrogate",
+        "objective": 0.5,
+        "max_violation": 0.0,
+        "values": {},
+        "state": {},
+    }
 
 
 def figure_of(records: list[dict]):
@@ -63,8 +81,9 @@ def test_each_solve_of_a_run_that_holds_kappa_is_its_own_line():
     second = [exact(5.0 + 0.5 * k, 0.08, solve=1) for k in range(10)]
     joined = consecutive(first + second)
     assert not joined[9] and joined[:9].all() and joined[10:].all()
-    points = exact_points(first + second, lambda r: r["seconds"],
-                          lambda r: r["values"]["train.constraint"])  # fmt: skip
+    points = exact_points(
+        first + second, lambda r: r["seconds"], lambda r: r["values"]["train.constraint"]
+    )
     assert len(points) == 21 and np.isnan(points[10]).all()
 
 

@@ -16,8 +16,13 @@ pytestmark = pytest.mark.slow
 
 
 def run_example(name: str, *arguments: str) -> str:
-    done = subprocess.run([sys.executable, str(EXAMPLES / name), *ROWS, *arguments],
-                          capture_output=True, text=True, timeout=300, cwd=EXAMPLES)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / name), *ROWS, *arguments],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=EXAMPLES,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
 

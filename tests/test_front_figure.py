@@ -17,25 +17,47 @@ INTERVAL = (0.05, 0.3)
 
 def ordinary(rng: np.random.Generator) -> list[RunResult]:
     return [
-        RunResult(f"{solver}-{k}-{s}", solver, k, INTERVAL, s,
-                  {"test": {"accuracy": float(rng.uniform(0.7, 0.85)),
-                            "psp": float(rng.uniform(0, 0.6)),
-                            "constraint": float(rng.uniform(0, 0.25))}})
+        RunResult(
+            f"{solver}-{k}-{s}",
+            solver,
+            k,
+            INTERVAL,
+            s,
+            {
+                "test": {
+                    "accuracy": float(rng.uniform(0.7, 0.85)),
+                    "psp": float(rng.uniform(0, 0.6)),
+                    "constraint": float(rng.uniform(0, 0.25)),
+                }
+            },
+        )
         for solver, kappas in (("unconstrained", [None]), ("idca", [0.05, 0.1, 0.2]))
-        for k in kappas for s in range(2)
-    ]  # fmt: skip
+        for k in kappas
+        for s in range(2)
+    ]
 
 
 def front(run_id: str, rng: np.random.Generator, size: int, kappa=None) -> list[RunResult]:
     members = [
-        RunResult(run_id, "badr_front", kappa, INTERVAL, 0,
-                  {"test": {"accuracy": float(rng.uniform(0.7, 0.85)),
-                            "psp": float(rng.uniform(0, 0.6)),
-                            "constraint": float(rng.uniform(0, 0.25))}},
-                  front_of=run_id, label=f"λ = ({t:g}, {1 - t:g})",
-                  coordinates={"lambda.a": float(t), "lambda.b": float(1 - t)})
+        RunResult(
+            run_id,
+            "badr_front",
+            kappa,
+            INTERVAL,
+            0,
+            {
+                "test": {
+                    "accuracy": float(rng.uniform(0.7, 0.85)),
+                    "psp": float(rng.uniform(0, 0.6)),
+                    "constraint": float(rng.uniform(0, 0.25)),
+                }
+            },
+            front_of=run_id,
+            label=f"λ = ({t:g}, {1 - t:g})",
+            coordinates={"lambda.a": float(t), "lambda.b": float(1 - t)},
+        )
         for t in np.linspace(0, 1, size)
-    ]  # fmt: skip
+    ]
     return [*members, replace(members[0], label="reported model", coordinates={}, chosen=True)]
 
 
@@ -61,8 +83,9 @@ def test_one_trace_per_front_with_a_point_per_model_and_the_reported_one_on_top(
         colour = series_colour(1 + i)  # after the one constrained solver
         assert line.line.color == colour
         assert list(line.marker.color) == [
-            MISSED_COLOUR if p.meets_kappa is False else DOMINATED_COLOUR if p.dominated
-            else colour for p in members]  # fmt: skip
+            MISSED_COLOUR if p.meets_kappa is False else DOMINATED_COLOUR if p.dominated else colour
+            for p in members
+        ]
         assert [list(c) for c in line.customdata] == [[run_id, p.label] for p in members]
         for hover, point in zip(line.hovertext, members, strict=True):
             assert point.label in hover and "lambda.a = " in hover
@@ -78,8 +101,9 @@ def test_a_front_misses_kappa_by_its_own_models_and_can_hide_dominated_ones():
     result = frontier(front("r", rng, 12, kappa=0.1))
     (line, _) = traces_of(frontier_figure(result), "r")
     members = [p for p in result.fronts["r"] if not p.chosen]
-    assert list(line.marker.symbol) == ["circle-open" if p.meets_kappa is False else "circle"
-                                        for p in members]  # fmt: skip
+    assert list(line.marker.symbol) == [
+        "circle-open" if p.meets_kappa is False else "circle" for p in members
+    ]
     assert any(p.dominated for p in members)
     (kept, _) = traces_of(frontier_figure(result, show_dominated=False), "r")
     assert len(kept.x) == sum(not p.dominated for p in members)

@@ -37,11 +37,21 @@ def plotted_points(fig) -> dict[tuple[str, ...], tuple]:
     out = {}
     for t in markers(fig):
         for i, ids in enumerate(t.customdata):
-            errors = [None if not e.visible else (e.array[i], e.arrayminus[i])
-                      for e in (t.error_x, t.error_y)]  # fmt: skip
+            errors = [
+                None if not e.visible else (e.array[i], e.arrayminus[i])
+                for e in (t.error_x, t.error_y)
+            ]
             colour = t.marker.color if isinstance(t.marker.color, str) else t.marker.color[i]
-            out[tuple(ids)] = (t.x[i], t.y[i], *errors, colour, t.marker.symbol[i], t.name,
-                               t.text[i], t.hovertext[i])  # fmt: skip
+            out[tuple(ids)] = (
+                t.x[i],
+                t.y[i],
+                *errors,
+                colour,
+                t.marker.symbol[i],
+                t.name,
+                t.text[i],
+                t.hovertext[i],
+            )
     return out
 
 
@@ -57,15 +67,26 @@ def brute_pareto(points: list[FrontierPoint]) -> list[tuple[float, float]]:
     """The eligible points no other eligible point beats on one coordinate without losing on
     the other, left to right."""
     eligible = [p for p in points if p.degenerate is None and p.meets_kappa is not False]
-    return sorted((p.fairness, p.score) for p in eligible if not any(
-        q.fairness >= p.fairness and q.score >= p.score
-        and (q.fairness, q.score) != (p.fairness, p.score) for q in eligible))  # fmt: skip
+    return sorted(
+        (p.fairness, p.score)
+        for p in eligible
+        if not any(
+            q.fairness >= p.fairness
+            and q.score >= p.score
+            and (q.fairness, q.score) != (p.fairness, p.score)
+            for q in eligible
+        )
+    )
 
 
 def with_degenerate(runs: list[RunResult], kappa: float) -> list[RunResult]:
     """The runs, those of IDCA at `kappa` made no better than the majority rate."""
-    return [replace(r, metrics={"test": r.metrics["test"] | {"accuracy": 0.6}})
-            if r.solver == "idca" and r.kappa == kappa else r for r in runs]  # fmt: skip
+    return [
+        replace(r, metrics={"test": r.metrics["test"] | {"accuracy": 0.6}})
+        if r.solver == "idca" and r.kappa == kappa
+        else r
+        for r in runs
+    ]
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -123,23 +144,41 @@ def test_each_solver_and_interval_is_a_series_with_its_own_pareto_line(seed):
             assert all(p.run_ids not in on_line for p in mine if not p.eligible)
     traces = {t.name: t for t in markers(fig)}
     assert names <= set(traces)
-    colours = {name: {c for c in traces[name].marker.color if c != DOMINATED_COLOUR}
-               | {t.line.color for t in lines if t.name == f"{name} front"} for name in names}  # fmt: skip
+    colours = {
+        name: {c for c in traces[name].marker.color if c != DOMINATED_COLOUR}
+        | {t.line.color for t in lines if t.name == f"{name} front"}
+        for name in names
+    }
     assert all(len(c) <= 1 for c in colours.values())
     used = [c for c in colours.values() if c]
     assert len(set.union(*used)) == len(used)  # one colour per series, each its own
 
 
 def test_a_point_that_misses_kappa_or_is_degenerate_dominates_nothing():
-    good = RunResult("a", "idca", 0.1, (0.05, 0.3), 0,
-                     {"test": {"accuracy": 0.80, "psp": 0.1, "constraint": 0.05,
-                               "majority": 0.6}})  # fmt: skip
-    missed = RunResult("b", "idca", 0.05, (0.05, 0.3), 0,
-                       {"test": {"accuracy": 0.85, "psp": 0.05, "constraint": 0.2,
-                                 "majority": 0.6}})  # fmt: skip
-    degenerate = RunResult("c", "idca", 0.2, (0.05, 0.3), 0,
-                           {"test": {"accuracy": 0.6, "psp": 0.0, "constraint": 0.0,
-                                     "majority": 0.6}})  # fmt: skip
+    good = RunResult(
+        "a",
+        "idca",
+        0.1,
+        (0.05, 0.3),
+        0,
+        {"test": {"accuracy": 0.80, "psp": 0.1, "constraint": 0.05, "majority": 0.6}},
+    )
+    missed = RunResult(
+        "b",
+        "idca",
+        0.05,
+        (0.05, 0.3),
+        0,
+        {"test": {"accuracy": 0.85, "psp": 0.05, "constraint": 0.2, "majority": 0.6}},
+    )
+    degenerate = RunResult(
+        "c",
+        "idca",
+        0.2,
+        (0.05, 0.3),
+        0,
+        {"test": {"accuracy": 0.6, "psp": 0.0, "constraint": 0.0, "majority": 0.6}},
+    )
     result = frontier([good, missed, degenerate])
     by_id = {p.run_ids[0]: p for p in result.points}
     assert not by_id["a"].dominated and by_id["a"].eligible
@@ -149,18 +188,27 @@ def test_a_point_that_misses_kappa_or_is_degenerate_dominates_nothing():
 
 
 def test_near_the_majority_class_is_marked_when_the_interval_reaches_it():
-    row = {"accuracy": 0.62, "accuracy_low": 0.58, "accuracy_high": 0.66, "psp": 0.1,
-           "constraint": 0.05, "majority": 0.6}  # fmt: skip
+    row = {
+        "accuracy": 0.62,
+        "accuracy_low": 0.58,
+        "accuracy_high": 0.66,
+        "psp": 0.1,
+        "constraint": 0.05,
+        "majority": 0.6,
+    }
     near = frontier([RunResult("a", "idca", 0.1, (0.05, 0.3), 0, {"test": row})]).points[0]
     assert near.degenerate[0] is Label.NEAR_MAJORITY and not near.eligible
-    clear = frontier([RunResult("a", "idca", 0.1, (0.05, 0.3), 0,
-                                {"test": row | {"accuracy_low": 0.61}})]).points[0]  # fmt: skip
+    clear = frontier(
+        [RunResult("a", "idca", 0.1, (0.05, 0.3), 0, {"test": row | {"accuracy_low": 0.61}})]
+    ).points[0]
     assert clear.degenerate is None and clear.eligible
 
 
 def test_runs_that_did_not_converge_are_counted_and_marked():
-    runs = [replace(r, status=RunStatus.BUDGET if r.seed == 0 else RunStatus.CONVERGED)
-            for r in sweep_results(1)]  # fmt: skip
+    runs = [
+        replace(r, status=RunStatus.BUDGET if r.seed == 0 else RunStatus.CONVERGED)
+        for r in sweep_results(1)
+    ]
     result = frontier(runs)
     assert all(p.unconverged == 1 for p in result.points)
     assert all("†" in point_label(p) for p in result.points)
@@ -195,8 +243,12 @@ def test_labels_of_points_at_one_place_are_not_drawn_on_each_other():
     same = {"accuracy": 0.8, "psp": 0.2, "constraint": 0.01}
     runs = [replace(r, metrics={"test": dict(same)}) if r.solver == "penalty" else r for r in runs]
     fig = frontier_figure(frontier(runs))
-    placed = [(t.text[i], t.textposition[i]) for t in markers(fig)
-              for i, ids in enumerate(t.customdata) if ids[0].startswith("penalty")]  # fmt: skip
+    placed = [
+        (t.text[i], t.textposition[i])
+        for t in markers(fig)
+        for i, ids in enumerate(t.customdata)
+        if ids[0].startswith("penalty")
+    ]
     labelled = [position for text, position in placed if text]
     assert len(placed) == 3 and labelled and len(set(labelled)) == len(labelled)
 
@@ -253,7 +305,9 @@ def test_an_auc_frontier_plots_auc_with_standard_errors_on_both_coordinates():
 
 def test_the_kappa_by_interval_view_has_a_cell_per_point_with_its_score_and_marks():
     runs = sweep_results(5, seeds=1, intervals=TWO_INTERVALS)
-    runs = [r for r in runs if not (r.solver == "idca" and r.kappa == 0.2 and r.interval == (0.1, 0.4))]
+    runs = [
+        r for r in runs if not (r.solver == "idca" and r.kappa == 0.2 and r.interval == (0.1, 0.4))
+    ]
     result = frontier(runs)
     (grid,) = kappa_interval_figure(result, "idca", "pSP").data
     assert list(grid.y) == ["κ = 0.2", "κ = 0.1", "κ = 0.05", "κ = 0.01"]

@@ -30,7 +30,9 @@ def test_each_groups_share_above_the_pooled_threshold_is_counted(seed, ties):
         assert np.sum(h > theta) <= count  # ties may hold some back
         for k in range(3):
             assert profile.rates[k, j] == pytest.approx(np.mean(h[g == k] > theta))
-        assert profile.gap[j] == pytest.approx(profile.rates[:, j].max() - profile.rates[:, j].min())
+        assert profile.gap[j] == pytest.approx(
+            profile.rates[:, j].max() - profile.rates[:, j].min()
+        )
     assert np.all(profile.rates[:, 0] == 0) and np.all(profile.rates[:, -1] == 1)
     assert profile.positive_rate == pytest.approx(np.mean(h > 0))
 

@@ -30,20 +30,28 @@ def raw() -> Dataset:
     rng = np.random.default_rng(3)
     age = rng.integers(18, 80, N).astype(float)
     age[::37] = np.nan
-    frame = pd.DataFrame({
-        "age": age,
-        "hours": rng.normal(40, 10, N),
-        "job": rng.choice(["clerk", "nurse", "driver", "rare"], N, p=[0.4, 0.35, 0.249, 0.001]),
-        "SEX": rng.integers(1, 3, N),
-        "race": rng.choice(["A", "B", "C"], N, p=[0.6, 0.3, 0.1]),
-    })  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "age": age,
+            "hours": rng.normal(40, 10, N),
+            "job": rng.choice(["clerk", "nurse", "driver", "rare"], N, p=[0.4, 0.35, 0.249, 0.001]),
+            "SEX": rng.integers(1, 3, N),
+            "race": rng.choice(["A", "B", "C"], N, p=[0.6, 0.3, 0.1]),
+        }
+    )
     logit = 0.03 * (np.nan_to_num(age, nan=40) - 40) + (frame["job"] == "nurse") - 0.5
     fixed = np.arange(N) >= 2 * N // 3
     return Dataset(
-        name="toy", frame=frame, label=(rng.random(N) < 1 / (1 + np.exp(-logit))).astype(np.int8),
-        numeric=("age", "hours"), categorical=("job", "SEX", "race"), protected=("SEX", "race", "age"),
-        label_name="y", value_labels={"SEX": {1: "Male", 2: "Female"}}, fixed_test=fixed,
-    )  # fmt: skip
+        name="toy",
+        frame=frame,
+        label=(rng.random(N) < 1 / (1 + np.exp(-logit))).astype(np.int8),
+        numeric=("age", "hours"),
+        categorical=("job", "SEX", "race"),
+        protected=("SEX", "race", "age"),
+        label_name="y",
+        value_labels={"SEX": {1: "Male", 2: "Female"}},
+        fixed_test=fixed,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +85,13 @@ def test_a_saved_and_loaded_model_scores_the_raw_test_rows_as_training_did(
     problem = Problem(prepared, MODELS.get(kind, ModelSpec(cross_terms=True)), None)
     params = random_params(problem)
     if kind == "post-processed":  # paper 004's group-wise ω1·h + ω2 after the model
-        params |= {POST_SCALE: np.linspace(0.5, 2, prepared.n_groups),
-                   POST_SHIFT: np.linspace(-1, 1, prepared.n_groups)}  # fmt: skip
-    exported = from_prepared(prepared, problem.model, params, "logistic", threshold=0.25,
-                             about={"run": "abc"})  # fmt: skip
+        params |= {
+            POST_SCALE: np.linspace(0.5, 2, prepared.n_groups),
+            POST_SHIFT: np.linspace(-1, 1, prepared.n_groups),
+        }
+    exported = from_prepared(
+        prepared, problem.model, params, "logistic", threshold=0.25, about={"run": "abc"}
+    )
     loaded = saved_and_loaded(exported, tmp_path)
     test_rows = raw.frame[raw.fixed_test]
     expected = problem.scores(params, "test")
@@ -99,8 +110,10 @@ def test_a_randomised_classifier_keeps_its_vote_and_gives_its_probabilities(
     """A mixture of linear classifiers (fairlearn's ExponentiatedGradient) scores P − ½."""
     problem = Problem(prepared, ModelSpec(), None)
     rng = np.random.default_rng(1)
-    params = {MIXTURE_W: rng.normal(size=(3, problem.design().shape[1])),
-              MIXTURE_Q: np.array([0.5, 0.3, 0.2])}  # fmt: skip
+    params = {
+        MIXTURE_W: rng.normal(size=(3, problem.design().shape[1])),
+        MIXTURE_Q: np.array([0.5, 0.3, 0.2]),
+    }
     loaded = saved_and_loaded(from_prepared(prepared, problem.model, params, "logistic"), tmp_path)
     test_rows = raw.frame[raw.fixed_test]
     expected = problem.scores(params, "test")
@@ -114,7 +127,7 @@ def test_the_same_rows_score_alike_however_the_table_spells_them(raw, prepared):
     rows = raw.frame[raw.fixed_test].head(50)
     respelled = rows.rename(columns=str.upper).assign(
         JOB=" " + rows["job"] + " ", SEX=rows["SEX"].astype(str), AGE=rows["age"].astype(str)
-    )[list(reversed(rows.columns.str.upper()))]  # fmt: skip
+    )[list(reversed(rows.columns.str.upper()))]
     assert np.array_equal(exported.scores(respelled), exported.scores(rows))
 
 
@@ -127,8 +140,9 @@ def test_predictions_follow_the_classes_the_task_and_the_objective(raw, prepared
     scores = hinge.scores(rows)
     assert hinge.predict_proba(rows) is None
     assert hinge.predict(rows).tolist() == np.where(scores > 0, "yes", "no").tolist()
-    regression = ExportedModel(**{**hinge.__dict__, "task": Task.REGRESSION,
-                                  "objective": "squared"})  # fmt: skip
+    regression = ExportedModel(
+        **{**hinge.__dict__, "task": Task.REGRESSION, "objective": "squared"}
+    )
     assert np.array_equal(regression.predict(rows), scores)
 
 
@@ -195,23 +209,31 @@ def test_a_changed_document_or_parameter_fails_the_checksum(content):
 
 
 def test_a_document_of_another_format_or_version_is_refused(content):
-    with pytest.raises(UserError, match="is a FairFront model file of format version 2; this "
-                       "FairFront reads version 1"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match="is a FairFront model file of format version 2; this FairFront reads version 1",
+    ):
         read_model(rewritten(content, lambda d: d.update(version=2), checksum=True), "m.npz")
     with pytest.raises(UserError, match="m.npz is not a FairFront model file"):
         read_model(rewritten(content, lambda d: d.update(format="other"), checksum=True), "m.npz")
 
 
-@pytest.mark.parametrize(("change", "said"), [
-    (lambda d: d.update(threshold="high"), "'threshold' of the document of m.npz is not a number"),
-    (lambda d: d["model"].update(kind="forest"), "model must be 'linear' or 'mlp'"),
-    (lambda d: d["encoder"]["numeric"][0].update(std=0), "spread of 0"),
-    (lambda d: d.update(columns=["age"]), "list of columns is not the one"),
-    (lambda d: d.update(params=["w", "extra"]), "its parameters are w, but its document names"),
-    (lambda d: d["model"].update(cross_terms=False), "parameter 'w' has shape"),
-    (lambda d: d["group_map"].update(names=["x"]), "group id outside its 1 groups"),
-    (lambda d: d.update(classes=[1, 1]), "classes are not two distinct values"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (
+            lambda d: d.update(threshold="high"),
+            "'threshold' of the document of m.npz is not a number",
+        ),
+        (lambda d: d["model"].update(kind="forest"), "model must be 'linear' or 'mlp'"),
+        (lambda d: d["encoder"]["numeric"][0].update(std=0), "spread of 0"),
+        (lambda d: d.update(columns=["age"]), "list of columns is not the one"),
+        (lambda d: d.update(params=["w", "extra"]), "its parameters are w, but its document names"),
+        (lambda d: d["model"].update(cross_terms=False), "parameter 'w' has shape"),
+        (lambda d: d["group_map"].update(names=["x"]), "group id outside its 1 groups"),
+        (lambda d: d.update(classes=[1, 1]), "classes are not two distinct values"),
+    ],
+)
 def test_a_document_whose_fields_are_wrong_is_refused(content, change, said):
     with pytest.raises(UserError, match=f"m.npz is not a valid FairFront model: .*{said}"):
         read_model(rewritten(content, change, checksum=True), "m.npz")

@@ -76,10 +76,18 @@ def test_every_split_reports_the_exact_loss_of_the_model():
     x = rng.normal(size=300)
     frame = pd.DataFrame({"x": x, "g": rng.choice(["a", "b"], 300)})
     label = (x + rng.normal(size=300) > 0).astype(np.int8)
-    dataset = Dataset(name="toy", frame=frame, label=label, numeric=("x",), categorical=(),
-                      protected=("g",), label_name="y")  # fmt: skip
-    problem = Problem(prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),))), ModelSpec(),
-                      None)  # fmt: skip
+    dataset = Dataset(
+        name="toy",
+        frame=frame,
+        label=label,
+        numeric=("x",),
+        categorical=(),
+        protected=("g",),
+        label_name="y",
+    )
+    problem = Problem(
+        prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),))), ModelSpec(), None
+    )
     w = np.array([0.2, 1.5])
     report = problem.report({"w": w})
     for split, values in report.items():
@@ -119,8 +127,9 @@ def test_gradient_and_second_derivative_match_central_differences(loss):
     assert value == pytest.approx(losses.mean())
     curvature = loss.second_derivative(h, y)
     for i in range(len(h)):
-        assert grad[i] == pytest.approx(central_difference(lambda v: loss.value(v, y), h, i),
-                                        abs=1e-8)  # fmt: skip
+        assert grad[i] == pytest.approx(
+            central_difference(lambda v: loss.value(v, y), h, i), abs=1e-8
+        )
         slope = central_difference(lambda v: loss.per_sample(v, y)[1][i], h, i)  # noqa: B023
         assert curvature[i] == pytest.approx(slope, abs=1e-6)
     # curvature(y) bounds the largest eigenvalue of ∇²_h f = diag(ℓ″)/n
@@ -142,11 +151,17 @@ def test_the_squared_hinge_and_squared_losses_are_their_formulas():
 
 def test_each_objective_says_its_task_and_is_registered_with_its_capabilities():
     assert {name: kind.task for name, kind in OBJECTIVE_TYPES.items()} == {
-        "logistic": Task.CLASSIFICATION, "pairwise_auc": Task.CLASSIFICATION,
-        "squared_hinge": Task.CLASSIFICATION, "squared": Task.REGRESSION}  # fmt: skip
+        "logistic": Task.CLASSIFICATION,
+        "pairwise_auc": Task.CLASSIFICATION,
+        "squared_hinge": Task.CLASSIFICATION,
+        "squared": Task.REGRESSION,
+    }
     for name in ("squared_hinge", "squared"):
-        assert objective_offers(name) == {Capability.SMOOTH, Capability.CONVEX,
-                                          Capability.MINIBATCH_LOSS}  # fmt: skip
+        assert objective_offers(name) == {
+            Capability.SMOOTH,
+            Capability.CONVEX,
+            Capability.MINIBATCH_LOSS,
+        }
         assert objective_from_dict(objective_to_dict(OBJECTIVE_TYPES[name]())).name == name
 
 
@@ -156,7 +171,8 @@ def test_an_objective_of_another_task_is_refused_in_a_sentence():
     assert str(error.value) == (
         "the squared objective, the squared loss (ridge regression, paper 002), is for a "
         "real-valued label; data set Law's label 'bar' is binary: choose the objective "
-        "logistic, pairwise_auc or squared_hinge")  # fmt: skip
+        "logistic, pairwise_auc or squared_hinge"
+    )
     with pytest.raises(UserError, match="is for a binary label; .* choose the objective squared$"):
         check_objective_task("logistic", Task.REGRESSION, "the data's label")
     check_objective_task("squared_hinge", Task.CLASSIFICATION, "the data's label")

@@ -90,8 +90,11 @@ def test_it_needs_both_classes_and_positive_constants():
 
 
 def test_it_offers_a_smooth_convex_objective_but_no_minibatch_loss():
-    assert objective_offers("pairwise_auc") == {Capability.SMOOTH, Capability.CONVEX,
-                                                Capability.PAIRWISE_AUC}  # fmt: skip
+    assert objective_offers("pairwise_auc") == {
+        Capability.SMOOTH,
+        Capability.CONVEX,
+        Capability.PAIRWISE_AUC,
+    }
     assert set(OBJECTIVES) == set(OBJECTIVE_TYPES)
     model = ModelSpec()
     assert solver_card("ssg").refusal(model, "pSP", "pairwise_auc") is None
@@ -99,21 +102,38 @@ def test_it_offers_a_smooth_convex_objective_but_no_minibatch_loss():
     assert solver_card("sgd").refusal(model, None, "pairwise_auc") == (
         f"sgd needs {Capability.MINIBATCH_LOSS.words} "
         f"({solver_card('sgd').needs[Capability.MINIBATCH_LOSS]}), which the pairwise_auc "
-        "objective does not offer")  # fmt: skip
+        "objective does not offer"
+    )
 
 
 def spec(objective=None) -> RunSpec:
     extra = {} if objective is None else {"objective": objective}
-    return RunSpec(data=CSVSpec("toy.csv", label="y", protected=("g",)),
-                   prepare=PrepareOptions(grouping=(GroupingSpec("g"),)), model=ModelSpec(),
-                   constraint=ConstraintSpec("pSP", 0.1, (0.1, 0.5)), interval=(0.1, 0.5),
-                   solver="ssg", budget=Budget(max_iterations=5), **extra)  # fmt: skip
+    return RunSpec(
+        data=CSVSpec("toy.csv", label="y", protected=("g",)),
+        prepare=PrepareOptions(grouping=(GroupingSpec("g"),)),
+        model=ModelSpec(),
+        constraint=ConstraintSpec("pSP", 0.1, (0.1, 0.5)),
+        interval=(0.1, 0.5),
+        solver="ssg",
+        budget=Budget(max_iterations=5),
+        **extra,
+    )
 
 
 def test_the_spec_carries_the_objective_and_a_logistic_spec_keeps_its_run_id():
     logistic = spec()
-    assert set(logistic.to_dict()) == {"data", "prepare", "model", "constraint", "interval",
-                                       "solver", "config", "budget", "seed", "engine_version"}  # fmt: skip
+    assert set(logistic.to_dict()) == {
+        "data",
+        "prepare",
+        "model",
+        "constraint",
+        "interval",
+        "solver",
+        "config",
+        "budget",
+        "seed",
+        "engine_version",
+    }
     assert spec(LogisticLoss()).run_id == logistic.run_id
     assert RunSpec.from_dict(logistic.to_dict()) == logistic
     pairwise = spec(PairwiseAUCLoss(0.5, 1.0))
@@ -126,9 +146,28 @@ def test_the_spec_carries_the_objective_and_a_logistic_spec_keeps_its_run_id():
 def test_a_run_with_the_pairwise_objective_reports_its_value_and_the_test_auc(tmp_path, capsys):
     out = tmp_path / "run.json"
     csv = write_toy_csv(tmp_path).path
-    assert main(["run", *TOY_FLAGS, "--csv", csv, "--objective", "pairwise_auc",
-                 "--objective-c1", "0.5", "--solver", "ssg", "--iterations", "30", "--quiet",
-                 "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                *TOY_FLAGS,
+                "--csv",
+                csv,
+                "--objective",
+                "pairwise_auc",
+                "--objective-c1",
+                "0.5",
+                "--solver",
+                "ssg",
+                "--iterations",
+                "30",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "ssg: " in capsys.readouterr().out
     document = json.loads(out.read_text())
     assert document["spec"]["objective"] == {"name": "pairwise_auc", "c1": 0.5, "c2": 1.0}
@@ -139,8 +178,23 @@ def test_a_run_with_the_pairwise_objective_reports_its_value_and_the_test_auc(tm
 
 def test_a_minibatch_solver_is_refused_with_the_pairwise_objective(tmp_path, capsys):
     csv = write_toy_csv(tmp_path).path
-    assert main(["run", *TOY_FLAGS, "--csv", csv, "--constraint", "none",
-                 "--objective", "pairwise_auc", "--solver", "sgd"]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                *TOY_FLAGS,
+                "--csv",
+                csv,
+                "--constraint",
+                "none",
+                "--objective",
+                "pairwise_auc",
+                "--solver",
+                "sgd",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith(f"error: sgd needs {Capability.MINIBATCH_LOSS.words}")
     assert "which the pairwise_auc objective does not offer" in err
@@ -149,8 +203,16 @@ def test_a_minibatch_solver_is_refused_with_the_pairwise_objective(tmp_path, cap
 
 
 def test_a_ranking_objective_is_not_degenerate_for_its_accuracy_at_the_threshold():
-    metrics = {"test": {"accuracy": 0.6, "majority": 0.7, "auc": 0.8, "score_std": 1.0,
-                        "positive_rate": 0.5, "constraint": 0.01}}  # fmt: skip
+    metrics = {
+        "test": {
+            "accuracy": 0.6,
+            "majority": 0.7,
+            "auc": 0.8,
+            "score_std": 1.0,
+            "positive_rate": 0.5,
+            "constraint": 0.01,
+        }
+    }
     assert judge("converged", metrics, "pSP", 0.05).splits["test"].degenerate
     assert (
         judge("converged", metrics, "pSP", 0.05, thresholded=False).splits["test"].degenerate
@@ -175,11 +237,16 @@ def test_the_curvature_bounds_the_hessian_in_the_scores(objective):
     y = (rng.random(40) < 0.3).astype(np.int8)
     h = rng.normal(size=40)
     step = 1e-6
-    hessian = np.array([
-        (objective.value_and_grad(h + step * e, y)[1] - objective.value_and_grad(h - step * e, y)[1])
-        / (2 * step)
-        for e in np.eye(40)
-    ])  # fmt: skip
+    hessian = np.array(
+        [
+            (
+                objective.value_and_grad(h + step * e, y)[1]
+                - objective.value_and_grad(h - step * e, y)[1]
+            )
+            / (2 * step)
+            for e in np.eye(40)
+        ]
+    )
     largest = np.linalg.eigvalsh((hessian + hessian.T) / 2)[-1]
     assert largest <= objective.curvature(y) * (1 + 1e-6)
     if isinstance(objective, PairwiseAUCLoss):

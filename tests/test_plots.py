@@ -144,8 +144,10 @@ def test_cdf_axis_shows_the_central_mass_and_notes_the_outliers():
     assert -3.7 < low < -2.9 and 2.9 < high < 3.7  # the outliers do not stretch the axis
     assert outlier_notes(fig) == ["3 scores beyond the axis: min -40, max 35"]
     for name in names:  # the slice bounds and the witness stay on screen
-        assert np.all((trace(fig, f"{name}: I-slice bounds").x >= low)
-                      & (trace(fig, f"{name}: I-slice bounds").x <= high))  # fmt: skip
+        assert np.all(
+            (trace(fig, f"{name}: I-slice bounds").x >= low)
+            & (trace(fig, f"{name}: I-slice bounds").x <= high)
+        )
     (segment,) = [t for t in fig.data if t.name.startswith("largest pSP gap")]
     assert low <= segment.x[0] <= high
 
@@ -271,23 +273,51 @@ def trajectory(seed: int, iterations: int = 12, metric: str = "constraint") -> l
     rng = np.random.default_rng(seed)
     records, seq = [], 0
     for iteration in range(iterations):
-        records.append({
-            "seq": seq, "iteration": iteration, "seconds": 0.1 * iteration, "kind": "surrogate",
-            "objective": float(rng.uniform(0.3, 1.0)),
-            "max_violation": None if iteration == 4 else float(rng.normal()),
-            "values": {"psp.p0.k0.lower": float(rng.normal())}, "state": {},
-        })  # fmt: skip
+        records.append(
+            {
+                "seq": seq,
+                "iteration": iteration,
+                "seconds": 0.1 * iteration,
+                "kind": "surrogate",
+                "objective": float(rng.uniform(0.3, 1.0)),
+                "max_violation": None if iteration == 4 else float(rng.normal()),
+                "values": {"psp.p0.k0.lower": float(rng.normal())},
+                "state": {},
+            }
+        )
         seq += 1
         if iteration % 3 == 0:
-            values = {"val.accuracy": float(rng.uniform()), f"val.{metric}": float(rng.uniform()),
-                      f"train.{metric}": float(rng.uniform())}  # fmt: skip
-            records.append({"seq": seq, "iteration": iteration, "seconds": 0.1 * iteration + 0.05,
-                            "kind": "exact", "objective": None, "max_violation": None,
-                            "values": values, "state": {}})  # fmt: skip
+            values = {
+                "val.accuracy": float(rng.uniform()),
+                f"val.{metric}": float(rng.uniform()),
+                f"train.{metric}": float(rng.uniform()),
+            }
+            records.append(
+                {
+                    "seq": seq,
+                    "iteration": iteration,
+                    "seconds": 0.1 * iteration + 0.05,
+                    "kind": "exact",
+                    "objective": None,
+                    "max_violation": None,
+                    "values": values,
+                    "state": {},
+                }
+            )
             seq += 1
     final = {f"val.{metric}": 7.0, f"train.{metric}": 7.0}  # far from every exact value
-    records.append({"seq": seq, "iteration": iterations, "seconds": 2.0, "kind": "final",
-                    "objective": None, "max_violation": None, "values": final, "state": {}})  # fmt: skip
+    records.append(
+        {
+            "seq": seq,
+            "iteration": iterations,
+            "seconds": 2.0,
+            "kind": "final",
+            "objective": None,
+            "max_violation": None,
+            "values": final,
+            "state": {},
+        }
+    )
     return records
 
 
@@ -303,9 +333,8 @@ def layout_axis(fig, anchor: str):
 
 TWO_RUNS = [
     TrajectoryRun("idca κ=0.05", trajectory(0), "EO gap", kappa=0.05, epsilon=0.001),
-    TrajectoryRun("unconstrained", trajectory(1, iterations=30, metric="psp"), "pSP",
-                  metric="psp"),
-]  # fmt: skip
+    TrajectoryRun("unconstrained", trajectory(1, iterations=30, metric="psp"), "pSP", metric="psp"),
+]
 
 
 @pytest.mark.parametrize("x", ["iteration", "seconds"])
@@ -390,8 +419,11 @@ def test_trajectory_figure_refuses_an_unknown_axis():
 
 
 def test_trajectory_run_reads_the_constraint_and_epsilon_from_the_spec():
-    spec = {"solver": "idca", "config": {"epsilon": 0.002},
-            "constraint": {"family": "EO", "kappa": 0.05}}  # fmt: skip
+    spec = {
+        "solver": "idca",
+        "config": {"epsilon": 0.002},
+        "constraint": {"family": "EO", "kappa": 0.05},
+    }
     run = trajectory_run("idca", spec, [])
     assert (run.quantity, run.kappa, run.epsilon, run.metric) == (
         "EO gap",
@@ -405,8 +437,9 @@ def test_trajectory_run_reads_the_constraint_and_epsilon_from_the_spec():
     assert (free.quantity, free.kappa, free.epsilon, free.metric) == ("pSP", None, None, "psp")
     beside_pdp = trajectory_run("ref", free_spec, [], view=ConstraintSpec("pDP", 0.05, (0.05, 0.3)))
     assert (beside_pdp.quantity, beside_pdp.metric) == ("pDP", "pdp")
-    beside_eo = trajectory_run("ref", free_spec, trajectory(3, metric="psp"),
-                               view=ConstraintSpec("EO", 0.05))  # fmt: skip
+    beside_eo = trajectory_run(
+        "ref", free_spec, trajectory(3, metric="psp"), view=ConstraintSpec("EO", 0.05)
+    )
     assert (beside_eo.quantity, beside_eo.metric) == ("EO gap", "eo")  # reported for every run
     intra = ConstraintSpec("auc_gap", 0.05, options=(("variant", "intra"),))
     beside_auc = trajectory_run("ref", free_spec, trajectory(3, metric="psp"), view=intra)
@@ -504,8 +537,12 @@ def test_plots_do_not_import_streamlit():
     modules = []
     for source in Path(plots.__file__).parent.glob("*.py"):
         tree = ast.parse(source.read_text(encoding="utf-8"))
-        modules += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
-                    for alias in node.names]  # fmt: skip
+        modules += [
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        ]
         modules += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
     assert modules and not [m for m in modules if m and m.split(".")[0] == "streamlit"]
 
@@ -520,11 +557,18 @@ def test_thinned_step_curves_keep_their_ends_and_order():
 
 
 def test_groups_figure_shows_sizes_and_rates_per_split():
-    summary = {"groups": [
-        {"name": n, **{s: {"size": size + i, "label_rate": rate} for i, s in
-                       enumerate(("train", "val", "test"))}}
-        for n, size, rate in (("F", 100, 0.1), ("M", 200, None))
-    ]}  # fmt: skip
+    summary = {
+        "groups": [
+            {
+                "name": n,
+                **{
+                    s: {"size": size + i, "label_rate": rate}
+                    for i, s in enumerate(("train", "val", "test"))
+                },
+            }
+            for n, size, rate in (("F", 100, 0.1), ("M", 200, None))
+        ]
+    }
     fig = groups_figure(summary)
     bars = [t for t in fig.data if t.type == "bar"]
     assert len(bars) == 6
@@ -537,10 +581,16 @@ def test_groups_figure_shows_sizes_and_rates_per_split():
 def test_row_named_duals_and_slacks_get_a_panel_each_with_a_line_per_row():
     records = trajectory(0)
     for i, record in enumerate(r for r in records if r["kind"] == "surrogate"):
-        record["state"] = {"dual.g1": 0.1 * i, "dual.g2": -0.2 * i, "slack.g1": 0.01 * i,
-                           "branch": "objective"}  # fmt: skip
-    runs = [TrajectoryRun("alm", records, "EO gap", kappa=0.05),
-            TrajectoryRun("sgd", trajectory(1))]  # fmt: skip
+        record["state"] = {
+            "dual.g1": 0.1 * i,
+            "dual.g2": -0.2 * i,
+            "slack.g1": 0.01 * i,
+            "branch": "objective",
+        }
+    runs = [
+        TrajectoryRun("alm", records, "EO gap", kappa=0.05),
+        TrajectoryRun("sgd", trajectory(1)),
+    ]
     fig = trajectory_figure(runs)
     duals = [t for t in fig.data if t.name.startswith("dual ")]
     slacks = [t for t in fig.data if t.name.startswith("slack ")]
@@ -561,11 +611,15 @@ def test_trajectories_against_data_passes_place_exact_records_between_counted_on
     counted = []
     for record in trajectory(0):
         if record["kind"] == "surrogate":  # a minibatch solver: 0.25 passes per iteration
-            record = {**record, "state": {**record["state"], "oracle.data_passes":
-                                          0.25 * record["iteration"]}}  # fmt: skip
+            record = {
+                **record,
+                "state": {**record["state"], "oracle.data_passes": 0.25 * record["iteration"]},
+            }
         counted.append(record)
-    runs = [TrajectoryRun("ssl_alm", counted, "EO gap", kappa=0.05),
-            TrajectoryRun("idca", trajectory(1), "EO gap", kappa=0.05)]  # fmt: skip
+    runs = [
+        TrajectoryRun("ssl_alm", counted, "EO gap", kappa=0.05),
+        TrajectoryRun("idca", trajectory(1), "EO gap", kappa=0.05),
+    ]
     fig = trajectory_figure(runs, x="data passes")
     (objective,) = [
         t for t in fig.data if t.legendgroup == "ssl_alm" and t.name == "f0 (surrogate)"

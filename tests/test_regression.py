@@ -29,9 +29,22 @@ from engine.solvers.catalogue.paper003 import UnconstrainedConfig
 from engine.task import Task
 
 L2 = 0.1
-CLASSIFIER_ONLY = {"accuracy", "auc", "psp", "pdp", "sp", "dp", "eo", "eopp", "majority",
-                   "positive_rate", "group_auc_gap", "independence", "separation",
-                   "inaccuracy"}  # fmt: skip
+CLASSIFIER_ONLY = {
+    "accuracy",
+    "auc",
+    "psp",
+    "pdp",
+    "sp",
+    "dp",
+    "eo",
+    "eopp",
+    "majority",
+    "positive_rate",
+    "group_auc_gap",
+    "independence",
+    "separation",
+    "inaccuracy",
+}
 
 
 def toy_data(n: int = 500, seed: int = 0, task: Task = Task.REGRESSION) -> Prepared:
@@ -43,8 +56,16 @@ def toy_data(n: int = 500, seed: int = 0, task: Task = Task.REGRESSION) -> Prepa
     y = 1.5 * x1 - x2 + 0.5 * group + rng.normal(scale=0.7, size=n)
     label = y if task is Task.REGRESSION else (y > 0.5).astype(np.int8)
     frame = pd.DataFrame({"x1": x1, "x2": x2, "g": np.where(group, "b", "a")})
-    dataset = Dataset(name="toy", frame=frame, label=label, numeric=("x1", "x2"),
-                      categorical=(), protected=("g",), label_name="y", task=task)  # fmt: skip
+    dataset = Dataset(
+        name="toy",
+        frame=frame,
+        label=label,
+        numeric=("x1", "x2"),
+        categorical=(),
+        protected=("g",),
+        label_name="y",
+        task=task,
+    )
     return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),), seed=seed))
 
 
@@ -74,19 +95,23 @@ def test_a_squared_hinge_svm_through_the_unconstrained_solver_is_the_direct_mini
 
     def f(w: np.ndarray) -> tuple[float, np.ndarray]:
         slack = np.maximum(1.0 - zeta * (X @ w), 0.0)
-        return (np.mean(slack**2) + 0.5 * L2 * w @ w,
-                X.T @ (-2.0 * zeta * slack) / len(zeta) + L2 * w)  # fmt: skip
+        return (
+            np.mean(slack**2) + 0.5 * L2 * w @ w,
+            X.T @ (-2.0 * zeta * slack) / len(zeta) + L2 * w,
+        )
 
-    direct = scipy.optimize.minimize(f, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
-                                     options={"gtol": 1e-12, "ftol": 1e-15})  # fmt: skip
+    direct = scipy.optimize.minimize(
+        f, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 1e-15}
+    )
     np.testing.assert_allclose(ours, direct.x, atol=1e-5)
 
 
 def test_sgd_trains_ridge_regression_on_minibatches():
     data = toy_data()
     problem = Problem(data, ModelSpec(), None, objective=SquaredLoss())
-    solution = solve(problem, "sgd", SGDConfig(step=0.02, batch_size=16),
-                     Budget(max_iterations=4000))  # fmt: skip
+    solution = solve(
+        problem, "sgd", SGDConfig(step=0.02, batch_size=16), Budget(max_iterations=4000)
+    )
     assert solution.metrics["test"]["r2"] > 0.7
 
 
@@ -99,8 +124,16 @@ def test_the_regression_report_is_computed_exactly():
     for split, values in report.items():
         part = data.split(split)
         h, y, g = design(part.X) @ w, part.y, part.groups
-        assert set(values) == {"loss", "rmse", "r2", "mae", "mean_gap", "group_loss_gap",
-                               "baseline_rmse", "score_std"}  # fmt: skip
+        assert set(values) == {
+            "loss",
+            "rmse",
+            "r2",
+            "mae",
+            "mean_gap",
+            "group_loss_gap",
+            "baseline_rmse",
+            "score_std",
+        }
         assert values["loss"] == pytest.approx(np.mean(0.5 * (h - y) ** 2))
         assert values["rmse"] == pytest.approx(np.sqrt(np.mean((h - y) ** 2)))
         assert values["r2"] == pytest.approx(r2_score(y, h))
@@ -108,11 +141,13 @@ def test_the_regression_report_is_computed_exactly():
         assert values["mean_gap"] == pytest.approx(abs(h[g == 0].mean() - h[g == 1].mean()))
         losses = 0.5 * (h - y) ** 2
         assert values["group_loss_gap"] == pytest.approx(
-            abs(losses[g == 0].mean() - losses[g == 1].mean()))  # fmt: skip
+            abs(losses[g == 0].mean() - losses[g == 1].mean())
+        )
         assert values["baseline_rmse"] == pytest.approx(np.sqrt(np.mean((y - train_mean) ** 2)))
         assert values["score_std"] == pytest.approx(np.std(h))
     assert problem.report_scores(design(data.test.X) @ w, "test", only=("r2", "accuracy")) == {
-        "r2": report["test"]["r2"]}  # fmt: skip
+        "r2": report["test"]["r2"]
+    }
 
 
 def test_a_classifier_report_keeps_its_metrics_and_has_none_of_a_regression():
@@ -127,20 +162,29 @@ def test_an_objective_of_another_task_is_refused_with_a_sentence():
         Problem(toy_data(), ModelSpec(), None, objective=LogisticLoss())
     assert str(error.value) == (
         "the logistic objective, the logistic loss, is for a binary label; data set toy's "
-        "label 'y' is real-valued: choose the objective squared")  # fmt: skip
-    with pytest.raises(UserError, match="the squared objective, the squared loss .* is for a "
-                       "real-valued label; data set toy's label 'y' is binary"):  # fmt: skip
+        "label 'y' is real-valued: choose the objective squared"
+    )
+    with pytest.raises(
+        UserError,
+        match="the squared objective, the squared loss .* is for a "
+        "real-valued label; data set toy's label 'y' is binary",
+    ):
         Problem(toy_data(task=Task.CLASSIFICATION), ModelSpec(), None, objective=SquaredLoss())
 
 
 def test_a_constraint_family_on_a_real_valued_label_is_refused_with_a_sentence():
     with pytest.raises(UserError) as error:
-        Problem(toy_data(), ModelSpec(), ConstraintSpec("pSP", 0.05, (0.0, 0.5)),
-                objective=SquaredLoss())  # fmt: skip
+        Problem(
+            toy_data(),
+            ModelSpec(),
+            ConstraintSpec("pSP", 0.05, (0.0, 0.5)),
+            objective=SquaredLoss(),
+        )
     assert str(error.value) == (
         "the pSP constraint (paper 003, model (15)) is defined for a binary label; data set "
         "toy's label 'y' is real-valued: no constraint family is defined for one, so train it "
-        "without a constraint (e.g. the unconstrained or sgd solver)")  # fmt: skip
+        "without a constraint (e.g. the unconstrained or sgd solver)"
+    )
 
 
 def test_a_constant_real_valued_label_is_refused():
@@ -159,8 +203,12 @@ def test_solvers_that_need_a_family_or_a_binary_label_are_refused_for_a_regressi
     model = ModelSpec()
     for solver in ("unconstrained", "sgd"):
         assert solver_card(solver).refusal(model, family, "squared") is None
-    under_family = [name for name in solver_names() if solver_card(name).constrained
-                    and solver_card(name).refusal(model, family, "logistic") is None]  # fmt: skip
+    under_family = [
+        name
+        for name in solver_names()
+        if solver_card(name).constrained
+        and solver_card(name).refusal(model, family, "logistic") is None
+    ]
     assert "idca" in under_family or family != "pSP"
     for solver in under_family:
         reason = solver_card(solver).refusal(model, family, "squared")

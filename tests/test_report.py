@@ -40,18 +40,41 @@ def records(constrained: bool) -> list[dict]:
     metric = "constraint" if constrained else "psp"
     out = []
     for i in range(5):
-        out.append({"iteration": i, "seconds": 0.1 * i, "kind": "surrogate",
-                    "objective": 1.0 / (i + 1), "max_violation": 0.01 - 0.005 * i,
-                    "values": {}, "state": {}})  # fmt: skip
-        out.append({"iteration": i, "seconds": 0.1 * i, "kind": "exact", "objective": None,
-                    "max_violation": None, "state": {},
-                    "values": {f"train.{metric}": 0.1 - 0.01 * i, f"val.{metric}": 0.12 - 0.01 * i}})  # fmt: skip
+        out.append(
+            {
+                "iteration": i,
+                "seconds": 0.1 * i,
+                "kind": "surrogate",
+                "objective": 1.0 / (i + 1),
+                "max_violation": 0.01 - 0.005 * i,
+                "values": {},
+                "state": {},
+            }
+        )
+        out.append(
+            {
+                "iteration": i,
+                "seconds": 0.1 * i,
+                "kind": "exact",
+                "objective": None,
+                "max_violation": None,
+                "state": {},
+                "values": {f"train.{metric}": 0.1 - 0.01 * i, f"val.{metric}": 0.12 - 0.01 * i},
+            }
+        )
     return out
 
 
 def metrics(value: float) -> dict[str, dict[str, float | None]]:
-    row = {"accuracy": 0.81, "majority": 0.75, "auc": None, "score_std": 0.9,
-           "positive_rate": 0.2, "psp": value, "constraint": value}  # fmt: skip
+    row = {
+        "accuracy": 0.81,
+        "majority": 0.75,
+        "auc": None,
+        "score_std": 0.9,
+        "positive_rate": 0.2,
+        "psp": value,
+        "constraint": value,
+    }
     return {"test": row, "train": dict(row, constraint=value - 0.01)}
 
 
@@ -64,8 +87,13 @@ def finished_runs(tmp_path) -> tuple[Store, list[str]]:
         store.enqueue(spec.run_id, spec.to_dict())
         store.claim(spec.run_id, pid=1)
         store.append_records(spec.run_id, records(spec.constraint is not None), first_seq=0)
-        store.finish(spec.run_id, StopReason(StopCode.CONVERGED, "converged"), iterations=5,
-                     seconds=0.5, metrics=metrics(value))  # fmt: skip
+        store.finish(
+            spec.run_id,
+            StopReason(StopCode.CONVERGED, "converged"),
+            iterations=5,
+            seconds=0.5,
+            metrics=metrics(value),
+        )
         ids.append(spec.run_id)
     return store, ids
 

@@ -94,8 +94,9 @@ def one_hot_columns(rng: np.random.Generator, n: int, d: int) -> sp.csr_array:
     """n rows of 5 ones each among d columns, float32, as one-hot encodings are stored."""
     columns = np.sort(rng.choice(d, size=(n, 5), replace=True), axis=1)
     indptr = np.arange(0, 5 * n + 1, 5, dtype=np.int32)
-    X = sp.csr_array((np.ones(5 * n, dtype=np.float32), columns.ravel().astype(np.int32), indptr),
-                     shape=(n, d))  # fmt: skip
+    X = sp.csr_array(
+        (np.ones(5 * n, dtype=np.float32), columns.ravel().astype(np.int32), indptr), shape=(n, d)
+    )
     X.sum_duplicates()
     return X
 

@@ -29,8 +29,11 @@ from engine.solvers.idca import IDCA
 from engine.solvers.idca_kernel import _valued_prefix
 
 INTERVAL = (0.1, 0.5)
-MODELS = {"linear": ModelSpec(), "cross": ModelSpec(cross_terms=True),
-          "mlp": ModelSpec(kind="mlp", hidden=(4,))}  # fmt: skip
+MODELS = {
+    "linear": ModelSpec(),
+    "cross": ModelSpec(cross_terms=True),
+    "mlp": ModelSpec(kind="mlp", hidden=(4,)),
+}
 
 
 def one_hot_prepared(n: int = 900, seed: int = 0) -> Prepared:
@@ -42,11 +45,24 @@ def one_hot_prepared(n: int = 900, seed: int = 0) -> Prepared:
     school = rng.integers(0, 4, n)
     age = rng.normal(size=n)
     logit = 0.6 * job - 1.5 + 0.4 * school + 0.8 * age + 0.7 * group - 0.5
-    frame = pd.DataFrame({"job": job.astype(str), "school": school.astype(str), "age": age,
-                          "g": np.array(["a", "b", "c"])[group]})  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "job": job.astype(str),
+            "school": school.astype(str),
+            "age": age,
+            "g": np.array(["a", "b", "c"])[group],
+        }
+    )
     label = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(np.int8)
-    dataset = Dataset(name="one-hot", frame=frame, label=label, numeric=("age",),
-                      categorical=("job", "school"), protected=("g",), label_name="y")  # fmt: skip
+    dataset = Dataset(
+        name="one-hot",
+        frame=frame,
+        label=label,
+        numeric=("age",),
+        categorical=("job", "school"),
+        protected=("g",),
+        label_name="y",
+    )
     return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),)))
 
 
@@ -56,8 +72,10 @@ def as_float32(X: np.ndarray) -> np.ndarray:
 
 def with_X(prepared: Prepared, change) -> Prepared:
     """`prepared` with every split's X replaced by change(X)."""
-    splits = {name: dataclasses.replace(prepared.split(name), X=change(prepared.split(name).X))
-              for name in ("train", "val", "test")}  # fmt: skip
+    splits = {
+        name: dataclasses.replace(prepared.split(name), X=change(prepared.split(name).X))
+        for name in ("train", "val", "test")
+    }
     return dataclasses.replace(prepared, **splits)
 
 
@@ -79,8 +97,9 @@ def test_scores_and_exact_metrics_are_those_of_the_dense_data(pair, model):
     if "w" in params:
         params["w"] = np.random.default_rng(3).normal(size=params["w"].shape)
     for split in ("train", "test"):
-        np.testing.assert_allclose(on_sparse.scores(params, split), on_dense.scores(params, split),
-                                   rtol=1e-10, atol=1e-12)  # fmt: skip
+        np.testing.assert_allclose(
+            on_sparse.scores(params, split), on_dense.scores(params, split), rtol=1e-10, atol=1e-12
+        )
     expected, report = on_dense.report(params), on_sparse.report(params)
     for split, metrics in expected.items():
         assert report[split].keys() == metrics.keys()
@@ -114,8 +133,12 @@ def test_minibatch_oracles_on_sparse_rows_are_those_on_dense_rows(
     np.testing.assert_allclose(sparse_rows, rows, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(sparse_jacobian, jacobian, rtol=1e-10, atol=1e-12)
     full = np.arange(len(pair[0].train))
-    np.testing.assert_allclose(sparse_oracles.objective(x, full)[1],
-                               dense_oracles.objective(x, full)[1], rtol=1e-10, atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        sparse_oracles.objective(x, full)[1],
+        dense_oracles.objective(x, full)[1],
+        rtol=1e-10,
+        atol=1e-12,
+    )
     assert "features" not in vars(on_sparse.rows("train"))  # no dense copy of the whole split
 
 
@@ -123,8 +146,10 @@ def test_minibatch_oracles_on_sparse_rows_are_those_on_dense_rows(
 def test_idca_on_sparse_float32_data_is_the_run_on_dense_data(pair, cross):
     constraint = ConstraintSpec("pSP", 0.1, INTERVAL)
     config = IDCAConfig(outer_iterations=8, inner_iterations=40, patience=0)
-    runs = [solve(problem, "idca", config, Budget(max_seconds=60.0))
-            for problem in problems(pair, ModelSpec(cross_terms=cross), constraint)]  # fmt: skip
+    runs = [
+        solve(problem, "idca", config, Budget(max_seconds=60.0))
+        for problem in problems(pair, ModelSpec(cross_terms=cross), constraint)
+    ]
     on_dense, on_sparse = runs
     assert on_sparse.iterations == on_dense.iterations == 8 * 40
     np.testing.assert_allclose(on_sparse.params["w"], on_dense.params["w"], rtol=1e-9, atol=1e-12)
@@ -146,13 +171,15 @@ def test_compiled_idca_steps_on_one_hot_rows_follow_the_generic_steps(pair, cros
         pass
     while not generic.step().done:
         pass
-    np.testing.assert_allclose(compiled.candidate()["w"], generic.candidate()["w"],
-                               rtol=1e-9, atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        compiled.candidate()["w"], generic.candidate()["w"], rtol=1e-9, atol=1e-12
+    )
 
 
 def test_the_valued_prefix_covers_every_value_other_than_one():
-    X = sp.csr_array(np.array([[1.0, 0.5, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 2.0, 0.0],
-                               [1.0, 0.0, 0.0, 0.0, 1.0]]))  # fmt: skip
+    X = sp.csr_array(
+        np.array([[1.0, 0.5, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 2.0, 0.0], [1.0, 0.0, 0.0, 0.0, 1.0]])
+    )
     assert _valued_prefix(X.indptr, X.data) == 3  # row 1: its third entry is 2
     assert _valued_prefix(X.indptr, np.ones_like(X.data)) == 0
 
@@ -165,8 +192,9 @@ def test_idca_on_data_rounded_to_float32_stays_close_to_the_float64_run():
     assert not np.array_equal(as_float32(exact.train.X), exact.train.X)
     constraint = ConstraintSpec("pSP", 0.1, INTERVAL)
     config = IDCAConfig(outer_iterations=4, inner_iterations=30, patience=0)
-    on_dense, on_rounded = (solve(p, "idca", config)
-                            for p in problems((exact, rounded), ModelSpec(), constraint))  # fmt: skip
+    on_dense, on_rounded = (
+        solve(p, "idca", config) for p in problems((exact, rounded), ModelSpec(), constraint)
+    )
     assert on_rounded.metrics["test"]["accuracy"] == pytest.approx(
         on_dense.metrics["test"]["accuracy"], abs=0.01
     )

@@ -28,8 +28,9 @@ def with_state(records: list[dict], state) -> list[dict]:
     """The records with `state(i)` (i the surrogate record's index) in each surrogate record."""
     surrogate = (r for r in records if r["kind"] == "surrogate")
     by_id = {id(r): state(i) for i, r in enumerate(surrogate)}
-    return [{**r, "state": {**r["state"], **by_id[id(r)]}} if id(r) in by_id else r
-            for r in records]  # fmt: skip
+    return [
+        {**r, "state": {**r["state"], **by_id[id(r)]}} if id(r) in by_id else r for r in records
+    ]
 
 
 def plada_state(kinds=PLADA_STATE, rows=("g1", "g2")):
@@ -89,8 +90,11 @@ def test_a_state_panel_is_drawn_exactly_when_a_run_records_that_state(kinds):
     rows = range(4, 4 + len(expected))
     assert [layout_axis(fig, axes_of(fig, row, 2)[1]).title.text for row in rows] == expected
     assert len(fig._grid_ref) == 3 + len(expected)
-    assert not [t for t in fig.data if t.legendgroup == "plain" and t.yaxis in
-                {axes_of(fig, row, 1)[1] for row in rows}]  # fmt: skip
+    assert not [
+        t
+        for t in fig.data
+        if t.legendgroup == "plain" and t.yaxis in {axes_of(fig, row, 1)[1] for row in rows}
+    ]
 
 
 def test_without_state_or_kkt_the_figure_keeps_its_three_panels():
@@ -107,8 +111,9 @@ def test_the_kkt_panel_draws_the_exact_records_with_the_parts_in_the_hover():
     exact = [r for r in records if r["kind"] == "exact"]
     np.testing.assert_array_equal(kkt.x, [r["iteration"] for r in exact])
     np.testing.assert_allclose(kkt.y, [r["values"]["train.kkt"] for r in exact])
-    np.testing.assert_allclose(kkt.customdata, [[r["values"][f"train.kkt.{k}"] for k in KKT_PARTS]
-                                                for r in exact])  # fmt: skip
+    np.testing.assert_allclose(
+        kkt.customdata, [[r["values"][f"train.kkt.{k}"] for k in KKT_PARTS] for r in exact]
+    )
     assert all(part in kkt.hovertemplate for part in KKT_PARTS)
     assert layout_axis(fig, axes_of(fig, 4, 1)[1]).type == "log"
     assert layout_axis(fig, axes_of(fig, 4, 2)[1]).type == "log"  # the row's shared axis
@@ -118,15 +123,21 @@ def test_the_kkt_panel_draws_the_exact_records_with_the_parts_in_the_hover():
 def counted(i: int) -> dict[str, float]:
     """A solver's oracle counts after surrogate record i: 3 gradients of f0 and 5 constraint
     gradients per iteration (constraint values and data passes are not oracle calls)."""
-    return {"oracle.objective_gradients": 3.0 * i, "oracle.constraint_gradients": 5.0 * i,
-            "oracle.constraint_values": 100.0 * i, "oracle.data_passes": 0.5 * i}  # fmt: skip
+    return {
+        "oracle.objective_gradients": 3.0 * i,
+        "oracle.constraint_gradients": 5.0 * i,
+        "oracle.constraint_values": 100.0 * i,
+        "oracle.data_passes": 0.5 * i,
+    }
 
 
 def test_oracle_calls_are_an_axis_placing_exact_records_between_counted_ones():
     assert "oracle calls" in TRAJECTORY_AXES
     records = with_kkt(with_state(trajectory(0), counted))  # iteration i = surrogate record i
-    runs = [TrajectoryRun("idca", records, "EO gap", kappa=0.05),
-            TrajectoryRun("stored before counting", trajectory(1), "EO gap")]  # fmt: skip
+    runs = [
+        TrajectoryRun("idca", records, "EO gap", kappa=0.05),
+        TrajectoryRun("stored before counting", trajectory(1), "EO gap"),
+    ]
     fig = trajectory_figure(runs, x="oracle calls")
     mine = [t for t in fig.data if t.legendgroup == "idca"]
     (objective,) = [t for t in mine if t.name == "f0 (surrogate)"]
@@ -152,8 +163,10 @@ def test_many_rows_are_capped_to_the_largest_final_values_with_a_note():
         return {f"dual.{row}": float(v) * (i + 1) / 12 for row, v in zip(rows, finals, strict=True)}
 
     few = with_state(trajectory(1), plada_state(("dual",), rows=rows[:MAX_STATE_ROWS]))
-    runs = [TrajectoryRun("intersectional", with_state(trajectory(0), state)),
-            TrajectoryRun("few rows", few)]  # fmt: skip
+    runs = [
+        TrajectoryRun("intersectional", with_state(trajectory(0), state)),
+        TrajectoryRun("few rows", few),
+    ]
     fig = trajectory_figure(runs)
     drawn = [t for t in fig.data if t.legendgroup == "intersectional" and t.name.startswith("dual")]
     largest = np.argsort(-np.abs(finals))[:MAX_STATE_ROWS]
@@ -164,17 +177,28 @@ def test_many_rows_are_capped_to_the_largest_final_values_with_a_note():
     x, y = axes_of(fig, 4, 1)
     assert (note.xref, note.yref) == (f"{x} domain", f"{y} domain")
     # a run with no more rows than the cap draws them all, without a note
-    assert len([t for t in fig.data if t.legendgroup == "few rows"
-                and t.name.startswith("dual")]) == MAX_STATE_ROWS  # fmt: skip
+    assert (
+        len([t for t in fig.data if t.legendgroup == "few rows" and t.name.startswith("dual")])
+        == MAX_STATE_ROWS
+    )
 
 
 def test_every_panel_keeps_a_readable_height_and_the_figure_a_bounded_one():
     records = with_kkt(with_state(trajectory(0), plada_state()))
-    records = with_state(records, lambda i: {"slack.g1": 0.1, "branch.objective": float(i),
-                                             "lambda.g1": 0.5, "group_loss.g1": 0.3,
-                                             "fair": 0.7, "stationarity": 1.0 / (i + 1)})  # fmt: skip
-    every = tuple(dict.fromkeys(SHARED_PANELS + tuple(p for c in CARDS.values()
-                                                      for p in c.state_panels)))  # fmt: skip
+    records = with_state(
+        records,
+        lambda i: {
+            "slack.g1": 0.1,
+            "branch.objective": float(i),
+            "lambda.g1": 0.5,
+            "group_loss.g1": 0.3,
+            "fair": 0.7,
+            "stationarity": 1.0 / (i + 1),
+        },
+    )
+    every = tuple(
+        dict.fromkeys(SHARED_PANELS + tuple(p for c in CARDS.values() for p in c.state_panels))
+    )
     fig = trajectory_figure([TrajectoryRun("all", records, panels=every)])
     rows = len(fig._grid_ref)
     assert rows == 3 + 1 + len(every)  # every optional panel
@@ -190,10 +214,26 @@ def test_a_line_of_few_points_marks_them():
     """A short run may have a single exact record: a line alone would draw nothing."""
     from engine.plots.trajectory import FEW_POINTS, TrajectoryRun, trajectory_figure
 
-    surrogate = [{"kind": "surrogate", "iteration": i, "seconds": i / 10, "objective": 1.0 / i,
-                  "max_violation": 0.1 / i, "values": {}, "state": {}} for i in range(1, 20)]  # fmt: skip
-    exact = [{"kind": "exact", "iteration": 10, "seconds": 1.0,
-              "values": {"train.constraint": 0.03, "val.constraint": 0.04}}]  # fmt: skip
+    surrogate = [
+        {
+            "kind": "surrogate",
+            "iteration": i,
+            "seconds": i / 10,
+            "objective": 1.0 / i,
+            "max_violation": 0.1 / i,
+            "values": {},
+            "state": {},
+        }
+        for i in range(1, 20)
+    ]
+    exact = [
+        {
+            "kind": "exact",
+            "iteration": 10,
+            "seconds": 1.0,
+            "values": {"train.constraint": 0.03, "val.constraint": 0.04},
+        }
+    ]
     figure = trajectory_figure([TrajectoryRun("run", surrogate + exact, "DP gap", 0.05)])
     modes = {trace.name: trace.mode for trace in figure.data}
     assert modes["train DP gap (exact)"] == "lines+markers"
@@ -204,8 +244,13 @@ def test_a_stored_run_draws_the_state_panels_its_solvers_card_declares():
     """PLADA's μ, u, ‖λ − μ‖ and γ_k come from its card; a solver whose card declares none draws
     only the shared panels, even when its state has entries of the same names."""
     records = with_state(trajectory(0), plada_state())
-    spec = {"solver": "plada", "constraint": {"family": "DP", "kappa": 0.02}, "config": {},
-            "interval": [0.05, 0.3], "seed": 0}  # fmt: skip
+    spec = {
+        "solver": "plada",
+        "constraint": {"family": "DP", "kappa": 0.02},
+        "config": {},
+        "interval": [0.05, 0.3],
+        "seed": 0,
+    }
     plada = trajectory_figure([trajectory_run("plada", spec, records)])
     assert titles(plada)[3:] == [PANEL[key].title for key in PLADA_STATE]
     other = trajectory_figure([trajectory_run("ssl_alm", {**spec, "solver": "ssl_alm"}, records)])

@@ -11,13 +11,22 @@ from engine.verdict import Label, Level, judge
 
 
 def split(constraint=0.04, accuracy=0.83, majority=0.76, auc=0.88, std=1.3, positive=0.2):
-    return {"constraint": constraint, "accuracy": accuracy, "majority": majority, "auc": auc,
-            "score_std": std, "positive_rate": positive}  # fmt: skip
+    return {
+        "constraint": constraint,
+        "accuracy": accuracy,
+        "majority": majority,
+        "auc": auc,
+        "score_std": std,
+        "positive_rate": positive,
+    }
 
 
 def metrics(train=None, val=None, test=None):
-    return {name: values for name, values in (("train", train), ("val", val), ("test", test))
-            if values is not None}  # fmt: skip
+    return {
+        name: values
+        for name, values in (("train", train), ("val", val), ("test", test))
+        if values is not None
+    }
 
 
 def test_a_run_within_kappa_on_every_split_meets_it():
@@ -38,20 +47,38 @@ def test_a_miss_says_by_how_much_on_the_reported_split():
 
 
 def test_surrogate_feasible_but_exact_infeasible_is_named_and_explained():
-    verdict = judge("converged", metrics(split(0.073), test=split(0.069)), "pSP", 0.05,
-                    surrogate_violation=0.0009, tolerance=0.001)  # fmt: skip
+    verdict = judge(
+        "converged",
+        metrics(split(0.073), test=split(0.069)),
+        "pSP",
+        0.05,
+        surrogate_violation=0.0009,
+        tolerance=0.001,
+    )
     assert verdict.label is Label.MISSES  # the test set misses κ: that comes first
     text = " ".join(verdict.findings)
     assert "+0.0009 ≤ ε = 0.001" in text and "approximates" in text
     assert "holding κ on the training data refines it" in text
-    within = judge("converged", metrics(split(0.073), test=split(0.049)), "pSP", 0.05,
-                   surrogate_violation=0.0009, tolerance=0.001)  # fmt: skip
+    within = judge(
+        "converged",
+        metrics(split(0.073), test=split(0.049)),
+        "pSP",
+        0.05,
+        surrogate_violation=0.0009,
+        tolerance=0.001,
+    )
     assert within.label is Label.SURROGATE_ONLY
 
 
 def test_a_test_set_within_kappa_does_not_outweigh_a_training_value_above_it():
-    verdict = judge("converged", metrics(split(0.0727), test=split(0.0383)), "pSP", 0.05,
-                    surrogate_violation=0.0009, tolerance=0.001)  # fmt: skip
+    verdict = judge(
+        "converged",
+        metrics(split(0.0727), test=split(0.0383)),
+        "pSP",
+        0.05,
+        surrogate_violation=0.0009,
+        tolerance=0.001,
+    )
     assert verdict.label is Label.SURROGATE_ONLY and verdict.level is Level.WARNING
     assert verdict.headline.startswith("Surrogate feasible but exact infeasible")
     assert "Meets κ on the test set: pSP = 0.0383" in verdict.findings[1]
@@ -61,8 +88,14 @@ def test_a_test_set_within_kappa_does_not_outweigh_a_training_value_above_it():
 
 
 def test_a_surrogate_above_its_tolerance_is_a_plain_miss():
-    verdict = judge("converged", metrics(split(0.073), test=split(0.069)), "pSP", 0.05,
-                    surrogate_violation=0.01, tolerance=0.001)  # fmt: skip
+    verdict = judge(
+        "converged",
+        metrics(split(0.073), test=split(0.069)),
+        "pSP",
+        0.05,
+        surrogate_violation=0.01,
+        tolerance=0.001,
+    )
     assert verdict.label is Label.MISSES
 
 
@@ -75,13 +108,15 @@ def test_meeting_kappa_on_train_but_not_on_test_says_both():
 @pytest.mark.parametrize(
     ("test_values", "words"),
     [
-        (split(accuracy=0.764, majority=0.764, positive=0.0),
-         "not above always predicting the majority class (0.7640) (it predicts everyone negative)"),
+        (
+            split(accuracy=0.764, majority=0.764, positive=0.0),
+            "not above always predicting the majority class (0.7640) (it predicts everyone negative)",
+        ),
         (split(accuracy=0.70, majority=0.76, positive=0.4), "accuracy 0.7000 is not above"),
         (split(auc=0.215, accuracy=0.80, majority=0.76), "AUC 0.2150 ≤ 0.5"),
         (split(std=0.0), "every sample gets the same score"),
     ],
-)  # fmt: skip
+)
 def test_degenerate_models_are_flagged_whatever_their_fairness(test_values, words):
     verdict = judge("converged", metrics(split(), test=test_values), "AUC gap", 0.05)
     assert verdict.label is Label.DEGENERATE and verdict.level is Level.ERROR
@@ -145,11 +180,19 @@ def tiny_problem():
     x = rng.normal(size=600) + 0.8 * group
     label = (x + rng.normal(scale=0.8, size=600) > 0.4).astype(np.int8)
     frame = pd.DataFrame({"x": x, "g": np.array(["a", "b"])[group]})
-    dataset = Dataset(name="toy", frame=frame, label=label, numeric=("x",), categorical=(),
-                      protected=("g",), label_name="y")  # fmt: skip
+    dataset = Dataset(
+        name="toy",
+        frame=frame,
+        label=label,
+        numeric=("x",),
+        categorical=(),
+        protected=("g",),
+        label_name="y",
+    )
     prepared = prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),)))
-    return Problem(prepared, ModelSpec(), ConstraintSpec("pSP", 0.05, (0.1, 0.5)),
-                   interval=(0.1, 0.5))  # fmt: skip
+    return Problem(
+        prepared, ModelSpec(), ConstraintSpec("pSP", 0.05, (0.1, 0.5)), interval=(0.1, 0.5)
+    )
 
 
 @pytest.mark.parametrize(
@@ -170,8 +213,9 @@ def test_a_reference_metric_equals_the_family_constrained_value(tiny_problem, fa
         assert values["constraint"] == pytest.approx(values[REPORTED_AS[family]]), split
 
 
-@pytest.mark.parametrize("variant", ["group", "inter", "intra", "average_positive",
-                                     "average_negative", "bpsn"])  # fmt: skip
+@pytest.mark.parametrize(
+    "variant", ["group", "inter", "intra", "average_positive", "average_negative", "bpsn"]
+)
 def test_every_auc_gap_variant_is_reported_as_its_constrained_value(tiny_problem, variant):
     """Every run reports each AUC-gap variant (paper 004, App. A) under AUC_GAP_REPORTED_AS, so
     a run without constraint sits beside runs of any variant: the same value as "constraint"."""
@@ -189,16 +233,25 @@ def test_every_auc_gap_variant_is_reported_as_its_constrained_value(tiny_problem
 
 def regression(r2: float, std: float = 0.4) -> dict[str, float]:
     """A regression's exact metrics (`Problem.report`): no accuracy, no AUC."""
-    return {"loss": 0.2, "rmse": 0.6, "r2": r2, "mae": 0.5, "mean_gap": 0.1,
-            "baseline_rmse": 0.7, "score_std": std}  # fmt: skip
+    return {
+        "loss": 0.2,
+        "rmse": 0.6,
+        "r2": r2,
+        "mae": 0.5,
+        "mean_gap": 0.1,
+        "baseline_rmse": 0.7,
+        "score_std": std,
+    }
 
 
 @pytest.mark.parametrize("r2", [0.0, -0.35])
 def test_a_regression_no_better_than_the_mean_label_is_degenerate(r2):
     verdict = judge("converged", metrics(regression(0.4), test=regression(r2)), "mean gap", None)
     assert verdict.label is Label.DEGENERATE and verdict.level is Level.ERROR
-    assert verdict.headline == (f"Degenerate on the test set: R² {r2:.4f} ≤ 0: its predictions "
-                                "are no better than predicting the mean label.")  # fmt: skip
+    assert verdict.headline == (
+        f"Degenerate on the test set: R² {r2:.4f} ≤ 0: its predictions "
+        "are no better than predicting the mean label."
+    )
 
 
 def test_a_regression_better_than_the_mean_label_reports_its_mean_gap():
@@ -213,29 +266,40 @@ def test_a_regression_better_than_the_mean_label_reports_its_mean_gap():
 
 def held_out(value, low, high, resolves=0.085, rows=2700, **others):
     """A held-out split's metrics with the constrained value's interval and resolution."""
-    return split(value, **others) | {"constraint_low": low, "constraint_high": high,
-                                     "constraint_resolves": resolves, "constraint_rows": rows}  # fmt: skip
+    return split(value, **others) | {
+        "constraint_low": low,
+        "constraint_high": high,
+        "constraint_resolves": resolves,
+        "constraint_rows": rows,
+    }
 
 
 @pytest.mark.parametrize(
     ("low", "high", "label", "state"),
-    [(0.012, 0.047, Label.MEETS, "meets κ"), (0.061, 0.097, Label.MISSES, "misses κ"),
-     (0.0, 0.085, Label.CANNOT_TELL, "cannot tell")],
-)  # fmt: skip
+    [
+        (0.012, 0.047, Label.MEETS, "meets κ"),
+        (0.061, 0.097, Label.MISSES, "misses κ"),
+        (0.0, 0.085, Label.CANNOT_TELL, "cannot tell"),
+    ],
+)
 def test_a_held_out_value_is_judged_by_its_interval_in_three_states(low, high, label, state):
-    verdict = judge("converged", metrics(split(0.045), test=held_out(0.038, low, high)), "pSP",
-                    0.05)  # fmt: skip
+    verdict = judge(
+        "converged", metrics(split(0.045), test=held_out(0.038, low, high)), "pSP", 0.05
+    )
     assert verdict.label is label
     test = verdict.check("test")
-    assert str(test.state) == state and test.meets == {"meets κ": True, "misses κ": False}.get(state)
+    assert str(test.state) == state and test.meets == {"meets κ": True, "misses κ": False}.get(
+        state
+    )
     assert f"95 % interval {low:.3f}–{high:.3f}" in verdict.headline
     assert test.cell().startswith(f"0.0380 [{low:.3f}, {high:.3f}]")
     assert "Holds κ on the training data: pSP = 0.0450 ≤ κ." in verdict.findings
 
 
 def test_cannot_tell_says_what_the_split_resolves_and_the_rows_that_would_resolve_kappa():
-    verdict = judge("converged", metrics(split(0.045), test=held_out(0.038, 0.0, 0.085)), "pSP",
-                    0.05)  # fmt: skip
+    verdict = judge(
+        "converged", metrics(split(0.045), test=held_out(0.038, 0.0, 0.085)), "pSP", 0.05
+    )
     needed = int(np.ceil(2700 * (0.085 / 0.05) ** 2))  # the width shrinks as 1/√n
     assert verdict.check("test").rows_for(0.05) == needed
     assert verdict.headline.startswith("Cannot tell at this size: on the test set pSP = 0.0380")
@@ -248,23 +312,34 @@ def test_cannot_tell_says_what_the_split_resolves_and_the_rows_that_would_resolv
 
 
 def test_a_training_value_above_kappa_outweighs_a_held_out_split_that_cannot_tell():
-    verdict = judge("converged", metrics(split(0.0727), test=held_out(0.038, 0.0, 0.085)),
-                    "pSP", 0.05, surrogate_violation=0.0009, tolerance=0.001)  # fmt: skip
+    verdict = judge(
+        "converged",
+        metrics(split(0.0727), test=held_out(0.038, 0.0, 0.085)),
+        "pSP",
+        0.05,
+        surrogate_violation=0.0009,
+        tolerance=0.001,
+    )
     assert verdict.label is Label.SURROGATE_ONLY
     assert any(f.startswith("Cannot tell at this size") for f in verdict.findings[1:])
-    plain_miss = judge("converged", metrics(split(0.0727), test=held_out(0.038, 0.0, 0.085)),
-                       "pSP", 0.05)  # fmt: skip
+    plain_miss = judge(
+        "converged", metrics(split(0.0727), test=held_out(0.038, 0.0, 0.085)), "pSP", 0.05
+    )
     assert plain_miss.label is Label.MISSES and "training data" in plain_miss.headline
 
 
 def test_an_accuracy_the_split_cannot_tell_from_the_majority_rate_is_flagged():
     values = held_out(0.02, 0.0, 0.04, accuracy=0.768, majority=0.764) | {
-        "accuracy_low": 0.759, "accuracy_high": 0.777}
+        "accuracy_low": 0.759,
+        "accuracy_high": 0.777,
+    }
     verdict = judge("converged", metrics(split(0.02), test=values), "pSP", 0.05)
     assert verdict.label is Label.MEETS and verdict.flags == (Label.NEAR_MAJORITY,)
     assert verdict.level is Level.WARNING
-    assert "cannot be told from always predicting the majority class (0.7640)" in (
-        verdict.findings[-1])
+    assert (
+        "cannot be told from always predicting the majority class (0.7640)"
+        in (verdict.findings[-1])
+    )
     clear = values | {"accuracy_low": 0.766}
     assert judge("converged", metrics(split(0.02), test=clear), "pSP", 0.05).flags == ()
 
@@ -289,7 +364,7 @@ def test_a_model_perfect_on_held_out_data_is_flagged_as_a_likely_leak():
         (split(accuracy=0.9975, majority=0.996, auc=0.9), split(), False),  # a rare outcome
         (split(accuracy=0.994, auc=0.994), split(), False),
     ],
-)  # fmt: skip
+)
 def test_a_likely_leak_is_a_held_out_score_of_at_least_0_995(test_values, val_values, flagged):
     verdict = judge("converged", metrics(split(), val_values, test_values), "pSP", 0.05)
     assert (Label.LIKELY_LEAK in verdict.flags) is flagged

@@ -120,8 +120,14 @@ def band_figure(
             if bounds and quantity in bounds:
                 delta = bounds[quantity]
                 for level in (delta, -delta):
-                    fig.add_hline(y=level, row=row, col=col, line_dash="dot", line_color="grey",
-                                  exclude_empty_subplots=False)  # fmt: skip
+                    fig.add_hline(
+                        y=level,
+                        row=row,
+                        col=col,
+                        line_dash="dot",
+                        line_color="grey",
+                        exclude_empty_subplots=False,
+                    )
         fig.update_yaxes(title_text=quantity, row=row, col=1)
     fig.update_xaxes(title_text=TIME_AXIS, row=len(quantities))
     fig.update_layout(template=TEMPLATE, height=240 * len(quantities) + 120, hovermode="closest")
@@ -147,14 +153,21 @@ def probability_figure(
     for solver, (h, g) in models.items():
         groups = np.asarray(g)
         if groups.size and groups.max() >= len(group_names):
-            raise UserError(f"group id {groups.max()} has no name; group_names has "
-                            f"{len(group_names)}.")  # fmt: skip
+            raise UserError(
+                f"group id {groups.max()} has no name; group_names has {len(group_names)}."
+            )
         titles.append(f"{solver}: Wd = {probability_wasserstein(h, groups):.4f}")
         panels.append((solver, probabilities(h), groups))
     cols = min(len(models), PANELS_PER_ROW)
     rows = math.ceil(len(models) / cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, shared_xaxes=True,
-                        horizontal_spacing=0.06, vertical_spacing=0.12)  # fmt: skip
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=titles,
+        shared_xaxes=True,
+        horizontal_spacing=0.06,
+        vertical_spacing=0.12,
+    )
     for i, (solver, probability, groups) in enumerate(panels):
         for k, name in enumerate(group_names):
             trace = go.Histogram(
@@ -271,11 +284,17 @@ def heatmap_figure(
     for name, z, scale in (("loss", loss, "Blues"), ("violation", violation, "Reds")):
         z = np.asarray(z, dtype=np.float64)
         if z.shape != shape:
-            raise UserError(f"the {name} grid has shape {z.shape}; the grid of {y_name} × "
-                            f"{x_name} needs {shape}.")  # fmt: skip
+            raise UserError(
+                f"the {name} grid has shape {z.shape}; the grid of {y_name} × "
+                f"{x_name} needs {shape}."
+            )
         panels.append((name, z, scale))
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.16,
-                        subplot_titles=[f"final validation {name}" for name, _, _ in panels])  # fmt: skip
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        horizontal_spacing=0.16,
+        subplot_titles=[f"final validation {name}" for name, _, _ in panels],
+    )
     for col, (name, z, scale) in enumerate(panels, start=1):
         fig.add_trace(
             go.Heatmap(

@@ -51,13 +51,26 @@ TABLE_METRICS = {
     "test.accuracy": "test accuracy",
     "train.loss": "train loss",
     "train.violation": "train violation",
-    **{f"test.{key}": f"test {name}" for key, name in (
-        ("independence", "Ind"), ("separation", "Sp"), ("sufficiency", "Sf"),
-        ("inaccuracy", "Ina"), ("accuracy_gap", "DifAcc"), ("probability_wasserstein", "Wd"))},
-}  # fmt: skip
+    **{
+        f"test.{key}": f"test {name}"
+        for key, name in (
+            ("independence", "Ind"),
+            ("separation", "Sp"),
+            ("sufficiency", "Sf"),
+            ("inaccuracy", "Ina"),
+            ("accuracy_gap", "DifAcc"),
+            ("probability_wasserstein", "Wd"),
+        )
+    },
+}
 # paper 000, Fig. 4: the spider chart's axes and the report metrics behind them
-SPIDER = {"Ind": "independence", "Sp": "separation", "Sf": "sufficiency", "Ina": "inaccuracy",
-          "DifAcc": "accuracy_gap"}  # fmt: skip
+SPIDER = {
+    "Ind": "independence",
+    "Sp": "separation",
+    "Sf": "sufficiency",
+    "Ina": "inaccuracy",
+    "DifAcc": "accuracy_gap",
+}
 
 
 @dataclass(frozen=True)
@@ -79,10 +92,15 @@ def study_grid(solvers: Sequence[str], runs: int, extra: Mapping[str, Sequence[A
     κ ...), `runs` times with solver seeds 0..runs−1 on one split (paper 000: seed = run index)."""
     own = [name for name in extra if name in ("solver", *SEED_AXES)]
     if own:
-        raise UserError(f"the study sets {', '.join(own)} itself (the solvers and the runs per "
-                        "solver); the grid varies the other settings")  # fmt: skip
-    return {"solver": list(solvers), **{k: list(v) for k, v in extra.items()},
-            "solver.seed": list(range(runs))}  # fmt: skip
+        raise UserError(
+            f"the study sets {', '.join(own)} itself (the solvers and the runs per "
+            "solver); the grid varies the other settings"
+        )
+    return {
+        "solver": list(solvers),
+        **{k: list(v) for k, v in extra.items()},
+        "solver.seed": list(range(runs)),
+    }
 
 
 def study_points(
@@ -130,13 +148,20 @@ def load_study(store: Store, variants: Mapping[str, str]) -> list[StudyRun]:
         constraint = row.spec.get("constraint") or {}
         usable = row.status in USABLE
         metrics = store.metrics(run_id) if usable else {}
-        runs.append(StudyRun(
-            run_id=run_id, variant=variants[run_id], seed=int(row.spec.get("seed", 0)),
-            status=row.status, verdict=run_verdict(store, row, metrics=metrics).label,
-            kappa=constraint.get("kappa"),
-            iterates=[r for r in store.records(run_id) if r["kind"] == RecordKind.ITERATE] if usable else [],
-            metrics=metrics,
-        ))  # fmt: skip
+        runs.append(
+            StudyRun(
+                run_id=run_id,
+                variant=variants[run_id],
+                seed=int(row.spec.get("seed", 0)),
+                status=row.status,
+                verdict=run_verdict(store, row, metrics=metrics).label,
+                kappa=constraint.get("kappa"),
+                iterates=[r for r in store.records(run_id) if r["kind"] == RecordKind.ITERATE]
+                if usable
+                else [],
+                metrics=metrics,
+            )
+        )
     return runs
 
 
@@ -169,9 +194,11 @@ def band_rows(runs: Sequence[StudyRun]) -> list[str]:
     lower row is the same gap negated, which the figure's −δ line covers)."""
     names = dict.fromkeys(
         key.split(".row.", 1)[1]
-        for run in runs for record in run.iterates[:1] for key in record["values"]
+        for run in runs
+        for record in run.iterates[:1]
+        for key in record["values"]
         if key.startswith("train.row.")
-    )  # fmt: skip
+    )
     return [
         n for n in names if not (n.endswith(":lower") and n[: -len("lower")] + "upper" in names)
     ]
@@ -208,17 +235,24 @@ def group_bands(
     """bands[quantity][variant][group]: each group's loss and positive rate on `split` over
     solver time (paper 000 §6: per-group loss curves and positive rates)."""
     prefix = f"{split}.group."
-    groups = dict.fromkeys(key.removeprefix(prefix).rsplit(".", 1)[0]
-                           for run in runs for record in run.iterates[:1]
-                           for key in record["values"] if key.startswith(prefix))  # fmt: skip
+    groups = dict.fromkeys(
+        key.removeprefix(prefix).rsplit(".", 1)[0]
+        for run in runs
+        for record in run.iterates[:1]
+        for key in record["values"]
+        if key.startswith(prefix)
+    )
     out: dict[str, dict[str, dict[str, Band]]] = {}
     for quantity, name in (("loss", "loss"), ("positive_rate", "positive rate")):
         title = f"{name} by group ({split})"
         out[title] = {}
         for variant, members in _by_variant(runs, "iterates").items():
             paths = {g: [_path(r, f"{prefix}{g}.{quantity}", 0.0) for r in members] for g in groups}
-            out[title][variant] = {g: band([p for p in ps if len(p)], width)
-                                   for g, ps in paths.items() if any(len(p) for p in ps)}  # fmt: skip
+            out[title][variant] = {
+                g: band([p for p in ps if len(p)], width)
+                for g, ps in paths.items()
+                if any(len(p) for p in ps)
+            }
     return out
 
 
@@ -244,8 +278,11 @@ def _path(run: StudyRun, key: str, shift: float) -> np.ndarray:
 def final_values(run: StudyRun) -> dict[str, float | None]:
     """A finished run's final metrics as "split.metric", with each split's violation
     max(constraint − κ, 0)."""
-    values = {f"{split}.{name}": v for split, metrics in run.metrics.items()
-              for name, v in metrics.items()}  # fmt: skip
+    values = {
+        f"{split}.{name}": v
+        for split, metrics in run.metrics.items()
+        for name, v in metrics.items()
+    }
     for split in run.metrics:
         constraint = values.get(f"{split}.constraint")
         if constraint is not None and run.kappa is not None:
@@ -335,9 +372,11 @@ def grid_heatmap(
 def criteria_frame(spider: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> pd.DataFrame:
     """One row per split × variant: the spider chart's criteria (means over the variant's runs),
     empty where no run defines one."""
-    rows = [{"split": split, "variant": variant, **{name: values.get(name) for name in SPIDER}}
-            for split, per_variant in spider.items()
-            for variant, values in per_variant.items()]  # fmt: skip
+    rows = [
+        {"split": split, "variant": variant, **{name: values.get(name) for name in SPIDER}}
+        for split, per_variant in spider.items()
+        for variant, values in per_variant.items()
+    ]
     return pd.DataFrame(rows, columns=["split", "variant", *SPIDER])
 
 
@@ -348,9 +387,10 @@ def bands_frame(bands: Mapping[str, Mapping[str, Mapping[str, Band]]]) -> pd.Dat
         for quantity, per_variant in bands.items()
         for variant, per_split in per_variant.items()
         for split, band in per_split.items()
-        for values in zip(band.seconds, band.mean, band.q1, band.median, band.q3, band.runs,
-                          strict=True)
-    ]  # fmt: skip
+        for values in zip(
+            band.seconds, band.mean, band.q1, band.median, band.q3, band.runs, strict=True
+        )
+    ]
     return pd.DataFrame(rows, columns=list(BAND_COLUMNS))
 
 
@@ -359,5 +399,11 @@ def grid_frame(
 ) -> pd.DataFrame:
     """The hyper-parameter grid as the page's download: one row per cell, empty where no run
     finished."""
-    return pd.DataFrame({x: [a for _ in ys for a in xs], y: [b for b in ys for _ in xs],
-                         "val loss": loss.ravel(), "val violation": violation.ravel()})  # fmt: skip
+    return pd.DataFrame(
+        {
+            x: [a for _ in ys for a in xs],
+            y: [b for b in ys for _ in xs],
+            "val loss": loss.ravel(),
+            "val violation": violation.ravel(),
+        }
+    )

@@ -97,8 +97,12 @@ def summarise(
     mean = frame(lambda v: float(v.mean()) if v.size else math.nan)
     std = frame(lambda v: float(v.std(ddof=1)) if v.size > 1 else math.nan)
     runs = frame(lambda v: v.size)
-    larger = {m: (is_accuracy(m) if larger_is_better is None else m in larger_is_better)
-              for m in metrics}  # fmt: skip
-    best = pd.DataFrame({m: _best(mean[m], larger[m]) for m in metrics}, index=solvers,
-                        columns=pd.Index(metrics, dtype=object))  # fmt: skip
+    larger = {
+        m: (is_accuracy(m) if larger_is_better is None else m in larger_is_better) for m in metrics
+    }
+    best = pd.DataFrame(
+        {m: _best(mean[m], larger[m]) for m in metrics},
+        index=solvers,
+        columns=pd.Index(metrics, dtype=object),
+    )
     return Summary(mean, std, runs, best, larger)

@@ -80,8 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:
         if os.environ.get("FAIRFRONT_DEBUG"):
             raise
-        print(f"internal error ({type(error).__name__}: {error}); this is a bug in FairFront, "
-              f"its traceback is in {write_traceback()}", file=sys.stderr)  # fmt: skip
+        print(
+            f"internal error ({type(error).__name__}: {error}); this is a bug in FairFront, "
+            f"its traceback is in {write_traceback()}",
+            file=sys.stderr,
+        )
         return INTERNAL_ERROR
 
 

@@ -79,24 +79,40 @@ def register(commands: argparse._SubParsersAction) -> None:
         f"and saves its iterate every --save-seconds of solver time (default\n"
         f"{DEFAULT_SAVE_SECONDS:g}) and/or every --save-every iterations (without --save-seconds: only so)",
     )
-    study.add_argument("--solvers", nargs="+", metavar="SOLVER",
-                       help="the solvers compared (default: --solver); --option NAME=VALUE "
-                       "applies to each of them that has the option")  # fmt: skip
-    study.add_argument("--runs", type=int, default=5,
-                       help="runs per variant, with solver seeds 0..N−1 on one split (default 5; "
-                       "paper 000: 10)")  # fmt: skip
-    study.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2",
-                       help="one more axis of the study, e.g. option.rho=0.5,1 (repeatable; each "
-                       "point is a variant; the axes are listed below)")  # fmt: skip
+    study.add_argument(
+        "--solvers",
+        nargs="+",
+        metavar="SOLVER",
+        help="the solvers compared (default: --solver); --option NAME=VALUE "
+        "applies to each of them that has the option",
+    )
+    study.add_argument(
+        "--runs",
+        type=int,
+        default=5,
+        help="runs per variant, with solver seeds 0..N−1 on one split (default 5; paper 000: 10)",
+    )
+    study.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2",
+        help="one more axis of the study, e.g. option.rho=0.5,1 (repeatable; each "
+        "point is a variant; the axes are listed below)",
+    )
     study.add_argument(
         "--tune",
         action="store_true",
         help="tune each solver that declares its paper's grid first (as paper 000 did, App. B; "
         "see `run --tune`), then run the study with the options chosen",
     )
-    study.add_argument("--out", type=Path, required=True, metavar="DIR",
-                       help="folder for table.csv, criteria.csv, bands.csv, grid.csv and the "
-                       "figures (HTML)")  # fmt: skip
+    study.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="folder for table.csv, criteria.csv, bands.csv, grid.csv and the figures (HTML)",
+    )
     bench.set_defaults(handler=benchmark_command, seconds=DEFAULT_SECONDS)
 
 
@@ -111,11 +127,15 @@ def benchmark_command(args: argparse.Namespace) -> int:
         points = study_points(base, grid, tuned_configs(base, grid, store, args))
     variants = study_variants(points, grid)
     specs = [spec for _, spec in points]
-    sweep_id = submit_sweep(f"benchmark: {len(specs)} runs", specs, grid, store,
-                            workers=args.workers, force=args.force)  # fmt: skip
-    print(f"{len(specs)} runs ({len(set(variants.values()))} variants × {args.runs} seeds) in "
-          f"sweep {sweep_id} of {store.home}; if interrupted, they go on in the background and "
-          "the same command collects them", file=sys.stderr)  # fmt: skip
+    sweep_id = submit_sweep(
+        f"benchmark: {len(specs)} runs", specs, grid, store, workers=args.workers, force=args.force
+    )
+    print(
+        f"{len(specs)} runs ({len(set(variants.values()))} variants × {args.runs} seeds) in "
+        f"sweep {sweep_id} of {store.home}; if interrupted, they go on in the background and "
+        "the same command collects them",
+        file=sys.stderr,
+    )
     wait_with_progress(store, [spec.run_id for spec in specs])
     runs = finished_runs(store, variants)
     written = write_study(out, store, runs, points, grid)
@@ -145,22 +165,34 @@ def study_setup(args: argparse.Namespace) -> tuple[RunSpec, Grid]:
         raise UserError(f"--runs needs a whole number ≥ 1 (runs per solver), not {args.runs}")
     solvers = parse_values("solver", args.solvers or [args.solver])
     # an empty value leaves an optional option unset, as "auto" does (engine.options)
-    extra = {OPTION + name: parse_values(OPTION + name, [value or "auto"])
-             for name, value in parse_options(args.option).items()}  # fmt: skip
+    extra = {
+        OPTION + name: parse_values(OPTION + name, [value or "auto"])
+        for name, value in parse_options(args.option).items()
+    }
     for name, values in parse_grid(args.grid).items():
         if name in OWN_AXES:
-            raise UserError(f"--grid {name}=... is the study's own axis; give it with "
-                            f"{OWN_AXES[name]}")  # fmt: skip
+            raise UserError(
+                f"--grid {name}=... is the study's own axis; give it with {OWN_AXES[name]}"
+            )
         if name in extra:
-            raise UserError(f"--option {name.removeprefix(OPTION)} and --grid {name}=... both "
-                            "set it; give it once")  # fmt: skip
+            raise UserError(
+                f"--option {name.removeprefix(OPTION)} and --grid {name}=... both "
+                "set it; give it once"
+            )
         extra[name] = values
     save_seconds = args.save_seconds
     if save_seconds is None and args.save_every is None:
         save_seconds = DEFAULT_SAVE_SECONDS
     # paper 000's comparison runs each solver's own algorithm, once: κ is not held on train
-    single = argparse.Namespace(**{**vars(args), "solver": solvers[0], "option": [],
-                                   "save_seconds": save_seconds, "honour": HONOUR_OFF})  # fmt: skip
+    single = argparse.Namespace(
+        **{
+            **vars(args),
+            "solver": solvers[0],
+            "option": [],
+            "save_seconds": save_seconds,
+            "honour": HONOUR_OFF,
+        }
+    )
     return run_spec_from_args(single), study_grid(solvers, args.runs, extra)
 
 
@@ -181,8 +213,10 @@ def wait_with_progress(store: Store, run_ids: list[str]) -> dict[str, str]:
         statuses = wait(store, run_ids, timeout=POLL_SECONDS)
         ended = sum(status not in ACTIVE for status in statuses.values())
         running = sum(status == RunStatus.RUNNING for status in statuses.values())
-        line = (f"benchmark: {ended} of {len(run_ids)} runs ended, {running} running, "
-                f"{len(run_ids) - ended - running} queued")  # fmt: skip
+        line = (
+            f"benchmark: {ended} of {len(run_ids)} runs ended, {running} running, "
+            f"{len(run_ids) - ended - running} queued"
+        )
         if line != said:
             print(line, file=sys.stderr, flush=True)
             said = line
@@ -198,11 +232,15 @@ def finished_runs(store: Store, variants: Mapping[str, str]) -> list[StudyRun]:
     for run in sorted(runs, key=lambda r: (r.variant, r.seed)):
         if not run.metrics:
             reason = store.run(run.run_id).reason
-            print(f"run {run.run_id} ({run.variant}, seed {run.seed}) ended {run.status}"
-                  f"{f': {reason}' if reason else ''}; left out", file=sys.stderr)  # fmt: skip
+            print(
+                f"run {run.run_id} ({run.variant}, seed {run.seed}) ended {run.status}"
+                f"{f': {reason}' if reason else ''}; left out",
+                file=sys.stderr,
+            )
     if not kept:
-        raise UserError(f"none of the study's {len(runs)} runs ended with a model; "
-                        "see the lines above")  # fmt: skip
+        raise UserError(
+            f"none of the study's {len(runs)} runs ended with a model; see the lines above"
+        )
     return kept
 
 
@@ -264,8 +302,10 @@ def probability_models(store: Store, runs: Sequence[StudyRun]):
         spec = RunSpec.from_dict(store.run(run.run_id).spec)
         names.add(load_prepared(spec.data, spec.prepare).group_names)
     if len(names) != 1:
-        print("the variants group the data differently; probabilities.html is not drawn",
-              file=sys.stderr)  # fmt: skip
+        print(
+            "the variants group the data differently; probabilities.html is not drawn",
+            file=sys.stderr,
+        )
         return None
     models = {variant: store.load_scores(run.run_id) for variant, run in first.items()}
     return models, names.pop()
@@ -277,9 +317,11 @@ def format_table(summary: Summary, runs: Sequence[StudyRun]) -> str:
     text = summary.table()
     marked = (text + " *").where(summary.best.astype(bool), text + "  ").T
     counts = {variant: sum(run.variant == variant for run in runs) for variant in text.index}
-    counted = (f"{next(iter(counts.values()))} runs per variant" if len(set(counts.values())) == 1
-               else "the runs of each variant (" + ", ".join(f"{v}: {n}" for v, n in
-                                                           counts.items()) + ")")  # fmt: skip
+    counted = (
+        f"{next(iter(counts.values()))} runs per variant"
+        if len(set(counts.values())) == 1
+        else "the runs of each variant (" + ", ".join(f"{v}: {n}" for v, n in counts.items()) + ")"
+    )
     heading = f"mean ± std over {counted}; * the best of each row (smallest; largest for accuracy)"
     verdicts = "verdicts on the test set:\n" + "\n".join(
         f"  {line}" for line in verdict_words(runs)

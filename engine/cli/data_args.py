@@ -21,9 +21,11 @@ from engine.errors import UserError
 from engine.task import Task
 
 DEFAULT_ATTRIBUTE = {
-    "adult": "sex", "acs": "SEX", "synthetic": "SEX",
+    "adult": "sex",
+    "acs": "SEX",
+    "synthetic": "SEX",
     **{kind: data.protected[0] for kind, data in CLASSIC.items()},
-}  # fmt: skip
+}
 
 
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,10 +79,13 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument(
         "--label",
         help="csv: the label column; for a classic data set one of its labels, the first by "
-        "default (`python -m engine data show` describes it): " + "; ".join(
-            f"{kind}: " + ", ".join(_label_words(name, label.task) for name, label in
-                                    data.labels.items()) for kind, data in CLASSIC.items()),
-    )  # fmt: skip
+        "default (`python -m engine data show` describes it): "
+        + "; ".join(
+            f"{kind}: "
+            + ", ".join(_label_words(name, label.task) for name, label in data.labels.items())
+            for kind, data in CLASSIC.items()
+        ),
+    )
     source.add_argument("--positive", help="csv: the label value that counts as positive")
     source.add_argument(
         "--features",
@@ -197,9 +202,12 @@ def prepare_options_from_args(args: argparse.Namespace) -> PrepareOptions:
         small_groups=args.small_groups,
         cross_terms=args.cross_terms,
         drop_protected=args.drop_protected,
-        subgroups=SubgroupSpec(tuple(args.subgroups), args.subgroup_thresholds,
-                               args.subgroup_min_share) if args.subgroups else None,
-    )  # fmt: skip
+        subgroups=SubgroupSpec(
+            tuple(args.subgroups), args.subgroup_thresholds, args.subgroup_min_share
+        )
+        if args.subgroups
+        else None,
+    )
 
 
 def print_download_progress(received: int, total: int | None) -> None:

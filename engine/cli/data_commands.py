@@ -50,10 +50,16 @@ def register(commands: argparse._SubParsersAction) -> None:
 def list_data(args: argparse.Namespace) -> int:
     root = args.acs_root or acs_root()
     files = [
-        {"year": year, "horizon": horizon, "state": state, "path": str(path),
-         "megabytes": round(path.stat().st_size / 2**20, 1), "synthetic": is_synthetic(path)}
+        {
+            "year": year,
+            "horizon": horizon,
+            "state": state,
+            "path": str(path),
+            "megabytes": round(path.stat().st_size / 2**20, 1),
+            "synthetic": is_synthetic(path),
+        }
         for year, horizon, state, path in offline_files(root)
-    ]  # fmt: skip
+    ]
     listing = {
         "sources": SOURCES,
         "adult": {"folder": str(ADULT_DIR), "present": (ADULT_DIR / "adult.data.gz").is_file()},
@@ -68,8 +74,10 @@ def list_data(args: argparse.Namespace) -> int:
     print("Sources:")
     for name, text in SOURCES.items():
         print(f"  {name:<10} {text}")
-    for key, title in (("tasks", "ACS tasks (--task)"),
-                       ("regression_tasks", "ACS tasks with a real-valued label (--task)")):  # fmt: skip
+    for key, title in (
+        ("tasks", "ACS tasks (--task)"),
+        ("regression_tasks", "ACS tasks with a real-valued label (--task)"),
+    ):
         print(f"\n{title}:")
         for task in listing[key]:
             print(f"  {task['name']:<22} {task['folktables']:<24} label: {task['label']}")
@@ -83,8 +91,12 @@ def list_data(args: argparse.Namespace) -> int:
 
 
 def _task_entry(task: ACSTask) -> dict:
-    return {"name": task.name, "folktables": task.folktables_name, "label": task.label_name,
-            "features": list(task.features)}  # fmt: skip
+    return {
+        "name": task.name,
+        "folktables": task.folktables_name,
+        "label": task.label_name,
+        "features": list(task.features),
+    }
 
 
 def show_data(args: argparse.Namespace) -> int:

@@ -27,12 +27,20 @@ def register(commands: argparse._SubParsersAction) -> None:
         "store, the limits, the note and the model file's SHA-256 checksum.",
     )
     choose.add_argument("run_id", metavar="RUN_ID", help="the run (an id or an unambiguous prefix)")
-    choose.add_argument("--note", required=True,
-                        help="who chooses the model, for what, and why")  # fmt: skip
-    choose.add_argument("--out", type=Path, required=True, metavar="RECORD.html",
-                        help="where to write the decision record")  # fmt: skip
-    choose.add_argument("--home", type=Path, default=None,
-                        help="run store folder (default $FAIRFRONT_HOME or data/runs)")  # fmt: skip
+    choose.add_argument("--note", required=True, help="who chooses the model, for what, and why")
+    choose.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="RECORD.html",
+        help="where to write the decision record",
+    )
+    choose.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        help="run store folder (default $FAIRFRONT_HOME or data/runs)",
+    )
     choose.set_defaults(handler=decide_command)
 
 
@@ -51,8 +59,11 @@ def decide_command(args: argparse.Namespace) -> int:
     decision = decide(store, args.run_id, args.note)
     write_output(args.out, decision_record(store, decision))
     add_decision(store, decision)
-    print(f"run {decision.run_id} chosen ({decision.verdict}); its model file's SHA-256 is "
-          f"{decision.checksum}; decision record written: {args.out}", file=sys.stderr)  # fmt: skip
+    print(
+        f"run {decision.run_id} chosen ({decision.verdict}); its model file's SHA-256 is "
+        f"{decision.checksum}; decision record written: {args.out}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -74,6 +85,8 @@ def decision_line(decision: Decision, verdict_width: int) -> str:
     note = " ".join(decision.note.split())
     if len(note) > NOTE_SHOWN:
         note = note[: NOTE_SHOWN - 1] + "…"
-    return (f"{decision.made.astimezone():%Y-%m-%d %H:%M}  {decision.run_id:<18}{kappa:>7}"
-            f"{interval:>16}  {decision.verdict:<{verdict_width}}"
-            f"{decision.checksum[:CHECKSUM_SHOWN]:<14}{note}")  # fmt: skip
+    return (
+        f"{decision.made.astimezone():%Y-%m-%d %H:%M}  {decision.run_id:<18}{kappa:>7}"
+        f"{interval:>16}  {decision.verdict:<{verdict_width}}"
+        f"{decision.checksum[:CHECKSUM_SHOWN]:<14}{note}"
+    )

@@ -42,11 +42,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     predict.add_argument("model", type=Path, metavar="MODEL", help="the model file (.npz)")
     predict.add_argument("csv", type=Path, nargs="?", metavar="CSV", help="the rows to score")
-    predict.add_argument("--out", type=Path, metavar="OUT.csv",
-                         help="write the predictions here (default: stdout)")  # fmt: skip
-    predict.add_argument("--columns", action="store_true",
-                         help="list the columns the model needs, and where it comes from, "
-                         "instead of predicting")  # fmt: skip
+    predict.add_argument(
+        "--out", type=Path, metavar="OUT.csv", help="write the predictions here (default: stdout)"
+    )
+    predict.add_argument(
+        "--columns",
+        action="store_true",
+        help="list the columns the model needs, and where it comes from, instead of predicting",
+    )
     predict.set_defaults(handler=predict_command)
 
 
@@ -56,8 +59,10 @@ def predict_command(args: argparse.Namespace) -> int:
         print(describe_model(model))
         return 0
     if args.csv is None:
-        raise UserError("give the CSV file whose rows to score (or --columns to list the "
-                        "columns the model needs)")  # fmt: skip
+        raise UserError(
+            "give the CSV file whose rows to score (or --columns to list the "
+            "columns the model needs)"
+        )
     frame = read_rows(args.csv, model.columns, model.layout)
     table = prediction_table(model, frame)
     text = table.to_csv(index=False)
@@ -90,12 +95,15 @@ def summary(model: ExportedModel, table: pd.DataFrame, shown: str) -> str:
         positive = model.classes[1]
         overall = (table["prediction"] == positive).mean() if len(table) else float("nan")
         shares = by_group.apply(lambda p: (p == positive).mean()).reindex(present)
-        said = (f"{overall:.1%} predicted {model.label_name} ({positive}); by group: "
-                + ", ".join(f"{g} {s:.1%}" for g, s in shares.items()))  # fmt: skip
+        said = f"{overall:.1%} predicted {model.label_name} ({positive}); by group: " + ", ".join(
+            f"{g} {s:.1%}" for g, s in shares.items()
+        )
     else:
         means = by_group.mean().reindex(present)
-        said = (f"mean prediction of {model.label_name} {table['prediction'].mean():.4g}; by "
-                "group: " + ", ".join(f"{g} {m:.4g}" for g, m in means.items()))  # fmt: skip
+        said = (
+            f"mean prediction of {model.label_name} {table['prediction'].mean():.4g}; by "
+            "group: " + ", ".join(f"{g} {m:.4g}" for g, m in means.items())
+        )
     counts = table["group"].value_counts()
     sizes = ", ".join(f"{g} {counts.get(g, 0):,}" for g in model.group_names)
     return (
@@ -107,10 +115,15 @@ def describe_model(model: ExportedModel) -> str:
     """The model, where it comes from, and the columns it needs, one per line."""
     out = io.StringIO()
     about = model.about
-    shape = (f"MLP {'-'.join(map(str, model.model.hidden))}" if model.model.kind == "mlp"
-             else "linear" + (" with group cross-terms" if model.model.cross_terms else ""))  # fmt: skip
-    out.write(f"{shape} model of {model.label_name} ({model.task}, {model.objective} loss)"
-              f"{_origin(model)}\n")  # fmt: skip
+    shape = (
+        f"MLP {'-'.join(map(str, model.model.hidden))}"
+        if model.model.kind == "mlp"
+        else "linear" + (" with group cross-terms" if model.model.cross_terms else "")
+    )
+    out.write(
+        f"{shape} model of {model.label_name} ({model.task}, {model.objective} loss)"
+        f"{_origin(model)}\n"
+    )
     if about.get("verdict"):
         out.write(f"verdict: {about['verdict']}\n")
         out.writelines(f"  - {finding}\n" for finding in about.get("verdict_findings", ()))

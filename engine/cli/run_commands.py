@@ -78,9 +78,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     run = commands.add_parser("run", help="train one model under a fairness constraint")
     add_problem_arguments(run)
     run.add_argument("--out", type=Path, help="write the run (config, trajectory, metrics) as JSON")
-    run.add_argument("--save-model", type=Path, metavar="PATH",
-                     help="save the trained model with its preprocessing as a model file (.npz) "
-                     "for `python -m engine predict`")  # fmt: skip
+    run.add_argument(
+        "--save-model",
+        type=Path,
+        metavar="PATH",
+        help="save the trained model with its preprocessing as a model file (.npz) "
+        "for `python -m engine predict`",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress lines")
     run.add_argument(
         "--tune",
@@ -123,28 +127,43 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     problem.add_argument("--kappa", type=float, default=0.05, help="tolerance κ")
     problem.add_argument("--grid-size", type=int, default=10, help="|Î| for pSP (paper: 10)")
     problem.add_argument("--surrogate", choices=("ramp", "sigmoid"), default="ramp")
-    problem.add_argument("--pairs", choices=("all", "vs_mean"), default="all",
-                         help="group_loss_gap: every pair of groups (paper 000, Exp. 1) or each "
-                         "group against the mean over groups (eq. 4)")  # fmt: skip
+    problem.add_argument(
+        "--pairs",
+        choices=("all", "vs_mean"),
+        default="all",
+        help="group_loss_gap: every pair of groups (paper 000, Exp. 1) or each "
+        "group against the mean over groups (eq. 4)",
+    )
     add_family_option_arguments(problem)
     problem.add_argument("--temperature", type=float, default=1.0)
     problem.add_argument("--model", choices=("linear", "mlp"), default="linear")
     problem.add_argument("--hidden", type=int, nargs="+", default=[64], help="MLP widths")
-    problem.add_argument("--activation", choices=ACTIVATIONS, default="relu",
-                         help="the MLP's activation after each hidden layer")  # fmt: skip
-    problem.add_argument("--objective", choices=list(OBJECTIVE_TYPES),
-                         help="training objective: for a binary label the logistic loss, paper "
-                         "002's squared hinge max(0, 1 − ζh)² (ℓ2 SVM) or paper 004's pairwise "
-                         "AUC square loss c1 (h(ξ) − h(ξ′) − c2)² over (positive, negative) "
-                         "pairs (eq. 3); for a real-valued label the squared loss ½(h − y)² "
-                         "(ridge regression with --option l2=...); default: the solver's "
-                         "(pairwise_auc for a solver that needs it, else logistic), squared for "
-                         "a real-valued label")  # fmt: skip
-    problem.add_argument("--objective-c1", type=float,
-                         help="pairwise_auc: c1 > 0, default 0.5 (paper 004 uses 0.5 or 1, one loss for "
-                         "objective and constraint; these set the objective's own)")  # fmt: skip
-    problem.add_argument("--objective-c2", type=float,
-                         help="pairwise_auc: c2 > 0, default 1 (paper 004 uses 1)")  # fmt: skip
+    problem.add_argument(
+        "--activation",
+        choices=ACTIVATIONS,
+        default="relu",
+        help="the MLP's activation after each hidden layer",
+    )
+    problem.add_argument(
+        "--objective",
+        choices=list(OBJECTIVE_TYPES),
+        help="training objective: for a binary label the logistic loss, paper "
+        "002's squared hinge max(0, 1 − ζh)² (ℓ2 SVM) or paper 004's pairwise "
+        "AUC square loss c1 (h(ξ) − h(ξ′) − c2)² over (positive, negative) "
+        "pairs (eq. 3); for a real-valued label the squared loss ½(h − y)² "
+        "(ridge regression with --option l2=...); default: the solver's "
+        "(pairwise_auc for a solver that needs it, else logistic), squared for "
+        "a real-valued label",
+    )
+    problem.add_argument(
+        "--objective-c1",
+        type=float,
+        help="pairwise_auc: c1 > 0, default 0.5 (paper 004 uses 0.5 or 1, one loss for "
+        "objective and constraint; these set the objective's own)",
+    )
+    problem.add_argument(
+        "--objective-c2", type=float, help="pairwise_auc: c2 > 0, default 1 (paper 004 uses 1)"
+    )
     solver = parser.add_argument_group("solver")
     solver.add_argument("--solver", default="idca", help="see `python -m engine solvers`")
     solver.add_argument(
@@ -156,15 +175,27 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     )
     solver.add_argument("--iterations", type=int, help="stop after this many iterations")
     solver.add_argument("--seconds", type=float, help="stop after this many seconds")
-    solver.add_argument("--honour", choices=(*HONOUR_SPLITS, HONOUR_OFF), metavar="SPLIT",
-                        help=f"'train': κ {HOLDING_WORDS['train']}; 'val': κ "
-                        f"{HOLDING_WORDS['val']}; 'off': solve once, as the solver's paper "
-                        f"does (default {DEFAULT_HONOUR}; solvers that cannot hold κ solve "
-                        "once)")  # fmt: skip
-    solver.add_argument("--save-every", type=positive_int, metavar="N",
-                        help="save and evaluate the iterate every N iterations")  # fmt: skip
-    solver.add_argument("--save-seconds", type=float, metavar="T",
-                        help="save and evaluate the iterate every T seconds of solver time")  # fmt: skip
+    solver.add_argument(
+        "--honour",
+        choices=(*HONOUR_SPLITS, HONOUR_OFF),
+        metavar="SPLIT",
+        help=f"'train': κ {HOLDING_WORDS['train']}; 'val': κ "
+        f"{HOLDING_WORDS['val']}; 'off': solve once, as the solver's paper "
+        f"does (default {DEFAULT_HONOUR}; solvers that cannot hold κ solve "
+        "once)",
+    )
+    solver.add_argument(
+        "--save-every",
+        type=positive_int,
+        metavar="N",
+        help="save and evaluate the iterate every N iterations",
+    )
+    solver.add_argument(
+        "--save-seconds",
+        type=float,
+        metavar="T",
+        help="save and evaluate the iterate every T seconds of solver time",
+    )
 
 
 def add_background_arguments(parser: argparse.ArgumentParser) -> None:
@@ -174,8 +205,9 @@ def add_background_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="run store folder (default $FAIRFRONT_HOME or data/runs)",
     )
-    parser.add_argument("--workers", type=positive_int, default=2,
-                        help="background worker processes")  # fmt: skip
+    parser.add_argument(
+        "--workers", type=positive_int, default=2, help="background worker processes"
+    )
     parser.add_argument("--force", action="store_true", help="run again even if a result exists")
 
 
@@ -213,9 +245,16 @@ def constraint_from_args(
     if family != "group_loss_gap" and args.pairs != "all":
         raise UserError("--pairs sets the group_loss_gap constraint only")
     options = family_options_from_args(args, family)
-    return ConstraintSpec(family, args.kappa, tuple(args.interval), pairs=args.pairs,
-                          surrogate=args.surrogate, temperature=args.temperature,
-                          grid_size=args.grid_size, options=options)  # fmt: skip
+    return ConstraintSpec(
+        family,
+        args.kappa,
+        tuple(args.interval),
+        pairs=args.pairs,
+        surrogate=args.surrogate,
+        temperature=args.temperature,
+        grid_size=args.grid_size,
+        options=options,
+    )
 
 
 def _family(constraint: ConstraintSpec | None) -> str | None:
@@ -257,8 +296,11 @@ def objective_from_args(args: argparse.Namespace, default: str, task: Task) -> O
     """The training objective of --objective, else `default` (the solver's) for a binary label
     and the squared loss for a real-valued one (`task`), the one objective defined for it; its
     c1 and c2 set the pairwise AUC loss only."""
-    given = {name: value for name, value in (("c1", args.objective_c1), ("c2", args.objective_c2))
-             if value is not None}  # fmt: skip
+    given = {
+        name: value
+        for name, value in (("c1", args.objective_c1), ("c2", args.objective_c2))
+        if value is not None
+    }
     name = args.objective or (default if task is Task.CLASSIFICATION else DEFAULT_OBJECTIVE[task])
     if name == PairwiseAUCLoss.name:
         return PairwiseAUCLoss(**given)
@@ -272,14 +314,18 @@ def run_command(args: argparse.Namespace) -> int:
     if args.tune:
         return tuned_run_command(args, spec)
     if args.background and args.save_model is not None:
-        raise UserError("--save-model saves a run made here; a background run's model is saved "
-                        "with `python -m engine runs export-model RUN_ID PATH` once it ends")  # fmt: skip
+        raise UserError(
+            "--save-model saves a run made here; a background run's model is saved "
+            "with `python -m engine runs export-model RUN_ID PATH` once it ends"
+        )
     if args.background:
         store = Store(args.home)
         (run_id,) = submit([spec], store, force=args.force, workers=args.workers)
         print(run_id)
-        print(f"queued in {store.home}; follow it with `python -m engine runs show {run_id}`",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"queued in {store.home}; follow it with `python -m engine runs show {run_id}`",
+            file=sys.stderr,
+        )
         return 0
     spec.data.files(print_download_progress)  # what --download allows, with its progress
     spec.validate()  # a solver that cannot solve this problem is refused before data is read
@@ -288,15 +334,19 @@ def run_command(args: argparse.Namespace) -> int:
     card = spec.card
     family = spec.constraint.family if spec.constraint is not None else None
     if not args.quiet:
-        print(f"{prepared.dataset_name}: {len(prepared.train):,} training rows, "
-              f"groups {', '.join(prepared.group_names)}; solver {card.name}", file=sys.stderr)  # fmt: skip
+        print(
+            f"{prepared.dataset_name}: {len(prepared.train):,} training rows, "
+            f"groups {', '.join(prepared.group_names)}; solver {card.name}",
+            file=sys.stderr,
+        )
     log = None if args.quiet else ProgressPrinter(family, prepared.task)
     solution = execute(spec, problem, log=log)
     verdict = solution_verdict(spec.to_dict(), solution)
     if solution.front:  # a run that yields a set of models: its front, then the reported one
         stored = spec.to_dict()
-        front = front_frontier(spec.run_id, stored, solution_front(solution.front),
-                               solution.metrics)  # fmt: skip
+        front = front_frontier(
+            spec.run_id, stored, solution_front(solution.front), solution.metrics
+        )
         print(format_front(front, spec.run_id, run_quantity(stored)))
     print(format_result(solution, verdict, prepared.task))
     if args.out is not None:
@@ -318,13 +368,23 @@ def save_run_model(
 ) -> None:
     """Save the model of a run made here (`engine.runs.export.run_model`)."""
     if solution.status not in WITH_MODEL:
-        raise UserError(f"the run ended {solution.status} without a model; nothing was saved "
-                        f"in {path}")  # fmt: skip
-    model = run_model(spec, prepared, solution.params, spec.run_id, verdict, solution.metrics,
-                      str(solution.status))  # fmt: skip
+        raise UserError(
+            f"the run ended {solution.status} without a model; nothing was saved in {path}"
+        )
+    model = run_model(
+        spec,
+        prepared,
+        solution.params,
+        spec.run_id,
+        verdict,
+        solution.metrics,
+        str(solution.status),
+    )
     save_model(model, path)
-    print(f"model written: {path} (apply it with `python -m engine predict {path} CSV`)",
-          file=sys.stderr)  # fmt: skip
+    print(
+        f"model written: {path} (apply it with `python -m engine predict {path} CSV`)",
+        file=sys.stderr,
+    )
 
 
 # the exact metrics shown per split of a model, by the task of its label: a classifier's
@@ -345,14 +405,19 @@ class ProgressPrinter:
         now = time.perf_counter()
         if record.kind == RecordKind.EXACT:
             v, q, score = record.values, self.quantity, self.score
-            print(f"    exact  train {score} {_fmt(v.get(f'train.{score}'))} {q} "
-                  f"{_fmt(v.get(f'train.{self.metric}'))} | val {score} "
-                  f"{_fmt(v.get(f'val.{score}'))} {q} {_fmt(v.get(f'val.{self.metric}'))}",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"    exact  train {score} {_fmt(v.get(f'train.{score}'))} {q} "
+                f"{_fmt(v.get(f'train.{self.metric}'))} | val {score} "
+                f"{_fmt(v.get(f'val.{score}'))} {q} {_fmt(v.get(f'val.{self.metric}'))}",
+                file=sys.stderr,
+            )
         elif record.kind == RecordKind.SURROGATE and now - self.last >= 1.0:
             self.last = now
-            print(f"it {record.iteration:>7}  {record.seconds:7.1f}s  f0 {_fmt(record.objective)}"
-                  f"  max violation {_fmt(record.max_violation)}", file=sys.stderr)  # fmt: skip
+            print(
+                f"it {record.iteration:>7}  {record.seconds:7.1f}s  f0 {_fmt(record.objective)}"
+                f"  max violation {_fmt(record.max_violation)}",
+                file=sys.stderr,
+            )
 
 
 def _fmt(value: float | None) -> str:
@@ -365,9 +430,11 @@ def format_result(solution: Solution, verdict: Verdict, task: Task) -> str:
     of `SPLIT_SCORES` (a classifier's accuracy and AUC, a regression's RMSE and R²), the first
     with its 95 % interval on held-out splits, and the constrained quantity, named by its
     family, with its interval, beside κ and what the split says of it (`engine.verdict`)."""
-    lines = [f"{solution.solver}: {solution.status} ({solution.reason}) after "
-             f"{solution.iterations:,} iterations, {solution.seconds:.1f} s",
-             f"verdict: {verdict.summary}"]  # fmt: skip
+    lines = [
+        f"{solution.solver}: {solution.status} ({solution.reason}) after "
+        f"{solution.iterations:,} iterations, {solution.seconds:.1f} s",
+        f"verdict: {verdict.summary}",
+    ]
     lines += [f"  - {finding}" for finding in verdict.findings]
     scores = SPLIT_SCORES[task]
     rows = [("split", *scores, verdict.quantity, "κ", "verdict")]
@@ -375,16 +442,31 @@ def format_result(solution: Solution, verdict: Verdict, task: Task) -> str:
         check, metrics = verdict.check(split), solution.metrics.get(split)
         if check is None or not metrics:
             continue
-        first = _with_interval(metrics.get(scores[0]), metrics.get(f"{scores[0]}_low"),
-                               metrics.get(f"{scores[0]}_high"))  # fmt: skip
+        first = _with_interval(
+            metrics.get(scores[0]),
+            metrics.get(f"{scores[0]}_low"),
+            metrics.get(f"{scores[0]}_high"),
+        )
         value = _with_interval(check.value, check.low, check.high)
         kappa = "—" if check.kappa is None else f"{check.kappa:g}"
-        rows.append((split, first, *(_fmt(metrics.get(name)) for name in scores[1:]), value,
-                     kappa, _state_words(check)))  # fmt: skip
+        rows.append(
+            (
+                split,
+                first,
+                *(_fmt(metrics.get(name)) for name in scores[1:]),
+                value,
+                kappa,
+                _state_words(check),
+            )
+        )
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
-    lines += ["  ".join(cell.ljust(w) if c in (0, len(row) - 1) else cell.rjust(w)
-                        for c, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
-              for row in rows]  # fmt: skip
+    lines += [
+        "  ".join(
+            cell.ljust(w) if c in (0, len(row) - 1) else cell.rjust(w)
+            for c, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
     return "\n".join(lines)
 
 
@@ -401,26 +483,33 @@ def _state_words(check: SplitCheck) -> str:
         return ""
     if state is KappaState.MISSES and not check.has_interval:
         return f"misses (+{check.excess:.4f})"
-    return {KappaState.MEETS: "meets", KappaState.MISSES: "misses",
-            KappaState.CANNOT_TELL: "cannot tell"}[state]  # fmt: skip
+    return {
+        KappaState.MEETS: "meets",
+        KappaState.MISSES: "misses",
+        KappaState.CANNOT_TELL: "cannot tell",
+    }[state]
 
 
 def list_solvers(args: argparse.Namespace) -> int:
     entries = []
     for name in solver_names():
         card = solver_card(name)
-        entries.append({
-            "name": name,
-            "paper": card.paper,
-            "summary": card.summary,
-            "needs_constraint": card.constrained,
-            "families": card.families() if card.constrained else "any (only reported)",
-            "models": card.model_kinds(),
-            "requires": [{"capability": c.key, "of": c.side.value, "means": c.words,
-                          "why": why} for c, why in card.needs.items()],
-            "options": [option.to_dict() for option in config_fields(card.Config)],
-            "tuning": card.tuning.words() if card.tuning is not None else None,
-        })  # fmt: skip
+        entries.append(
+            {
+                "name": name,
+                "paper": card.paper,
+                "summary": card.summary,
+                "needs_constraint": card.constrained,
+                "families": card.families() if card.constrained else "any (only reported)",
+                "models": card.model_kinds(),
+                "requires": [
+                    {"capability": c.key, "of": c.side.value, "means": c.words, "why": why}
+                    for c, why in card.needs.items()
+                ],
+                "options": [option.to_dict() for option in config_fields(card.Config)],
+                "tuning": card.tuning.words() if card.tuning is not None else None,
+            }
+        )
     if args.json:
         print(json.dumps(entries, indent=2, default=str))
         return 0
@@ -428,8 +517,9 @@ def list_solvers(args: argparse.Namespace) -> int:
         families = entry["families"]
         families = families if isinstance(families, str) else ", ".join(families)
         models = " and ".join(entry["models"])
-        print(f"{entry['name']}  (paper {entry['paper']}; constraints: {families}; {models} "
-              "models)")  # fmt: skip
+        print(
+            f"{entry['name']}  (paper {entry['paper']}; constraints: {families}; {models} models)"
+        )
         print(f"    {entry['summary']}")
         for need in entry["requires"]:
             print(f"    needs of the {need['of']}: {need['means']} ({need['why']})")

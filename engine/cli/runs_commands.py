@@ -56,8 +56,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_problem_arguments(sweep)
     add_background_arguments(sweep)
     grid = sweep.add_argument_group("grid")
-    grid.add_argument("--kappas", "--kappa-grid", dest="kappas", nargs="+",
-                      help="κ values (default: --kappa)")  # fmt: skip
+    grid.add_argument(
+        "--kappas", "--kappa-grid", dest="kappas", nargs="+", help="κ values (default: --kappa)"
+    )
     grid.add_argument(
         "--intervals",
         nargs="+",
@@ -66,14 +67,22 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     grid.add_argument("--solvers", nargs="+", help="solvers (default: --solver)")
     grid.add_argument("--seeds", nargs="+", help="seeds (default: --seed)")
-    grid.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2",
-                      help="one more axis of the grid, e.g. option.rho=0.5,1 or "
-                      "model.hidden=64x32,32 (repeatable; the axes are listed below)")  # fmt: skip
+    grid.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2",
+        help="one more axis of the grid, e.g. option.rho=0.5,1 or "
+        "model.hidden=64x32,32 (repeatable; the axes are listed below)",
+    )
     grid.add_argument("--name", default="", help="a name for the sweep")
-    grid.add_argument("--cold", action="store_true",
-                      help="start every point afresh (default: a continuation sweep: each κ or I "
-                      "point of a solver that takes a warm start starts from its neighbour's "
-                      "model, in as many chains as --workers; the first of each chain is cold)")  # fmt: skip
+    grid.add_argument(
+        "--cold",
+        action="store_true",
+        help="start every point afresh (default: a continuation sweep: each κ or I "
+        "point of a solver that takes a warm start starts from its neighbour's "
+        "model, in as many chains as --workers; the first of each chain is cold)",
+    )
     grid.add_argument("--scheduler", help="Dask scheduler address (tcp://host:port)")
     grid.add_argument("--wait", action="store_true", help="return when every run has ended")
     grid.add_argument(
@@ -85,8 +94,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     sweep.set_defaults(handler=sweep_command)
 
-    runs = commands.add_parser("runs", help="list, show, cancel, re-run, export or delete runs; "
-                                 "list decisions")
+    runs = commands.add_parser(
+        "runs", help="list, show, cancel, re-run, export or delete runs; list decisions"
+    )
     actions = runs.add_subparsers(dest="action", required=True, metavar="ACTION")
     for name, handler, text in (
         ("list", list_runs, "runs in the store"),
@@ -128,25 +138,35 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     rerun.add_argument("run_ids", nargs="+", metavar="RUN_ID")
     rerun.add_argument("--home", type=Path, default=None)
-    rerun.add_argument("--replace", action="store_true",
-                       help="also re-run finished runs, replacing their results")  # fmt: skip
+    rerun.add_argument(
+        "--replace", action="store_true", help="also re-run finished runs, replacing their results"
+    )
     rerun.add_argument("--workers", type=positive_int, default=2)
     rerun.set_defaults(handler=rerun_runs)
 
     front = commands.add_parser("frontier", help="the score–fairness frontier of a sweep")
     front.add_argument("sweep_id")
     front.add_argument("--home", type=Path, default=None)
-    front.add_argument("--metric", default="constraint",
-                       help="constraint (the sweep's constrained quantity), psp, pdp, sp, dp, auc, "
-                       "or a name ending in _gap")  # fmt: skip
+    front.add_argument(
+        "--metric",
+        default="constraint",
+        help="constraint (the sweep's constrained quantity), psp, pdp, sp, dp, auc, "
+        "or a name ending in _gap",
+    )
     front.add_argument("--split", default="test", choices=("train", "val", "test"))
-    front.add_argument("--score", choices=tuple(SCORE_NAMES),
-                       help="the y axis (default: auc for a sweep of paper 004's pairwise_auc "
-                       "objective or auc_gap constraint, else accuracy)")  # fmt: skip
-    front.add_argument("--spread", choices=SPREADS,
-                       help="± over seeds: ci, the 95 %% Student-t confidence half-width, or se, "
-                       "the standard error of the mean (default: se where --score defaults to "
-                       "auc, as paper 004 plots, else ci)")  # fmt: skip
+    front.add_argument(
+        "--score",
+        choices=tuple(SCORE_NAMES),
+        help="the y axis (default: auc for a sweep of paper 004's pairwise_auc "
+        "objective or auc_gap constraint, else accuracy)",
+    )
+    front.add_argument(
+        "--spread",
+        choices=SPREADS,
+        help="± over seeds: ci, the 95 %% Student-t confidence half-width, or se, "
+        "the standard error of the mean (default: se where --score defaults to "
+        "auc, as paper 004 plots, else ci)",
+    )
     front.set_defaults(handler=frontier_command)
 
     runner = commands.add_parser("runner", help="serve queued runs (started automatically)")
@@ -169,11 +189,20 @@ def sweep_command(args: argparse.Namespace) -> int:
         specs = tuned_sweep_specs(grid_specs(base, grid), store, args)
     else:
         specs = continuation_specs(grid_specs(base, grid), 0 if args.cold else args.workers)
-    sweep_id = submit_sweep(args.name or f"{len(specs)} runs", specs, grid, store,
-                            workers=args.workers, scheduler=args.scheduler, force=args.force)  # fmt: skip
+    sweep_id = submit_sweep(
+        args.name or f"{len(specs)} runs",
+        specs,
+        grid,
+        store,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        force=args.force,
+    )
     print(sweep_id)
-    print(f"{len(specs)} runs in sweep {sweep_id}; see `python -m engine frontier {sweep_id}`",
-          file=sys.stderr)  # fmt: skip
+    print(
+        f"{len(specs)} runs in sweep {sweep_id}; see `python -m engine frontier {sweep_id}`",
+        file=sys.stderr,
+    )
     if args.wait:
         statuses = wait(store, [s.run_id for s in specs])
         counts = {s: list(statuses.values()).count(s) for s in sorted(set(statuses.values()))}
@@ -185,8 +214,12 @@ def sweep_grid(args: argparse.Namespace, base: RunSpec) -> Grid:
     """The axes of --solvers, --intervals, --seeds and --kappas (each by default the single
     run's value), then the --grid axes; an axis is given by its flag or by --grid, not both."""
     extra = parse_grid(args.grid)
-    single = {"solver": base.solver, "interval": base.interval, "seed": base.seed,
-              "kappa": args.kappa}  # fmt: skip
+    single = {
+        "solver": base.solver,
+        "interval": base.interval,
+        "seed": base.seed,
+        "kappa": args.kappa,
+    }
     grid: Grid = {}
     for name, dest in FLAG_AXES.items():
         texts = getattr(args, dest)
@@ -221,19 +254,24 @@ def list_runs(args: argparse.Namespace) -> int:
     solver = max(map(len, solver_names())) + 1  # the column of solver names fits the longest
     verdict = max([len("verdict"), *(len(v.summary) for v in verdicts.values())]) + 1
     named = max([len("constraint"), *map(len, constraints.values())]) + 1
-    print(f"{'id':<17}{'status':<12}{'verdict':<{verdict}}{'solver':<{solver}}"
-          f"{'constraint':<{named}}{'κ':>7}{'I':>13}{'seed':>5}{'test acc':>10}"
-          + "".join(f"{c.header:>{w}}" for c, w in zip(columns, widths, strict=True))
-          + "  reason")  # fmt: skip
+    print(
+        f"{'id':<17}{'status':<12}{'verdict':<{verdict}}{'solver':<{solver}}"
+        f"{'constraint':<{named}}{'κ':>7}{'I':>13}{'seed':>5}{'test acc':>10}"
+        + "".join(f"{c.header:>{w}}" for c, w in zip(columns, widths, strict=True))
+        + "  reason"
+    )
     for row in rows:
         spec, measured, judged = row.spec, metrics[row.id], verdicts[row.id]
         accuracy = measured.get("test", {}).get("accuracy")
         interval = "[{:g}, {:g})".format(*spec["interval"])
-        cells = "".join(f"{_num(c.cell(spec, measured)):>{w}}"
-                        for c, w in zip(columns, widths, strict=True))  # fmt: skip
-        print(f"{row.id:<17}{row.status:<12}{judged.summary:<{verdict}}{spec['solver']:<{solver}}"
-              f"{constraints[row.id]:<{named}}{_num(judged.kappa, 'g'):>7}{interval:>13}"
-              f"{spec['seed']:>5}{_num(accuracy):>10}{cells}  {row.reason[:60]}")  # fmt: skip
+        cells = "".join(
+            f"{_num(c.cell(spec, measured)):>{w}}" for c, w in zip(columns, widths, strict=True)
+        )
+        print(
+            f"{row.id:<17}{row.status:<12}{judged.summary:<{verdict}}{spec['solver']:<{solver}}"
+            f"{constraints[row.id]:<{named}}{_num(judged.kappa, 'g'):>7}{interval:>13}"
+            f"{spec['seed']:>5}{_num(accuracy):>10}{cells}  {row.reason[:60]}"
+        )
     return 0
 
 
@@ -273,8 +311,11 @@ def export_model_command(args: argparse.Namespace) -> int:
     store = Store(args.home)
     model = stored_run_model(store, args.run_id)
     save_model(model, args.path)
-    print(f"model of run {model.about['run']} written: {args.path} (apply it with "
-          f"`python -m engine predict {args.path} CSV`)", file=sys.stderr)  # fmt: skip
+    print(
+        f"model of run {model.about['run']} written: {args.path} (apply it with "
+        f"`python -m engine predict {args.path} CSV`)",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -311,8 +352,13 @@ def frontier_command(args: argparse.Namespace) -> int:
     score, spread = frontier_axes(specs)
     quantity = sweep_quantity(specs) if args.metric == "constraint" else None
     try:
-        result = frontier(sweep_results(store, sweep_id), metric=args.metric, split=args.split,
-                          score=args.score or score, spread=args.spread or spread)  # fmt: skip
+        result = frontier(
+            sweep_results(store, sweep_id),
+            metric=args.metric,
+            split=args.split,
+            score=args.score or score,
+            spread=args.spread or spread,
+        )
     except ValueError as error:
         raise UserError(str(error)) from error
     print(format_frontier(result, quantity))
@@ -331,9 +377,11 @@ def sweep_quantity(specs: list[dict]) -> str | None:
         return held[0].name if held else None
     reported = [q.metric for q in held if q.metric in GAP_METRICS or str(q.metric).endswith("_gap")]
     choose = f" (e.g. {', '.join(reported)})" if reported else ""
-    raise UserError(f"the sweep's runs hold {len(held)} quantities to κ "
-                    f"({', '.join(q.name for q in held)}), so 'constraint' is not one quantity: "
-                    f"choose the metric to show with --metric{choose}")  # fmt: skip
+    raise UserError(
+        f"the sweep's runs hold {len(held)} quantities to κ "
+        f"({', '.join(q.name for q in held)}), so 'constraint' is not one quantity: "
+        f"choose the metric to show with --metric{choose}"
+    )
 
 
 def runner_command(args: argparse.Namespace) -> int:

@@ -164,8 +164,10 @@ def _task_dataset(
         )
     label = task.label(rows)
     if task.task is Task.REGRESSION and label.isna().any():  # e.g. no commute: worked from home
-        notes.append(f"{int(label.isna().sum()):,} rows without a {task.target} value are left "
-                     "out: their label is blank")  # fmt: skip
+        notes.append(
+            f"{int(label.isna().sum()):,} rows without a {task.target} value are left "
+            "out: their label is blank"
+        )
         rows, label = rows[label.notna()], label[label.notna()]
     if rows.empty:
         raise UserError(f"no rows of the ACS files pass the {task.name} task's filter")

@@ -17,15 +17,33 @@ TRAIN_FILE = "adult.data.gz"
 TEST_FILE = "adult.test.gz"
 
 COLUMNS = (
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
-    "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week",
-    "native-country", "income",
-)  # fmt: skip
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+)
 NUMERIC = ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week")
 CATEGORICAL = (
-    "workclass", "education", "marital-status", "occupation", "relationship", "race", "sex",
+    "workclass",
+    "education",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
     "native-country",
-)  # fmt: skip
+)
 PROTECTED = ("sex", "race", "age", "marital-status")
 
 

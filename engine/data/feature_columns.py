@@ -114,8 +114,7 @@ def _number_identifier(numbers: pd.Series, name: str, unique_per_row: bool) -> s
     if distinct < ID_SHARE * len(numbers) or distinct < 2:
         return None
     if named or _same_width(numbers) or (dense and distinct >= DENSE_MIN):
-        return (f"{distinct:,} different whole numbers in {len(numbers):,} rows, like an "
-                "identifier")  # fmt: skip
+        return f"{distinct:,} different whole numbers in {len(numbers):,} rows, like an identifier"
     return None
 
 

@@ -42,8 +42,10 @@ class FileLayout:
         """What else than a CSV file with a header naming the `needed` columns can be read."""
         said = []
         if self.columns:
-            said.append(f"a file without a header with the columns {', '.join(self.columns)} "
-                        "in this order (the last may be left out)")  # fmt: skip
+            said.append(
+                f"a file without a header with the columns {', '.join(self.columns)} "
+                "in this order (the last may be left out)"
+            )
         renames = [f"'{new}' for '{old}'" for new, old in self.renames.items() if old in needed]
         if renames:
             said.append(f"the column{'s' if len(renames) > 1 else ''} {', '.join(renames)}")
@@ -52,8 +54,12 @@ class FileLayout:
         return "; ".join(said)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"columns": list(self.columns), "missing": list(self.missing),
-                "comment": self.comment, "renames": self.renames}  # fmt: skip
+        return {
+            "columns": list(self.columns),
+            "missing": list(self.missing),
+            "comment": self.comment,
+            "renames": self.renames,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FileLayout:
@@ -62,9 +68,12 @@ class FileLayout:
         comment = fields.entry(data, "comment", (str, type(None)), what)
         if comment is not None and len(comment) != 1:
             raise UserError(f"the comment mark of {what} is not one character")
-        return cls(columns=fields.texts(data, "columns", what),
-                   missing=fields.texts(data, "missing", what), comment=comment,
-                   renames=fields.text_map(data, "renames", str, what))  # fmt: skip
+        return cls(
+            columns=fields.texts(data, "columns", what),
+            missing=fields.texts(data, "missing", what),
+            comment=comment,
+            renames=fields.text_map(data, "renames", str, what),
+        )
 
 
 def source_layout(kind: str) -> FileLayout:
@@ -98,12 +107,20 @@ def read_rows(path: str | Path, needed: tuple[str, ...], layout: FileLayout) -> 
         return frame.rename(columns=wanted)
     first = _read(path, encoding, layout, header=None, nrows=1)
     if first.shape[1] > len(layout.columns):
-        raise UserError(f"{path.name} has no header naming the columns the model reads, and "
-                        f"{first.shape[1]} columns, more than the {len(layout.columns)} of a "
-                        f"file without one ({', '.join(layout.columns)})")  # fmt: skip
+        raise UserError(
+            f"{path.name} has no header naming the columns the model reads, and "
+            f"{first.shape[1]} columns, more than the {len(layout.columns)} of a "
+            f"file without one ({', '.join(layout.columns)})"
+        )
     present = layout.columns[: first.shape[1]]
-    return _read(path, encoding, layout, header=None, names=list(present),
-                 usecols=[c for c in present if c in needed])  # fmt: skip
+    return _read(
+        path,
+        encoding,
+        layout,
+        header=None,
+        names=list(present),
+        usecols=[c for c in present if c in needed],
+    )
 
 
 def _wanted(header: pd.Index, needed: tuple[str, ...], layout: FileLayout) -> dict[str, str]:
@@ -131,8 +148,15 @@ def _encoding(path: Path) -> str:
 
 def _read(path: Path, encoding: str, layout: FileLayout, **options) -> pd.DataFrame:
     try:
-        return pd.read_csv(path, encoding=encoding, skipinitialspace=True, low_memory=False,
-                           na_values=list(layout.missing), comment=layout.comment, **options)  # fmt: skip
+        return pd.read_csv(
+            path,
+            encoding=encoding,
+            skipinitialspace=True,
+            low_memory=False,
+            na_values=list(layout.missing),
+            comment=layout.comment,
+            **options,
+        )
     except pd.errors.EmptyDataError as error:
         raise UserError(f"{path.name} holds no table (it is blank)") from error
     except (pd.errors.ParserError, csv.Error, ValueError) as error:

@@ -105,9 +105,15 @@ class AttributeMap:
         return list(dict.fromkeys(self.labels.values()))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"column": self.column, "kind": self.kind, "labels": self.labels,
-                "spellings": self.spellings, "unseen": self.unseen, "edges": list(self.edges),
-                "bin_names": list(self.bin_names)}  # fmt: skip
+        return {
+            "column": self.column,
+            "kind": self.kind,
+            "labels": self.labels,
+            "spellings": self.spellings,
+            "unseen": self.unseen,
+            "edges": list(self.edges),
+            "bin_names": list(self.bin_names),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AttributeMap:
@@ -175,18 +181,22 @@ class GroupMap:
             return self.label_ids[label]
         if self.other is not None:  # a combination never seen: fewer rows than any group had
             return self.other
-        raise UserError(f"some rows fall in the group {label!r} of {', '.join(self.columns)}, "
-                        "which no row had when the model was trained; its groups are "
-                        f"{', '.join(self.names)}")  # fmt: skip
+        raise UserError(
+            f"some rows fall in the group {label!r} of {', '.join(self.columns)}, "
+            "which no row had when the model was trained; its groups are "
+            f"{', '.join(self.names)}"
+        )
 
     def _refuse_value(
         self, frame: pd.DataFrame, attribute: AttributeMap, codes: np.ndarray, unknown: int
     ) -> None:
         column = self._column(frame, attribute.column)
         value = frame[column].iloc[int(np.flatnonzero(codes == unknown)[0])]
-        raise UserError(f"the protected column '{attribute.column}' has the value "
-                        f"{value_key(value)!r}, never seen when the model was trained; the "
-                        f"values it knows are grouped as {', '.join(attribute.known())}")  # fmt: skip
+        raise UserError(
+            f"the protected column '{attribute.column}' has the value "
+            f"{value_key(value)!r}, never seen when the model was trained; the "
+            f"values it knows are grouped as {', '.join(attribute.known())}"
+        )
 
     @staticmethod
     def _column(frame: pd.DataFrame, name: str) -> str:
@@ -200,9 +210,13 @@ class GroupMap:
         return by_lower[name.lower()]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"columns": list(self.columns),
-                "attributes": [a.to_dict() for a in self.attributes],
-                "label_ids": self.label_ids, "names": list(self.names), "other": self.other}  # fmt: skip
+        return {
+            "columns": list(self.columns),
+            "attributes": [a.to_dict() for a in self.attributes],
+            "label_ids": self.label_ids,
+            "names": list(self.names),
+            "other": self.other,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GroupMap:

@@ -99,8 +99,9 @@ def make_groups(
     codes, uniques = pd.factorize(labels)
     _, first = np.unique(codes, return_index=True)
     label_ids = {str(uniques[c]): int(groups.ids[i]) for c, i in enumerate(first)}
-    group_map = GroupMap(tuple(p.column for p in parts), tuple(parts), label_ids, groups.names,
-                         other)  # fmt: skip
+    group_map = GroupMap(
+        tuple(p.column for p in parts), tuple(parts), label_ids, groups.names, other
+    )
     return replace(groups, notes=(*notes, *groups.notes), map=group_map)
 
 

@@ -23,10 +23,29 @@ import re
 import pandas as pd
 
 LABEL_NAMES = (
-    "label", "target", "y", "class", "outcome", "default", "income", "response", "result",
-    "decision", "approved", "churn", "survived", "fraud", "recidivism", "two_year_recid",
-    "readmitted", "hired", "admitted", "passed", "diagnosis", "risk",
-)  # fmt: skip
+    "label",
+    "target",
+    "y",
+    "class",
+    "outcome",
+    "default",
+    "income",
+    "response",
+    "result",
+    "decision",
+    "approved",
+    "churn",
+    "survived",
+    "fraud",
+    "recidivism",
+    "two_year_recid",
+    "readmitted",
+    "hired",
+    "admitted",
+    "passed",
+    "diagnosis",
+    "risk",
+)
 # one word of a longer name: the names above but the one-letter one, and words that name a label
 # only inside a longer name ("is_recid"); not "status", which names features as often as labels
 LABEL_WORDS = tuple(n for n in LABEL_NAMES if len(n) > 1) + ("recid", "churned", "defaulted")

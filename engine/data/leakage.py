@@ -46,8 +46,10 @@ def column_aucs(
     `frame`, when given, the same rows' raw numeric columns (their blanks, which `X` has lost).
     """
     positive = np.asarray(y) == 1
-    return {name: _column_auc(codes, positive, kind)
-            for name, codes, kind in _column_codes(X, encoder, frame)}  # fmt: skip
+    return {
+        name: _column_auc(codes, positive, kind)
+        for name, codes, kind in _column_codes(X, encoder, frame)
+    }
 
 
 def column_correlations(
@@ -56,8 +58,10 @@ def column_correlations(
     """For a real-valued `y`: |rank correlation| of each numeric source column with it, the
     correlation ratio η of each categorical one (`X` and `frame` as in `column_aucs`)."""
     y = np.asarray(y, dtype=np.float64)
-    return {name: _column_correlation(codes, y, kind)
-            for name, codes, kind in _column_codes(X, encoder, frame)}  # fmt: skip
+    return {
+        name: _column_correlation(codes, y, kind)
+        for name, codes, kind in _column_codes(X, encoder, frame)
+    }
 
 
 def leakage_warnings(

@@ -62,9 +62,12 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
     categorical = tuple(c for c in dataset.categorical if c not in dropped)
     split_rows = [np.flatnonzero(assignment == s) for s in range(3)]
     encoder = fit_encoder(
-        dataset.frame.iloc[split_rows[0]], numeric, categorical, dataset.value_labels,
+        dataset.frame.iloc[split_rows[0]],
+        numeric,
+        categorical,
+        dataset.value_labels,
         options.min_category_count,
-    )  # fmt: skip
+    )
     names = encoder.feature_names
     if options.cross_terms:
         names = cross_term_names(names, groups.names)
@@ -77,8 +80,10 @@ def prepare(dataset: Dataset, options: PrepareOptions, key: str = "") -> Prepare
     numbers = dataset.frame.iloc[split_rows[0], dataset.frame.columns.get_indexer(list(numeric))]
     leaks = leakage_warnings(designs[0], y[split_rows[0]], encoder, dataset.task, numbers)
     if options.cross_terms:
-        designs = [add_group_cross_terms(X, groups.ids[rows], len(groups.names))
-                   for X, rows in zip(designs, split_rows, strict=True)]  # fmt: skip
+        designs = [
+            add_group_cross_terms(X, groups.ids[rows], len(groups.names))
+            for X, rows in zip(designs, split_rows, strict=True)
+        ]
     parts = [
         SplitArrays(
             X=X,
@@ -119,9 +124,11 @@ def _label(dataset: Dataset) -> np.ndarray:
         return dataset.label.astype(np.int8)
     y = np.asarray(dataset.label, dtype=np.float64)
     if not np.isfinite(y).all():
-        raise UserError(f"{dataset.name}: the label '{dataset.label_name}' is blank or infinite "
-                        f"in {int((~np.isfinite(y)).sum()):,} rows; a real-valued label needs a "
-                        "number in every row")  # fmt: skip
+        raise UserError(
+            f"{dataset.name}: the label '{dataset.label_name}' is blank or infinite "
+            f"in {int((~np.isfinite(y)).sum()):,} rows; a real-valued label needs a "
+            "number in every row"
+        )
     return y
 
 
@@ -145,9 +152,10 @@ def _assign_splits(dataset: Dataset, group_ids: np.ndarray, options: PrepareOpti
     train_share, val_share, _ = options.split
     pool = ~dataset.fixed_test
     within = stratified_split(
-        strata[pool], (train_share / (train_share + val_share), val_share / (train_share + val_share), 0.0),
+        strata[pool],
+        (train_share / (train_share + val_share), val_share / (train_share + val_share), 0.0),
         options.seed,
-    )  # fmt: skip
+    )
     assignment = np.full(len(strata), 2, dtype=np.int8)
     assignment[pool] = within
     return assignment

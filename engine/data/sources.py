@@ -22,9 +22,12 @@ from engine.errors import UserError
 
 DataSpec = AdultSpec | ACSSpec | SyntheticACSSpec | CSVSpec | ClassicSpec
 SPEC_TYPES: dict[str, type] = {
-    "adult": AdultSpec, "acs": ACSSpec, "synthetic": SyntheticACSSpec, "csv": CSVSpec,
+    "adult": AdultSpec,
+    "acs": ACSSpec,
+    "synthetic": SyntheticACSSpec,
+    "csv": CSVSpec,
     **dict.fromkeys(CLASSIC, ClassicSpec),  # compas, german, crime, law: kind names the data set
-}  # fmt: skip
+}
 
 
 def spec_to_dict(spec: DataSpec) -> dict:

@@ -75,8 +75,10 @@ def attribute_values(frame: pd.DataFrame, attributes: tuple[str, ...]) -> np.nda
             raise UserError(f"subgroup attribute '{name}' is not a column of the data set")
         values = pd.to_numeric(frame[name], errors="coerce")
         if values.isna().all() or values.isna().sum() > frame[name].isna().sum():
-            raise UserError(f"subgroup attribute '{name}' is not numeric: subgroups are cut at "
-                            "thresholds on numbers")  # fmt: skip
+            raise UserError(
+                f"subgroup attribute '{name}' is not numeric: subgroups are cut at "
+                "thresholds on numbers"
+            )
         columns.append(values.to_numpy(dtype=np.float64))
     return np.column_stack(columns)
 
@@ -113,13 +115,16 @@ CHUNK_ROWS = 4096  # rows × subgroups × attributes booleans at a time
 def _inside(values: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     """rows × subgroups: every attribute at least its threshold (a missing value never is)."""
     filled = np.where(np.isnan(values), -np.inf, values)
-    return np.concatenate([
-        np.all(filled[i : i + CHUNK_ROWS, None, :] >= thresholds[None, :, :], axis=2)
-        for i in range(0, max(len(filled), 1), CHUNK_ROWS)
-    ])  # fmt: skip
+    return np.concatenate(
+        [
+            np.all(filled[i : i + CHUNK_ROWS, None, :] >= thresholds[None, :, :], axis=2)
+            for i in range(0, max(len(filled), 1), CHUNK_ROWS)
+        ]
+    )
 
 
 def _name(attributes: tuple[str, ...], thresholds: np.ndarray, levels: np.ndarray) -> str:
     """ "racepctblack≥0.12 & racePctAsian≥0.05": the attributes cut above their minimum."""
-    return " & ".join(f"{a}≥{t:.3g}" for a, t, q in zip(attributes, thresholds, levels, strict=True)
-                      if q > 0)  # fmt: skip
+    return " & ".join(
+        f"{a}≥{t:.3g}" for a, t, q in zip(attributes, thresholds, levels, strict=True) if q > 0
+    )

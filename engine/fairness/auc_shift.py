@@ -88,10 +88,15 @@ class TwoGroupScores:
         for start in range(0, len(shifts), rows):
             mapped = (scale * self.protected)[None, :] + shifts[start : start + rows, None]
             below, at_or_below = self._ranks(mapped.ravel())
-            twice = (self.other_positives[below] + self.other_positives[at_or_below],
-                     below + at_or_below)  # fmt: skip
-            parts.append(np.stack([t.reshape(-1, n).astype(np.float64) @ self.counts
-                                   for t in twice], axis=-1))  # fmt: skip
+            twice = (
+                self.other_positives[below] + self.other_positives[at_or_below],
+                below + at_or_below,
+            )
+            parts.append(
+                np.stack(
+                    [t.reshape(-1, n).astype(np.float64) @ self.counts for t in twice], axis=-1
+                )
+            )
         return np.concatenate(parts)
 
     def _ranks(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -129,8 +134,9 @@ def map_metrics(table: TwoGroupScores, scales: np.ndarray, shifts: np.ndarray) -
     n_p, n_u = p_pos + p_neg, u_pos + u_neg
     with np.errstate(divide="ignore", invalid="ignore"):
         # both orders, as engine.fairness.auc's (G, G) matrices take them
-        group = np.maximum(np.abs(p_over_u / (n_p * n_u) - 0.5),
-                           np.abs((n_p * n_u - p_over_u) / (n_u * n_p) - 0.5))  # fmt: skip
+        group = np.maximum(
+            np.abs(p_over_u / (n_p * n_u) - 0.5), np.abs((n_p * n_u - p_over_u) / (n_u * n_p) - 0.5)
+        )
         first = vs_u_neg[..., 0] / (p_pos * u_neg)
         second = u_pos_over_p_neg / (u_pos * p_neg)
         return MapMetrics(

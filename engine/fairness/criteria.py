@@ -226,8 +226,10 @@ def criteria(h: ArrayLike, y: ArrayLike, g: ArrayLike) -> Criteria:
         "Wd": probability_wasserstein(h, g),
     }
     reasons = {}
-    for name, per_group, condition in (("Sp", rates.separation, "Y"),
-                                       ("Sf", rates.sufficiency, "Ŷ")):  # fmt: skip
+    for name, per_group, condition in (
+        ("Sp", rates.separation, "Y"),
+        ("Sf", rates.sufficiency, "Ŷ"),
+    ):
         reason = _empty_cells(per_group, condition)
         if reason is None:
             values[name] = table2_criterion(per_group)

@@ -29,6 +29,7 @@ from engine.task import Task
 if TYPE_CHECKING:
     from engine.fairness.constraints.base import BoundConstraint
 
+
 def _require_unit_kappa(spec: ConstraintSpec) -> None:
     if not (0.0 < spec.kappa <= 1.0):
         raise UserError(
@@ -44,8 +45,9 @@ def _require_pairs(spec: ConstraintSpec, allowed: tuple[str, ...], why: str) -> 
 
 def _check_psp(spec: ConstraintSpec) -> None:
     _require_unit_kappa(spec)
-    _require_pairs(spec, ("all",), "constrains every group against shared thresholds "
-                   "(paper 003, eq. 15)")  # fmt: skip
+    _require_pairs(
+        spec, ("all",), "constrains every group against shared thresholds (paper 003, eq. 15)"
+    )
 
 
 def _check_pdp(spec: ConstraintSpec) -> None:
@@ -54,13 +56,17 @@ def _check_pdp(spec: ConstraintSpec) -> None:
 
 
 def _check_group_loss(spec: ConstraintSpec) -> None:
-    _require_pairs(spec, ("vs_mean", "all"), "compares each group with the mean "
-                   "(paper 000, eq. 4) or every pair")  # fmt: skip
+    _require_pairs(
+        spec,
+        ("vs_mean", "all"),
+        "compares each group with the mean (paper 000, eq. 4) or every pair",
+    )
 
 
 def _check_intersectional(spec: ConstraintSpec) -> None:
-    _require_pairs(spec, ("all", "vs_mean"), "compares each group with the whole sample "
-                   "(paper 001, eq. 18)")  # fmt: skip
+    _require_pairs(
+        spec, ("all", "vs_mean"), "compares each group with the whole sample (paper 001, eq. 18)"
+    )
 
 
 def _check_auc_gap(spec: ConstraintSpec) -> None:
@@ -135,67 +141,148 @@ def _offers(*capabilities: Capability) -> frozenset[Capability]:
 # unbiased estimate of its value on the data (a group's rows hold a uniform sample of each cell).
 # RATE_MOMENTS where the rows are gaps of groups' positive rates that fairlearn's moments bound;
 # SELECTION_RATE_GAPS where the exact quantity is the largest gap of the overall positive rates.
-_QUADRATIC_SCALE = ("κ bounds the quadratic surrogate ½(1 + x)² of the AUC gap, which may exceed "
-                    "1 (paper 003, G.3.2), not the exact gap")
+_QUADRATIC_SCALE = (
+    "κ bounds the quadratic surrogate ½(1 + x)² of the AUC gap, which may exceed "
+    "1 (paper 003, G.3.2), not the exact gap"
+)
 _DC, _BATCH, _RATES = Capability.DC_PARTS, Capability.MINIBATCH_ROWS, Capability.RATE_MOMENTS
-FAMILIES: MappingProxyType[str, Family] = MappingProxyType({
-    f.name: f
-    for f in (
-        # rows affine in group means of σ((h − θ_p)/τ), θ_p a variable (paper 003, eq. 15)
-        Family("pSP", "paper 003, model (15)", _C + "psp:PSPConstraint", _check_psp, "pSP",
-               _offers(_DC, _BATCH, Capability.PENALTY_TERM), uses_interval=True,
-               refine=refine_psp, proposed=("idca", "ssg"), options=PSPOptions,
-               short="psp"),
-        # not MINIBATCH_ROWS: the clipped rate min{s_k, β} − min{s_k, α} of a batch's rate s_k
-        # is biased where s_k may cross α or β (paper 003, eq. 20)
-        Family("pDP", "paper 003, model (21)", _C + "pdp:PDPConstraint", _check_pdp, "pDP",
-               _offers(_DC, Capability.PENALTY_TERM), uses_interval=True, refine=refine_pdp,
-               proposed=("idca", "ssg")),
-        # rows affine in the group losses (paper 000, eq. 4)
-        Family("group_loss_gap", "paper 000, eq. (4)", _C + "group_loss:GroupLossGap",
-               _check_group_loss, "group-loss gap",
-               _offers(_DC, _BATCH, Capability.LOSS_GAP_PENALTY),
-               proposed=("ssl_alm",), options=GroupLossOptions, short="loss"),
-        # DP, EO, EOpp: differences of rates, means over groups or (group, label) cells
-        Family("DP", "paper 001, eq. (15)", _C + "rate_gaps:DemographicParityGap",
-               _check_rate_gap, "DP gap",
-               _offers(_DC, _BATCH, _RATES, Capability.SELECTION_RATE_GAPS),
-               refine=refine_rate_gap,
-               proposed=("plada",)),
-        Family("EO", "paper 001, eq. (17)", _C + "rate_gaps:EqualizedOddsGap", _check_rate_gap,
-               "EO gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap, proposed=("plada",)),
-        Family("EOpp", "paper 001, Sec. 2.1", _C + "rate_gaps:EqualOpportunityGap",
-               _check_rate_gap, "EOpp gap", _offers(_DC, _BATCH, _RATES), refine=refine_rate_gap,
-               proposed=("plada",)),
-        # not MINIBATCH_ROWS: a batch's mean over all its rows weighs the groups equally, the
-        # data's by their sizes (paper 001, eq. 18)
-        Family("intersectional_hinge", "paper 001, eq. (18)",
-               _C + "intersectional:IntersectionalHinge", _check_intersectional,
-               "hinge-loss excess", _offers(_DC), uses_subgroups=True, proposed=("plada",)),
-        # not MINIBATCH_ROWS: the group variant (the default) compares with the pairs of all
-        # samples, whose batch mean pairs each row with itself and weighs the groups equally
-        # (paper 004, Ex. 1)
-        Family("auc_gap", "paper 004, eq. (6)", _C + "auc_gap:AUCGap", _check_auc_gap,
-               "AUC gap", _offers(_DC, Capability.AUC_PAIR_SETS), proposed=("sfls",),
-               options=AUCGapOptions, short="auc"),
-        # means over the pairs of two groups or cells (paper 003, eq. 103)
-        Family("quad_group_auc", "paper 003, eq. (102)", _C + "quadratic_auc:QuadraticGroupAUC",
-               _check_quadratic_auc, "group-AUC gap",
-               _offers(_BATCH, Capability.QUADRATIC_GROUP_AUC), kappa_scale=_QUADRATIC_SCALE,
-               surrogate_kappa=1.0,  # the middle of G.3.2's a9a grid
-               proposed=("group_auc",)),
-        Family("quad_inter", "paper 003, eq. (105)", _C + "quadratic_auc:QuadraticInterAUC",
-               _check_quadratic_auc, "inter-group AUC gap",
-               _offers(_BATCH, Capability.QUADRATIC_INTER), kappa_scale=_QUADRATIC_SCALE,
-               surrogate_kappa=3.0,  # the middle of G.3.2's a9a grid
-               proposed=("inter_pairwise",)),
-        Family("quad_intra", "paper 003, eq. (107)", _C + "quadratic_auc:QuadraticIntraAUC",
-               _check_quadratic_auc, "intra-group AUC gap",
-               _offers(_BATCH, Capability.QUADRATIC_INTRA), kappa_scale=_QUADRATIC_SCALE,
-               surrogate_kappa=5.0,  # the middle of G.3.2's a9a grid
-               proposed=("intra_pairwise",)),
-    )
-})  # fmt: skip
+FAMILIES: MappingProxyType[str, Family] = MappingProxyType(
+    {
+        f.name: f
+        for f in (
+            # rows affine in group means of σ((h − θ_p)/τ), θ_p a variable (paper 003, eq. 15)
+            Family(
+                "pSP",
+                "paper 003, model (15)",
+                _C + "psp:PSPConstraint",
+                _check_psp,
+                "pSP",
+                _offers(_DC, _BATCH, Capability.PENALTY_TERM),
+                uses_interval=True,
+                refine=refine_psp,
+                proposed=("idca", "ssg"),
+                options=PSPOptions,
+                short="psp",
+            ),
+            # not MINIBATCH_ROWS: the clipped rate min{s_k, β} − min{s_k, α} of a batch's rate s_k
+            # is biased where s_k may cross α or β (paper 003, eq. 20)
+            Family(
+                "pDP",
+                "paper 003, model (21)",
+                _C + "pdp:PDPConstraint",
+                _check_pdp,
+                "pDP",
+                _offers(_DC, Capability.PENALTY_TERM),
+                uses_interval=True,
+                refine=refine_pdp,
+                proposed=("idca", "ssg"),
+            ),
+            # rows affine in the group losses (paper 000, eq. 4)
+            Family(
+                "group_loss_gap",
+                "paper 000, eq. (4)",
+                _C + "group_loss:GroupLossGap",
+                _check_group_loss,
+                "group-loss gap",
+                _offers(_DC, _BATCH, Capability.LOSS_GAP_PENALTY),
+                proposed=("ssl_alm",),
+                options=GroupLossOptions,
+                short="loss",
+            ),
+            # DP, EO, EOpp: differences of rates, means over groups or (group, label) cells
+            Family(
+                "DP",
+                "paper 001, eq. (15)",
+                _C + "rate_gaps:DemographicParityGap",
+                _check_rate_gap,
+                "DP gap",
+                _offers(_DC, _BATCH, _RATES, Capability.SELECTION_RATE_GAPS),
+                refine=refine_rate_gap,
+                proposed=("plada",),
+            ),
+            Family(
+                "EO",
+                "paper 001, eq. (17)",
+                _C + "rate_gaps:EqualizedOddsGap",
+                _check_rate_gap,
+                "EO gap",
+                _offers(_DC, _BATCH, _RATES),
+                refine=refine_rate_gap,
+                proposed=("plada",),
+            ),
+            Family(
+                "EOpp",
+                "paper 001, Sec. 2.1",
+                _C + "rate_gaps:EqualOpportunityGap",
+                _check_rate_gap,
+                "EOpp gap",
+                _offers(_DC, _BATCH, _RATES),
+                refine=refine_rate_gap,
+                proposed=("plada",),
+            ),
+            # not MINIBATCH_ROWS: a batch's mean over all its rows weighs the groups equally, the
+            # data's by their sizes (paper 001, eq. 18)
+            Family(
+                "intersectional_hinge",
+                "paper 001, eq. (18)",
+                _C + "intersectional:IntersectionalHinge",
+                _check_intersectional,
+                "hinge-loss excess",
+                _offers(_DC),
+                uses_subgroups=True,
+                proposed=("plada",),
+            ),
+            # not MINIBATCH_ROWS: the group variant (the default) compares with the pairs of all
+            # samples, whose batch mean pairs each row with itself and weighs the groups equally
+            # (paper 004, Ex. 1)
+            Family(
+                "auc_gap",
+                "paper 004, eq. (6)",
+                _C + "auc_gap:AUCGap",
+                _check_auc_gap,
+                "AUC gap",
+                _offers(_DC, Capability.AUC_PAIR_SETS),
+                proposed=("sfls",),
+                options=AUCGapOptions,
+                short="auc",
+            ),
+            # means over the pairs of two groups or cells (paper 003, eq. 103)
+            Family(
+                "quad_group_auc",
+                "paper 003, eq. (102)",
+                _C + "quadratic_auc:QuadraticGroupAUC",
+                _check_quadratic_auc,
+                "group-AUC gap",
+                _offers(_BATCH, Capability.QUADRATIC_GROUP_AUC),
+                kappa_scale=_QUADRATIC_SCALE,
+                surrogate_kappa=1.0,  # the middle of G.3.2's a9a grid
+                proposed=("group_auc",),
+            ),
+            Family(
+                "quad_inter",
+                "paper 003, eq. (105)",
+                _C + "quadratic_auc:QuadraticInterAUC",
+                _check_quadratic_auc,
+                "inter-group AUC gap",
+                _offers(_BATCH, Capability.QUADRATIC_INTER),
+                kappa_scale=_QUADRATIC_SCALE,
+                surrogate_kappa=3.0,  # the middle of G.3.2's a9a grid
+                proposed=("inter_pairwise",),
+            ),
+            Family(
+                "quad_intra",
+                "paper 003, eq. (107)",
+                _C + "quadratic_auc:QuadraticIntraAUC",
+                _check_quadratic_auc,
+                "intra-group AUC gap",
+                _offers(_BATCH, Capability.QUADRATIC_INTRA),
+                kappa_scale=_QUADRATIC_SCALE,
+                surrogate_kappa=5.0,  # the middle of G.3.2's a9a grid
+                proposed=("intra_pairwise",),
+            ),
+        )
+    }
+)
 
 
 def family_names() -> list[str]:
@@ -221,24 +308,38 @@ def family_offers(family: str | None) -> frozenset[Capability]:
 # the run's interval, the rate gaps at the threshold 0, the group-loss gap over all pairs: the
 # families' defaults; paper 003's quadratic AUC rows stand for paper 004's exact AUC gaps), so
 # that a run without constraint can be set beside them (engine.problem.Problem.report_scores)
-REPORTED_AS = MappingProxyType({"pSP": "psp", "pDP": "pdp", "DP": "dp", "EO": "eo",
-                                "EOpp": "eopp", "quad_group_auc": "group_auc_gap",
-                                "quad_inter": "inter_group_auc_gap",
-                                "quad_intra": "intra_group_auc_gap",
-                                "group_loss_gap": "group_loss_gap"})  # fmt: skip
+REPORTED_AS = MappingProxyType(
+    {
+        "pSP": "psp",
+        "pDP": "pdp",
+        "DP": "dp",
+        "EO": "eo",
+        "EOpp": "eopp",
+        "quad_group_auc": "group_auc_gap",
+        "quad_inter": "inter_group_auc_gap",
+        "quad_intra": "intra_group_auc_gap",
+        "group_loss_gap": "group_loss_gap",
+    }
+)
 # the metric under which every run reports each of paper 004's AUC gaps (App. A), by variant
-AUC_GAP_REPORTED_AS = MappingProxyType({
-    "group": "group_auc_gap", "inter": "inter_group_auc_gap", "intra": "intra_group_auc_gap",
-    "average_positive": "positive_average_equality_gap",
-    "average_negative": "negative_average_equality_gap", "bpsn": "bpsn_bnsp_gap",
-})  # fmt: skip
+AUC_GAP_REPORTED_AS = MappingProxyType(
+    {
+        "group": "group_auc_gap",
+        "inter": "inter_group_auc_gap",
+        "intra": "intra_group_auc_gap",
+        "average_positive": "positive_average_equality_gap",
+        "average_negative": "negative_average_equality_gap",
+        "bpsn": "bpsn_bnsp_gap",
+    }
+)
 
 
 # what every run reports beside its own constraint, by the task of its label, as (name, metric):
 # a classifier's pSP on I (paper 003); a regression's gap between the groups' mean predictions,
 # the exact demographic parity of paper 002's regressions (Table 3; engine.fairness.regression)
-REPORTED_QUANTITY = MappingProxyType({Task.CLASSIFICATION: ("pSP", REPORTED_AS["pSP"]),
-                                      Task.REGRESSION: ("mean gap", "mean_gap")})  # fmt: skip
+REPORTED_QUANTITY = MappingProxyType(
+    {Task.CLASSIFICATION: ("pSP", REPORTED_AS["pSP"]), Task.REGRESSION: ("mean gap", "mean_gap")}
+)
 
 
 def quantity_name(family: str | None, task: Task = Task.CLASSIFICATION) -> str:
@@ -268,11 +369,16 @@ def task_refusal(family: str, task: Task, label: str) -> str | None:
         return None
     kinds = " or ".join(t.label_words for t in Task if t in entry.tasks)
     serving = [name for name, other in FAMILIES.items() if task in other.tasks]
-    choice = (f"choose the constraint {' or '.join(serving)}" if serving else
-              "no constraint family is defined for one, so train it without a constraint "
-              "(e.g. the unconstrained or sgd solver)")  # fmt: skip
-    return (f"the {family} constraint ({entry.source}) is defined for a {kinds} label; {label} "
-            f"is {task.label_words}: {choice}")  # fmt: skip
+    choice = (
+        f"choose the constraint {' or '.join(serving)}"
+        if serving
+        else "no constraint family is defined for one, so train it without a constraint "
+        "(e.g. the unconstrained or sgd solver)"
+    )
+    return (
+        f"the {family} constraint ({entry.source}) is defined for a {kinds} label; {label} "
+        f"is {task.label_words}: {choice}"
+    )
 
 
 def check_family_task(family: str, task: Task, label: str) -> None:

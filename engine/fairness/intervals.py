@@ -93,8 +93,12 @@ NULL_DRAWS = 2000  # binomial draws of equal groups, for a rate gap's Resolution
 _MARGIN_SE = 6.0  # pSP's bootstrap skips thresholds where every rank is this far outside I
 _EDGE_SE = 2.0  # and takes a rank unclipped this near I (in standard errors at its ends)
 _CHUNK_BYTES = 96 << 20  # memory of one chunk of pSP's bootstrap draws
-_RATE_LABELS: dict[str, tuple[int, ...] | None] = {"pDP": None, "DP": None, "EOpp": (1,),
-                                                   "EO": (1, 0)}  # fmt: skip
+_RATE_LABELS: dict[str, tuple[int, ...] | None] = {
+    "pDP": None,
+    "DP": None,
+    "EOpp": (1,),
+    "EO": (1, 0),
+}
 # the rate quantities every classifier run reports (`engine.fairness.families.REPORTED_AS`),
 # by family: their intervals are closed forms of a few group rates, milliseconds a split, so
 # every run stores them beside its values, whatever it is held to, for any table's column of
@@ -243,9 +247,12 @@ def interval_metrics(
     )
     if assessed is not None:
         estimate, resolution = assessed.estimate, assessed.resolution
-        metrics |= {f"{prefix}_low": estimate.low, f"{prefix}_high": estimate.high,
-                    f"{prefix}_resolves": resolution.smallest,
-                    f"{prefix}_rows": float(min(resolution.group_rows))}  # fmt: skip
+        metrics |= {
+            f"{prefix}_low": estimate.low,
+            f"{prefix}_high": estimate.high,
+            f"{prefix}_resolves": resolution.smallest,
+            f"{prefix}_rows": float(min(resolution.group_rows)),
+        }
     for family, metric in _REPORTED_RATES.items():
         quantity = ConstraintSpec(
             family, 1.0, interval if family == "pDP" else None, threshold=threshold
@@ -275,8 +282,9 @@ def _assess(
     seed: int,
     draws: int | None,
 ) -> _Assessment | None:
-    quantity = spec if spec is not None else ConstraintSpec("pSP", 1.0, interval,
-                                                           threshold=threshold)  # fmt: skip
+    quantity = (
+        spec if spec is not None else ConstraintSpec("pSP", 1.0, interval, threshold=threshold)
+    )
     check_constraint(quantity)  # a bad spec is the caller's error, not the split's
     if family_entry(quantity.family).uses_subgroups:
         return None
@@ -443,8 +451,12 @@ def _rate_assessment(
     for x, n in zip(above, sizes, strict=True):
         pooled = rng.binomial(n, x.sum() / n.sum(), size=(NULL_DRAWS, n_groups))
         null_upper = np.maximum(null_upper, _newcombe_uppers(pooled, n, _Z, scale).max(axis=-1))
-    estimate = Estimate(value, min(value, max(0.0, float(low))), min(1.0, max(value, float(high))),
-                        "Newcombe (Wilson) per gap, max over pairs")  # fmt: skip
+    estimate = Estimate(
+        value,
+        min(value, max(0.0, float(low))),
+        min(1.0, max(value, float(high))),
+        "Newcombe (Wilson) per gap, max over pairs",
+    )
     smallest = float(np.clip(np.median(null_upper), 0.0, 1.0))
     return _Assessment(estimate, Resolution(smallest, tuple(int(r) for r in sizes.ravel())))
 

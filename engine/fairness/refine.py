@@ -89,8 +89,9 @@ def refine_psp(
     if levels.size == 0:  # κ = 1: the constraint is vacuous
         return None
     dense = dataclasses.replace(spec, grid_size=max(spec.grid_size, _dense_grid_size(spec)))
-    added = _violated_ranks(h, groups, alpha, beta, band, kappa * (beta - alpha),
-                            dense.rank_levels())  # fmt: skip
+    added = _violated_ranks(
+        h, groups, alpha, beta, band, kappa * (beta - alpha), dense.rank_levels()
+    )
     finer = dataclasses.replace(dense, ranks=(*spec.ranks, *added))
     cells = [(h[groups == k], finer.rank_levels()) for k in np.unique(groups)]
     refinement = _narrower(finer, _ramp_width(cells, band), band)
@@ -118,8 +119,11 @@ def refine_rate_gap(
     whose rate they compare (a group; its positives for EOpp; its positives and its negatives
     for EO), the band being κ itself."""
     labels = {"DP": (None,), "EOpp": (1,), "EO": (1, 0)}[spec.family]
-    cells = [h[(groups == k) & ((y == label) if label is not None else True)]
-             for k in np.unique(groups) for label in labels]  # fmt: skip
+    cells = [
+        h[(groups == k) & ((y == label) if label is not None else True)]
+        for k in np.unique(groups)
+        for label in labels
+    ]
     return _narrower(
         spec, _ramp_width(_at_threshold(cells, spec.threshold), spec.kappa), spec.kappa
     )
@@ -214,5 +218,9 @@ def _narrower(spec: ConstraintSpec, width: float | None, band: float) -> Refinem
     if temperature >= NARROWER * spec.temperature:
         return None
     levels = spec.rank_levels().size if spec.family == "pSP" else 0
-    return Refinement(dataclasses.replace(spec, temperature=temperature), (levels, levels),
-                      (spec.temperature, temperature), TOLERANCE_SHARE * band)  # fmt: skip
+    return Refinement(
+        dataclasses.replace(spec, temperature=temperature),
+        (levels, levels),
+        (spec.temperature, temperature),
+        TOLERANCE_SHARE * band,
+    )

@@ -58,9 +58,14 @@ CHARACTER_PIXELS, LINE_PIXELS, MARKER_PIXELS = 6.5, 14.0, 12.0
 SPREAD_WORDS = {"ci": "confidence interval", "se": "standard error"}
 # where a label may go about its point, in order of preference: (plotly position, dx, dy) with
 # (dx, dy) the label box's centre from the point in units of (its width, its height)
-LABEL_PLACES = (("top center", 0.0, 1.0), ("bottom center", 0.0, -1.0),
-                ("middle right", 0.6, 0.0), ("middle left", -0.6, 0.0),
-                ("top right", 0.6, 1.0), ("top left", -0.6, 1.0))  # fmt: skip
+LABEL_PLACES = (
+    ("top center", 0.0, 1.0),
+    ("bottom center", 0.0, -1.0),
+    ("middle right", 0.6, 0.0),
+    ("middle left", -0.6, 0.0),
+    ("top right", 0.6, 1.0),
+    ("top left", -0.6, 1.0),
+)
 
 
 @dataclass(frozen=True)
@@ -91,20 +96,39 @@ def frontier_figure(
         kept = [p for p in line.points if p.eligible]
         if kept:
             colours = [DOMINATED_COLOUR if p.dominated else line.colour for p in kept]
-            fig.add_trace(_points_trace(kept, _series_name(line, several), line.solver, colours,
-                                        quantity, frontier.score, labels))  # fmt: skip
+            fig.add_trace(
+                _points_trace(
+                    kept,
+                    _series_name(line, several),
+                    line.solver,
+                    colours,
+                    quantity,
+                    frontier.score,
+                    labels,
+                )
+            )
     references = [p for p in shown if p.unconstrained and p.eligible]
     if references:
-        fig.add_trace(_points_trace(references, "unconstrained reference", "reference",
-                                    UNCONSTRAINED_COLOUR, quantity, frontier.score, labels))  # fmt: skip
+        fig.add_trace(
+            _points_trace(
+                references,
+                "unconstrained reference",
+                "reference",
+                UNCONSTRAINED_COLOUR,
+                quantity,
+                frontier.score,
+                labels,
+            )
+        )
     for name, colour, chosen in (
         (MISSED_NAME, MISSED_COLOUR, lambda p: p.degenerate is None and p.meets_kappa is False),
         (DEGENERATE_NAME, DEGENERATE_COLOUR, lambda p: p.degenerate is not None),
     ):
         marked = [p for p in shown if chosen(p)]
         if marked:
-            fig.add_trace(_points_trace(marked, name, name, colour, quantity, frontier.score,
-                                        labels))  # fmt: skip
+            fig.add_trace(
+                _points_trace(marked, name, name, colour, quantity, frontier.score, labels)
+            )
     for i, points in enumerate(frontier.fronts.values()):
         kept = [p for p in points if show_dominated or not p.dominated or p.chosen]
         colour = series_colour(len(series) + i)
@@ -123,10 +147,19 @@ def frontier_series(frontier: Frontier, points: Sequence[FrontierPoint]) -> list
     """The constrained points grouped by (solver, interval), in the frontier's order, each
     series with its own colour."""
     keys = list(dict.fromkeys((p.solver, p.interval) for p in points if not p.unconstrained))
-    return [Series(solver, interval,
-                   tuple(p for p in points if (p.solver, p.interval) == (solver, interval)
-                         and not p.unconstrained), series_colour(i))
-            for i, (solver, interval) in enumerate(keys)]  # fmt: skip
+    return [
+        Series(
+            solver,
+            interval,
+            tuple(
+                p
+                for p in points
+                if (p.solver, p.interval) == (solver, interval) and not p.unconstrained
+            ),
+            series_colour(i),
+        )
+        for i, (solver, interval) in enumerate(keys)
+    ]
 
 
 def pareto_points(points: Sequence[FrontierPoint]) -> list[FrontierPoint]:
@@ -136,8 +169,9 @@ def pareto_points(points: Sequence[FrontierPoint]) -> list[FrontierPoint]:
     if not eligible:
         return []
     mask = pareto_mask([p.fairness for p in eligible], [p.score for p in eligible])
-    return sorted((p for p, keep in zip(eligible, mask, strict=True) if keep),
-                  key=lambda p: p.fairness)  # fmt: skip
+    return sorted(
+        (p for p, keep in zip(eligible, mask, strict=True) if keep), key=lambda p: p.fairness
+    )
 
 
 def fitted_ranges(
@@ -172,12 +206,20 @@ def _pareto_line(line: Series, several: bool) -> list[go.Scatter]:
     front = pareto_points(line.points)
     if len(front) < 2:
         return []
-    return [go.Scatter(
-        x=np.array([p.fairness for p in front]), y=np.array([p.score for p in front]),
-        mode="lines", line={"color": line.colour, "width": 1.5}, opacity=0.6,
-        name=f"{_series_name(line, several)} front", legendgroup=line.solver, showlegend=False,
-        customdata=[list(p.run_ids) for p in front], hoverinfo="skip",
-    )]  # fmt: skip
+    return [
+        go.Scatter(
+            x=np.array([p.fairness for p in front]),
+            y=np.array([p.score for p in front]),
+            mode="lines",
+            line={"color": line.colour, "width": 1.5},
+            opacity=0.6,
+            name=f"{_series_name(line, several)} front",
+            legendgroup=line.solver,
+            showlegend=False,
+            customdata=[list(p.run_ids) for p in front],
+            hoverinfo="skip",
+        )
+    ]
 
 
 def point_label(point: FrontierPoint, several_intervals: bool = False) -> str:
@@ -254,8 +296,9 @@ def _label_places(
     centres = [(p.fairness * scale[0], p.score * scale[1]) for p in points]
     boxes: list[tuple[float, float, float, float]] = []
     several = len({p.interval for p in frontier.ordinary}) > 1
-    interest = sorted(range(len(points)), key=lambda i: (not points[i].eligible,
-                                                         points[i].dominated))  # fmt: skip
+    interest = sorted(
+        range(len(points)), key=lambda i: (not points[i].eligible, points[i].dominated)
+    )
     places: dict[int, tuple[str, str]] = {}
     for i in interest:
         text = point_label(points[i], several)
@@ -300,17 +343,21 @@ def _point_hover(point: FrontierPoint, quantity: str, score: str) -> str:
     ]
     if point.state is not None and point.constraint is not None:
         relation = {KappaState.MEETS: "≤", KappaState.MISSES: ">"}.get(point.state, "vs")
-        lines.insert(1, f"{point.state}: {quantity} = {point.constraint:.4f} {relation} κ = "
-                        f"{point.kappa:g}")  # fmt: skip
+        lines.insert(
+            1, f"{point.state}: {quantity} = {point.constraint:.4f} {relation} κ = {point.kappa:g}"
+        )
     if point.degenerate is not None:
         label, words = point.degenerate
         lines.append(f"{label}: {words}")
     if point.unconverged:
-        lines.append(f"not converged: {point.unconverged} of {point.n} run(s) ended on a budget "
-                     "or otherwise")  # fmt: skip
+        lines.append(
+            f"not converged: {point.unconverged} of {point.n} run(s) ended on a budget or otherwise"
+        )
     if point.few_scores:
-        lines.append(f"only {point.distinct_scores} distinct scores: ties have no order, so "
-                     "measures on ranks (pSP) are coarse")  # fmt: skip
+        lines.append(
+            f"only {point.distinct_scores} distinct scores: ties have no order, so "
+            "measures on ranks (pSP) are coarse"
+        )
     return "<br>".join(lines)
 
 
@@ -322,18 +369,27 @@ def _error_bars(
         return {"visible": False}
     above = [np.nan if b is None else b[1] - v for v, b in zip(values, bands, strict=True)]
     below = [np.nan if b is None else v - b[0] for v, b in zip(values, bands, strict=True)]
-    return {"type": "data", "symmetric": False, "visible": True, "array": np.array(above),
-            "arrayminus": np.array(below), "thickness": 1}  # fmt: skip
+    return {
+        "type": "data",
+        "symmetric": False,
+        "visible": True,
+        "array": np.array(above),
+        "arrayminus": np.array(below),
+        "thickness": 1,
+    }
 
 
 def _add_majority(fig: go.Figure, frontier: Frontier) -> None:
     """A dashed line at the accuracy of always predicting the majority class."""
     if frontier.majority is None or frontier.score != "accuracy":
         return
-    fig.add_hline(y=frontier.majority, line={"dash": "dash", "color": DEGENERATE_COLOUR,
-                                             "width": 1},
-                  annotation_text=f"always the majority class: {frontier.majority:.4f}",
-                  annotation_position="bottom right", annotation_font_size=10)  # fmt: skip
+    fig.add_hline(
+        y=frontier.majority,
+        line={"dash": "dash", "color": DEGENERATE_COLOUR, "width": 1},
+        annotation_text=f"always the majority class: {frontier.majority:.4f}",
+        annotation_position="bottom right",
+        annotation_font_size=10,
+    )
 
 
 def _fairness_axis(frontier: Frontier, quantity: str) -> str:
@@ -382,8 +438,10 @@ def _frontier_subtitle(frontier: Frontier) -> str:
     if frontier.fronts:
         parts.append("a line with markers is one run's front, ◆ the model it reports")
     if any(p.few_scores for p in points):
-        parts.append(f"“n scores”: at most {FEW_DISTINCT_SCORES} distinct scores (a randomised "
-                     "classifier's probabilities), so pSP is coarse")  # fmt: skip
+        parts.append(
+            f"“n scores”: at most {FEW_DISTINCT_SCORES} distinct scores (a randomised "
+            "classifier's probabilities), so pSP is coarse"
+        )
     parts += [honour_words(split) for split in honoured_splits(frontier.ordinary)]
     if frontier.skipped:
         parts.append(f"{len(frontier.skipped)} run(s) lacked a metric")
@@ -403,8 +461,10 @@ def _front_hover(point: FrontierPoint, quantity: str, score: str) -> str:
     if point.meets_kappa is False:
         lines.append(f"{MISSED_NAME}: {quantity} = {point.constraint:.4f} > κ = {point.kappa:g}")
     if point.few_scores:
-        lines.append(f"only {point.distinct_scores} distinct scores: ties have no order, so "
-                     "measures on ranks (pSP) are coarse")  # fmt: skip
+        lines.append(
+            f"only {point.distinct_scores} distinct scores: ties have no order, so "
+            "measures on ranks (pSP) are coarse"
+        )
     return "<br>".join(lines)
 
 
@@ -427,26 +487,47 @@ def _front_traces(
     chosen = [p for p in points if p.chosen]
     traces = []
     if members:
-        traces.append(go.Scatter(
-            x=np.array([p.fairness for p in members]), y=np.array([p.score for p in members]),
-            mode="lines+markers", line={"color": colour, "width": 1.5},
-            marker={"color": [_front_colour(p, colour) for p in members], "size": 9,
-                    "symbol": ["circle-open" if p.meets_kappa is False else "circle"
-                               for p in members],
-                    "line": {"color": "white", "width": 1}},
-            name=name, legendgroup=group, customdata=[[run_id, p.label] for p in members],
-            hovertext=[_front_hover(p, quantity, score) for p in members], hoverinfo="text",
-        ))  # fmt: skip
+        traces.append(
+            go.Scatter(
+                x=np.array([p.fairness for p in members]),
+                y=np.array([p.score for p in members]),
+                mode="lines+markers",
+                line={"color": colour, "width": 1.5},
+                marker={
+                    "color": [_front_colour(p, colour) for p in members],
+                    "size": 9,
+                    "symbol": [
+                        "circle-open" if p.meets_kappa is False else "circle" for p in members
+                    ],
+                    "line": {"color": "white", "width": 1},
+                },
+                name=name,
+                legendgroup=group,
+                customdata=[[run_id, p.label] for p in members],
+                hovertext=[_front_hover(p, quantity, score) for p in members],
+                hoverinfo="text",
+            )
+        )
     if chosen:
-        traces.append(go.Scatter(
-            x=np.array([p.fairness for p in chosen]), y=np.array([p.score for p in chosen]),
-            mode="markers",
-            marker={"color": colour, "size": 16, "symbol": "diamond",
-                    "line": {"color": "black", "width": 1.5}},
-            name=f"{name}: reported model", legendgroup=group, showlegend=not members,
-            customdata=[[run_id] for _ in chosen],
-            hovertext=[_front_hover(p, quantity, score) for p in chosen], hoverinfo="text",
-        ))  # fmt: skip
+        traces.append(
+            go.Scatter(
+                x=np.array([p.fairness for p in chosen]),
+                y=np.array([p.score for p in chosen]),
+                mode="markers",
+                marker={
+                    "color": colour,
+                    "size": 16,
+                    "symbol": "diamond",
+                    "line": {"color": "black", "width": 1.5},
+                },
+                name=f"{name}: reported model",
+                legendgroup=group,
+                showlegend=not members,
+                customdata=[[run_id] for _ in chosen],
+                hovertext=[_front_hover(p, quantity, score) for p in chosen],
+                hoverinfo="text",
+            )
+        )
     return traces
 
 
@@ -470,14 +551,24 @@ def kappa_interval_figure(frontier: Frontier, solver: str, quantity: str) -> go.
         hover[row, column] = _point_hover(p, quantity, frontier.score)
     columns = [_interval_words(i).removeprefix("I = ") for i in intervals]
     rows = [f"κ = {k:g}" for k in kappas]
-    fig = go.Figure(go.Heatmap(
-        z=score, x=columns, y=rows, text=text, texttemplate="%{text}", hovertext=hover,
-        hoverinfo="text", colorscale="Blues", colorbar={"title": {"text": SCORE_NAMES[frontier.score]}},
-    ))  # fmt: skip
+    fig = go.Figure(
+        go.Heatmap(
+            z=score,
+            x=columns,
+            y=rows,
+            text=text,
+            texttemplate="%{text}",
+            hovertext=hover,
+            hoverinfo="text",
+            colorscale="Blues",
+            colorbar={"title": {"text": SCORE_NAMES[frontier.score]}},
+        )
+    )
     fig.update_xaxes(title_text="interval I (each group's top α to β)", type="category")
     fig.update_yaxes(title_text="tolerance κ", type="category", autorange="reversed")
-    subtitle = (f"{solver}: {SCORE_NAMES[frontier.score]} (exact, {frontier.split}) per κ and I; "
-                "marks: " + ", ".join(words for words, _ in MARK_WORDS.values()))  # fmt: skip
-    titled(fig, "κ × I", wrapped(subtitle),
-           height=max(320, 120 + 45 * len(kappas)))  # fmt: skip
+    subtitle = (
+        f"{solver}: {SCORE_NAMES[frontier.score]} (exact, {frontier.split}) per κ and I; "
+        "marks: " + ", ".join(words for words, _ in MARK_WORDS.values())
+    )
+    titled(fig, "κ × I", wrapped(subtitle), height=max(320, 120 + 45 * len(kappas)))
     return fig

@@ -33,37 +33,64 @@ def rank_profile_figure(
     fig = go.Figure()
     for k, rates in enumerate(profile.rates):
         name = group_names[k] if k < len(group_names) else f"group {k}"
-        fig.add_trace(go.Scatter(
-            x=profile.ranks, y=rates, mode="lines", name=name,
-            line={"color": group_colour(k), "width": 2},
-            hovertemplate=f"{name}<br>top %{{x:.0%}} of everyone: %{{y:.1%}} of the group"
-                          "<extra></extra>",
-        ))  # fmt: skip
-    fig.add_trace(go.Scatter(
-        x=profile.ranks, y=profile.gap, mode="lines", name="largest gap between groups",
-        line={"color": GAP_COLOUR, "width": 1, "dash": "dot"}, fill="tozeroy",
-        fillcolor="rgba(0, 0, 0, 0.08)",
-        hovertemplate="top %{x:.0%} of everyone: groups differ by %{y:.1%}<extra></extra>",
-    ))  # fmt: skip
-    fig.add_vline(x=profile.positive_rate, line={"dash": "dash", "color": "#555555", "width": 1},
-                  annotation_text=f"positive rate {profile.positive_rate:.0%}",
-                  annotation_position="top right", annotation_font_size=10)  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=profile.ranks,
+                y=rates,
+                mode="lines",
+                name=name,
+                line={"color": group_colour(k), "width": 2},
+                hovertemplate=f"{name}<br>top %{{x:.0%}} of everyone: %{{y:.1%}} of the group"
+                "<extra></extra>",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=profile.ranks,
+            y=profile.gap,
+            mode="lines",
+            name="largest gap between groups",
+            line={"color": GAP_COLOUR, "width": 1, "dash": "dot"},
+            fill="tozeroy",
+            fillcolor="rgba(0, 0, 0, 0.08)",
+            hovertemplate="top %{x:.0%} of everyone: groups differ by %{y:.1%}<extra></extra>",
+        )
+    )
+    fig.add_vline(
+        x=profile.positive_rate,
+        line={"dash": "dash", "color": "#555555", "width": 1},
+        annotation_text=f"positive rate {profile.positive_rate:.0%}",
+        annotation_position="top right",
+        annotation_font_size=10,
+    )
     subtitle = "where the groups' own ranks differ most is where an interval I has most to correct"
     if interval is not None:
         alpha, beta = interval
         fig.add_hrect(y0=alpha, y1=beta, fillcolor="#0072B2", opacity=0.1, line_width=0)
-        subtitle = (f"the band: group ranks [{percent_words(alpha)}, {percent_words(beta)}) that "
-                    f"pSP on I compares; {subtitle}")  # fmt: skip
+        subtitle = (
+            f"the band: group ranks [{percent_words(alpha)}, {percent_words(beta)}) that "
+            f"pSP on I compares; {subtitle}"
+        )
     widest = int(np.argmax(profile.gap))
-    fig.add_annotation(x=profile.ranks[widest], y=profile.gap[widest],
-                       text=f"largest gap {profile.gap[widest]:.0%}", showarrow=True,
-                       arrowhead=2, ax=30, ay=-30, font={"size": 10})  # fmt: skip
-    fig.update_xaxes(title_text="share of everyone above the threshold (pooled rank from the top)",
-                     tickformat=".0%", range=[0, 1])  # fmt: skip
-    fig.update_yaxes(title_text="share of the group above it (F̄_k)", tickformat=".0%",
-                     range=[0, 1])  # fmt: skip
-    titled(fig, "Where the groups differ", wrapped(subtitle),
-           legend={"orientation": "h", "y": -0.25})  # fmt: skip
+    fig.add_annotation(
+        x=profile.ranks[widest],
+        y=profile.gap[widest],
+        text=f"largest gap {profile.gap[widest]:.0%}",
+        showarrow=True,
+        arrowhead=2,
+        ax=30,
+        ay=-30,
+        font={"size": 10},
+    )
+    fig.update_xaxes(
+        title_text="share of everyone above the threshold (pooled rank from the top)",
+        tickformat=".0%",
+        range=[0, 1],
+    )
+    fig.update_yaxes(title_text="share of the group above it (F̄_k)", tickformat=".0%", range=[0, 1])
+    titled(
+        fig, "Where the groups differ", wrapped(subtitle), legend={"orientation": "h", "y": -0.25}
+    )
     return fig
 
 
@@ -128,6 +155,10 @@ def interval_scan_figure(rows: Sequence[dict[str, Any]], metric: str = "psp") ->
         )
     fig.update_xaxes(title_text="α: top of I (rank from the top)", tickformat=".0%")
     fig.update_yaxes(title_text="β: bottom of I (rank from the top)", tickformat=".0%")
-    titled(fig, "Interval helper (App. B)", f"positive rate p = {rate:.1%} of the model",
-            legend={"orientation": "h", "y": -0.2})  # fmt: skip
+    titled(
+        fig,
+        "Interval helper (App. B)",
+        f"positive rate p = {rate:.1%} of the model",
+        legend={"orientation": "h", "y": -0.2},
+    )
     return fig

@@ -65,11 +65,19 @@ def _note_outliers(fig: go.Figure, scores: np.ndarray, shown: tuple[float, float
     beyond = int(np.count_nonzero((scores < shown[0]) | (scores > shown[1])))
     if beyond:
         fig.add_annotation(
-            text=(f"{beyond:,} score{'s' if beyond > 1 else ''} beyond the axis: "
-                  f"min {scores.min():.4g}, max {scores.max():.4g}"),
-            xref="paper", yref="paper", x=0.0, y=1.0, xanchor="left", yanchor="bottom",
-            showarrow=False, font={"size": 11, "color": "#555555"},
-        )  # fmt: skip
+            text=(
+                f"{beyond:,} score{'s' if beyond > 1 else ''} beyond the axis: "
+                f"min {scores.min():.4g}, max {scores.max():.4g}"
+            ),
+            xref="paper",
+            yref="paper",
+            x=0.0,
+            y=1.0,
+            xanchor="left",
+            yanchor="bottom",
+            showarrow=False,
+            font={"size": 11, "color": "#555555"},
+        )
 
 
 def _inner_bounds(bounds: np.ndarray, alpha: float, beta: float) -> list[float]:
@@ -150,8 +158,13 @@ def cdf_figure(
     _note_outliers(fig, scores, shown)
     fig.update_xaxes(title_text=SCORE_AXIS, range=list(shown))
     fig.update_yaxes(title_text=RANK_AXIS, range=[-0.03, 1.03], tickformat=".0%")
-    titled(fig, "Per-group score CCDF", f"{interval_text(alpha, beta)}{kappa_text(kappa)}",
-            hovermode="closest", legend=LEGEND_BELOW)  # fmt: skip
+    titled(
+        fig,
+        "Per-group score CCDF",
+        f"{interval_text(alpha, beta)}{kappa_text(kappa)}",
+        hovermode="closest",
+        legend=LEGEND_BELOW,
+    )
     fig.update_layout(margin={"b": LEGEND_ROOM})
     return fig
 
@@ -345,7 +358,11 @@ def density_figure(
     fig.update_xaxes(title_text=SCORE_AXIS, row=len(models), col=1)
     fig.update_xaxes(range=list(shown))
     _note_outliers(fig, pooled, shown)
-    titled(fig, "Score densities per group",
-            f"shaded: each group's I-slice, {interval_text(alpha, beta)}",
-            barmode="overlay", height=260 * len(models) + 120)  # fmt: skip
+    titled(
+        fig,
+        "Score densities per group",
+        f"shaded: each group's I-slice, {interval_text(alpha, beta)}",
+        barmode="overlay",
+        height=260 * len(models) + 120,
+    )
     return fig

@@ -28,9 +28,16 @@ SUBTITLE_WIDTH = 80  # characters of a subtitle line that fit a figure of the pa
 GROUP_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
 METRIC_NAMES = {"psp": "pSP", "pdp": "pDP", "sp": "SP", "dp": "DP gap", "auc": "AUC"}
 SERIES_COLOURS = (
-    "#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#BCBD22",
+    "#1F77B4",
+    "#FF7F0E",
+    "#2CA02C",
+    "#D62728",
+    "#9467BD",
+    "#8C564B",
+    "#E377C2",
+    "#BCBD22",
     "#17BECF",
-)  # fmt: skip
+)
 
 
 def group_colour(k: int) -> str:

@@ -200,11 +200,14 @@ def _exact_lines(view: _RunView) -> list[_Line]:
         return []
     splits = (("train", "train", "solid"), ("validation", "val", "dash"))
     return [
-        _Line(f"{split} {run.quantity} (exact)",
-              exact_points(view.exact, view.at, _value(f"{key}.{run.metric}")), dash,
-              markers=True)
+        _Line(
+            f"{split} {run.quantity} (exact)",
+            exact_points(view.exact, view.at, _value(f"{key}.{run.metric}")),
+            dash,
+            markers=True,
+        )
         for split, key, dash in splits
-    ]  # fmt: skip
+    ]
 
 
 def _kkt_lines(view: _RunView) -> list[_Line]:
@@ -333,8 +336,9 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
     card; a line per constraint row, at most `MAX_STATE_ROWS` of them). The y axes are shared
     along each row, so runs compare at a glance."""
     if x not in TRAJECTORY_AXES:
-        raise UserError(f"trajectories run over {', '.join(map(repr, TRAJECTORY_AXES))}, "
-                        f"not {x!r}.")  # fmt: skip
+        raise UserError(
+            f"trajectories run over {', '.join(map(repr, TRAJECTORY_AXES))}, not {x!r}."
+        )
     views = [_view(run, x) for run in runs]
     panels = _panels(views)
     columns = max(len(runs), 1)
@@ -354,8 +358,9 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
         for row, panel in enumerate(panels, start=1):
             for line in panel.lines(view):
                 if len(line.points):
-                    fig.add_trace(_trajectory_trace(view.run.label, line, colour, x), row=row,
-                                  col=col)  # fmt: skip
+                    fig.add_trace(
+                        _trajectory_trace(view.run.label, line, colour, x), row=row, col=col
+                    )
                     titled.setdefault(row, col)
             if note := panel.note(view):
                 _add_note(fig, row, col, note)
@@ -372,15 +377,32 @@ def trajectory_figure(runs: Sequence[TrajectoryRun], x: TrajectoryAxis = "iterat
 
 def _add_note(fig: go.Figure, row: int, col: int, text: str) -> None:
     """A small grey note just above one panel, at its left."""
-    fig.add_annotation(text=text, row=row, col=col, xref="x domain", yref="y domain", x=0.0,
-                       y=1.0, xanchor="left", yanchor="bottom", showarrow=False,
-                       font={"size": 10, "color": "#555555"})  # fmt: skip
+    fig.add_annotation(
+        text=text,
+        row=row,
+        col=col,
+        xref="x domain",
+        yref="y domain",
+        x=0.0,
+        y=1.0,
+        xanchor="left",
+        yanchor="bottom",
+        showarrow=False,
+        font={"size": 10, "color": "#555555"},
+    )
 
 
 def _add_level(fig: go.Figure, row: int, col: int, level: float | None, label: str) -> None:
     """A dashed horizontal line at `level` in one panel, labelled `label.format(level)` (nothing
     for None); drawn while the panel is still empty, so it is there when the first point is."""
     if level is not None:
-        fig.add_hline(y=level, row=row, col=col, line_dash="dash", line_color="grey",
-                      annotation_text=label.format(level), annotation_position="top right",
-                      exclude_empty_subplots=False)  # fmt: skip
+        fig.add_hline(
+            y=level,
+            row=row,
+            col=col,
+            line_dash="dash",
+            line_color="grey",
+            annotation_text=label.format(level),
+            annotation_position="top right",
+            exclude_empty_subplots=False,
+        )

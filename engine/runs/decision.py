@@ -49,9 +49,7 @@ class Decision:
             raise UserError(f"'{self.checksum}' is not a SHA-256 checksum (64 hexadecimal digits)")
 
 
-def decide(
-    store: Store, run_id: str, note: str, made: datetime.datetime | None = None
-) -> Decision:
+def decide(store: Store, run_id: str, note: str, made: datetime.datetime | None = None) -> Decision:
     """The decision to use the model of run `run_id` (an id or an unambiguous prefix), made now
     unless `made`; not yet stored (`add_decision`). A run still queued or running, or one that
     ended without a model, is refused with a sentence, and so is a run whose model cannot be
@@ -103,9 +101,18 @@ def add_decision(store: Store, decision: Decision) -> None:
     with store.connection() as db:
         db.execute(
             f"INSERT INTO decisions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (decision.run_id, decision.made.timestamp(), decision.family, decision.kappa, alpha,
-             beta, decision.verdict, decision.checksum, decision.note),
-        )  # fmt: skip
+            (
+                decision.run_id,
+                decision.made.timestamp(),
+                decision.family,
+                decision.kappa,
+                alpha,
+                beta,
+                decision.verdict,
+                decision.checksum,
+                decision.note,
+            ),
+        )
 
 
 def decisions(store: Store, run_id: str | None = None) -> list[Decision]:
@@ -116,8 +123,15 @@ def decisions(store: Store, run_id: str | None = None) -> list[Decision]:
             f"SELECT {_COLUMNS} FROM decisions {where} ORDER BY made DESC, rowid DESC", args
         ).fetchall()
     return [
-        Decision(run_id=r[0], family=r[2], kappa=r[3], interval=(r[4], r[5]), note=r[8],
-                 made=datetime.datetime.fromtimestamp(r[1], datetime.UTC), checksum=r[7],
-                 verdict=r[6])
+        Decision(
+            run_id=r[0],
+            family=r[2],
+            kappa=r[3],
+            interval=(r[4], r[5]),
+            note=r[8],
+            made=datetime.datetime.fromtimestamp(r[1], datetime.UTC),
+            checksum=r[7],
+            verdict=r[6],
+        )
         for r in rows
-    ]  # fmt: skip
+    ]

@@ -48,19 +48,28 @@ _CLAUSES = {
     "pDP": "the shares of {groups} given a positive decision differ by at most",
     "DP": "the shares of {groups} given a positive decision differ by at most",
     "EO": "among people with the same true outcome, the shares of {groups} given a positive "
-          "decision (true- and false-positive rates) differ by at most",
+    "decision (true- and false-positive rates) differ by at most",
     "EOpp": "among people whose true outcome is positive, the shares of {groups} given a "
-            "positive decision (true-positive rates) differ by at most",
-}  # fmt: skip
+    "positive decision (true-positive rates) differ by at most",
+}
 # the three places a held-out interval can put the constrained value against κ
 _STATES = (
-    (KappaState.MEETS, Label.MEETS,
-     "the whole 95 % interval is at most κ: the model holds κ on new data like these rows"),
-    (KappaState.MISSES, Label.MISSES,
-     "the whole 95 % interval lies above κ: the model does not hold κ on such data"),
-    (KappaState.CANNOT_TELL, Label.CANNOT_TELL,
-     "κ lies inside the 95 % interval: the rows are too few to say either way"),
-)  # fmt: skip
+    (
+        KappaState.MEETS,
+        Label.MEETS,
+        "the whole 95 % interval is at most κ: the model holds κ on new data like these rows",
+    ),
+    (
+        KappaState.MISSES,
+        Label.MISSES,
+        "the whole 95 % interval lies above κ: the model does not hold κ on such data",
+    ),
+    (
+        KappaState.CANNOT_TELL,
+        Label.CANNOT_TELL,
+        "κ lies inside the 95 % interval: the rows are too few to say either way",
+    ),
+)
 _STATE_LABELS = {state: label for state, label, _ in _STATES}
 _LIMITING = frozenset({Label.MISSES, Label.DEGENERATE, Label.SURROGATE_ONLY, Label.CANNOT_TELL})
 
@@ -89,7 +98,7 @@ class Estimate:
         return cls(check.value, check.low, check.high)
 
     def words(self, named: bool = True) -> str:
-        """"0.833 (95 % interval 0.826–0.840)"; "0.833 (0.826–0.840)" unless `named`."""
+        """ "0.833 (95 % interval 0.826–0.840)"; "0.833 (0.826–0.840)" unless `named`."""
         interval = interval_text(self.low, self.high)
         if not interval:
             return f"{self.value:.3f}"
@@ -115,11 +124,15 @@ def decision_record(store: Store, decision: Decision) -> str:
         ("The model file", _model_section(row, decision)),
     ]
     title = f"Decision record: {summary['dataset']}, model of run {row.id[:8]}"
-    body = [f"<h1>{_text(title)}</h1>",
-            f"<p class='meta'>Chosen {_text(_when(decision))} · verdict then: "
-            f"{_text(decision.verdict)} · written by FairFront {_text(__version__)}</p>"]  # fmt: skip
-    body += [f"<section><h2>{n}. {_text(name)}</h2>{content}</section>"
-             for n, (name, content) in enumerate(sections, start=1)]  # fmt: skip
+    body = [
+        f"<h1>{_text(title)}</h1>",
+        f"<p class='meta'>Chosen {_text(_when(decision))} · verdict then: "
+        f"{_text(decision.verdict)} · written by FairFront {_text(__version__)}</p>",
+    ]
+    body += [
+        f"<section><h2>{n}. {_text(name)}</h2>{content}</section>"
+        for n, (name, content) in enumerate(sections, start=1)
+    ]
     return _PAGE.format(title=_text(title), body="\n".join(body))
 
 
@@ -139,17 +152,23 @@ def meaning_sentences(
 ) -> list[str]:
     """What κ and I mean for these groups, as sentences."""
     if family is None or kappa is None:
-        return ["No fairness constraint: neither κ nor I binds this model. It is shown beside "
-                "constrained models, measured as they are, for reference."]  # fmt: skip
+        return [
+            "No fairness constraint: neither κ nor I binds this model. It is shown beside "
+            "constrained models, measured as they are, for reference."
+        ]
     entry = family_entry(family)
     said, bound = [], f"{fairness_clause(family, groups, interval)} κ = {kappa:g}"
     if entry.uses_interval:
         alpha, beta = interval
-        said.append(f"The interval I = {interval_label(interval)} picks, in each group "
-                    f"separately, the people whose scores rank between {percent_words(alpha)} "
-                    f"and {percent_words(beta)} from the top of their own group.")  # fmt: skip
-        bound += (f", counted within that band of {percent_words(beta - alpha)} of each group: "
-                  f"on the whole group, by at most {percent_words(kappa * (beta - alpha))}")  # fmt: skip
+        said.append(
+            f"The interval I = {interval_label(interval)} picks, in each group "
+            f"separately, the people whose scores rank between {percent_words(alpha)} "
+            f"and {percent_words(beta)} from the top of their own group."
+        )
+        bound += (
+            f", counted within that band of {percent_words(beta - alpha)} of each group: "
+            f"on the whole group, by at most {percent_words(kappa * (beta - alpha))}"
+        )
     said.append(_sentence(bound))
     if entry.kappa_scale:
         said.append(_sentence(entry.kappa_scale))
@@ -171,8 +190,10 @@ def cost_sentence(
     (score_now, value_now), (score_then, value_then) = chosen, reference
     if score_now is not None and score_then is not None:
         points = 100 * (score_now.value - score_then.value)
-        parts.append(f"{SCORE_NAMES[score]} {score_now.words()} instead of "
-                     f"{score_then.words(named=False)}, {points:+.1f} points".replace("-", "−"))  # fmt: skip
+        parts.append(
+            f"{SCORE_NAMES[score]} {score_now.words()} instead of "
+            f"{score_then.words(named=False)}, {points:+.1f} points".replace("-", "−")
+        )
     if value_now is not None and value_then is not None:
         parts.append(f"{clause} {value_now.words()} instead of {value_then.words(named=False)}")
     return "; ".join(parts)
@@ -189,9 +210,12 @@ def reference_run(store: Store, row: RunRow) -> RunRow | None:
     same = ("data", "prepare", "model", "objective")
     by_interval = family_entry(family).uses_interval
     for other in store.runs(newest_first=True):
-        if (other.has_model and constraint_of(other.spec)[0] is None
-                and all(other.spec.get(k) == row.spec.get(k) for k in same)
-                and (not by_interval or run_interval(other.spec) == run_interval(row.spec))):  # fmt: skip
+        if (
+            other.has_model
+            and constraint_of(other.spec)[0] is None
+            and all(other.spec.get(k) == row.spec.get(k) for k in same)
+            and (not by_interval or run_interval(other.spec) == run_interval(row.spec))
+        ):
             return other
     return None
 
@@ -207,20 +231,29 @@ def alternative_runs(store: Store, row: RunRow) -> list[RunRow]:
         return {k: v for k, v in spec["prepare"].items() if k != "seed"}
 
     def alike(other: RunRow) -> bool:
-        return (other.spec["data"] == row.spec["data"]
-                and grouping(other.spec) == grouping(row.spec)
-                and constraint_of(other.spec)[0] in (family, None))  # fmt: skip
+        return (
+            other.spec["data"] == row.spec["data"]
+            and grouping(other.spec) == grouping(row.spec)
+            and constraint_of(other.spec)[0] in (family, None)
+        )
 
     chosen = run_interval(row.spec)
 
     def order(other: RunRow) -> tuple:
         interval = run_interval(other.spec)
         kappa = constraint_of(other.spec)[1]
-        return (interval != chosen, interval, other.spec["solver"], kappa is not None,
-                kappa or 0.0, other.spec["seed"])  # fmt: skip
+        return (
+            interval != chosen,
+            interval,
+            other.spec["solver"],
+            kappa is not None,
+            kappa or 0.0,
+            other.spec["seed"],
+        )
 
-    return sorted((r for r in store.runs() if r.has_model and (r.id in mates or alike(r))),
-                  key=order)  # fmt: skip
+    return sorted(
+        (r for r in store.runs() if r.has_model and (r.id in mates or alike(r))), key=order
+    )
 
 
 def interval_label(interval: tuple[float, float]) -> str:
@@ -230,7 +263,7 @@ def interval_label(interval: tuple[float, float]) -> str:
 
 
 def groups_words(groups: Sequence[str]) -> str:
-    """"Female and Male", "A, B and C"."""
+    """ "Female and Male", "A, B and C"."""
     if len(groups) < 2:
         return "".join(groups)
     return f"{', '.join(groups[:-1])} and {groups[-1]}"
@@ -242,19 +275,29 @@ def groups_words(groups: Sequence[str]) -> str:
 def _data_section(row: RunRow, summary: dict) -> str:
     settings = dict(describe_spec(row.spec))
     rows = summary["rows"]
-    said = [f"Data: {settings['data']}. The model predicts {summary['label']}.",
-            f"Protected groups: {settings['protected groups']}.",
-            f"Split: {settings['split']}: {rows['train']:,} rows to train on, {rows['val']:,} "
-            f"to validate and {rows['test']:,} held out to test."]  # fmt: skip
+    said = [
+        f"Data: {settings['data']}. The model predicts {summary['label']}.",
+        f"Protected groups: {settings['protected groups']}.",
+        f"Split: {settings['split']}: {rows['train']:,} rows to train on, {rows['val']:,} "
+        f"to validate and {rows['test']:,} held out to test.",
+    ]
     said += [f"Note: {note}." for note in summary["notes"]]
     said += [_sentence(warning) for warning in summary["warnings"]]
     statistic = summary_statistic(summary)
     words = LABEL_STATISTIC_WORDS[statistic]
-    head = ["group", *(f"{_SPLIT_TITLES[s]} rows" for s in SPLITS),
-            *(f"{_SPLIT_TITLES[s]} {words}" for s in SPLITS)]
-    table = [[entry["group"], *(f"{entry[f'{s} size']:,}" for s in SPLITS),
-              *(_share(entry[f"{s} {words}"], statistic == "label_rate") for s in SPLITS)]
-             for entry in group_table(summary)]  # fmt: skip
+    head = [
+        "group",
+        *(f"{_SPLIT_TITLES[s]} rows" for s in SPLITS),
+        *(f"{_SPLIT_TITLES[s]} {words}" for s in SPLITS),
+    ]
+    table = [
+        [
+            entry["group"],
+            *(f"{entry[f'{s} size']:,}" for s in SPLITS),
+            *(_share(entry[f"{s} {words}"], statistic == "label_rate") for s in SPLITS),
+        ]
+        for entry in group_table(summary)
+    ]
     return _paragraphs(said) + _table(head, table)
 
 
@@ -284,8 +327,10 @@ def _verdict_section(verdict: Verdict) -> str:
         opening = "<li class='current'>" if current else "<li>"
         mark = " ← this model" if current else ""
         items.append(f"{opening}<b>{_text(str(label))}</b>: {_text(meaning + mark)}</li>")
-    parts.append(f"<p>A held-out value is an estimate; against κ its 95 % interval puts the "
-                 f"model in one of three states:</p><ul class='states'>{''.join(items)}</ul>")  # fmt: skip
+    parts.append(
+        f"<p>A held-out value is an estimate; against κ its 95 % interval puts the "
+        f"model in one of three states:</p><ul class='states'>{''.join(items)}</ul>"
+    )
     parts.append(_resolution_table(check, where, verdict.quantity))
     return "".join(parts)
 
@@ -301,10 +346,14 @@ def _resolution_table(check: SplitCheck, where: str, quantity: str) -> str:
         resolve = f"already resolved: κ = {check.kappa:g} is above what {where} resolves"
     else:
         resolve = f"about {needed:,}"
-    rows = [[f"smallest {quantity} {where} tells from zero", f"about {check.resolves:.3f}"],
-            [f"rows of the smallest group in {where}",
-             "—" if check.rows is None else f"{check.rows:,}"],
-            [f"rows per group that would resolve κ = {check.kappa:g}", resolve]]  # fmt: skip
+    rows = [
+        [f"smallest {quantity} {where} tells from zero", f"about {check.resolves:.3f}"],
+        [
+            f"rows of the smallest group in {where}",
+            "—" if check.rows is None else f"{check.rows:,}",
+        ],
+        [f"rows per group that would resolve κ = {check.kappa:g}", resolve],
+    ]
     return f"<p>What {_text(where)} can tell:</p>{_table(None, rows)}"
 
 
@@ -313,18 +362,31 @@ def _cost_section(
 ) -> str:
     family, _ = constraint_of(row.spec)
     if family is None:
-        return _paragraphs(["This model was trained without a fairness constraint: it is the "
-                            "reference that constrained models are measured against."])  # fmt: skip
+        return _paragraphs(
+            [
+                "This model was trained without a fairness constraint: it is the "
+                "reference that constrained models are measured against."
+            ]
+        )
     if reference is None:
-        return _paragraphs(["The store holds no model trained without the constraint on the "
-                            "same data, split, model and interval, so what fairness costs here "
-                            "cannot be said (a sweep with the unconstrained solver gives one)."])  # fmt: skip
+        return _paragraphs(
+            [
+                "The store holds no model trained without the constraint on the "
+                "same data, split, model and interval, so what fairness costs here "
+                "cannot be said (a sweep with the unconstrained solver gives one)."
+            ]
+        )
     sentence = run_cost(store, row, reference, groups)
     if not sentence:
-        return _paragraphs([f"The reference, run {reference.id[:8]}, lacks the test metrics to "
-                            "compare with."])  # fmt: skip
-    return _paragraphs([f"Against the same model trained without the constraint (run "
-                        f"{reference.id[:8]}), on the test set: {sentence}."])  # fmt: skip
+        return _paragraphs(
+            [f"The reference, run {reference.id[:8]}, lacks the test metrics to compare with."]
+        )
+    return _paragraphs(
+        [
+            f"Against the same model trained without the constraint (run "
+            f"{reference.id[:8]}), on the test set: {sentence}."
+        ]
+    )
 
 
 def run_cost(store: Store, row: RunRow, reference: RunRow, groups: Sequence[str]) -> str:
@@ -335,39 +397,66 @@ def run_cost(store: Store, row: RunRow, reference: RunRow, groups: Sequence[str]
     score, _ = frontier_axes([row.spec])
     view = constraint_from_dict(row.spec["constraint"])
     chosen, then = _outcome(store, row, score), _outcome(store, reference, score, view)
-    return cost_sentence(score, chosen, then, fairness_clause(family, groups, run_interval(row.spec)))
+    return cost_sentence(
+        score, chosen, then, fairness_clause(family, groups, run_interval(row.spec))
+    )
 
 
 def _alternatives_section(store: Store, row: RunRow, reference: RunRow | None) -> str:
     runs = alternative_runs(store, row)
     if len(runs) < 2:
-        return _paragraphs(["No other model on this data and constraint is in the store: none "
-                            "was compared."])  # fmt: skip
+        return _paragraphs(
+            ["No other model on this data and constraint is in the store: none was compared."]
+        )
     first = {row.id} | ({reference.id} if reference is not None else set())
     shown = [r for r in runs if r.id in first] + [r for r in runs if r.id not in first]
     shown = sorted(shown[:MAX_ALTERNATIVES], key=runs.index)
     score, _ = frontier_axes([row.spec])
     view = constraint_from_dict(row.spec.get("constraint"))
     quantity = run_verdict(store, row).quantity
-    head = ["", "solver", "κ", "I", "seed", f"test {SCORE_NAMES[score]}", f"test {quantity}",
-            "verdict"]  # fmt: skip
+    head = [
+        "",
+        "solver",
+        "κ",
+        "I",
+        "seed",
+        f"test {SCORE_NAMES[score]}",
+        f"test {quantity}",
+        "verdict",
+    ]
     table = []
     for other in shown:
         verdict = run_verdict(store, other, view)
         score_now, value = _outcome(store, other, score, view)
         kappa = constraint_of(other.spec)[1]
-        mark = ("chosen" if other.id == row.id
-                else "reference" if reference is not None and other.id == reference.id else "")  # fmt: skip
-        table.append([mark, other.spec["solver"], "none" if kappa is None else f"{kappa:g}",
-                      interval_label(run_interval(other.spec)),
-                      str(other.spec["seed"]), _estimate(score_now), _estimate(value),
-                      verdict.summary])  # fmt: skip
-    said = ["The models on the same data and groups under the same kind of constraint, or "
-            "none, that the store held when this record was written; each number with its "
-            "95 % interval on the test set."]  # fmt: skip
+        mark = (
+            "chosen"
+            if other.id == row.id
+            else "reference"
+            if reference is not None and other.id == reference.id
+            else ""
+        )
+        table.append(
+            [
+                mark,
+                other.spec["solver"],
+                "none" if kappa is None else f"{kappa:g}",
+                interval_label(run_interval(other.spec)),
+                str(other.spec["seed"]),
+                _estimate(score_now),
+                _estimate(value),
+                verdict.summary,
+            ]
+        )
+    said = [
+        "The models on the same data and groups under the same kind of constraint, or "
+        "none, that the store held when this record was written; each number with its "
+        "95 % interval on the test set."
+    ]
     if len(runs) > len(shown):
-        said.append(f"{len(runs) - len(shown)} more are in the store: fairfront runs list "
-                    "shows them.")
+        said.append(
+            f"{len(runs) - len(shown)} more are in the store: fairfront runs list shows them."
+        )
     return _paragraphs(said) + _table(head, table, marked={0}, css="alternatives")
 
 
@@ -378,39 +467,54 @@ def _limits_section(store: Store, row: RunRow, summary: dict, verdict: Verdict) 
     if check is not None and check.held_out:
         sizes = {group["name"]: group[check.split]["size"] for group in summary["groups"]}
         smallest = min(sizes, key=sizes.get)
-        said.append(f"Every held-out number is an estimate from {where}: "
-                    f"{summary['rows'][check.split]:,} rows, {sizes[smallest]:,} of them in its "
-                    f"smallest group, {smallest}.")  # fmt: skip
+        said.append(
+            f"Every held-out number is an estimate from {where}: "
+            f"{summary['rows'][check.split]:,} rows, {sizes[smallest]:,} of them in its "
+            f"smallest group, {smallest}."
+        )
         if check.resolves is not None and check.kappa is not None and check.kappa < check.resolves:
-            said.append(f"At this size {where} tells {verdict.quantity} from zero only above "
-                        f"about {check.resolves:.3f}, more than κ = {check.kappa:g}: no model can "
-                        "be shown to meet κ on it.")  # fmt: skip
+            said.append(
+                f"At this size {where} tells {verdict.quantity} from zero only above "
+                f"about {check.resolves:.3f}, more than κ = {check.kappa:g}: no model can "
+                "be shown to meet κ on it."
+            )
     values = {} if check is None else store.metrics(row.id).get(check.split, {})
     accuracy, majority = values.get("accuracy"), values.get("majority")
     if thresholded(row.spec) and accuracy is not None and majority is not None:
-        said.append(f"On {where}, always predicting the most common outcome is right for "
-                    f"{majority:.1%} of the rows; this model for {accuracy:.1%}.")  # fmt: skip
+        said.append(
+            f"On {where}, always predicting the most common outcome is right for "
+            f"{majority:.1%} of the rows; this model for {accuracy:.1%}."
+        )
     limiting = verdict.label in _LIMITING
     said += list(verdict.findings if limiting else verdict.findings[1:])
     return _paragraphs(said, css=str(verdict.level) if limiting or verdict.flags else "")
 
 
 def _note_section(decision: Decision) -> str:
-    return (f"<blockquote class='note'>{_text(decision.note)}</blockquote>"
-            f"<p class='meta'>Chosen {_text(_when(decision))}.</p>")
+    return (
+        f"<blockquote class='note'>{_text(decision.note)}</blockquote>"
+        f"<p class='meta'>Chosen {_text(_when(decision))}.</p>"
+    )
 
 
 def _model_section(row: RunRow, decision: Decision) -> str:
     settings = dict(describe_spec(row.spec))
-    rows = [["run", row.id], *([name, settings[name]] for name in
-                               ("model", "objective", "solver", "solver options", "budget")),
-            ["how it ended", f"{row.status}: {row.reason}" if row.reason else row.status],
-            ["model file SHA-256", decision.checksum]]  # fmt: skip
+    rows = [
+        ["run", row.id],
+        *(
+            [name, settings[name]]
+            for name in ("model", "objective", "solver", "solver options", "budget")
+        ),
+        ["how it ended", f"{row.status}: {row.reason}" if row.reason else row.status],
+        ["model file SHA-256", decision.checksum],
+    ]
     command = f"fairfront runs export-model {row.id} model.npz"
-    return (_table(None, rows, marked={0}) +
-            f"<p><code>{_text(command)}</code> writes the model file. The file carries this "
-            "checksum over its contents, and FairFront refuses a file whose contents do not "
-            "match it: the model put to use can be checked to be the one chosen here.</p>")
+    return (
+        _table(None, rows, marked={0})
+        + f"<p><code>{_text(command)}</code> writes the model file. The file carries this "
+        "checksum over its contents, and FairFront refuses a file whose contents do not "
+        "match it: the model put to use can be checked to be the one chosen here.</p>"
+    )
 
 
 # ---- helpers -------------------------------------------------------------------------------
@@ -422,8 +526,10 @@ def _outcome(
     """A run's test score and constrained value (for a run without a constraint, `view`'s
     quantity), each with its interval."""
     verdict = run_verdict(store, row, view)
-    return (Estimate.of(store.metrics(row.id).get("test", {}), score),
-            Estimate.of_check(verdict.check("test")))  # fmt: skip
+    return (
+        Estimate.of(store.metrics(row.id).get("test", {}), score),
+        Estimate.of_check(verdict.check("test")),
+    )
 
 
 def _sweep_mates(store: Store, run_id: str) -> set[str]:
@@ -475,10 +581,14 @@ def _table(
     bold = set(marked)
     titles = "" if head is None else "".join(f"<th>{_text(h)}</th>" for h in head)
     body = "".join(
-        "<tr>" + "".join(f"<td>{'<b>' if c in bold else ''}{_text(v)}{'</b>' if c in bold else ''}"
-                         f"</td>" for c, v in enumerate(row)) + "</tr>"
+        "<tr>"
+        + "".join(
+            f"<td>{'<b>' if c in bold else ''}{_text(v)}{'</b>' if c in bold else ''}</td>"
+            for c, v in enumerate(row)
+        )
+        + "</tr>"
         for row in rows
-    )  # fmt: skip
+    )
     thead = f"<thead><tr>{titles}</tr></thead>" if titles else ""
     opening = f"<table class='{css}'>" if css else "<table>"
     return f"{opening}{thead}<tbody>{body}</tbody></table>"

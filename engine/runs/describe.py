@@ -99,11 +99,14 @@ def _data_words(data: dict[str, Any]) -> str:
         return "UCI Adult (bundled)"
     if kind == "acs":
         states = ", ".join(data["states"])
-        return (f"ACS census survey, {states} {data['year']} ({data['horizon']}), "
-                f"task “{data['task']}”")  # fmt: skip
+        return (
+            f"ACS census survey, {states} {data['year']} ({data['horizon']}), task “{data['task']}”"
+        )
     if kind == "synthetic":
-        return (f"synthetic ACS records ({data['n_persons']:,} persons, seed {data['seed']}) in "
-                f"the layout of {data['state']} {data['year']}, task “{data['task']}”")  # fmt: skip
+        return (
+            f"synthetic ACS records ({data['n_persons']:,} persons, seed {data['seed']}) in "
+            f"the layout of {data['state']} {data['year']}, task “{data['task']}”"
+        )
     if kind == "csv":
         return f"CSV file {PurePath(data['path']).name}, label column “{data['label']}”"
     if kind in CLASSIC:
@@ -137,10 +140,14 @@ def _split_words(spec: dict[str, Any]) -> str:
     seed = f"seed {spec['seed']}"
     if spec["data"]["kind"] == "adult":  # its published test split is kept as the test set
         pool = train + val
-        return (f"{percent_words(train / pool)} train, {percent_words(val / pool)} validation of "
-                f"adult.data; test: the published adult.test; {seed}")  # fmt: skip
-    return (f"{percent_words(train)} train, {percent_words(val)} validation, {percent_words(test)} test; "
-            f"{seed}")  # fmt: skip
+        return (
+            f"{percent_words(train / pool)} train, {percent_words(val / pool)} validation of "
+            f"adult.data; test: the published adult.test; {seed}"
+        )
+    return (
+        f"{percent_words(train)} train, {percent_words(val)} validation, {percent_words(test)} test; "
+        f"{seed}"
+    )
 
 
 def _model_words(model: dict[str, Any]) -> str:
@@ -254,6 +261,8 @@ def sweep_progress(statuses: dict[str, str], run_ids: Sequence[str]) -> SweepPro
         parts.append(f"{without_model} without a model")
     deleted = len(run_ids) - len(stored)
     if deleted:
-        parts.append(f"{deleted} of the sweep's runs {'is' if deleted == 1 else 'are'} no longer "
-                     "stored (deleted): Run sweep computes them again")  # fmt: skip
+        parts.append(
+            f"{deleted} of the sweep's runs {'is' if deleted == 1 else 'are'} no longer "
+            "stored (deleted): Run sweep computes them again"
+        )
     return SweepProgress(len(ended) / len(stored) if stored else 1.0, "; ".join(parts))

@@ -39,8 +39,9 @@ def stored_run_model(store: Store, run_id: str) -> ExportedModel:
     spec = RunSpec.from_dict(row.spec)
     prepared = load_prepared(spec.data, spec.prepare)
     params = store.load_params(row.id)
-    model = run_model(spec, prepared, params, row.id, run_verdict(store, row),
-                      store.metrics(row.id), row.status)  # fmt: skip
+    model = run_model(
+        spec, prepared, params, row.id, run_verdict(store, row), store.metrics(row.id), row.status
+    )
     saved, _ = store.load_scores(row.id)
     _check_test_scores(model, prepared, saved, row.id)
     return model
@@ -57,8 +58,14 @@ def run_model(
 ) -> ExportedModel:
     """The exported model of a run of `spec` on `prepared` data that ended with `params`."""
     about = run_about(spec, prepared, run_id, verdict, metrics, status)
-    return from_prepared(prepared, spec.model, params, spec.objective.name, about=about,
-                         layout=source_layout(spec.data.kind))  # fmt: skip
+    return from_prepared(
+        prepared,
+        spec.model,
+        params,
+        spec.objective.name,
+        about=about,
+        layout=source_layout(spec.data.kind),
+    )
 
 
 def run_about(
@@ -106,6 +113,8 @@ def _check_test_scores(
         scores, saved, rtol=SCORE_TOLERANCE, atol=SCORE_TOLERANCE
     )
     if not same:
-        raise UserError(f"the data of run {run_id} has changed since it ran: its model no longer "
-                        "gives the test scores the run saved, so it cannot be exported as the "
-                        "run's model")  # fmt: skip
+        raise UserError(
+            f"the data of run {run_id} has changed since it ran: its model no longer "
+            "gives the test scores the run saved, so it cannot be exported as the "
+            "run's model"
+        )

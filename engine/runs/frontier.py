@@ -268,8 +268,9 @@ def frontier(
     points.sort(key=_display_order)
     points += _mark_dominated_within_fronts(fronts)
     majority = float(np.mean(majorities)) if majorities else None
-    return Frontier(tuple(points), tuple(skipped), metric, split, confidence, score, spread,
-                    majority)  # fmt: skip
+    return Frontier(
+        tuple(points), tuple(skipped), metric, split, confidence, score, spread, majority
+    )
 
 
 def frontier_points(
@@ -379,14 +380,28 @@ def _measure(
     constraint = _number(row.get("constraint"))
     band = _band(row, metric, value)
     fairness_band = (1.0 - band[1], 1.0 - band[0]) if band and gap else band
-    check = SplitCheck(split, constraint, run.kappa, None, _number(row.get("constraint" + LOW)),
-                       _number(row.get("constraint" + HIGH)))  # fmt: skip
+    check = SplitCheck(
+        split,
+        constraint,
+        run.kappa,
+        None,
+        _number(row.get("constraint" + LOW)),
+        _number(row.get("constraint" + HIGH)),
+    )
     distinct = _number(row.get("distinct_scores"))
     converged = None if run.status is None else run.status is RunStatus.CONVERGED
-    return _Measured(run.run_id, y, 1.0 - value if gap else value, _band(row, score, y),
-                     fairness_band, constraint, check.state,
-                     None if distinct is None else int(distinct),
-                     majority_finding(row, thresholded=score == "accuracy"), converged)  # fmt: skip
+    return _Measured(
+        run.run_id,
+        y,
+        1.0 - value if gap else value,
+        _band(row, score, y),
+        fairness_band,
+        constraint,
+        check.state,
+        None if distinct is None else int(distinct),
+        majority_finding(row, thresholded=score == "accuracy"),
+        converged,
+    )
 
 
 def _band(row: dict[str, float | None], metric: str, value: float) -> Band | None:
@@ -413,9 +428,13 @@ def _point(key: GroupKey, runs: list[_Measured], spread: str, confidence: float)
     constraint, state = None, None
     if len(known) == len(runs):
         constraint, half = mean_and_spread(known, "ci", confidence)
-        state = runs[0].state if len(runs) == 1 else SplitCheck(
-            "seeds", constraint, kappa, None, *(_around(constraint, half) or (None, None))
-        ).state  # fmt: skip
+        state = (
+            runs[0].state
+            if len(runs) == 1
+            else SplitCheck(
+                "seeds", constraint, kappa, None, *(_around(constraint, half) or (None, None))
+            ).state
+        )
     distincts = [r.distinct for r in runs]
     if len(runs) == 1:
         score_band, fairness_band = runs[0].score_band, runs[0].fairness_band
@@ -497,7 +516,7 @@ def _front_point(run: RunResult, measured: _Measured) -> FrontierPoint:
         label=run.label,
         coordinates=tuple(
             (name, None if v is None else float(v)) for name, v in run.coordinates.items()
-        ),  # fmt: skip
+        ),
         chosen=run.chosen,
         honour=run.honour,
         score_band=measured.score_band,
@@ -515,8 +534,10 @@ def _mark_dominated_within_fronts(points: list[FrontierPoint]) -> list[FrontierP
         by_front.setdefault(point.front_of, []).append(point)
     marked = []
     for front in by_front.values():
-        marked += [replace(p, dominated=bool(dominated))
-                   for p, dominated in zip(front, dominated_mask(front), strict=True)]  # fmt: skip
+        marked += [
+            replace(p, dominated=bool(dominated))
+            for p, dominated in zip(front, dominated_mask(front), strict=True)
+        ]
     return marked
 
 

@@ -27,7 +27,10 @@ from engine.verdict import FEW_DISTINCT_SCORES, KappaState
 MARK_WORDS: dict[str, tuple[str, Callable[[FrontierPoint], bool]]] = {
     MISSED_MARK: ("! misses κ", lambda p: p.state is KappaState.MISSES),
     CANNOT_TELL_MARK: ("? cannot tell at this size", lambda p: p.state is KappaState.CANNOT_TELL),
-    DEGENERATE_MARK: ("⊘ degenerate or near the majority class", lambda p: p.degenerate is not None),
+    DEGENERATE_MARK: (
+        "⊘ degenerate or near the majority class",
+        lambda p: p.degenerate is not None,
+    ),
     NOT_CONVERGED_MARK: ("† not converged", lambda p: p.unconverged > 0),
 }
 
@@ -86,8 +89,9 @@ def front_table(points: Iterable[FrontierPoint]) -> list[dict[str, Any]]:
 
 def coordinates_text(coordinates: Iterable[tuple[str, float | None]]) -> str:
     """A front model's coordinates in one line: "lambda.A = 0.25, beta = 1"."""
-    return ", ".join(f"{name} = {'—' if value is None else format(value, 'g')}"
-                     for name, value in coordinates)  # fmt: skip
+    return ", ".join(
+        f"{name} = {'—' if value is None else format(value, 'g')}" for name, value in coordinates
+    )
 
 
 def honoured_splits(points: Iterable[FrontierPoint]) -> list[str]:
@@ -98,11 +102,15 @@ def honoured_splits(points: Iterable[FrontierPoint]) -> list[str]:
 def honour_words(split: str) -> str:
     """What a point of runs that hold κ on `split` is, in one sentence."""
     if split == "train":
-        return ("κ held on the training data: each run reports its first model whose exact "
-                "value on train met κ (else the closest)")  # fmt: skip
-    return ("κ held on the training data and honoured on validation: each run reports the "
-            "model of the loosest inner κ′ whose exact value on validation met κ, or, when none "
-            "did, the loosest within the sampling noise of validation of the closest")  # fmt: skip
+        return (
+            "κ held on the training data: each run reports its first model whose exact "
+            "value on train met κ (else the closest)"
+        )
+    return (
+        "κ held on the training data and honoured on validation: each run reports the "
+        "model of the loosest inner κ′ whose exact value on validation met κ, or, when none "
+        "did, the loosest within the sampling noise of validation of the closest"
+    )
 
 
 def format_frontier(frontier: Frontier, quantity: str | None = None) -> str:
@@ -134,9 +142,11 @@ def format_frontier(frontier: Frontier, quantity: str | None = None) -> str:
         )
         lines += [honour_words(split) for split in honoured_splits(ordinary)]
         if any(p.few_scores for p in ordinary):
-            lines.append(f"{FEW_SCORES_MARK} few distinct scores (≤ {FEW_DISTINCT_SCORES}, e.g. "
-                         "a randomised classifier's probabilities): ties have no order, so "
-                         "measures on ranks such as pSP are coarse")  # fmt: skip
+            lines.append(
+                f"{FEW_SCORES_MARK} few distinct scores (≤ {FEW_DISTINCT_SCORES}, e.g. "
+                "a randomised classifier's probabilities): ties have no order, so "
+                "measures on ranks such as pSP are coarse"
+            )
     elif not fronts:
         lines.append(f"no run has both {score} and {name} on the {frontier.split} split")
     lines += [format_front(frontier, run_id, quantity) for run_id in fronts]
@@ -157,25 +167,42 @@ def format_front(frontier: Frontier, run_id: str, quantity: str | None = None) -
         return f"{title}: no model has both {score} and {name} on the {frontier.split} split"
     gap = is_gap(frontier.metric)
     header = ("", "model", "coordinates", score, "fairness", name)
-    rows = [header, *(
-        (_front_mark(p), p.label, coordinates_text(p.coordinates), f"{p.score:.4f}",
-         f"{p.fairness:.4f}", f"{1.0 - p.fairness if gap else p.fairness:.4f}")
-        for p in points)]  # fmt: skip
+    rows = [
+        header,
+        *(
+            (
+                _front_mark(p),
+                p.label,
+                coordinates_text(p.coordinates),
+                f"{p.score:.4f}",
+                f"{p.fairness:.4f}",
+                f"{1.0 - p.fairness if gap else p.fairness:.4f}",
+            )
+            for p in points
+        ),
+    ]
     widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
-    legend = [(CHOSEN_MARK, "the model the run reports", any(p.chosen for p in points)),
-              (DOMINATED_MARK, "dominated within its front", any(p.dominated for p in points)),
-              (MISSED_MARK, "misses κ", any(p.meets_kappa is False for p in points)),
-              (FEW_SCORES_MARK, f"few distinct scores (≤ {FEW_DISTINCT_SCORES}): pSP is coarse",
-               any(p.few_scores for p in points))]  # fmt: skip
-    return "\n".join([
-        f"{title} ({points[0].solver}): {members} models, on the {frontier.split} split",
-        *(_align(row, widths, left={0, 1, 2}) for row in rows),
-        "   ".join(f"{mark} {words}" for mark, words, shown in legend if shown),
-    ])  # fmt: skip
+    legend = [
+        (CHOSEN_MARK, "the model the run reports", any(p.chosen for p in points)),
+        (DOMINATED_MARK, "dominated within its front", any(p.dominated for p in points)),
+        (MISSED_MARK, "misses κ", any(p.meets_kappa is False for p in points)),
+        (
+            FEW_SCORES_MARK,
+            f"few distinct scores (≤ {FEW_DISTINCT_SCORES}): pSP is coarse",
+            any(p.few_scores for p in points),
+        ),
+    ]
+    return "\n".join(
+        [
+            f"{title} ({points[0].solver}): {members} models, on the {frontier.split} split",
+            *(_align(row, widths, left={0, 1, 2}) for row in rows),
+            "   ".join(f"{mark} {words}" for mark, words, shown in legend if shown),
+        ]
+    )
 
 
 def state_mark(point: FrontierPoint) -> str:
-    """"!" for a point that misses κ, "?" for one the split cannot tell, "" otherwise."""
+    """ "!" for a point that misses κ, "?" for one the split cannot tell, "" otherwise."""
     if point.state is KappaState.MISSES:
         return MISSED_MARK
     return CANNOT_TELL_MARK if point.state is KappaState.CANNOT_TELL else ""

@@ -122,8 +122,9 @@ def parse_values(name: str, texts: Sequence[str]) -> list[Any]:
     values = []
     for text in (t.strip() for t in texts):
         if not text:
-            raise UserError(f"{name} has an empty value; write NAME=V1,V2 with {name} taking "
-                            f"{chosen.syntax}")  # fmt: skip
+            raise UserError(
+                f"{name} has an empty value; write NAME=V1,V2 with {name} taking {chosen.syntax}"
+            )
         try:
             values.append(chosen.parse(text))
         except ValueError:
@@ -136,16 +137,23 @@ def axis(name: str) -> Axis:
     if name.startswith(OPTION):
         return _option_axis(name.removeprefix(OPTION))
     if name not in AXES:
-        raise UserError(f"unknown grid axis '{name}'; the axes are {', '.join(AXES)} and "
-                        f"{OPTION}NAME for a solver option")  # fmt: skip
+        raise UserError(
+            f"unknown grid axis '{name}'; the axes are {', '.join(AXES)} and "
+            f"{OPTION}NAME for a solver option"
+        )
     return AXES[name]
 
 
 def axes_help(width: int = 100) -> str:
     """Each axis with how its values are written (the CLI's help lists them)."""
     rows = [(name, a.syntax) for name, a in AXES.items()]
-    rows.append((f"{OPTION}NAME", "values of the solver option NAME (`python -m engine "
-                 "solvers`); points whose solver lacks the option leave it out"))  # fmt: skip
+    rows.append(
+        (
+            f"{OPTION}NAME",
+            "values of the solver option NAME (`python -m engine "
+            "solvers`); points whose solver lacks the option leave it out",
+        )
+    )
     return "\n".join(
         textwrap.fill(syntax, width, initial_indent=f"  {name:<20}", subsequent_indent=" " * 22)
         for name, syntax in rows
@@ -169,8 +177,9 @@ def _point_spec(
         model = replace(model, hidden=base.model.hidden, activation=base.model.activation)
     constraint = spec.constraint if card.constrained or keep_constraint else None
     honours = honour_refusal(spec.solver, constraint.family if constraint else None) is None
-    filled = replace(spec, model=model, constraint=constraint,
-                     honour=spec.honour if honours else None)  # fmt: skip
+    filled = replace(
+        spec, model=model, constraint=constraint, honour=spec.honour if honours else None
+    )
     return filled.with_options_filled()
 
 
@@ -180,8 +189,10 @@ def _check_options_apply(grid: Mapping[str, Sequence[Any]], solvers: list[str]) 
         option = name.removeprefix(OPTION)
         if name.startswith(OPTION) and not any(option in _options(s) for s in solvers):
             owners = [s for s in solver_names() if option in _options(s)]
-            raise UserError(f"no solver of this grid ({', '.join(solvers)}) has the option "
-                            f"{option}; it is an option of {', '.join(owners)}")  # fmt: skip
+            raise UserError(
+                f"no solver of this grid ({', '.join(solvers)}) has the option "
+                f"{option}; it is an option of {', '.join(owners)}"
+            )
 
 
 @cache
@@ -192,8 +203,9 @@ def _options(solver: str) -> frozenset[str]:
 def _option_axis(option: str) -> Axis:
     if not any(option in _options(s) for s in solver_names()):
         known = sorted(set().union(*(_options(s) for s in solver_names())))
-        raise UserError(f"unknown solver option '{option}'; the solvers' options are "
-                        f"{', '.join(known)}")  # fmt: skip
+        raise UserError(
+            f"unknown solver option '{option}'; the solvers' options are {', '.join(known)}"
+        )
 
     def apply(spec: RunSpec, text: str) -> RunSpec:
         if option not in _options(spec.solver):
@@ -277,8 +289,9 @@ def _set_interval(spec: RunSpec, interval: tuple[float, float]) -> RunSpec:
 def _set_grouping(spec: RunSpec, text: str) -> RunSpec:
     """Every protected attribute grouped by mode `text` (top-N: top-k with k = N)."""
     mode, k = (text, None) if text in MODES else ("top-k", int(text[4:]))
-    grouping = tuple(replace(g, mode=mode, k=g.k if k is None else k)
-                     for g in spec.prepare.grouping)  # fmt: skip
+    grouping = tuple(
+        replace(g, mode=mode, k=g.k if k is None else k) for g in spec.prepare.grouping
+    )
     return replace(spec, prepare=replace(spec.prepare, grouping=grouping))
 
 
@@ -287,30 +300,76 @@ def _set_solver(spec: RunSpec, solver: str) -> RunSpec:
     return spec if solver == spec.solver else replace(spec, solver=solver, config={})
 
 
-AXES: Mapping[str, Axis] = MappingProxyType({
-    a.name: a
-    for a in (
-        Axis("kappa", "numbers ≥ 0: κ, or δ for the group-loss gap; a solver without a "
-             "constraint ignores it", _kappa, lambda s, v: _with_constraint(s, kappa=v)),
-        Axis("interval", "ALPHA:BETA, e.g. 0.05:0.3: I = [α, β) of the run and its constraint",
-             _interval, _set_interval, lambda v: f"{v[0]:g}:{v[1]:g}"),
-        Axis("solver", "solver names (`python -m engine solvers`)",
-             lambda text: solver_card(text).name, _set_solver),
-        Axis("seed", "whole numbers ≥ 0: the split and the solver's seed", _seed, with_seed),
-        Axis("solver.seed", "whole numbers ≥ 0: the solver's seed alone, on the same split (paper "
-             "000's repeated runs)", _seed, lambda s, v: replace(s, seed=v)),
-        Axis("grouping", f"{', '.join(MODES)} or top-N (e.g. top-2): how the protected "
-             "attribute's values become groups", _grouping, _set_grouping),
-        Axis("model.kind", "linear or mlp", _choice("linear", "mlp"),
-             lambda s, v: _with_model(s, kind=v)),
-        Axis("model.hidden", "an MLP's widths, first to last, e.g. 64x32 or 64-32", _hidden,
-             lambda s, v: _with_model(s, hidden=tuple(v)), lambda v: "x".join(map(str, v))),
-        Axis("model.activation", " or ".join(ACTIVATIONS), _choice(*ACTIVATIONS),
-             lambda s, v: _with_model(s, activation=v)),
-        Axis("model.cross_terms", "true or false: group cross-terms", _boolean,
-             lambda s, v: _with_model(s, cross_terms=v)),
-        Axis("constraint.pairs", "all, vs_rest or vs_mean: which groups the constraint "
-             "compares", _choice("all", "vs_rest", "vs_mean"),
-             lambda s, v: _with_constraint(s, pairs=v)),
-    )
-})  # fmt: skip
+AXES: Mapping[str, Axis] = MappingProxyType(
+    {
+        a.name: a
+        for a in (
+            Axis(
+                "kappa",
+                "numbers ≥ 0: κ, or δ for the group-loss gap; a solver without a "
+                "constraint ignores it",
+                _kappa,
+                lambda s, v: _with_constraint(s, kappa=v),
+            ),
+            Axis(
+                "interval",
+                "ALPHA:BETA, e.g. 0.05:0.3: I = [α, β) of the run and its constraint",
+                _interval,
+                _set_interval,
+                lambda v: f"{v[0]:g}:{v[1]:g}",
+            ),
+            Axis(
+                "solver",
+                "solver names (`python -m engine solvers`)",
+                lambda text: solver_card(text).name,
+                _set_solver,
+            ),
+            Axis("seed", "whole numbers ≥ 0: the split and the solver's seed", _seed, with_seed),
+            Axis(
+                "solver.seed",
+                "whole numbers ≥ 0: the solver's seed alone, on the same split (paper "
+                "000's repeated runs)",
+                _seed,
+                lambda s, v: replace(s, seed=v),
+            ),
+            Axis(
+                "grouping",
+                f"{', '.join(MODES)} or top-N (e.g. top-2): how the protected "
+                "attribute's values become groups",
+                _grouping,
+                _set_grouping,
+            ),
+            Axis(
+                "model.kind",
+                "linear or mlp",
+                _choice("linear", "mlp"),
+                lambda s, v: _with_model(s, kind=v),
+            ),
+            Axis(
+                "model.hidden",
+                "an MLP's widths, first to last, e.g. 64x32 or 64-32",
+                _hidden,
+                lambda s, v: _with_model(s, hidden=tuple(v)),
+                lambda v: "x".join(map(str, v)),
+            ),
+            Axis(
+                "model.activation",
+                " or ".join(ACTIVATIONS),
+                _choice(*ACTIVATIONS),
+                lambda s, v: _with_model(s, activation=v),
+            ),
+            Axis(
+                "model.cross_terms",
+                "true or false: group cross-terms",
+                _boolean,
+                lambda s, v: _with_model(s, cross_terms=v),
+            ),
+            Axis(
+                "constraint.pairs",
+                "all, vs_rest or vs_mean: which groups the constraint compares",
+                _choice("all", "vs_rest", "vs_mean"),
+                lambda s, v: _with_constraint(s, pairs=v),
+            ),
+        )
+    }
+)

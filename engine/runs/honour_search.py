@@ -76,23 +76,32 @@ def honour_search(
     for index, (values, state) in enumerate(search, start=1):
         value = _number(values.get("value"))
         levels = _number(values.get("levels"))
-        rows.append(InnerSolveRow(
-            solve=index, kappa_prime=float(values["kappa_prime"]), value=value,
-            accuracy=_number(values.get("accuracy")),
-            iterations=int(values.get("iterations") or 0),
-            meets_kappa=None if value is None else value <= kappa,
-            chosen=state.get("chosen") == "yes",
-            train_value=_number(values.get("train_value")),
-            levels=None if levels is None else int(levels),
-            temperature=_number(values.get("temperature")),
-            refined=str(state.get("refined") or ""),
-        ))  # fmt: skip
+        rows.append(
+            InnerSolveRow(
+                solve=index,
+                kappa_prime=float(values["kappa_prime"]),
+                value=value,
+                accuracy=_number(values.get("accuracy")),
+                iterations=int(values.get("iterations") or 0),
+                meets_kappa=None if value is None else value <= kappa,
+                chosen=state.get("chosen") == "yes",
+                train_value=_number(values.get("train_value")),
+                levels=None if levels is None else int(levels),
+                temperature=_number(values.get("temperature")),
+                refined=str(state.get("refined") or ""),
+            )
+        )
     sentence = next((str(s["sentence"]) for _, s in search if s.get("sentence")), "")
     first = search[0][0]
     split_rows = _number(first.get("rows"))
-    return HonourSearch(str(search[0][1]["split"]), kappa, tuple(rows), sentence,
-                        _number(first.get("sigma")),
-                        None if split_rows is None else int(split_rows))  # fmt: skip
+    return HonourSearch(
+        str(search[0][1]["split"]),
+        kappa,
+        tuple(rows),
+        sentence,
+        _number(first.get("sigma")),
+        None if split_rows is None else int(split_rows),
+    )
 
 
 def search_table(search: HonourSearch) -> list[dict[str, Any]]:
@@ -122,28 +131,41 @@ def search_table(search: HonourSearch) -> list[dict[str, Any]]:
 def search_titles(search: HonourSearch, quantity: str) -> dict[str, tuple[str, str]]:
     """The title and help of each column of `search_table`, for a page or a report."""
     where = search.split_words
-    honoured = {"value": (f"{quantity} ({where})",
-                          f"exact {quantity} of the solve's model on {where}")}  # fmt: skip
+    honoured = {
+        "value": (f"{quantity} ({where})", f"exact {quantity} of the solve's model on {where}")
+    }
     return {
         "solve": ("solve", "the solves in the order they ran"),
         "kappa_prime": ("κ′", "the inner tolerance the surrogate constraint was held to"),
-        "levels": ("|Î|", "the ranks of pSP's grid Î (paper 003, eq. 15): the paper's grid, "
-                   "then the ranks where the exact gap exceeded κ"),
-        "temperature": ("τ", "the width of the surrogate's ramp (or the sigmoid's temperature), "
-                        "in score units"),
+        "levels": (
+            "|Î|",
+            "the ranks of pSP's grid Î (paper 003, eq. 15): the paper's grid, "
+            "then the ranks where the exact gap exceeded κ",
+        ),
+        "temperature": (
+            "τ",
+            "the width of the surrogate's ramp (or the sigmoid's temperature), in score units",
+        ),
         "refined": ("refined", "what was refined before this solve"),
-        "train_value": (f"{quantity} (train)",
-                        f"exact {quantity} of the solve's model on the training data"),
+        "train_value": (
+            f"{quantity} (train)",
+            f"exact {quantity} of the solve's model on the training data",
+        ),
         **(honoured if search.split != "train" else {}),
         "accuracy": (f"accuracy ({where})", f"accuracy of the solve's model on {where}"),
         "iterations": ("iterations", "the solver's iterations in this solve"),
-        "meets_kappa": (f"≤ κ = {search.kappa:g}",
-                        f"whether the exact {quantity} on {where} is at most κ: the value "
-                        "itself, which the solves steer by"
-                        + ("" if search.split == "train" else "; the run's verdict judges a "
-                           "held-out value with its 95 % interval")),
+        "meets_kappa": (
+            f"≤ κ = {search.kappa:g}",
+            f"whether the exact {quantity} on {where} is at most κ: the value "
+            "itself, which the solves steer by"
+            + (
+                ""
+                if search.split == "train"
+                else "; the run's verdict judges a held-out value with its 95 % interval"
+            ),
+        ),
         "chosen": ("reported", "◆: the model the run reports"),
-    }  # fmt: skip
+    }
 
 
 def _fields(record: IterationRecord | Mapping[str, Any]) -> tuple[str, dict, dict]:

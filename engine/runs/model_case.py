@@ -37,8 +37,13 @@ def group_rows(
     rates = group_rates(scores, groups, y, threshold)
     sizes = np.bincount(np.asarray(groups, dtype=int), minlength=len(names))
     return [
-        GroupRow(name, int(sizes[k]), float(rates.independence[k]),
-                 float(rates.separation[k, 0]), float(rates.separation[k, 1]),
-                 float(rates.accuracy[k]))  # fmt: skip
+        GroupRow(
+            name,
+            int(sizes[k]),
+            float(rates.independence[k]),
+            float(rates.separation[k, 0]),
+            float(rates.separation[k, 1]),
+            float(rates.accuracy[k]),
+        )
         for k, name in enumerate(names)
     ]

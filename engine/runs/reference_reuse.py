@@ -168,7 +168,10 @@ def interval_free(record: dict[str, Any], constraint_changed: bool) -> Iteration
     the constraint go too (a surrogate record's rows, its largest row, and the state named after
     a row, such as "dual.<row>"; an iterate's largest train row)."""
     state = dict(record.get("state") or {})
-    if record["kind"] in (RecordKind.FINAL, RecordKind.FRONT, RecordKind.HONOUR) or TRAINED_IN in state:
+    if (
+        record["kind"] in (RecordKind.FINAL, RecordKind.FRONT, RecordKind.HONOUR)
+        or TRAINED_IN in state
+    ):
         return None
     values = dict(record.get("values") or {})
     worst = record.get("max_violation")

@@ -93,16 +93,22 @@ def run_verdict(
     a run without constraint shows (its reference value beside constrained runs of it); by
     default a run's own."""
     metrics = store.metrics(row.id) if metrics is None else metrics
-    return spec_verdict(row.spec, row.status, metrics, row.reason,
-                        store.last_surrogate_violation(row.id), view)  # fmt: skip
+    return spec_verdict(
+        row.spec, row.status, metrics, row.reason, store.last_surrogate_violation(row.id), view
+    )
 
 
 def solution_verdict(document: dict[str, Any], solution: Solution) -> Verdict:
     """The verdict on a run made in this process (the command line's `run`, the estimator),
     from its spec as a dict (`RunSpec.to_dict`), judged as a stored one is."""
     last = solution.last_surrogate()
-    return spec_verdict(document, solution.status, solution.metrics, solution.reason,
-                        None if last is None else last.max_violation)  # fmt: skip
+    return spec_verdict(
+        document,
+        solution.status,
+        solution.metrics,
+        solution.reason,
+        None if last is None else last.max_violation,
+    )
 
 
 def spec_verdict(
@@ -119,11 +125,17 @@ def spec_verdict(
     view = view or measure_view(document)
     shown = family or (view.family if view is not None else None)
     task = run_task(document)
-    return judge(status, metrics, quantity_name(shown, task), kappa, reason=reason,
-                 surrogate_violation=surrogate_violation,
-                 tolerance=surrogate_tolerance(document),
-                 value_metric=quantity_metric(family, view, task),
-                 thresholded=thresholded(document))  # fmt: skip
+    return judge(
+        status,
+        metrics,
+        quantity_name(shown, task),
+        kappa,
+        reason=reason,
+        surrogate_violation=surrogate_violation,
+        tolerance=surrogate_tolerance(document),
+        value_metric=quantity_metric(family, view, task),
+        thresholded=thresholded(document),
+    )
 
 
 def frontier_axes(specs: Iterable[dict[str, Any]]) -> tuple[str, str]:
@@ -148,8 +160,9 @@ def run_result(row: RunRow, store: Store, view: ConstraintSpec | None = None) ->
     """A stored run as a frontier input. A run without constraint gets, as its "constraint"
     metric, the exact value of `view`'s quantity (`reference_values`), so the unconstrained
     reference sits on the same axis as the runs under `view`."""
-    return dataclasses.replace(_result(row.id, row.spec, store.metrics(row.id), view),
-                               status=RunStatus(row.status))  # fmt: skip
+    return dataclasses.replace(
+        _result(row.id, row.spec, store.metrics(row.id), view), status=RunStatus(row.status)
+    )
 
 
 def run_results(row: RunRow, store: Store, view: ConstraintSpec | None = None) -> list[RunResult]:
@@ -175,14 +188,26 @@ def front_results(
     reported = _result(run_id, spec, metrics, view)
     if not members:
         return [reported]
-    front = [dataclasses.replace(reported, metrics=_measured(m.metrics, spec, view),
-                                 front_of=run_id, label=m.label, coordinates=m.coordinates)
-             for m in members]  # fmt: skip
+    front = [
+        dataclasses.replace(
+            reported,
+            metrics=_measured(m.metrics, spec, view),
+            front_of=run_id,
+            label=m.label,
+            coordinates=m.coordinates,
+        )
+        for m in members
+    ]
     same = reported_member(members, metrics)
-    label, coordinates = (REPORTED, {}) if same is None else (f"{REPORTED} = {same.label}",
-                                                              same.coordinates)  # fmt: skip
-    return [*front, dataclasses.replace(reported, front_of=run_id, label=label,
-                                        coordinates=coordinates, chosen=True)]  # fmt: skip
+    label, coordinates = (
+        (REPORTED, {}) if same is None else (f"{REPORTED} = {same.label}", same.coordinates)
+    )
+    return [
+        *front,
+        dataclasses.replace(
+            reported, front_of=run_id, label=label, coordinates=coordinates, chosen=True
+        ),
+    ]
 
 
 def front_frontier(
@@ -198,11 +223,19 @@ def front_frontier(
     reports, pSP on I for a classifier, as `run_quantity` names it)."""
     family, _ = constraint_of(spec)
     view = view or measure_view(spec)
-    metric = ("constraint" if family is not None or view is not None
-              else quantity_metric(None, task=run_task(spec)))  # fmt: skip
+    metric = (
+        "constraint"
+        if family is not None or view is not None
+        else quantity_metric(None, task=run_task(spec))
+    )
     score, spread = frontier_axes([spec])
-    return frontier(front_results(run_id, spec, members, metrics, view), metric=metric,
-                    split="test", score=score, spread=spread)  # fmt: skip
+    return frontier(
+        front_results(run_id, spec, members, metrics, view),
+        metric=metric,
+        split="test",
+        score=score,
+        spread=spread,
+    )
 
 
 def run_front_frontier(store: Store, row: RunRow, view: ConstraintSpec | None = None) -> Frontier:
@@ -256,10 +289,13 @@ def _measured(
     if view is None or (spec.get("constraint") and not _held_elsewhere(spec, view)):
         return metrics
     reference = reference_values(view, metrics)
-    return {split: {**{name: value for name, value in values.items()
-                       if not name.startswith("constraint_")},
-                    "constraint": reference.get(split)}
-            for split, values in metrics.items()}  # fmt: skip
+    return {
+        split: {
+            **{name: value for name, value in values.items() if not name.startswith("constraint_")},
+            "constraint": reference.get(split),
+        }
+        for split, values in metrics.items()
+    }
 
 
 def reference_values(
@@ -318,14 +354,25 @@ def export_runs(store: Store, run_ids: list[str], fmt: str) -> str:
         return json.dumps(documents[0] if len(documents) == 1 else documents, indent=1)
     rows = []
     for document in documents:
-        head = {"run": document["id"], "solver": document["spec"]["solver"],
-                "verdict": document["verdict"]["label"], "kappa": document["verdict"]["kappa"]}  # fmt: skip
-        final = {f"final.{split}.{name}": value for split, values in document["metrics"].items()
-                 for name, value in values.items()}  # fmt: skip
+        head = {
+            "run": document["id"],
+            "solver": document["spec"]["solver"],
+            "verdict": document["verdict"]["label"],
+            "kappa": document["verdict"]["kappa"],
+        }
+        final = {
+            f"final.{split}.{name}": value
+            for split, values in document["metrics"].items()
+            for name, value in values.items()
+        }
         for record in document["trajectory"] or [{}]:
             row = dict(head)
-            row.update({k: record.get(k) for k in ("seq", "iteration", "seconds", "kind",
-                                                   "objective", "max_violation")})  # fmt: skip
+            row.update(
+                {
+                    k: record.get(k)
+                    for k in ("seq", "iteration", "seconds", "kind", "objective", "max_violation")
+                }
+            )
             row.update({f"value.{k}": v for k, v in record.get("values", {}).items()})
             row.update(final)
             rows.append(row)

@@ -88,8 +88,9 @@ class Slot:
         self.run_id: str | None = None
 
     def _fresh_executor(self) -> ProcessPoolExecutor:
-        executor = ProcessPoolExecutor(max_workers=1, initializer=_end_with_runner,
-                                       initargs=(os.getpid(),))  # fmt: skip
+        executor = ProcessPoolExecutor(
+            max_workers=1, initializer=_end_with_runner, initargs=(os.getpid(),)
+        )
         # start the process and ready it now, not at the first run
         executor.submit(_warm_up, self.workers)
         return executor
@@ -180,8 +181,9 @@ class Runner:
             slot.future.result()
         except Exception as error:  # the worker process died, or could not run the task
             reason = f"the worker process died: {error}".split("\n")[0]
-            self.store.finish(slot.run_id, StopReason(StopCode.WORKER_DIED, reason),
-                              error=str(error))  # fmt: skip
+            self.store.finish(
+                slot.run_id, StopReason(StopCode.WORKER_DIED, reason), error=str(error)
+            )
             slot.replace_process()
         slot.future, slot.run_id = None, None
 
@@ -239,7 +241,7 @@ def ensure_runner(home: Path | str, workers: int = 2, idle_exit: float = IDLE_EX
             str(workers),
             "--idle-exit",
             str(idle_exit),
-        ],  # fmt: skip
+        ],
         cwd=PROJECT_ROOT,
         stdin=subprocess.DEVNULL,
         stdout=log,

@@ -61,8 +61,11 @@ class RunSpec:
         loss, the warm start and the honoured split only when there are, so that the canonical
         JSON, and so the run id, of a plain logistic run is what it was before those fields
         existed."""
-        objective = {} if self.objective == LogisticLoss() else {
-            "objective": objective_to_dict(self.objective)}  # fmt: skip
+        objective = (
+            {}
+            if self.objective == LogisticLoss()
+            else {"objective": objective_to_dict(self.objective)}
+        )
         start = {} if self.warm_start is None else {"warm_start": self.warm_start}
         honour = {} if self.honour is None else {"honour": self.honour}
         return (
@@ -145,11 +148,14 @@ class RunSpec:
         card = self.card
         config_from_dict(card.Config, self.config)  # refuses options it lacks or forbids
         if self.warm_start is not None and not card.warm_start:
-            raise UserError(f"{self.solver} starts where its paper says; it takes no warm start "
-                            "from another run's model")  # fmt: skip
+            raise UserError(
+                f"{self.solver} starts where its paper says; it takes no warm start "
+                "from another run's model"
+            )
         if self.honour is not None:
-            check_honour(self.solver, self.constraint.family if self.constraint else None,
-                         self.honour)  # fmt: skip
+            check_honour(
+                self.solver, self.constraint.family if self.constraint else None, self.honour
+            )
         if self.constraint is not None:
             check_constraint(self.constraint)
         family = self.constraint.family if self.constraint else None

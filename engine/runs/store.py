@@ -234,15 +234,27 @@ class Store:
                 f"UPDATE runs SET status = ?, reason = ?, stop_code = ?, error = ?, finished = ?, "
                 f"iterations = COALESCE(?, iterations), seconds = COALESCE(?, seconds) "
                 f"WHERE id = ? AND status IN ({marks})",
-                (str(stop.status), stop.text, str(stop.code), error, time.time(), iterations,
-                 seconds, run_id, *allowed),
-            ).rowcount  # fmt: skip
+                (
+                    str(stop.status),
+                    stop.text,
+                    str(stop.code),
+                    error,
+                    time.time(),
+                    iterations,
+                    seconds,
+                    run_id,
+                    *allowed,
+                ),
+            ).rowcount
             if changed and metrics:
                 db.executemany(
                     "INSERT OR REPLACE INTO metrics (run_id, split, name, value) VALUES (?, ?, ?, ?)",
-                    [(run_id, split, name, value) for split, values in metrics.items()
-                     for name, value in values.items()],
-                )  # fmt: skip
+                    [
+                        (run_id, split, name, value)
+                        for split, values in metrics.items()
+                        for name, value in values.items()
+                    ],
+                )
         return bool(changed)
 
     def request_cancel(self, run_id: str) -> RunStatus:
@@ -293,8 +305,12 @@ class Store:
                 raise UserError(f"no run {run_id}")
             if status[0] in ACTIVE:
                 raise UserError(f"run {run_id} is {status[0]}; cancel it first")
-            for table, column in (("records", "run_id"), ("metrics", "run_id"),
-                                  ("sweep_runs", "run_id"), ("runs", "id")):  # fmt: skip
+            for table, column in (
+                ("records", "run_id"),
+                ("metrics", "run_id"),
+                ("sweep_runs", "run_id"),
+                ("runs", "id"),
+            ):
                 db.execute(f"DELETE FROM {table} WHERE {column} = ?", (run_id,))
         for path in (self.artifacts(run_id) / name for name in ("params.npz", "scores.npz")):
             path.unlink(missing_ok=True)
@@ -334,8 +350,19 @@ class Store:
                 f"cancel_requested, iterations, seconds, stop_code FROM runs {where}",
                 args,
             ).fetchall()
-        return [RunRow(r[0], json.loads(r[1]), RunStatus(r[2]), *r[3:9], bool(r[9]), r[10],
-                       r[11], stop_code(r[12])) for r in rows]  # fmt: skip
+        return [
+            RunRow(
+                r[0],
+                json.loads(r[1]),
+                RunStatus(r[2]),
+                *r[3:9],
+                bool(r[9]),
+                r[10],
+                r[11],
+                stop_code(r[12]),
+            )
+            for r in rows
+        ]
 
     def statuses(self, run_ids: Collection[str]) -> dict[str, RunStatus]:
         """The status of each of `run_ids` in the store, without reading their specs (a page
@@ -381,11 +408,20 @@ class Store:
             db.executemany(
                 "INSERT OR REPLACE INTO records (run_id, seq, iteration, seconds, kind, objective,"
                 " max_violation, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, first_seq + i, r["iteration"], r["seconds"], r["kind"], r.get("objective"),
-                  r.get("max_violation"), json.dumps({"values": r.get("values", {}),
-                                                      "state": r.get("state", {})}))
-                 for i, r in enumerate(records)],
-            )  # fmt: skip
+                [
+                    (
+                        run_id,
+                        first_seq + i,
+                        r["iteration"],
+                        r["seconds"],
+                        r["kind"],
+                        r.get("objective"),
+                        r.get("max_violation"),
+                        json.dumps({"values": r.get("values", {}), "state": r.get("state", {})}),
+                    )
+                    for i, r in enumerate(records)
+                ],
+            )
 
     def progress(self, run_id: str) -> tuple[int, int | None]:
         """How many trajectory records the run has, and the iteration of the last one (cheap
@@ -405,10 +441,14 @@ class Store:
         search (`engine.solvers.solve_sequence`), the last of the solve whose model it reports,
         the one its chosen "honour" record names (by index, or by κ′ in runs stored before
         solves had one)."""
-        chosen = ("SELECT {} FROM records WHERE run_id = ?1 AND kind = ?2"
-                  " AND json_extract(data, '$.state.chosen') = 'yes'")  # fmt: skip
-        index, kappa_prime = (chosen.format("iteration"),
-                              chosen.format("json_extract(data, '$.values.kappa_prime')"))  # fmt: skip
+        chosen = (
+            "SELECT {} FROM records WHERE run_id = ?1 AND kind = ?2"
+            " AND json_extract(data, '$.state.chosen') = 'yes'"
+        )
+        index, kappa_prime = (
+            chosen.format("iteration"),
+            chosen.format("json_extract(data, '$.values.kappa_prime')"),
+        )
         with self._connect() as db:
             row = db.execute(
                 "SELECT max_violation FROM records WHERE run_id = ?1 AND kind = 'surrogate'"
@@ -432,10 +472,17 @@ class Store:
                 (run_id, after_seq, *(() if kind is None else (kind,))),
             ).fetchall()
         return [
-            {"seq": r[0], "iteration": r[1], "seconds": r[2], "kind": r[3], "objective": r[4],
-             "max_violation": r[5], **json.loads(r[6])}
+            {
+                "seq": r[0],
+                "iteration": r[1],
+                "seconds": r[2],
+                "kind": r[3],
+                "objective": r[4],
+                "max_violation": r[5],
+                **json.loads(r[6]),
+            }
             for r in rows
-        ]  # fmt: skip
+        ]
 
     def runs_with(self, kind: str) -> set[str]:
         """The ids of the runs that have records of `kind` (e.g. "front": the runs that yield a

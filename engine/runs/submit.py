@@ -48,8 +48,12 @@ def sweep_specs(
     solvers ignore κ); `configs` holds each solver's options (default: the base spec's for its
     own solver). With `chains` ≥ 1, a continuation sweep in that many chains
     (`engine.runs.continuation`); cold points otherwise."""
-    grid = {"solver": list(solvers), "interval": [tuple(i) for i in intervals],
-            "seed": list(seeds), "kappa": list(kappas)}  # fmt: skip
+    grid = {
+        "solver": list(solvers),
+        "interval": [tuple(i) for i in intervals],
+        "seed": list(seeds),
+        "kappa": list(kappas),
+    }
     return continuation_specs(grid_specs(base, grid, configs), chains)
 
 

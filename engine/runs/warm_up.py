@@ -69,6 +69,13 @@ def _tiny_data():
     x = rng.normal(size=(WARM_UP_ROWS, 2)) + 0.5 * group[:, None]
     label = (x[:, 0] + rng.normal(size=WARM_UP_ROWS) > 0.3).astype(np.int8)
     frame = pd.DataFrame({"x0": x[:, 0], "x1": x[:, 1], "group": np.array(["a", "b"])[group]})
-    dataset = Dataset(name="warm-up", frame=frame, label=label, numeric=("x0", "x1"),
-                      categorical=(), protected=("group",), label_name="y")  # fmt: skip
+    dataset = Dataset(
+        name="warm-up",
+        frame=frame,
+        label=label,
+        numeric=("x0", "x1"),
+        categorical=(),
+        protected=("group",),
+        label_name="y",
+    )
     return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("group"),), min_group_size=10))

@@ -123,7 +123,8 @@ def execute_run(home: str, run_id: str) -> str:
         store.finish(run_id, StopReason(StopCode.USER_ERROR, str(error)), error=str(error))
     except Exception as error:  # an internal error must still end the run, with its trace
         writer.flush()
-        stop = StopReason(StopCode.INTERNAL_ERROR,
-                          f"internal error: {type(error).__name__}: {error}")  # fmt: skip
+        stop = StopReason(
+            StopCode.INTERNAL_ERROR, f"internal error: {type(error).__name__}: {error}"
+        )
         store.finish(run_id, stop, error=traceback.format_exc())
     return "failed"

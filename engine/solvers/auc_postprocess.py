@@ -106,9 +106,12 @@ def post_process(problem: Problem, params: Params, config: PostProcessConfig) ->
     h = problem.scores(params, SPLIT)
     unmapped = problem.report_scores(h, SPLIT, only=("auc", "constraint"))  # {}: no rows
     if unmapped.get("auc") is None or unmapped.get("constraint") is None:
-        return PostProcessed(params, "no post-processing: the validation split cannot judge a "
-                             "map (it needs finite scores and both labels in each group); the "
-                             "unmapped model is reported")  # fmt: skip
+        return PostProcessed(
+            params,
+            "no post-processing: the validation split cannot judge a "
+            "map (it needs finite scores and both labels in each group); the "
+            "unmapped model is reported",
+        )
     kappa = problem.bound.spec.kappa
     part = problem.data.split(SPLIT)
     scales, shifts = grid(config)
@@ -116,16 +119,21 @@ def post_process(problem: Problem, params: Params, config: PostProcessConfig) ->
     gap = getattr(values, problem.bound.variant)
     feasible = gap <= kappa
     if not feasible.any():
-        return PostProcessed(params, "post-processing failed: no map of the grid brings the "
-                             f"validation AUC gap within κ = {kappa:g} (the smallest is "
-                             f"{np.nanmin(gap):.4f}); the unmapped model is reported")  # fmt: skip
+        return PostProcessed(
+            params,
+            "post-processing failed: no map of the grid brings the "
+            f"validation AUC gap within κ = {kappa:g} (the smallest is "
+            f"{np.nanmin(gap):.4f}); the unmapped model is reported",
+        )
     best = feasible & (values.auc == values.auc[feasible].max())
     distance = np.abs(scales[:, None] - 1.0) + np.abs(shifts[None, :])
     i, j = np.unravel_index(np.argmin(np.where(best, distance, np.inf)), gap.shape)
     scale, shift = float(scales[i]), float(shifts[j])
     name = problem.data.group_names[PROTECTED]
     sign = "+" if shift >= 0 else "−"
-    note = (f"post-processing: {name}'s scores mapped to {scale:g}·h {sign} {abs(shift):g}, "
-            f"validation AUC {values.auc[i, j]:.4f} and AUC gap {gap[i, j]:.4f} ≤ κ = {kappa:g} "
-            f"({int(feasible.sum()):,} of {gap.size:,} maps within κ)")  # fmt: skip
+    note = (
+        f"post-processing: {name}'s scores mapped to {scale:g}·h {sign} {abs(shift):g}, "
+        f"validation AUC {values.auc[i, j]:.4f} and AUC gap {gap[i, j]:.4f} ≤ κ = {kappa:g} "
+        f"({int(feasible.sum()):,} of {gap.size:,} maps within κ)"
+    )
     return PostProcessed(params | group_map(scale, shift), note)

@@ -62,8 +62,14 @@ class FrontRun(WeightedFit):
             FrontPoint(self.label(setting), {"w": self.w.copy()}, setting | weights)
         )
         done = len(self.members) == len(settings)
-        return StepInfo(1, value, state, done=done, stop=StopCode.CONVERGED,
-                        reason=f"all {len(settings)} models of the front are fitted")  # fmt: skip
+        return StepInfo(
+            1,
+            value,
+            state,
+            done=done,
+            stop=StopCode.CONVERGED,
+            reason=f"all {len(settings)} models of the front are fitted",
+        )
 
     def candidate(self) -> Params:
         return {"w": self.best[1].copy()}
@@ -118,11 +124,14 @@ class WeightedSumFront(FrontRun):
             return result.value, result.grad
 
         result = scipy.optimize.minimize(
-            value_and_grad, self.weights, jac=True, method="SLSQP",
+            value_and_grad,
+            self.weights,
+            jac=True,
+            method="SLSQP",
             bounds=[(0.0, 1.0)] * len(self.weights),
             constraints={"type": "eq", "fun": lambda x: np.sum(x) - 1.0},
             options={"ftol": 1e-10, "maxiter": 500},
-        )  # fmt: skip
+        )
         return project_simplex(result.x)
 
     def label(self, setting: dict[str, float]) -> str:
@@ -151,8 +160,9 @@ class RegularisedPath(FrontRun):
             values, fair_grad = self.upper.parts(w)  # β = 0: the measure alone
             return loss + kappa * values.fair, grad + kappa * fair_grad
 
-        result = scipy.optimize.minimize(objective, self.w, jac=True, method="L-BFGS-B",
-                                         options={"maxiter": 1000, "gtol": 1e-8})  # fmt: skip
+        result = scipy.optimize.minimize(
+            objective, self.w, jac=True, method="L-BFGS-B", options={"maxiter": 1000, "gtol": 1e-8}
+        )
         state = self.weight_state(self.uniform, result.x)
         return result.x, state
 

@@ -103,12 +103,18 @@ class BadrImplicit(WeightedFit):
         groups = len(self.weights)
         start = np.clip(self.weights, LOWEST_WEIGHT, 1.0)  # SLSQP loops from outside its bounds
         return scipy.optimize.minimize(
-            lambda x: both(x)[0], start / start.sum(), jac=lambda x: both(x)[1], method="SLSQP",
+            lambda x: both(x)[0],
+            start / start.sum(),
+            jac=lambda x: both(x)[1],
+            method="SLSQP",
             bounds=[(LOWEST_WEIGHT, 1.0 + LOWEST_WEIGHT)] * groups,
-            constraints={"type": "eq", "fun": lambda x: np.sum(x) - 1.0,
-                         "jac": lambda x: np.ones_like(x)},
+            constraints={
+                "type": "eq",
+                "fun": lambda x: np.sum(x) - 1.0,
+                "jac": lambda x: np.ones_like(x),
+            },
             options={"ftol": self.config.tolerance, "maxiter": self.config.iterations},
-        )  # fmt: skip
+        )
 
     def step(self) -> StepInfo:
         if self.loop is not None:
@@ -119,9 +125,14 @@ class BadrImplicit(WeightedFit):
         point = self.loop.next_point()
         if point is None:
             result = self.loop.result
-            return StepInfo(0, self.best[0], self.best[3], done=True,
-                            reason=f"SLSQP: {result.message}",
-                            stop=SLSQP_STOPS.get(result.status, StopCode.STEP_FAILED))  # fmt: skip
+            return StepInfo(
+                0,
+                self.best[0],
+                self.best[3],
+                done=True,
+                reason=f"SLSQP: {result.message}",
+                stop=SLSQP_STOPS.get(result.status, StopCode.STEP_FAILED),
+            )
         value, grad, state = self.evaluate(point)
         self.loop.answer((value, grad))
         return StepInfo(1, value, state)
@@ -138,11 +149,13 @@ class BadrImplicit(WeightedFit):
         if not converged:
             self.weights = (1.0 - step) * self.weights + step * vertex
         return StepInfo(
-            1, value, state | {"duality_gap": gap}, done=converged or capped,
-            reason="Frank–Wolfe duality gap below 1e-6" if converged
-            else "iteration limit reached",
+            1,
+            value,
+            state | {"duality_gap": gap},
+            done=converged or capped,
+            reason="Frank–Wolfe duality gap below 1e-6" if converged else "iteration limit reached",
             stop=StopCode.CONVERGED if converged else StopCode.ITERATION_CAP,
-        )  # fmt: skip
+        )
 
     def candidate(self) -> Params:
         """w*(λ) of the lowest Φ_β evaluated so far (SLSQP also evaluates line-search points)."""

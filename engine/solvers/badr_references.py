@@ -88,11 +88,14 @@ class Minimax(FixedWeights):
 
         groups = len(self.lower.sizes)
         result = scipy.optimize.minimize(
-            negated_dual, np.full(groups, 1.0 / groups), jac=True, method="SLSQP",
+            negated_dual,
+            np.full(groups, 1.0 / groups),
+            jac=True,
+            method="SLSQP",
             bounds=[(0.0, 1.0)] * groups,
             constraints={"type": "eq", "fun": lambda x: np.sum(x) - 1.0},
             options={"ftol": 1e-12, "maxiter": 500},
-        )  # fmt: skip
+        )
         return project_simplex(result.x)
 
     def _epigraph(self) -> np.ndarray:

@@ -53,9 +53,13 @@ class UpperObjective:
         products to take shares its pass over X̃. L's row weights are all 1/n."""
         lower = self.lower
         fair, grad_h = self.measure.value_and_grad(
-            h, lower.groups, lower.y, rho=self.rho, task=self.task,
+            h,
+            lower.groups,
+            lower.y,
+            rho=self.rho,
+            task=self.task,
             loss=lower.objective.per_sample,
-        )  # fmt: skip
+        )
         erm = float(np.mean(losses)) + lower.penalty(w)
         values = UpperValue(float(fair + self.beta * erm), float(fair), erm)
         return values, grad_h + self.beta * slopes / len(h)

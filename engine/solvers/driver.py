@@ -114,12 +114,14 @@ def solve(
     last_exact, exact_gap = clock.elapsed(), clock.gap("exact", EXACT_EVERY_SECONDS)
     while True:
         if budget.max_iterations is not None and iterations >= budget.max_iterations:
-            stop = StopReason(StopCode.ITERATION_BUDGET,
-                              f"iteration budget of {budget.max_iterations} reached")  # fmt: skip
+            stop = StopReason(
+                StopCode.ITERATION_BUDGET, f"iteration budget of {budget.max_iterations} reached"
+            )
             break
         if clock.spent():
-            stop = StopReason(StopCode.TIME_BUDGET,
-                              f"time budget of {budget.max_seconds:g} s reached")  # fmt: skip
+            stop = StopReason(
+                StopCode.TIME_BUDGET, f"time budget of {budget.max_seconds:g} s reached"
+            )
             break
         if should_stop is not None and should_stop():
             stop = StopReason(StopCode.CANCELLED, "cancelled")
@@ -150,8 +152,9 @@ def solve(
             last_log, logged = clock.elapsed(), iterations
             log_gap = clock.gap("surrogate", LOG_EVERY_SECONDS)
             if not _finite(record):
-                stop = StopReason(StopCode.NON_FINITE,
-                                  f"non-finite constraint value at iteration {iterations}")  # fmt: skip
+                stop = StopReason(
+                    StopCode.NON_FINITE, f"non-finite constraint value at iteration {iterations}"
+                )
                 break
         if at - last_exact >= exact_gap:
             exact(iterations, solver_seconds)
@@ -245,8 +248,9 @@ def with_intervals(problem: Problem, solution: Solution) -> Solution:
     INTERVAL_SECONDS[_interval_key(problem)] = run_clock.now() - started
     if not intervals:
         return solution
-    metrics = {split: values | intervals.get(split, {})
-               for split, values in solution.metrics.items()}  # fmt: skip
+    metrics = {
+        split: values | intervals.get(split, {}) for split, values in solution.metrics.items()
+    }
     trajectory = list(solution.trajectory)
     if trajectory and trajectory[-1].kind == RecordKind.FINAL:
         final = trajectory[-1]
@@ -292,8 +296,11 @@ def _rows_kept(
     state: dict[str, float | str], rows: frozenset[str], kept: frozenset[str]
 ) -> dict[str, float | str]:
     """The state without the row-named entries ("dual.<row>") of the rows not kept."""
-    return {key: value for key, value in state.items()
-            if key.partition(".")[2] not in rows or key.partition(".")[2] in kept}  # fmt: skip
+    return {
+        key: value
+        for key, value in state.items()
+        if key.partition(".")[2] not in rows or key.partition(".")[2] in kept
+    }
 
 
 def exact_record(
@@ -319,7 +326,9 @@ def exact_record(
         values |= {f"train.row.{problem.bound.rows[r]}": float(rows[r]) for r in _largest(rows)}
         terms = kkt_terms(problem, params, multipliers_from_state(problem, state))
         values |= {f"train.{name}": value for name, value in terms.state().items()}
-    return IterationRecord(iteration=iteration, seconds=seconds, kind=RecordKind.EXACT, values=values)
+    return IterationRecord(
+        iteration=iteration, seconds=seconds, kind=RecordKind.EXACT, values=values
+    )
 
 
 def _iterate(instance: Solver) -> Params:
@@ -331,8 +340,11 @@ def _iterate(instance: Solver) -> Params:
 def _split_constraints(problem: Problem) -> dict[str, BoundConstraint | None]:
     """The constraint bound to each non-empty split's groups and labels; None for a problem
     without a constraint or a split that lacks a group."""
-    return {split: _bound_on(problem, split) for split in ITERATE_SPLITS
-            if len(problem.data.split(split))}  # fmt: skip
+    return {
+        split: _bound_on(problem, split)
+        for split in ITERATE_SPLITS
+        if len(problem.data.split(split))
+    }
 
 
 def _bound_on(problem: Problem, split: str) -> BoundConstraint | None:
@@ -354,8 +366,10 @@ def _per_group(problem: Problem, h: np.ndarray, split: str) -> dict[str, float]:
     if problem.data.task is Task.REGRESSION:  # the objective's own loss; no positive rate
         per_row, _ = problem.objective.per_sample(h, part.y)
         losses = np.bincount(part.groups, weights=per_row) / np.bincount(part.groups)
-        return {f"group.{name}.loss": float(loss)
-                for name, loss in zip(problem.data.group_names, losses, strict=True)}  # fmt: skip
+        return {
+            f"group.{name}.loss": float(loss)
+            for name, loss in zip(problem.data.group_names, losses, strict=True)
+        }
     losses = fairness.group_losses(h, part.groups, part.y)
     rates = fairness.positive_rates(h, part.groups, problem.threshold)
     out = {}
@@ -433,8 +447,12 @@ def final_record(metrics: dict, iteration: int, seconds: float) -> IterationReco
 
 
 def _flatten(metrics: dict[str, dict]) -> dict[str, float | None]:
-    return {f"{split}.{name}": v for split in SPLITS if split in metrics
-            for name, v in metrics[split].items()}  # fmt: skip
+    return {
+        f"{split}.{name}": v
+        for split in SPLITS
+        if split in metrics
+        for name, v in metrics[split].items()
+    }
 
 
 def _snapshot_summary(snapshot: Snapshot) -> dict:

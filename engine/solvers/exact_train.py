@@ -202,8 +202,13 @@ def next_solve(sequence: SolveSequence) -> tuple[ConstraintSpec, str, object | N
     refine = family_entry(base.constraint.family).refine
     if refine is not None:
         first = not any(s.refined for s in sequence.solves)
-        refined = _refined(sequence, base.constraint, base.solution.params, base.config,
-                           lambda r: first or _much_finer(r.levels, r.temperature))  # fmt: skip
+        refined = _refined(
+            sequence,
+            base.constraint,
+            base.solution.params,
+            base.config,
+            lambda r: first or _much_finer(r.levels, r.temperature),
+        )
         if refined is not None:
             return refined
     current = _since_refined(sequence.solves)
@@ -246,8 +251,11 @@ def _refined(
 def _overshot(solves: list[Solve]) -> list[Solve]:
     """The κ′ steps among `solves` (under one surrogate, in order) whose exact training value
     rose above the lowest before them."""
-    return [s for i, s in enumerate(solves)
-            if i > 0 and s.train_value > min(t.train_value for t in solves[:i])]  # fmt: skip
+    return [
+        s
+        for i, s in enumerate(solves)
+        if i > 0 and s.train_value > min(t.train_value for t in solves[:i])
+    ]
 
 
 def base_solve(sequence: SolveSequence) -> Solve:
@@ -307,15 +315,21 @@ def _holding(sequence: SolveSequence, end: str, chosen: Solve | None = None) -> 
     how = _changes(sequence, chosen)
     if holding:
         if len(solves) == 1 and not chosen.refined:
-            sentence = (f"κ held on the training data by the first solve: exact "
-                        f"{quantity} {chosen.train_value:.4f} ≤ κ = {kappa:g}")  # fmt: skip
+            sentence = (
+                f"κ held on the training data by the first solve: exact "
+                f"{quantity} {chosen.train_value:.4f} ≤ κ = {kappa:g}"
+            )
         else:
-            sentence = (f"κ held on the training data after {count}: exact {quantity} "
-                        f"{chosen.train_value:.4f} ≤ κ = {kappa:g}{how}")  # fmt: skip
+            sentence = (
+                f"κ held on the training data after {count}: exact {quantity} "
+                f"{chosen.train_value:.4f} ≤ κ = {kappa:g}{how}"
+            )
         return Holding(chosen, True, chosen.solution.stop, sentence)
     why = f", {MOST_ALLOWED}" if end == MOST_ALLOWED else f" ({end})" if end else ""
-    sentence = (f"κ not held on the training data after {count}{why}: the lowest exact "
-                f"{quantity}, {chosen.train_value:.4f} > κ = {kappa:g}{how}, is reported")  # fmt: skip
+    sentence = (
+        f"κ not held on the training data after {count}{why}: the lowest exact "
+        f"{quantity}, {chosen.train_value:.4f} > κ = {kappa:g}{how}, is reported"
+    )
     return Holding(chosen, False, _unheld_stop(sequence, chosen, end), sentence)
 
 
@@ -334,8 +348,9 @@ def _unheld_stop(sequence: SolveSequence, chosen: Solve, end: str) -> StopReason
         ended = f"{SHARE} ended before κ held on the training data"
         return StopReason(StopCode.SOLVE_SHARE, ended)
     if last.status is RunStatus.BUDGET:
-        return StopReason(last.code, f"{last.text} in its last solve, before κ held on the training "
-                                     "data")  # fmt: skip
+        return StopReason(
+            last.code, f"{last.text} in its last solve, before κ held on the training data"
+        )
     return StopReason(StopCode.KAPPA_UNMET, "no model of this kind met κ on the training data")
 
 

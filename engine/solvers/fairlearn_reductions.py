@@ -45,8 +45,10 @@ from engine.solvers.stepped_loop import Ask
 from engine.status import StopCode
 
 MOMENTS: dict[str, type[Moment]] = {
-    "DP": DemographicParity, "EO": EqualizedOdds, "EOpp": TruePositiveRateParity,
-}  # fmt: skip
+    "DP": DemographicParity,
+    "EO": EqualizedOdds,
+    "EOpp": TruePositiveRateParity,
+}
 # the events within which each moment compares the groups' rates: the label the samples of an
 # event have (None: all samples)
 EVENTS: dict[str, tuple[int | None, ...]] = {"DP": (None,), "EO": (1, 0), "EOpp": (1,)}
@@ -85,25 +87,41 @@ def moment(family: str, bound: float) -> Moment:
 
 
 def fit_exponentiated_gradient(
-    ask: Ask, config: ExponentiatedGradientConfig, family: str, bound: float,
-    X: np.ndarray, y: np.ndarray, groups: np.ndarray,
-) -> ExponentiatedGradient:  # fmt: skip
+    ask: Ask,
+    config: ExponentiatedGradientConfig,
+    family: str,
+    bound: float,
+    X: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray,
+) -> ExponentiatedGradient:
     mitigator = ExponentiatedGradient(
-        base_estimator(config, ask), moment(family, bound), eps=config.eps,
-        max_iter=config.max_iter, nu=config.nu, eta0=config.eta0,
-    )  # fmt: skip
+        base_estimator(config, ask),
+        moment(family, bound),
+        eps=config.eps,
+        max_iter=config.max_iter,
+        nu=config.nu,
+        eta0=config.eta0,
+    )
     return mitigator.fit(X, y, sensitive_features=groups)
 
 
 def fit_grid_search(
-    ask: Ask, config: GridSearchConfig, family: str, bound: float,
-    X: np.ndarray, y: np.ndarray, groups: np.ndarray,
-) -> GridSearch:  # fmt: skip
+    ask: Ask,
+    config: GridSearchConfig,
+    family: str,
+    bound: float,
+    X: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray,
+) -> GridSearch:
     mitigator = GridSearch(
-        base_estimator(config, ask), moment(family, bound),
-        constraint_weight=config.constraint_weight, grid_size=config.grid_size,
+        base_estimator(config, ask),
+        moment(family, bound),
+        constraint_weight=config.constraint_weight,
+        grid_size=config.grid_size,
         grid_limit=config.grid_limit,
-    )  # fmt: skip
+    )
     return mitigator.fit(X, y, sensitive_features=groups)
 
 
@@ -138,11 +156,15 @@ def grid_multipliers(fitted: GridSearch, group_names: Sequence[str]) -> list[dic
     basis = fitted.constraints_.pos_basis.loc["+"]  # (event, group) × basis direction
     pairs = [basis[direction].idxmax() for direction in basis.columns]
     signed = fitted.lambda_vecs_.loc["+"] - fitted.lambda_vecs_.loc["-"]
-    names = {(event, group): f"lambda.{group_names[group]}"
-             + ("" if event == "all" else "|" + event.replace("label=", "y="))
-             for event, group in pairs}  # fmt: skip
-    return [{names[pair]: float(signed.at[pair, model]) + 0.0 for pair in pairs}
-            for model in signed.columns]  # fmt: skip
+    names = {
+        (event, group): f"lambda.{group_names[group]}"
+        + ("" if event == "all" else "|" + event.replace("label=", "y="))
+        for event, group in pairs
+    }
+    return [
+        {names[pair]: float(signed.at[pair, model]) + 0.0 for pair in pairs}
+        for model in signed.columns
+    ]
 
 
 def multiplier_labels(multipliers: list[dict[str, float]]) -> list[str]:
@@ -152,8 +174,9 @@ def multiplier_labels(multipliers: list[dict[str, float]]) -> list[str]:
         texts = [", ".join(f"{v:.{digits}g}" for v in m.values()) for m in multipliers]
         if len(set(texts)) == len(texts):
             break
-    return [f"λ = {t}" if len(m) == 1 else f"λ = ({t})"
-            for t, m in zip(texts, multipliers, strict=True)]  # fmt: skip
+    return [
+        f"λ = {t}" if len(m) == 1 else f"λ = ({t})" for t, m in zip(texts, multipliers, strict=True)
+    ]
 
 
 class ReductionSolver(FairlearnSolver):
@@ -164,8 +187,10 @@ class ReductionSolver(FairlearnSolver):
         return difference_bound(spec.family, spec.kappa, train.groups, train.y)
 
     def bound_text(self) -> str:
-        return (f"fairlearn's difference bound b = {self.bound:.4g} on each group's rate minus "
-                f"everyone's, for a gap ≤ κ = {self.problem.constraint.kappa:g}")  # fmt: skip
+        return (
+            f"fairlearn's difference bound b = {self.bound:.4g} on each group's rate minus "
+            f"everyone's, for a gap ≤ κ = {self.problem.constraint.kappa:g}"
+        )
 
 
 class ExponentiatedGradientSolver(ReductionSolver):
@@ -178,19 +203,23 @@ class ExponentiatedGradientSolver(ReductionSolver):
         return {
             MIXTURE_W: np.stack(
                 [classifier_weights(fitted.predictors_[i], n_weights) for i in used.index]
-            ),  # fmt: skip
+            ),
             MIXTURE_Q: used.to_numpy(dtype=np.float64),
         }
 
     def end(self, fitted: ExponentiatedGradient) -> tuple[StopCode, str]:
         iterations = fitted.last_iter_ + 1
         if fitted.best_gap_ < fitted.nu:
-            return StopCode.CONVERGED, (f"ExponentiatedGradient's duality gap "
-                                        f"{fitted.best_gap_:.3g} < ν = {fitted.nu:.3g} after "
-                                        f"{iterations} iterations")  # fmt: skip
-        return StopCode.ITERATION_CAP, (f"ExponentiatedGradient ran max_iter = {iterations} "
-                                        f"iterations; its best duality gap "
-                                        f"{fitted.best_gap_:.3g} ≥ ν = {fitted.nu:.3g}")  # fmt: skip
+            return StopCode.CONVERGED, (
+                f"ExponentiatedGradient's duality gap "
+                f"{fitted.best_gap_:.3g} < ν = {fitted.nu:.3g} after "
+                f"{iterations} iterations"
+            )
+        return StopCode.ITERATION_CAP, (
+            f"ExponentiatedGradient ran max_iter = {iterations} "
+            f"iterations; its best duality gap "
+            f"{fitted.best_gap_:.3g} ≥ ν = {fitted.nu:.3g}"
+        )
 
 
 class GridSearchSolver(ReductionSolver):
@@ -219,9 +248,11 @@ class GridSearchSolver(ReductionSolver):
         grid = self.grid(fitted)
         if self.config.select == "fairlearn":
             chosen = grid[fitted.best_idx_]
-            self.note = (f"reported {chosen.label}, fairlearn's pick by "
-                         f"(1 − {self.config.constraint_weight:g})·error + "
-                         f"{self.config.constraint_weight:g}·violation")  # fmt: skip
+            self.note = (
+                f"reported {chosen.label}, fairlearn's pick by "
+                f"(1 − {self.config.constraint_weight:g})·error + "
+                f"{self.config.constraint_weight:g}·violation"
+            )
             return chosen.params
         index, self.note = self.within_kappa(grid)
         return grid[index].params
@@ -230,9 +261,14 @@ class GridSearchSolver(ReductionSolver):
         """The index of `grid`'s model that `kappa_pick` picks on the training split, and a note
         that says which."""
         kappa = self.problem.constraint.kappa
-        metrics = [self.problem.report_scores(self.problem.scores(point.params), "train",
-                                              only=("accuracy", "constraint", "majority"))
-                   for point in grid]  # fmt: skip
+        metrics = [
+            self.problem.report_scores(
+                self.problem.scores(point.params),
+                "train",
+                only=("accuracy", "constraint", "majority"),
+            )
+            for point in grid
+        ]
         gaps = np.array([np.inf if m["constraint"] is None else m["constraint"] for m in metrics])
         accuracy = np.array([m["accuracy"] for m in metrics])
         majority = np.array([m["majority"] for m in metrics])
@@ -247,5 +283,6 @@ class GridSearchSolver(ReductionSolver):
         return [] if self.fitted is None else self.grid(self.fitted)
 
     def end(self, fitted: GridSearch) -> tuple[StopCode, str]:
-        return StopCode.CONVERGED, (f"GridSearch fitted the {len(fitted.predictors_)} models of "
-                                    "its grid")  # fmt: skip
+        return StopCode.CONVERGED, (
+            f"GridSearch fitted the {len(fitted.predictors_)} models of its grid"
+        )

@@ -112,8 +112,10 @@ class FairlearnSolver(Solver):
         super().__init__(problem, config, rng)
         spec = problem.constraint
         if problem.threshold != 0.0 or spec.threshold != 0.0:
-            raise UserError(f"{self.method} decides by its classifiers' 0/1 predictions: run it "
-                            "with the decision threshold 0 (its majority vote)")  # fmt: skip
+            raise UserError(
+                f"{self.method} decides by its classifiers' 0/1 predictions: run it "
+                "with the decision threshold 0 (its majority vote)"
+            )
         self.bound = self.fairlearn_bound()
         self.latest = problem.init_params()["w"]  # w of the last base fit (none yet: w = 0)
         self.fits = 0
@@ -127,9 +129,15 @@ class FairlearnSolver(Solver):
         solver is collected, which its thread would otherwise prevent."""
         spec = self.problem.constraint
         train = self.problem.data.train
-        return functools.partial(self.fit_mitigator, config=self.config, family=spec.family,
-                                 bound=self.bound, X=self.problem.features("train"), y=train.y,
-                                 groups=train.groups)  # fmt: skip
+        return functools.partial(
+            self.fit_mitigator,
+            config=self.config,
+            family=spec.family,
+            bound=self.bound,
+            X=self.problem.features("train"),
+            y=train.y,
+            groups=train.groups,
+        )
 
     @abstractmethod
     def fairlearn_bound(self) -> float | None:
@@ -159,8 +167,10 @@ class FairlearnSolver(Solver):
             names = ", ".join(
                 f"{g} = {name}" for g, name in enumerate(self.problem.data.group_names)
             )
-            raise UserError(f"fairlearn's {self.method} refused the training data: {refused} "
-                            f"(groups by number: {names})") from refused  # fmt: skip
+            raise UserError(
+                f"fairlearn's {self.method} refused the training data: {refused} "
+                f"(groups by number: {names})"
+            ) from refused
         if weights is None:
             self.fitted = self.loop.result
             stop, reason = self.end(self.fitted)
@@ -188,5 +198,7 @@ class FairlearnSolver(Solver):
     def selection_note(self) -> str:
         if self.fitted is not None:
             return ""
-        return (f"fairlearn's {self.method} did not finish: the model reported is its last base "
-                f"classifier ({self.fits} fitted), not its result")  # fmt: skip
+        return (
+            f"fairlearn's {self.method} did not finish: the model reported is its last base "
+            f"classifier ({self.fits} fitted), not its result"
+        )

@@ -40,19 +40,31 @@ from engine.solvers.catalogue.fairlearn import (
 from engine.solvers.fairlearn_steps import FairlearnSolver, base_estimator
 from engine.solvers.stepped_loop import Ask
 
-CONSTRAINTS = {"DP": "demographic_parity", "EO": "equalized_odds",
-               "EOpp": "true_positive_rate_parity"}  # fmt: skip
+CONSTRAINTS = {
+    "DP": "demographic_parity",
+    "EO": "equalized_odds",
+    "EOpp": "true_positive_rate_parity",
+}
 
 
 def fit_threshold_optimizer(
-    ask: Ask, config: ThresholdOptimizerConfig, family: str, bound: float | None,
-    X: np.ndarray, y: np.ndarray, groups: np.ndarray,
-) -> ThresholdOptimizer:  # fmt: skip
+    ask: Ask,
+    config: ThresholdOptimizerConfig,
+    family: str,
+    bound: float | None,
+    X: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray,
+) -> ThresholdOptimizer:
     mitigator = ThresholdOptimizer(
-        estimator=base_estimator(config, ask), constraints=CONSTRAINTS[family],
-        objective=config.objective, grid_size=config.grid_size, flip=config.flip,
-        predict_method=config.predict_method, tol=bound,
-    )  # fmt: skip
+        estimator=base_estimator(config, ask),
+        constraints=CONSTRAINTS[family],
+        objective=config.objective,
+        grid_size=config.grid_size,
+        flip=config.flip,
+        predict_method=config.predict_method,
+        tol=bound,
+    )
     return mitigator.fit(X, y, sensitive_features=groups)
 
 
@@ -64,9 +76,11 @@ class ThresholdOptimizerSolver(FairlearnSolver):
         self, problem: Problem, config: ThresholdOptimizerConfig, rng: np.random.Generator
     ) -> None:
         if problem.constraint.family == "EO" and config.objective not in EQUALIZED_ODDS_OBJECTIVES:
-            raise UserError(f"threshold_optimizer under EO maximises "
-                            f"{' or '.join(EQUALIZED_ODDS_OBJECTIVES)} only (fairlearn's rule), "
-                            f"not {config.objective}")  # fmt: skip
+            raise UserError(
+                f"threshold_optimizer under EO maximises "
+                f"{' or '.join(EQUALIZED_ODDS_OBJECTIVES)} only (fairlearn's rule), "
+                f"not {config.objective}"
+            )
         super().__init__(problem, config, rng)
 
     def fairlearn_bound(self) -> float | None:
@@ -80,8 +94,9 @@ class ThresholdOptimizerSolver(FairlearnSolver):
     def model(self, fitted: ThresholdOptimizer) -> Params:
         rules = fitted.interpolated_thresholder_.interpolation_dict
         on_probability = self.config.predict_method == "predict_proba"
-        return threshold_params(fitted.estimator_.weights_, rules, self.problem.data.n_groups,
-                                on_probability)  # fmt: skip
+        return threshold_params(
+            fitted.estimator_.weights_, rules, self.problem.data.n_groups, on_probability
+        )
 
 
 def threshold_params(
@@ -94,12 +109,19 @@ def threshold_params(
     at, sign, p = np.zeros((n_groups, 2)), np.ones((n_groups, 2)), np.zeros((n_groups, 2))
     ignore, constant = np.zeros(n_groups), np.zeros(n_groups)
     for group, rule in rules.items():
-        for k, (probability, operation) in enumerate(((rule.p0, rule.operation0),
-                                                      (rule.p1, rule.operation1))):  # fmt: skip
+        for k, (probability, operation) in enumerate(
+            ((rule.p0, rule.operation0), (rule.p1, rule.operation1))
+        ):
             p[group, k], at[group, k] = probability, operation.threshold
             sign[group, k] = 1.0 if operation.operator == ">" else -1.0
         if "p_ignore" in rule:
             ignore[group], constant[group] = rule.p_ignore, rule.prediction_constant
-    return {"w": np.array(weights, dtype=np.float64), THRESHOLD_AT: at, THRESHOLD_SIGN: sign,
-            THRESHOLD_P: p, THRESHOLD_IGNORE: ignore, THRESHOLD_CONSTANT: constant,
-            THRESHOLD_ON_PROBABILITY: np.array([float(on_probability)])}  # fmt: skip
+    return {
+        "w": np.array(weights, dtype=np.float64),
+        THRESHOLD_AT: at,
+        THRESHOLD_SIGN: sign,
+        THRESHOLD_P: p,
+        THRESHOLD_IGNORE: ignore,
+        THRESHOLD_CONSTANT: constant,
+        THRESHOLD_ON_PROBABILITY: np.array([float(on_probability)]),
+    }

@@ -56,8 +56,13 @@ def kappa(constraint: np.ndarray, jacobian: np.ndarray, rho: float, lam: float) 
     m, n = jacobian.shape
     cost = np.zeros(n + 1)
     cost[0] = 1.0
-    result = linprog(cost, A_ub=np.hstack([-np.ones((m, 1)), jacobian]), b_ub=-constraint,
-                     bounds=[(0.0, None)] + [(-rho, rho)] * n, method="highs")  # fmt: skip
+    result = linprog(
+        cost,
+        A_ub=np.hstack([-np.ones((m, 1)), jacobian]),
+        b_ub=-constraint,
+        bounds=[(0.0, None)] + [(-rho, rho)] * n,
+        method="highs",
+    )
     if result.status != 0:
         return None
     return (1.0 - lam) * float(np.max(np.maximum(constraint, 0.0))) + lam * float(result.fun)
@@ -72,8 +77,9 @@ def direction(oracle: Oracle, level: float, tau: float, beta: float) -> np.ndarr
     b = np.concatenate([level - oracle.constraint, np.full(2 * n, beta)])
     settings = clarabel.DefaultSettings()
     settings.verbose = False
-    solver = clarabel.DefaultSolver(tau * eye, oracle.grad, A, b,
-                                    [clarabel.NonnegativeConeT(m + 2 * n)], settings)  # fmt: skip
+    solver = clarabel.DefaultSolver(
+        tau * eye, oracle.grad, A, b, [clarabel.NonnegativeConeT(m + 2 * n)], settings
+    )
     solution = solver.solve()
     if solution.status not in _SOLVED:
         return None
@@ -165,9 +171,12 @@ class StochasticGhost(MinibatchSolver):
         self.x = self.oracles.layout.project(self.x + alpha * d)
         self.alpha = alpha * (1 - cfg.alpha_hat * alpha)
         self.last = {
-            "N": float(level), "J": float(size), "kappa": solved["full"][0], "step": alpha,
+            "N": float(level),
+            "J": float(size),
+            "kappa": solved["full"][0],
+            "step": alpha,
             "batch_loss": full.loss,
-        }  # fmt: skip
+        }
         rows = self.problem.bound.rows
         self.last |= {
             f"constraint.{r}": float(v) for r, v in zip(rows, full.constraint, strict=True)
@@ -175,5 +184,7 @@ class StochasticGhost(MinibatchSolver):
         return full.loss
 
     def state(self) -> dict[str, float | str]:
-        return self.last | {"lp_failures": float(self.lp_failures),
-                            "qp_failures": float(self.qp_failures)}  # fmt: skip
+        return self.last | {
+            "lp_failures": float(self.lp_failures),
+            "qp_failures": float(self.qp_failures),
+        }

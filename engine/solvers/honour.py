@@ -63,9 +63,19 @@ from engine.solvers.solve_sequence import (
 )
 
 __all__ = [
-    "BRACKET", "LEAST_STEP", "MAX_SOLVES", "MOST_STEP", "RESOLVES", "SplitNoise",
-    "chosen_solve", "next_kappa_prime", "solve_honouring", "solve_run", "split_noise", "stalled",
-]  # fmt: skip
+    "BRACKET",
+    "LEAST_STEP",
+    "MAX_SOLVES",
+    "MOST_STEP",
+    "RESOLVES",
+    "SplitNoise",
+    "chosen_solve",
+    "next_kappa_prime",
+    "solve_honouring",
+    "solve_run",
+    "split_noise",
+    "stalled",
+]
 
 MAX_SOLVES = 6  # solves on validation after the model that holds κ on train
 BRACKET = 0.05  # bisection stops when the bracket on κ′ is narrower than this share of κ
@@ -117,8 +127,9 @@ def solve_run(
     if honour is None:
         solution = solve(problem, solver, config, budget, log, seed, should_stop, until)
     else:
-        solution = solve_honouring(problem, solver, honour, config, budget, log, seed,
-                                   should_stop, until=until)  # fmt: skip
+        solution = solve_honouring(
+            problem, solver, honour, config, budget, log, seed, should_stop, until=until
+        )
     solution = with_intervals(problem, solution)
     return dataclasses.replace(solution, wall_seconds=run_clock.now() - started)
 
@@ -129,7 +140,9 @@ def _honour_on_validation(sequence: SolveSequence, holding: Holding, max_solves:
     kappa, noise = sequence.kappa, sequence.noise
     tried = [holding.chosen]
     end = ""  # why the search ended, in words (read only when no κ′ met κ)
-    kappa_prime = next_kappa_prime(kappa, _tried(tried), noise.search_sigma) if holding.held else None
+    kappa_prime = (
+        next_kappa_prime(kappa, _tried(tried), noise.search_sigma) if holding.held else None
+    )
     while kappa_prime is not None:
         if len(tried) - 1 >= max_solves:
             end = MOST_ALLOWED
@@ -217,30 +230,40 @@ def honour_sentence(
         "" if noise.resolves(kappa) else f"{_resolution_words(quantity, split, noise, kappa)}; "
     )
     if not holding.held:
-        return (f"{holding.sentence}; {resolution}κ not honoured on {split}: the model does not "
-                "hold κ on the training data")  # fmt: skip
+        return (
+            f"{holding.sentence}; {resolution}κ not honoured on {split}: the model does not "
+            "hold κ on the training data"
+        )
     count = f"{len(tried)} solve{'s' if len(tried) > 1 else ''}"
     if chosen.meets(kappa):
         if chosen is holding.chosen:
             said = f"κ honoured on {split}: {quantity} {chosen.value:.4f} ≤ κ = {kappa:g}"
         else:
-            said = (f"κ honoured on {split}: the surrogate at κ′ = {chosen.kappa_prime:.4g} gives "
-                    f"{quantity} {chosen.value:.4f} ≤ κ = {kappa:g} (the loosest κ′ that did, of "
-                    f"{count})")  # fmt: skip
+            said = (
+                f"κ honoured on {split}: the surrogate at κ′ = {chosen.kappa_prime:.4g} gives "
+                f"{quantity} {chosen.value:.4f} ≤ κ = {kappa:g} (the loosest κ′ that did, of "
+                f"{count})"
+            )
         if not (resolution or noise.sigma is None or kappa - chosen.value >= noise.sigma):
-            said += (f"; it meets κ by {kappa - chosen.value:.4f}, less than the sampling noise "
-                     f"of {quantity} on {split} (σ ≈ {noise.sigma:.2g}): on other data it may "
-                     "not")  # fmt: skip
+            said += (
+                f"; it meets κ by {kappa - chosen.value:.4f}, less than the sampling noise "
+                f"of {quantity} on {split} (σ ≈ {noise.sigma:.2g}): on other data it may "
+                "not"
+            )
         return f"{holding.sentence}; {resolution}{said}"
     why = f", {MOST_ALLOWED}" if end == MOST_ALLOWED else f": {end}" if end else ""
-    return (f"{holding.sentence}; {resolution}κ not honoured on {split} after {count}{why}; "
-            f"{_choice_words(quantity, split, kappa, tried, chosen, holding, noise.search_sigma)}")  # fmt: skip
+    return (
+        f"{holding.sentence}; {resolution}κ not honoured on {split} after {count}{why}; "
+        f"{_choice_words(quantity, split, kappa, tried, chosen, holding, noise.search_sigma)}"
+    )
 
 
 def _resolution_words(quantity: str, split: str, noise: SplitNoise, kappa: float) -> str:
-    return (f"{split} ({noise.rows:,} rows) cannot tell {quantity} apart below about "
-            f"{RESOLVES * noise.sigma:.2g} ({RESOLVES:g}σ, its sampling noise σ ≈ "
-            f"{noise.sigma:.2g}), and κ = {kappa:g} is below that")  # fmt: skip
+    return (
+        f"{split} ({noise.rows:,} rows) cannot tell {quantity} apart below about "
+        f"{RESOLVES * noise.sigma:.2g} ({RESOLVES:g}σ, its sampling noise σ ≈ "
+        f"{noise.sigma:.2g}), and κ = {kappa:g} is below that"
+    )
 
 
 def _choice_words(
@@ -258,9 +281,11 @@ def _choice_words(
     lowest = min(s.value for s in tried)
     if sigma is None or chosen.value <= lowest:
         return f"the closest, {model}, gives {quantity} {chosen.value:.4f} > κ = {kappa:g}"
-    return (f"reported: the loosest κ′ within σ ≈ {sigma:.2g} of the lowest {quantity} "
-            f"({lowest:.4f}), models {split} cannot tell apart: {model}, {quantity} "
-            f"{chosen.value:.4f} > κ = {kappa:g}")  # fmt: skip
+    return (
+        f"reported: the loosest κ′ within σ ≈ {sigma:.2g} of the lowest {quantity} "
+        f"({lowest:.4f}), models {split} cannot tell apart: {model}, {quantity} "
+        f"{chosen.value:.4f} > κ = {kappa:g}"
+    )
 
 
 def _stall_words(sequence: SolveSequence, tried: list[Solve]) -> str:
@@ -268,9 +293,11 @@ def _stall_words(sequence: SolveSequence, tried: list[Solve]) -> str:
     quantity = quantity_name(sequence.problem.constraint.family)
     best = min(s.value for s in tried[:-1])
     last = tried[-1]
-    return (f"tightening to κ′ = {last.kappa_prime:.4g} gave {quantity} {last.value:.4f}, less "
-            f"than its sampling noise σ ≈ {sequence.noise.sigma:.2g} below the best before "
-            f"({best:.4f})")  # fmt: skip
+    return (
+        f"tightening to κ′ = {last.kappa_prime:.4g} gave {quantity} {last.value:.4f}, less "
+        f"than its sampling noise σ ≈ {sequence.noise.sigma:.2g} below the best before "
+        f"({best:.4f})"
+    )
 
 
 def _tried(solves: list[Solve]) -> list[tuple[float, float]]:

@@ -9,8 +9,16 @@ from engine.errors import UserError
 from engine.fairness.families import family_entry
 from engine.solvers.catalogue import solver_card
 
-__all__ = ["DEFAULT_HONOUR", "HOLDING_WORDS", "HONOUR_OFF", "HONOUR_SPLITS",
-           "SPLIT_WORDS", "check_honour", "honour_refusal", "run_honour"]  # fmt: skip
+__all__ = [
+    "DEFAULT_HONOUR",
+    "HOLDING_WORDS",
+    "HONOUR_OFF",
+    "HONOUR_SPLITS",
+    "SPLIT_WORDS",
+    "check_honour",
+    "honour_refusal",
+    "run_honour",
+]
 
 HONOUR_SPLITS = ("train", "val")
 HONOUR_OFF = "off"  # solve once, as the solver's paper does
@@ -20,10 +28,10 @@ SPLIT_WORDS = {"val": "validation", "train": "train"}
 # captions and the pages' control
 HOLDING_WORDS = {
     "train": "held on the training data (its surrogate refined, then a tighter inner κ′, until "
-             "the exact value there is ≤ κ)",
+    "the exact value there is ≤ κ)",
     "val": "held on the training data and honoured on validation (a tighter inner κ′ while the "
-           "exact value on validation exceeds κ)",
-}  # fmt: skip
+    "exact value on validation exceeds κ)",
+}
 
 
 def honour_refusal(solver: str, family: str | None) -> str | None:
@@ -33,8 +41,10 @@ def honour_refusal(solver: str, family: str | None) -> str | None:
     if family is None or not card.constrained:
         return f"{solver} runs without a constraint: there is no κ to honour"
     if card.front_words:
-        return (f"{solver} yields a front of models, each judged against κ on its own; "
-                "honouring κ applies to a run of one model")  # fmt: skip
+        return (
+            f"{solver} yields a front of models, each judged against κ on its own; "
+            "honouring κ applies to a run of one model"
+        )
     if card.kappa_free:
         return f"{solver} is not held to κ: {card.kappa_free}"
     scale = family_entry(family).kappa_scale

@@ -92,9 +92,13 @@ class IDCA(Solver):
             minus, d_w, d_theta, h = self._minus_linearization(w, theta)
         self.counts.tally(len(h), constraint_values=1, constraint_gradients=len(minus))
         self.sub = _Subproblem(
-            w=w.copy(), theta=theta.copy(), minus=minus, d_w=d_w, d_theta=d_theta,
+            w=w.copy(),
+            theta=theta.copy(),
+            minus=minus,
+            d_w=d_w,
+            d_theta=d_theta,
             objective=self.problem.loss(h),
-        )  # fmt: skip
+        )
         self.v, self.theta = w.copy(), theta.copy()
         self.best = (np.inf, w.copy(), theta.copy())
         self.inner = 0
@@ -175,24 +179,32 @@ class IDCA(Solver):
         _, best_v, best_theta = self.best
         best_v, best_theta = best_v.copy(), best_theta.copy()
         result = ramp_psp_steps(
-            self._ramp_psp, self.v, self.theta, (sub.w, sub.theta),
-            (sub.minus, sub.d_w, sub.d_theta), (self.best[0], best_v, best_theta),
-            self.objective, (config.epsilon, config.proximal, config.max_step),
+            self._ramp_psp,
+            self.v,
+            self.theta,
+            (sub.w, sub.theta),
+            (sub.minus, sub.d_w, sub.d_theta),
+            (self.best[0], best_v, best_theta),
+            self.objective,
+            (config.epsilon, config.proximal, config.max_step),
             min(max_iterations, config.inner_iterations - self.inner),
             self._workspace,
-        )  # fmt: skip
+        )
         if result.best_objective < self.best[0]:
             self.best = (result.best_objective, best_v, best_theta)
         self.objective = result.objective
-        self.counts.tally(len(self._ramp_psp.zeta) * result.steps,
-                          objective_gradients=result.objective_steps,
-                          constraint_values=result.steps,
-                          constraint_gradients=result.steps - result.objective_steps)  # fmt: skip
+        self.counts.tally(
+            len(self._ramp_psp.zeta) * result.steps,
+            objective_gradients=result.objective_steps,
+            constraint_values=result.steps,
+            constraint_gradients=result.steps - result.objective_steps,
+        )
         self.inner += result.steps
         self.total += result.steps
         branch = "objective" if result.branch == 1 else "constraint"
-        return self._after_steps(result.steps, result.violation, branch, result.scale,
-                                 result.stationary)  # fmt: skip
+        return self._after_steps(
+            result.steps, result.violation, branch, result.scale, result.stationary
+        )
 
     def step(self) -> StepInfo:
         sub, mu = self.sub, self.config.proximal
@@ -248,13 +260,18 @@ class IDCA(Solver):
         return StepInfo(
             iterations=steps,
             objective=float("nan") if diverged else self.objective,
-            state={"outer": self.outer, "inner": self.inner, "branch": branch,
-                   "subproblem_violation": float(violation), "step": float(scale)}
-                  | self.counts.state(len(self.problem.data.train)),
+            state={
+                "outer": self.outer,
+                "inner": self.inner,
+                "branch": branch,
+                "subproblem_violation": float(violation),
+                "step": float(scale),
+            }
+            | self.counts.state(len(self.problem.data.train)),
             done=stop is not None,
             reason=stop.text if stop else "",
             stop=stop.code if stop else StopCode.CONVERGED,
-        )  # fmt: skip
+        )
 
     def candidate(self) -> Params:
         """The best nearly-feasible iterate of the current subproblem, or the outer iterate w^k

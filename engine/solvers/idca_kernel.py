@@ -122,11 +122,25 @@ def ramp_psp_minus_linearization(
     """What IDCA freezes at each outer iteration, in one pass over the rows, which also buckets
     the rows at (w, θ) in `workspace`: where the subproblem's steps start."""
     value, d_w, d_theta = _minus_linearization(
-        problem.indptr, problem.indices, problem.data, problem.valued, problem.width, problem.block,
-        *problem.expand, *problem.expand_t, problem.codes, problem.group_sizes,
-        problem.temperature, problem.grid, problem.band, w, theta,
-        workspace.scores, workspace.bucket, workspace.bucket_rows,
-    )  # fmt: skip
+        problem.indptr,
+        problem.indices,
+        problem.data,
+        problem.valued,
+        problem.width,
+        problem.block,
+        *problem.expand,
+        *problem.expand_t,
+        problem.codes,
+        problem.group_sizes,
+        problem.temperature,
+        problem.grid,
+        problem.band,
+        w,
+        theta,
+        workspace.scores,
+        workspace.bucket,
+        workspace.bucket_rows,
+    )
     return MinusLinearization(value, d_w, d_theta, workspace.scores.copy())
 
 
@@ -143,8 +157,11 @@ class StepsWorkspace:
     def of(cls, problem: RampPSPData) -> StepsWorkspace:
         n, n_groups = len(problem.zeta), len(problem.group_sizes)
         size, n_cuts = len(problem.expand[0]) - 1, 2 * len(problem.grid)
-        return cls(np.empty(n), np.zeros(n, dtype=np.uint64),
-                   np.zeros((CHUNKS, n_groups, n_cuts + 1, size)))  # fmt: skip
+        return cls(
+            np.empty(n),
+            np.zeros(n, dtype=np.uint64),
+            np.zeros((CHUNKS, n_groups, n_cuts + 1, size)),
+        )
 
 
 @dataclass
@@ -181,16 +198,41 @@ def ramp_psp_steps(
     `workspace` carries the rows' buckets from the linearisation or the last call."""
     epsilon, mu, max_step = settings
     out = _steps(
-        problem.indptr, problem.indices, problem.data, problem.valued, problem.width, problem.block,
+        problem.indptr,
+        problem.indices,
+        problem.data,
+        problem.valued,
+        problem.width,
+        problem.block,
         *problem.expand,
-        *problem.expand_t, problem.zeta, problem.codes, problem.group_sizes, problem.group_rows,
-        problem.group_starts, problem.temperature, v, theta, center[0], center[1],
-        *linearization, best[1], best[2], best[0], objective, epsilon, mu, max_step, steps,
-        workspace.scores, workspace.bucket, workspace.bucket_rows,
-    )  # fmt: skip
+        *problem.expand_t,
+        problem.zeta,
+        problem.codes,
+        problem.group_sizes,
+        problem.group_rows,
+        problem.group_starts,
+        problem.temperature,
+        v,
+        theta,
+        center[0],
+        center[1],
+        *linearization,
+        best[1],
+        best[2],
+        best[0],
+        objective,
+        epsilon,
+        mu,
+        max_step,
+        steps,
+        workspace.scores,
+        workspace.bucket,
+        workspace.bucket_rows,
+    )
     done, stationary, objective, best_objective, violation, scale, branch, objective_steps = out
-    return StepsResult(done, bool(stationary), objective, best_objective, violation, scale, branch,
-                       objective_steps)  # fmt: skip
+    return StepsResult(
+        done, bool(stationary), objective, best_objective, violation, scale, branch, objective_steps
+    )
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -240,11 +282,43 @@ def _bounds(n_cuts):
 
 @njit(cache=True, nogil=True)
 def _steps(
-    indptr, indices, data, valued, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, zeta, codes,
-    group_sizes, group_rows, group_starts, tau, v, theta, center_w, center_theta, minus,
-    minus_dw, minus_dtheta, best_v, best_theta, best_objective, objective, epsilon, mu,
-    max_step, steps, h, bucket, bucket_rows,
-):  # fmt: skip
+    indptr,
+    indices,
+    data,
+    valued,
+    width,
+    block,
+    e_ptr,
+    e_idx,
+    e_val,
+    et_ptr,
+    et_idx,
+    et_val,
+    zeta,
+    codes,
+    group_sizes,
+    group_rows,
+    group_starts,
+    tau,
+    v,
+    theta,
+    center_w,
+    center_theta,
+    minus,
+    minus_dw,
+    minus_dtheta,
+    best_v,
+    best_theta,
+    best_objective,
+    objective,
+    epsilon,
+    mu,
+    max_step,
+    steps,
+    h,
+    bucket,
+    bucket_rows,
+):
     n, d = zeta.shape[0], v.shape[0]
     n_grid, n_groups, m = theta.shape[0], group_sizes.shape[0], minus.shape[0]
     size, n_cuts = e_ptr.shape[0] - 1, 2 * n_grid
@@ -274,9 +348,26 @@ def _steps(
         order, sorted_cuts = _ramp_kinks(theta, tau, cuts)
         bounds[1:-1] = sorted_cuts
         csr_matvec(e_ptr, e_idx, e_val, v, u)
-        _score_pass(indptr, indices, data, valued, width, block, codes, slots, u, starts,
-                    False, bounds, sorted_cuts, h, bucket, bucket_rows,
-                    chunk_sums, chunk_counts)  # fmt: skip
+        _score_pass(
+            indptr,
+            indices,
+            data,
+            valued,
+            width,
+            block,
+            codes,
+            slots,
+            u,
+            starts,
+            False,
+            bounds,
+            sorted_cuts,
+            h,
+            bucket,
+            bucket_rows,
+            chunk_sums,
+            chunk_counts,
+        )
         _add_chunks(chunk_sums, sums)
         _add_chunks(chunk_counts, counts)
         sums_2d = sums.reshape((n_groups, n_cuts + 1))
@@ -301,8 +392,9 @@ def _steps(
         if violation <= epsilon:  # objective step: logistic loss and X̃ᵀ∇f0 in one pass
             branch = 1
             objective_steps += 1
-            _loss_pass(indptr, indices, data, valued, width, block, zeta, h, starts, chunk_grad,
-                       chunk_loss)  # fmt: skip
+            _loss_pass(
+                indptr, indices, data, valued, width, block, zeta, h, starts, chunk_grad, chunk_loss
+            )
             _add_chunks(chunk_grad, block_grad)
             block_grad /= n
             csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
@@ -338,8 +430,16 @@ def _steps(
             numerator = violation
         norm_squared = d_w @ d_w + d_theta @ d_theta
         if norm_squared < TINY_NORM_SQUARED:  # spec 003 §6.2.3: a zero direction
-            return (step + 1, True, objective, best_objective, violation, 0.0, branch,
-                    objective_steps)  # fmt: skip
+            return (
+                step + 1,
+                True,
+                objective,
+                best_objective,
+                violation,
+                0.0,
+                branch,
+                objective_steps,
+            )
         scale = numerator / norm_squared
         if scale * np.sqrt(norm_squared) > max_step:
             scale = max_step / np.sqrt(norm_squared)
@@ -350,9 +450,25 @@ def _steps(
 
 @njit(cache=True, nogil=True, parallel=True)
 def _score_pass(
-    indptr, indices, data, valued, width, block, codes, slots, u, starts, first, bounds,
-    sorted_cuts, h, bucket, bucket_rows, chunk_sums, chunk_counts,
-):  # fmt: skip
+    indptr,
+    indices,
+    data,
+    valued,
+    width,
+    block,
+    codes,
+    slots,
+    u,
+    starts,
+    first,
+    bounds,
+    sorted_cuts,
+    h,
+    bucket,
+    bucket_rows,
+    chunk_sums,
+    chunk_counts,
+):
     """h = X̃·v, each sample's bucket among the sorted cuts and the chunk's score sums and
     counts per (group, bucket) slot; the chunks run in parallel. The `first` pass (the
     linearisation's) also sums the block rows per (chunk, group, bucket) into `bucket_rows`."""
@@ -429,9 +545,29 @@ def _add_chunks(per_chunk, out):
 
 @njit(cache=True, nogil=True)
 def _minus_linearization(
-    indptr, indices, data, valued, width, block, e_ptr, e_idx, e_val, et_ptr, et_idx, et_val, codes,
-    group_sizes, tau, grid, band, w, theta, h, bucket, bucket_rows,
-):  # fmt: skip
+    indptr,
+    indices,
+    data,
+    valued,
+    width,
+    block,
+    e_ptr,
+    e_idx,
+    e_val,
+    et_ptr,
+    et_idx,
+    et_val,
+    codes,
+    group_sizes,
+    tau,
+    grid,
+    band,
+    w,
+    theta,
+    h,
+    bucket,
+    bucket_rows,
+):
     """Example D.3: lower f⁻ = mean σ⁺ − p, upper f⁻ = mean σ⁻ + p + κ(β − α), whose
     subgradients are the mean of x̃_i (and −1 for θ_p) over the group's samples above the part's
     kink, /τ. Samples are bucketed among the sorted kinks and their rows summed per bucket, so
@@ -454,9 +590,26 @@ def _minus_linearization(
     bounds = _bounds(n_cuts)
     bounds[1:-1] = sorted_cuts
     bucket_rows[:] = 0.0
-    _score_pass(indptr, indices, data, valued, width, block, codes, slots, u, starts, True,
-                bounds, sorted_cuts, h, bucket, bucket_rows, chunk_sums,
-                chunk_counts)  # fmt: skip
+    _score_pass(
+        indptr,
+        indices,
+        data,
+        valued,
+        width,
+        block,
+        codes,
+        slots,
+        u,
+        starts,
+        True,
+        bounds,
+        sorted_cuts,
+        h,
+        bucket,
+        bucket_rows,
+        chunk_sums,
+        chunk_counts,
+    )
     sums = np.empty((n_groups, n_cuts + 1))
     counts = np.empty((n_groups, n_cuts + 1))
     _add_chunks(chunk_sums.reshape((CHUNKS, n_groups, n_cuts + 1)), sums)

@@ -81,8 +81,9 @@ class RegularisedPoint:
         """ℓ(x') = G_k(x) + J_{G_k}(x)(x' − x) at x' = `other.x`, G's part linearised in the
         scores (`FullPoint.change_to`)."""
         step = other.x - self.x
-        return (self.values + self.base.change_to(other.base)
-                + self.rho_hat * float(self.offset @ step))  # fmt: skip
+        return (
+            self.values + self.base.change_to(other.base) + self.rho_hat * float(self.offset @ step)
+        )
 
 
 class InnerSolver(ABC):
@@ -128,8 +129,9 @@ class SwitchingInner(InnerSolver):
     def step(self, point: RegularisedPoint, t: int, move: Stepper) -> None:
         config, alpha = self.config, self.primal_step(t)
         constraint_step = None if config.constraint_rule == "polyak" else alpha
-        step = switching_step(point.values, point.gradient, config.epsilon, alpha,
-                              constraint_step, config.max_step)  # fmt: skip
+        step = switching_step(
+            point.values, point.gradient, config.epsilon, alpha, constraint_step, config.max_step
+        )
         if step.branch == "objective":  # the output averages x_t, t ∈ I, with weight 1/α_t
             self.average(1.0 / alpha, point.x)
         self.branches[step.branch] += 1
@@ -168,12 +170,16 @@ class ConExInner(InnerSolver):
         x_next = move(alpha, point.gradient(1.0, self.y))  # … in the primal step at x_t
         self.average(gamma, x_next)  # ConEx's output Σ γ_t x_{t+1} / Σ γ_t
         self.previous = (point, ell)
-        self.last = {"violation": float(np.max(point.values, initial=-np.inf)), "step": alpha,
-                     "dual_step": dual_step}  # fmt: skip
+        self.last = {
+            "violation": float(np.max(point.values, initial=-np.inf)),
+            "step": alpha,
+            "dual_step": dual_step,
+        }
 
     def state(self) -> dict[str, float | str]:
-        return self.last | {f"dual.{row}": float(v) for row, v in zip(self.rows, self.y,
-                                                                      strict=True)}  # fmt: skip
+        return self.last | {
+            f"dual.{row}": float(v) for row, v in zip(self.rows, self.y, strict=True)
+        }
 
 
 INNER: dict[str, type[InnerSolver]] = {"ssg": SwitchingInner, "conex": ConExInner}

@@ -197,10 +197,12 @@ class _Evaluator:
         self.oracles = MinibatchOracles(problem, seed=0, with_aux=True)
         self.rows = np.arange(len(problem.data.train))
         layout = self.oracles.layout
-        self.lower = np.concatenate([np.full(b.stop - b.start, b.box.lower)
-                                     for b in layout.blocks.values()])  # fmt: skip
-        self.upper = np.concatenate([np.full(b.stop - b.start, b.box.upper)
-                                     for b in layout.blocks.values()])  # fmt: skip
+        self.lower = np.concatenate(
+            [np.full(b.stop - b.start, b.box.lower) for b in layout.blocks.values()]
+        )
+        self.upper = np.concatenate(
+            [np.full(b.stop - b.start, b.box.upper) for b in layout.blocks.values()]
+        )
         self.oracles.keep_full_pass = True
 
     def scores(self, params: Params) -> np.ndarray:
@@ -228,8 +230,9 @@ class _Evaluator:
         lower, upper = x <= self.lower, x >= self.upper
         if self.problem.constraint is None:
             _, gradient = self.oracles.objective(x, self.rows)
-            return kkt_of(gradient, np.zeros((0, len(x))), np.zeros(0),
-                          at_lower=lower, at_upper=upper)  # fmt: skip
+            return kkt_of(
+                gradient, np.zeros((0, len(x))), np.zeros(0), at_lower=lower, at_upper=upper
+            )
         if multipliers is not None:  # ∇F + J_Gᵀλ̂ in one backward pass, no Jacobian
             lam = _projected(multipliers, len(self.problem.bound.rows))
             rows, residual = self.oracles.lagrangian_gradient(x, self.rows, lam)

@@ -51,8 +51,9 @@ class MinibatchSolver(Solver):
             self.problem.bound if self.problem.constraint else None,
         )
         by_cell = self.uses_constraint and bound is not None and bound.label_cells
-        return BatchSampler(train.groups, self.problem.data.n_groups, self.rng,
-                            labels=train.y if by_cell else None)  # fmt: skip
+        return BatchSampler(
+            train.groups, self.problem.data.n_groups, self.rng, labels=train.y if by_cell else None
+        )
 
     def add_blocks(self) -> None:  # noqa: B027
         """Add the solver's own variables to `self.oracles` (before x_0 is laid out)."""

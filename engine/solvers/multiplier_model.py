@@ -37,8 +37,9 @@ class MultiplierModel(MinibatchSolver):
         super().__init__(problem, config, rng)
         features = self.row_features
         self.features = (features - features.mean(axis=0)) / (features.std(axis=0) + 1e-12)
-        start = init_mlp_params(features.shape[1], config.multiplier_hidden,
-                                int(rng.integers(2**31)))  # fmt: skip
+        start = init_mlp_params(
+            features.shape[1], config.multiplier_hidden, int(rng.integers(2**31))
+        )
         self.x[self.psi] = self.multipliers_net.flatten(start)
         self.steps = np.full(self.oracles.layout.size, config.eta_theta)
         self.steps[self.psi] = config.eta_psi

@@ -105,8 +105,9 @@ class Penalty(Solver):
         h = self.design.matvec(self.w)
         loss, loss_grad = self.problem.loss_and_grad_scores(h)
         pen = self.penalty(h, self.theta)
-        self.counts.tally(len(h), objective_gradients=1, constraint_values=1,
-                          constraint_gradients=1)  # fmt: skip
+        self.counts.tally(
+            len(h), objective_gradients=1, constraint_values=1, constraint_gradients=1
+        )
         d_w = self.design.rmatvec(loss_grad + pen.d_scores)
         eta = self.config.step
         self.w = self.w - eta * d_w

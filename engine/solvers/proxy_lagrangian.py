@@ -56,8 +56,15 @@ class BatchPair(NamedTuple):
 
 
 # AUC(all, all) = ½ exactly (ties ½): a constant, with no positions and no gradient
-HALF = BatchPair(np.zeros(0, int), np.zeros(0, int), 0.5, 0.5, 0.5,
-                 (np.zeros(0), np.zeros(0)), (np.zeros(0), np.zeros(0)))  # fmt: skip
+HALF = BatchPair(
+    np.zeros(0, int),
+    np.zeros(0, int),
+    0.5,
+    0.5,
+    0.5,
+    (np.zeros(0), np.zeros(0)),
+    (np.zeros(0), np.zeros(0)),
+)
 
 
 def batch_pair(h: np.ndarray, a: np.ndarray, b: np.ndarray) -> BatchPair | None:
@@ -72,10 +79,14 @@ def batch_pair(h: np.ndarray, a: np.ndarray, b: np.ndarray) -> BatchPair | None:
     auc = (np.count_nonzero(d > 0) + 0.5 * np.count_nonzero(d == 0)) / n
     up, low = d > -1.0, d < 1.0  # where each bound has slope 1 in d
     return BatchPair(
-        a, b, float(auc),
-        float(np.maximum(0.0, 1.0 + d).mean()), float(np.minimum(1.0, d).mean()),
-        (up.sum(axis=1) / n, -up.sum(axis=0) / n), (low.sum(axis=1) / n, -low.sum(axis=0) / n),
-    )  # fmt: skip
+        a,
+        b,
+        float(auc),
+        float(np.maximum(0.0, 1.0 + d).mean()),
+        float(np.minimum(1.0, d).mean()),
+        (up.sum(axis=1) / n, -up.sum(axis=0) / n),
+        (low.sum(axis=1) / n, -low.sum(axis=0) / n),
+    )
 
 
 class BatchRows(NamedTuple):
@@ -213,20 +224,24 @@ class ProxyLagrangian(PairwiseAUCSGD):
 
     def _positions(self, rows: np.ndarray) -> list[SetPositions]:
         """Each set's members among the batch `rows`, as positions in the batch."""
-        return [tuple(None if s is None else np.flatnonzero(s[rows]) for s in sets)
-                for sets in self.members]  # fmt: skip
+        return [
+            tuple(None if s is None else np.flatnonzero(s[rows]) for s in sets)
+            for sets in self.members
+        ]
 
     def iterate(self) -> float:
         rows, h, pullback, d_loss = self.batch()
         found = batch_rows(h, self._positions(rows), self.problem.bound.spec.kappa)
-        self.oracles.counts.tally(0, objective_gradients=1, constraint_values=1,
-                                  constraint_gradients=1)  # fmt: skip
+        self.oracles.counts.tally(
+            0, objective_gradients=1, constraint_values=1, constraint_gradients=1
+        )
         # w-player: ∇_w of λ0 f̂0 + Σ_j λ_j ĝ_j, both taken at λ(t)
         d_h = self.lam[0] * d_loss + self.lam[1:] @ found.jacobian
         self.x = self.x - self.step * pullback(d_h)
         # λ-player: ℓ = (0, g_1, …, g_m), indicators (Cotter et al. 2019, Alg. 2)
-        self.log_m = swap_regret_step(self.log_m, np.r_[0.0, found.indicator], self.lam,
-                                      self.config.dual_step)  # fmt: skip
+        self.log_m = swap_regret_step(
+            self.log_m, np.r_[0.0, found.indicator], self.lam, self.config.dual_step
+        )
         self.lam = stationary(np.exp(self.log_m))
         seen = found.indicator[found.seen]
         self.violation = float(seen.max()) if seen.size else math.nan
@@ -234,6 +249,8 @@ class ProxyLagrangian(PairwiseAUCSGD):
 
     def state(self) -> dict[str, float | str]:
         rows = self.problem.bound.rows
-        return super().state() | {"lambda0": float(self.lam[0]),
-                                  "batch_violation": self.violation} | {
-            f"dual.{row}": float(v) for row, v in zip(rows, self.lam[1:], strict=True)}  # fmt: skip
+        return (
+            super().state()
+            | {"lambda0": float(self.lam[0]), "batch_violation": self.violation}
+            | {f"dual.{row}": float(v) for row, v in zip(rows, self.lam[1:], strict=True)}
+        )

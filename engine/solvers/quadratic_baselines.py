@@ -108,11 +108,13 @@ class QuadraticBaseline(Solver):
         self.counts.tally(n, objective_gradients=1, constraint_values=1)
         if how.startswith("failed"):
             return StepInfo(
-                iterations=1, objective=self.f0,
+                iterations=1,
+                objective=self.f0,
                 state={"step": self.eta, "projection": how} | self.counts.state(n),
-                done=True, reason=f"projection {how} at iteration {self.k}; kept w^{self.k - 1}",
+                done=True,
+                reason=f"projection {how} at iteration {self.k}; kept w^{self.k - 1}",
                 stop=StopCode.STEP_FAILED,
-            )  # fmt: skip
+            )
         previous, self.w = self.f0, w
         self.f0 = self.problem.loss(self.design.matvec(w))
         self.counts.tally(n)
@@ -125,13 +127,17 @@ class QuadraticBaseline(Solver):
         return StepInfo(
             iterations=1,
             objective=self.f0,
-            state={"step": self.eta, "projection": how,
-                   "violation_before": float(self.rows.values(z).max()),
-                   "max_row": float(self.rows.values(w).max())} | self.counts.state(n),
+            state={
+                "step": self.eta,
+                "projection": how,
+                "violation_before": float(self.rows.values(z).max()),
+                "max_row": float(self.rows.values(w).max()),
+            }
+            | self.counts.state(n),
             done=bool(reason),
             reason=reason,
             stop=stop,
-        )  # fmt: skip
+        )
 
     def candidate(self) -> Params:
         """The current (feasible) iterate w^k; the paper reports the last one."""

@@ -98,10 +98,23 @@ class Solution:
     def last_surrogate(self) -> IterationRecord | None:
         """The last record of the solver's own (surrogate) view, if any; of a run that honours κ
         (`engine.solvers.honour`), the last of the solve whose model it reports."""
-        chosen = next((float(r.iteration) for r in self.trajectory
-                       if r.kind == RecordKind.HONOUR and r.state.get("chosen") == "yes"), None)  # fmt: skip
-        return next((r for r in reversed(self.trajectory) if r.kind == RecordKind.SURROGATE
-                     and (chosen is None or r.state.get(SOLVE) == chosen)), None)  # fmt: skip
+        chosen = next(
+            (
+                float(r.iteration)
+                for r in self.trajectory
+                if r.kind == RecordKind.HONOUR and r.state.get("chosen") == "yes"
+            ),
+            None,
+        )
+        return next(
+            (
+                r
+                for r in reversed(self.trajectory)
+                if r.kind == RecordKind.SURROGATE
+                and (chosen is None or r.state.get(SOLVE) == chosen)
+            ),
+            None,
+        )
 
     def to_dict(self, with_scores: bool = False) -> dict[str, Any]:
         out = {

@@ -107,8 +107,9 @@ class SFLS(MinibatchSolver):
         config, x = self.config, self.x
         rows = self.sampler.objective(config.batch_size).rows
         h, pullback = self.oracles.scores_linearised(x, rows)
-        terms = lemma1_terms(h, self.weight_a[rows], self.weight_b[rows], x[self.a], x[self.b],
-                             self.c1, self.c2)  # fmt: skip
+        terms = lemma1_terms(
+            h, self.weight_a[rows], self.weight_b[rows], x[self.a], x[self.b], self.c1, self.c2
+        )
         self.oracles.counts.tally(0, objective_gradients=1, constraint_gradients=1)
         F, v = terms.F.mean(axis=0), terms.G.mean(axis=0)
         u = np.bincount(self.group, weights=F, minlength=len(self.components)) - self.offset
@@ -130,8 +131,9 @@ class SFLS(MinibatchSolver):
             self.prox_sum += tau * 0.5 * self.rho * float(np.sum((x - self.center) ** 2))
         # paper 004, Alg. 2: the x-step with d_x = (ρ̂/2)‖x − x̃‖²
         self.x = self._project((x / eta + self.rho * self.center - grad) / (1.0 / eta + self.rho))
-        self.log_y, self.alpha = y_step(self.log_y, self.alpha, u, v, tau, config.bound,
-                                        self.group)  # fmt: skip  # paper 004, Alg. 2, Lemma 3
+        self.log_y, self.alpha = y_step(
+            self.log_y, self.alpha, u, v, tau, config.bound, self.group
+        )  # paper 004, Alg. 2, Lemma 3
         self.inner += 1
         if self.inner == self.steps:
             self._end_oracle_call()
@@ -139,8 +141,12 @@ class SFLS(MinibatchSolver):
 
     def _end_oracle_call(self) -> None:
         """U(r) by Lemma 4, the output x̄, then Alg. 1's halt test or level step."""
-        self.level = level_value(self.u_sum / self.tau_sum, self.v_sum / self.tau_sum,
-                                 self.config.bound, self.group) + self.prox_sum / self.tau_sum  # fmt: skip
+        self.level = (
+            level_value(
+                self.u_sum / self.tau_sum, self.v_sum / self.tau_sum, self.config.bound, self.group
+            )
+            + self.prox_sum / self.tau_sum
+        )
         self.x_bar = self.x_sum / self.inner
         params = self.oracles.params(self.x_bar)
         judged = self.selection and self.selection.offer(self.t + 1, self.outer, params)
@@ -170,8 +176,9 @@ class SFLS(MinibatchSolver):
         info = super().advance(min(max_iterations, left))
         if not self.halted:
             return info
-        return dataclasses.replace(info, done=True, stop=StopCode.CONVERGED,
-                                   reason=self._halt_reason())  # fmt: skip
+        return dataclasses.replace(
+            info, done=True, stop=StopCode.CONVERGED, reason=self._halt_reason()
+        )
 
     def _halt_reason(self) -> str:
         reason = f"U(r) = {self.level:.3g} ≥ −ε_opt after {len(self.outputs)} oracle calls"
@@ -179,18 +186,22 @@ class SFLS(MinibatchSolver):
             # U estimates H(r(0)) within the oracle's accuracy ε_A (Def. 3): either no point
             # meets the surrogate rows (paper 004, Lemma 2: a strictly feasible constant model
             # needs 2 c1 c2² < 1 + κ), or the oracle is too inexact to show one
-            reason += ("; U(r(0)) > 0: the surrogate constraints admit no point at the first "
-                       "level, or the oracle is too inexact to find one: lower c1 (2 c1 c2² < "
-                       f"1 + κ, paper 004 Lemma 2) or raise κ; else more inner_steps (T was "
-                       f"{self.steps:,}) or a smaller bound I")  # fmt: skip
+            reason += (
+                "; U(r(0)) > 0: the surrogate constraints admit no point at the first "
+                "level, or the oracle is too inexact to find one: lower c1 (2 c1 c2² < "
+                f"1 + κ, paper 004 Lemma 2) or raise κ; else more inner_steps (T was "
+                f"{self.steps:,}) or a smaller bound I"
+            )
         return reason
 
     def state(self) -> dict[str, float | str]:
         y = np.exp(self.log_y)
-        return {"level": self.r, "U": self.level, "outer": float(self.outer),
-                "alpha_norm": float(np.linalg.norm(self.alpha))} | {
-                f"y.{name}": float(value) for name, value in zip(self.components, y, strict=True)
-                }  # fmt: skip
+        return {
+            "level": self.r,
+            "U": self.level,
+            "outer": float(self.outer),
+            "alpha_norm": float(np.linalg.norm(self.alpha)),
+        } | {f"y.{name}": float(value) for name, value in zip(self.components, y, strict=True)}
 
     def candidate(self) -> Params:
         """The last oracle output x̄, or the mean of the current call's iterates before one."""

@@ -177,8 +177,11 @@ class SolveSequence:
 
     def _iterations_left(self) -> int | None:
         iterations = self.budget.max_iterations
-        return None if iterations is None else iterations - sum(s.solution.iterations
-                                                                 for s in self.solves)  # fmt: skip
+        return (
+            None
+            if iterations is None
+            else iterations - sum(s.solution.iterations for s in self.solves)
+        )
 
     def _seconds_left(self) -> float | None:
         """Of the time budget: wall seconds to `until`, or on the solver's clock what the solves
@@ -246,11 +249,19 @@ class SolveSequence:
             )
         train = solution.metrics.get("train", {})
         judged = solution.metrics.get(self.on, {})
-        self.solves.append(Solve(
-            constraint, refined, config, _number(train.get("constraint")),
-            _number(train.get("loss")), _number(judged.get("constraint")),
-            judged.get("accuracy"), solution, time_cut,
-        ))  # fmt: skip
+        self.solves.append(
+            Solve(
+                constraint,
+                refined,
+                config,
+                _number(train.get("constraint")),
+                _number(train.get("loss")),
+                _number(judged.get("constraint")),
+                judged.get("accuracy"),
+                solution,
+                time_cut,
+            )
+        )
         return self.last
 
     def _time_share(self, left: Budget, share: float | None) -> tuple[Budget, float | None]:
@@ -327,14 +338,23 @@ class SolveSequence:
         levels = float(spec.rank_levels().size) if spec.family == "pSP" else None
         state = {"split": self.on, "chosen": "yes" if chosen else "no", "refined": inner.refined}
         return IterationRecord(
-            iteration=index, seconds=seconds, kind=RecordKind.HONOUR,
-            values={"kappa_prime": inner.kappa_prime, "value": inner.value,
-                    "accuracy": inner.accuracy, "train_value": inner.train_value,
-                    "loss": inner.train_loss, "iterations": float(inner.solution.iterations),
-                    "levels": levels, "temperature": spec.temperature,
-                    "sigma": self.noise.sigma, "rows": float(self.noise.rows)},
+            iteration=index,
+            seconds=seconds,
+            kind=RecordKind.HONOUR,
+            values={
+                "kappa_prime": inner.kappa_prime,
+                "value": inner.value,
+                "accuracy": inner.accuracy,
+                "train_value": inner.train_value,
+                "loss": inner.train_loss,
+                "iterations": float(inner.solution.iterations),
+                "levels": levels,
+                "temperature": spec.temperature,
+                "sigma": self.noise.sigma,
+                "rows": float(self.noise.rows),
+            },
             state=state | {"sentence": sentence} if chosen else state,
-        )  # fmt: skip
+        )
 
     def _offset_log(self, constraint: ConstraintSpec) -> Log:
         """The log of one solve: its records with iterations and seconds running on from the
@@ -346,9 +366,14 @@ class SolveSequence:
         def offset(record: IterationRecord) -> None:
             if record.kind == RecordKind.FINAL:
                 return
-            self._emit(dataclasses.replace(record, iteration=record.iteration + iterations,
-                                           seconds=record.seconds + seconds,
-                                           state=record.state | marks))  # fmt: skip
+            self._emit(
+                dataclasses.replace(
+                    record,
+                    iteration=record.iteration + iterations,
+                    seconds=record.seconds + seconds,
+                    state=record.state | marks,
+                )
+            )
 
         return offset
 
@@ -361,8 +386,10 @@ class SolveSequence:
 def check_sequence(problem: Problem, on: str) -> None:
     """Refuse a sequence on validation when the data has none."""
     if on == "val" and not len(problem.data.val):
-        raise UserError("κ is honoured on validation, but the data has no validation split; "
-                        "honour it on train, or give the split a validation share")  # fmt: skip
+        raise UserError(
+            "κ is honoured on validation, but the data has no validation split; "
+            "honour it on train, or give the split a validation share"
+        )
 
 
 def _capped(solution: Solution, text: str) -> Solution:

@@ -76,12 +76,17 @@ class SwitchingSubgradient(Solver):
         return StepInfo(
             iterations=1,
             objective=loss,
-            state={"branch": branch, "epsilon": epsilon, "violation": violation,
-                   "step": float(move.scale)} | self.counts.state(len(h)),
+            state={
+                "branch": branch,
+                "epsilon": epsilon,
+                "violation": violation,
+                "step": float(move.scale),
+            }
+            | self.counts.state(len(h)),
             done=done,
             reason=reason if done else "",
             stop=stop,
-        )  # fmt: skip
+        )
 
     def candidate(self) -> Params:
         """Alg. 3's output: the nearly-feasible iterate with the smallest f0 (the current iterate

@@ -46,9 +46,14 @@ class SwitchingSubgradientHL(MinibatchSolver):
     def iterate(self) -> float:
         config = self.config
         point = self.full.point(self.x)
-        step = switching_step(point.values, point.gradient, config.epsilon, self.objective_step,
-                              None if self.polyak else self.constraint_step,
-                              config.max_step)  # fmt: skip
+        step = switching_step(
+            point.values,
+            point.gradient,
+            config.epsilon,
+            self.objective_step,
+            None if self.polyak else self.constraint_step,
+            config.max_step,
+        )
         if step.branch == "objective":
             self.objective_steps += 1
             if config.output == "random":  # Alg. 1's output: θ_t, t ∈ I, with weight η_t

@@ -37,9 +37,14 @@ class Unconstrained(Solver):
         start = self.network.flatten(problem.init_params(int(rng.integers(2**31))))
         self.x = torch.from_numpy(start).requires_grad_()
         self.optimizer = torch.optim.LBFGS(
-            [self.x], lr=1.0, max_iter=config.chunk, tolerance_grad=1e-10,
-            tolerance_change=config.tolerance, history_size=10, line_search_fn="strong_wolfe",
-        )  # fmt: skip
+            [self.x],
+            lr=1.0,
+            max_iter=config.chunk,
+            tolerance_grad=1e-10,
+            tolerance_change=config.tolerance,
+            history_size=10,
+            line_search_fn="strong_wolfe",
+        )
         self.done_iterations = 0
         self.counts = OracleCounts()
 

@@ -49,12 +49,14 @@ class ValidationSelection:
         h = self.problem.scores(params, SPLIT)
         metrics = {SPLIT: self.problem.report_scores(h, SPLIT, only=(self.score, "constraint"))}
         snapshot = Snapshot(iteration, outer, params, metrics)
-        if self.feasible(snapshot) and (self.best is None or _score(snapshot, self.score)
-                                        > _score(self.best, self.score)):  # fmt: skip
+        if self.feasible(snapshot) and (
+            self.best is None or _score(snapshot, self.score) > _score(self.best, self.score)
+        ):
             self.best = snapshot
         value = metrics[SPLIT].get("constraint")
-        if value is not None and (self.nearest is None
-                                  or value < self.nearest.metrics[SPLIT]["constraint"]):  # fmt: skip
+        if value is not None and (
+            self.nearest is None or value < self.nearest.metrics[SPLIT]["constraint"]
+        ):
             self.nearest = snapshot
         self.offered += 1
         self.seconds += time.perf_counter() - started
@@ -65,25 +67,35 @@ class ValidationSelection:
         values = snapshot.metrics.get(SPLIT, {})
         constraint = values.get("constraint")
         kappa = self.problem.bound.spec.kappa if self.problem.constraint is not None else None
-        return (values.get(self.score) is not None and constraint is not None
-                and kappa is not None and constraint <= kappa)  # fmt: skip
+        return (
+            values.get(self.score) is not None
+            and constraint is not None
+            and kappa is not None
+            and constraint <= kappa
+        )
 
     def note(self) -> str:
         """The outcome in words, for the run's stop reason."""
         if not self.active:
             return "no validation rows: the solver's own last iterate is reported"
         if self.best is None and self.nearest is not None:
-            return (f"none of the {self.offered:,} iterates judged on validation was within κ "
-                    "there: the one nearest to κ is reported (validation value "
-                    f"{self.nearest.metrics[SPLIT]['constraint']:.4f})")  # fmt: skip
+            return (
+                f"none of the {self.offered:,} iterates judged on validation was within κ "
+                "there: the one nearest to κ is reported (validation value "
+                f"{self.nearest.metrics[SPLIT]['constraint']:.4f})"
+            )
         if self.best is None:
-            return (f"none of the {self.offered:,} iterates judged on validation was within κ "
-                    "there: the solver's own last iterate is reported")  # fmt: skip
+            return (
+                f"none of the {self.offered:,} iterates judged on validation was within κ "
+                "there: the solver's own last iterate is reported"
+            )
         values = self.best.metrics[SPLIT]
-        return (f"reported: the iterate after {self.best.iteration:,} iterations, the best "
-                f"validation {self.score.upper() if self.score == 'auc' else self.score} "
-                f"({values[self.score]:.4f}) of the {self.offered:,} judged on validation with "
-                f"the exact constrained value within κ ({values['constraint']:.4f})")  # fmt: skip
+        return (
+            f"reported: the iterate after {self.best.iteration:,} iterations, the best "
+            f"validation {self.score.upper() if self.score == 'auc' else self.score} "
+            f"({values[self.score]:.4f}) of the {self.offered:,} judged on validation with "
+            f"the exact constrained value within κ ({values['constraint']:.4f})"
+        )
 
     def chosen(self, fallback: Params) -> Params:
         """The best feasible iterate, else the one nearest to κ, else `fallback` (the solver's

@@ -33,8 +33,20 @@ SOURCES = {
     "Synthetic ACS records": "synthetic",
     "Upload a CSV": "csv",
 }
-KEYS = ("source", "task", "year", "states", "acs_root", "download", "synthetic_state",
-        "persons", "grouping", "top_k", "min_size", "seed")  # fmt: skip
+KEYS = (
+    "source",
+    "task",
+    "year",
+    "states",
+    "acs_root",
+    "download",
+    "synthetic_state",
+    "persons",
+    "grouping",
+    "top_k",
+    "min_size",
+    "seed",
+)
 UPLOAD, LABEL = "upload", "csv_label"  # the URL's names of an uploaded file and its label
 GROUPING_DEFAULTS = {"grouping": "auto", "top_k": 3, "min_size": 50, "seed": 0}
 
@@ -58,18 +70,25 @@ def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
     if kind in ("acs", "synthetic"):
         initial("task", "income")
         initial("year", 2018, int)
-        task = st.sidebar.selectbox("Task", list(ALL_TASKS), key="task",
-                                    format_func=lambda n: _marked(n, ALL_TASKS[n].task))  # fmt: skip
+        task = st.sidebar.selectbox(
+            "Task", list(ALL_TASKS), key="task", format_func=lambda n: _marked(n, ALL_TASKS[n].task)
+        )
         year = int(st.sidebar.number_input("Year", 2014, 2030, key="year"))
         if kind == "synthetic":
             initial("synthetic_state", "CT")
             initial("persons", 5000, int)
-            state = st.sidebar.text_input("State(s), comma-separated, or all",
-                                          key="synthetic_state")  # fmt: skip
-            persons = int(st.sidebar.number_input(
-                "Persons", 100, FULL_SIZE_PERSONS, key="persons",
-                help="shared among several states by population",
-            ))  # fmt: skip
+            state = st.sidebar.text_input(
+                "State(s), comma-separated, or all", key="synthetic_state"
+            )
+            persons = int(
+                st.sidebar.number_input(
+                    "Persons",
+                    100,
+                    FULL_SIZE_PERSONS,
+                    key="persons",
+                    help="shared among several states by population",
+                )
+            )
             return SyntheticACSSpec(
                 state=state, year=year, task=task, n_persons=persons
             ), ACS_PROTECTED
@@ -96,8 +115,13 @@ def _source(kind: str) -> tuple[DataSpec, tuple[str, ...]]:
     if not protected:
         raise UserError("choose at least one protected column")
     features = _features(path, columns, unusable, label, tuple(protected))
-    spec = CSVSpec(path=path, label=label, protected=tuple(protected),
-                   positive=positive or None, features=features)  # fmt: skip
+    spec = CSVSpec(
+        path=path,
+        label=label,
+        protected=tuple(protected),
+        positive=positive or None,
+        features=features,
+    )
     return spec, tuple(protected)
 
 
@@ -114,11 +138,14 @@ def _uploaded_file() -> str:
         raise UserError("upload a CSV file to continue")
     name, path = find_upload(st.query_params[UPLOAD])
     if path is None:
-        raise UserError(f"this view was made from an uploaded file, {name}, which a link cannot "
-                        "carry and this server no longer keeps: upload it again to restore the "
-                        "view")  # fmt: skip
-    st.sidebar.caption(f"{name}, uploaded before and kept on this server; upload a file to "
-                       "replace it.")  # fmt: skip
+        raise UserError(
+            f"this view was made from an uploaded file, {name}, which a link cannot "
+            "carry and this server no longer keeps: upload it again to restore the "
+            "view"
+        )
+    st.sidebar.caption(
+        f"{name}, uploaded before and kept on this server; upload a file to replace it."
+    )
     return str(path)
 
 
@@ -130,14 +157,19 @@ def _label(path: str, found: Survey) -> str:
     guess = linked if linked in columns else found.label
     index = None if guess is None else columns.index(guess)
     label = st.sidebar.selectbox(
-        "Label column", columns, index=index, key=f"label_{path}",
+        "Label column",
+        columns,
+        index=index,
+        key=f"label_{path}",
         placeholder="Choose the label column",
         help="Preselected when a column is named like a label (label, target, y, class, "
         "outcome, default, income, …).",
-    )  # fmt: skip
+    )
     if label is None:
-        raise UserError("choose the label column: no column of this file is named like a label "
-                        "(label, target, y, class, outcome, …)")  # fmt: skip
+        raise UserError(
+            "choose the label column: no column of this file is named like a label "
+            "(label, target, y, class, outcome, …)"
+        )
     st.query_params[LABEL] = label
     return label
 
@@ -152,11 +184,14 @@ def _classic_label(kind: str) -> str:
     initial(key, next(iter(labels)))
     if st.session_state[key] not in labels:
         st.session_state[key] = next(iter(labels))
-    name = st.sidebar.selectbox("Label", list(labels), key=key,
-                                format_func=lambda n: _marked(labels[n].description,
-                                                              labels[n].task),
-                                help="a real-valued label trains a regression (paper 002's "
-                                "ridge regression); the others a classifier")  # fmt: skip
+    name = st.sidebar.selectbox(
+        "Label",
+        list(labels),
+        key=key,
+        format_func=lambda n: _marked(labels[n].description, labels[n].task),
+        help="a real-valued label trains a regression (paper 002's "
+        "ridge regression); the others a classifier",
+    )
     remember(key)
     return name
 
@@ -166,17 +201,24 @@ def _marked(text: str, task: Task) -> str:
     return text if task is Task.CLASSIFICATION else f"{text} (real-valued)"
 
 
-def _features(path: str, columns: tuple[str, ...], unusable: dict[str, str], label: str,
-              protected: tuple[str, ...]) -> tuple[str, ...] | None:  # fmt: skip
+def _features(
+    path: str,
+    columns: tuple[str, ...],
+    unusable: dict[str, str],
+    label: str,
+    protected: tuple[str, ...],
+) -> tuple[str, ...] | None:
     """The feature columns picked besides the protected ones; None when they are the suggested
     ones, so that the run is the same as one that names no features (as on the command line)."""
     candidates = [c for c in columns if c != label and c not in protected]
     suggested = [c for c in candidates if c not in unusable]
     left_out = [f"'{c}' ({unusable[c]})" for c in candidates if c in unusable]
     picked = st.sidebar.multiselect(
-        "Feature columns (the protected ones are features too)", candidates, default=suggested,
+        "Feature columns (the protected ones are features too)",
+        candidates,
+        default=suggested,
         key="features_" + "|".join((path, label, *protected)),
-    )  # fmt: skip
+    )
     if left_out:
         st.sidebar.caption("Left out by default: " + "; ".join(left_out) + ".")
     if set(picked) == set(suggested):
@@ -196,15 +238,20 @@ def _grouping(candidates: tuple[str, ...], kind: str) -> PrepareOptions:
     initial(key, [candidates[0]])
     if any(a not in candidates for a in st.session_state[key]):
         st.session_state[key] = [candidates[0]]
-    attributes = st.sidebar.multiselect("Protected attribute (two: their intersection)",
-                                        candidates, max_selections=2, key=key)  # fmt: skip
+    attributes = st.sidebar.multiselect(
+        "Protected attribute (two: their intersection)", candidates, max_selections=2, key=key
+    )
     remember(key)
     initial("grouping", GROUPING_DEFAULTS["grouping"])
     for name in ("top_k", "min_size", "seed"):
         initial(name, GROUPING_DEFAULTS[name], int)
     with st.sidebar.expander("Grouping and split"):
-        mode = st.selectbox("Grouping", MODES, key="grouping",
-                            help="auto: every value (numbers: bins); binary: largest vs rest")  # fmt: skip
+        mode = st.selectbox(
+            "Grouping",
+            MODES,
+            key="grouping",
+            help="auto: every value (numbers: bins); binary: largest vs rest",
+        )
         k = int(st.number_input("Groups kept (top-k)", 1, 20, key="top_k"))
         min_size = int(st.number_input("Minimum group size", 1, 10_000, key="min_size"))
         seed = int(st.number_input("Split seed", 0, 10_000, key="seed"))
@@ -221,12 +268,15 @@ def _subgroups(candidates: tuple[str, ...], kind: str) -> SubgroupSpec | None:
     initial(key, [])
     initial("subgroup_thresholds", 10, int)
     columns = st.multiselect(
-        "Overlapping subgroups (intersectional hinge)", candidates, key=key,
+        "Overlapping subgroups (intersectional hinge)",
+        candidates,
+        key=key,
         help="Rows whose every chosen numeric column is at least one of its quantile thresholds, "
         "kept above 1 % of the training rows: one constraint row each (paper 001, §5.3).",
-    )  # fmt: skip
-    thresholds = int(st.number_input("Thresholds per subgroup column", 2, 20,
-                                     key="subgroup_thresholds"))  # fmt: skip
+    )
+    thresholds = int(
+        st.number_input("Thresholds per subgroup column", 2, 20, key="subgroup_thresholds")
+    )
     remember(key, "subgroup_thresholds")
     return SubgroupSpec(tuple(columns), thresholds) if columns else None
 
@@ -245,8 +295,13 @@ def _options(
 def default_data() -> tuple[DataSpec, PrepareOptions]:
     """What the sidebar chooses before anyone changes it: Adult, its first protected attribute."""
     defaults = GROUPING_DEFAULTS
-    options = _options((ADULT_PROTECTED[0],), defaults["grouping"], defaults["top_k"],
-                       defaults["min_size"], defaults["seed"])  # fmt: skip
+    options = _options(
+        (ADULT_PROTECTED[0],),
+        defaults["grouping"],
+        defaults["top_k"],
+        defaults["min_size"],
+        defaults["seed"],
+    )
     return AdultSpec(), options
 
 

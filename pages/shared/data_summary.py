@@ -15,8 +15,10 @@ def data_summary(prepared: Prepared, chart: bool = True, folded: bool = False) -
     the chart and table in one folded expander (once there are results, they come first)."""
     summary = prepared.summary()
     rows = summary["rows"]
-    st.markdown(f"**{summary['dataset']}** — {rows['train']:,} training, {rows['val']:,} "
-                f"validation, {rows['test']:,} test rows; label: {summary['label']}.")  # fmt: skip
+    st.markdown(
+        f"**{summary['dataset']}** — {rows['train']:,} training, {rows['val']:,} "
+        f"validation, {rows['test']:,} test rows; label: {summary['label']}."
+    )
     if summary["synthetic"]:
         st.warning("Synthetic data: generated records in the census layout, not real people.")
     for warning in summary["warnings"]:
@@ -26,13 +28,15 @@ def data_summary(prepared: Prepared, chart: bool = True, folded: bool = False) -
     rates = summary_statistic(summary) == "label_rate"
     what = "label rates" if rates else "mean labels"
     if folded:
-        groups = st.expander(f"Groups: sizes and {what} per split", key="groups_folded",
-                             on_change="rerun")  # fmt: skip
+        groups = st.expander(
+            f"Groups: sizes and {what} per split", key="groups_folded", on_change="rerun"
+        )
         if groups.open:  # drawn only when opened: a folded chart still costs a redraw
             with groups:
                 if chart:
-                    st.plotly_chart(_groups_figure(prepared.key, summary), width="stretch",
-                                    key="groups")  # fmt: skip
+                    st.plotly_chart(
+                        _groups_figure(prepared.key, summary), width="stretch", key="groups"
+                    )
                 st.markdown(groups_markdown(summary))
         return
     if chart:

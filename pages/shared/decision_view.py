@@ -1,4 +1,4 @@
-""""Choose this model": a run's decision form, the decision record to download once it is made,
+""" "Choose this model": a run's decision form, the decision record to download once it is made,
 and the decisions already stored for the run (`engine.runs.decision`)."""
 
 from __future__ import annotations
@@ -27,9 +27,12 @@ def decision_view(store: Store, run_id: str) -> None:
         return
     key = RECORD_KEY.format(run_id=row.id)
     with st.form(f"decide_{row.id}"):
-        note = st.text_area("Why this model", key=f"decision_note_{row.id}",
-                            placeholder="Who chooses it, for what, and why",
-                            help="Goes into the decision record as it is written")  # fmt: skip
+        note = st.text_area(
+            "Why this model",
+            key=f"decision_note_{row.id}",
+            placeholder="Who chooses it, for what, and why",
+            help="Goes into the decision record as it is written",
+        )
         chosen = st.form_submit_button("Choose this model")
     if chosen:
         try:
@@ -41,9 +44,13 @@ def decision_view(store: Store, run_id: str) -> None:
             add_decision(store, decision)
             st.session_state[key] = record
     if key in st.session_state:
-        st.download_button("Download the decision record (HTML)", st.session_state[key],
-                           file_name=f"decision-{row.id[:8]}.html", mime="text/html",
-                           key=f"decision_download_{row.id}")  # fmt: skip
+        st.download_button(
+            "Download the decision record (HTML)",
+            st.session_state[key],
+            file_name=f"decision-{row.id[:8]}.html",
+            mime="text/html",
+            key=f"decision_download_{row.id}",
+        )
     made = decisions(store, row.id)
     if made:
         st.caption(f"Decisions on this run ({len(made)})")
@@ -51,9 +58,16 @@ def decision_view(store: Store, run_id: str) -> None:
 
 
 def _decisions_frame(made: list[Decision]) -> pd.DataFrame:
-    return pd.DataFrame([
-        {"when": f"{d.made.astimezone():%Y-%m-%d %H:%M}",
-         "κ": "—" if d.kappa is None else f"{d.kappa:g}", "I": interval_label(d.interval),
-         "verdict": d.verdict, "model file SHA-256": d.checksum, "note": d.note}
-        for d in made
-    ])  # fmt: skip
+    return pd.DataFrame(
+        [
+            {
+                "when": f"{d.made.astimezone():%Y-%m-%d %H:%M}",
+                "κ": "—" if d.kappa is None else f"{d.kappa:g}",
+                "I": interval_label(d.interval),
+                "verdict": d.verdict,
+                "model file SHA-256": d.checksum,
+                "note": d.note,
+            }
+            for d in made
+        ]
+    )

@@ -31,12 +31,19 @@ def model_case_view(store: Store, run_id: str, prepared, kappa: float) -> None:
     if reference is not None:
         cost = run_cost(store, row, reference, prepared.group_names)
         if cost:
-            st.markdown(f"**What fairness costs** against the unconstrained model, on the test "
-                        f"set: {cost}.")  # fmt: skip
+            st.markdown(
+                f"**What fairness costs** against the unconstrained model, on the test set: {cost}."
+            )
     _group_table(store, run_id, row.spec, prepared)
     honour_search_view(store, run_id)
-    figures = score_figures(store, run_id, reference.id if reference else None,
-                            prepared.group_names, tuple(row.spec["interval"]), kappa)  # fmt: skip
+    figures = score_figures(
+        store,
+        run_id,
+        reference.id if reference else None,
+        prepared.group_names,
+        tuple(row.spec["interval"]),
+        kappa,
+    )
     left, right = st.columns(2)
     for view, (column, (_, figure)) in enumerate(zip([left, right, st], figures, strict=False)):
         column.plotly_chart(figure, width="stretch", key=f"selected_view_{view}")
@@ -51,21 +58,31 @@ def _group_table(store: Store, run_id: str, spec: dict, prepared) -> None:
     scores, groups = store.load_scores(run_id)
     test = prepared.test
     if len(test) != scores.size or not np.array_equal(np.asarray(test.groups), groups):
-        st.caption("Per-group rates: the page's data are not this run's; choose its data to "
-                   "see them.")  # fmt: skip
+        st.caption(
+            "Per-group rates: the page's data are not this run's; choose its data to see them."
+        )
         return
-    rows = group_rows(scores, groups, np.asarray(test.y), prepared.group_names,
-                      float(spec.get("threshold", 0.0)))  # fmt: skip
+    rows = group_rows(
+        scores, groups, np.asarray(test.y), prepared.group_names, float(spec.get("threshold", 0.0))
+    )
     frame = pd.DataFrame([vars(r) for r in rows])
     number = st.column_config.NumberColumn
     st.markdown("**Per group, on the test set** (decisions at the model's threshold)")
-    st.dataframe(frame, hide_index=True, width="content", placeholder=MISSING, column_config={
-        "name": st.column_config.TextColumn("group"),
-        "rows": number("rows", format="%d"),
-        "selection_rate": number("selected", format="%.3f", help="share predicted positive"),
-        "tpr": number("TPR", format="%.3f", help="share of the group's positives predicted "
-                      "positive"),
-        "fpr": number("FPR", format="%.3f", help="share of the group's negatives predicted "
-                      "positive"),
-        "accuracy": number("accuracy", format="%.3f"),
-    })  # fmt: skip
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="content",
+        placeholder=MISSING,
+        column_config={
+            "name": st.column_config.TextColumn("group"),
+            "rows": number("rows", format="%d"),
+            "selection_rate": number("selected", format="%.3f", help="share predicted positive"),
+            "tpr": number(
+                "TPR", format="%.3f", help="share of the group's positives predicted positive"
+            ),
+            "fpr": number(
+                "FPR", format="%.3f", help="share of the group's negatives predicted positive"
+            ),
+            "accuracy": number("accuracy", format="%.3f"),
+        },
+    )

@@ -30,16 +30,32 @@ def objective_controls(task: Task = Task.CLASSIFICATION) -> Objective:
     initial("objective_c1", PairwiseAUCLoss.c1, float)
     initial("objective_c2", PairwiseAUCLoss.c2, float)
     with st.sidebar.expander("Objective"):
-        name = st.selectbox("Objective", names, key="objective",
-                            format_func=lambda n: objective_type(n).words,
-                            help="what training minimises; the pairwise AUC loss is "
-                            "c1 (h(ξ) − h(ξ′) − c2)² over (positive, negative) pairs")  # fmt: skip
+        name = st.selectbox(
+            "Objective",
+            names,
+            key="objective",
+            format_func=lambda n: objective_type(n).words,
+            help="what training minimises; the pairwise AUC loss is "
+            "c1 (h(ξ) − h(ξ′) − c2)² over (positive, negative) pairs",
+        )
         if name != PairwiseAUCLoss.name:
             return objective_type(name)()
-        c1 = st.number_input("c1", min_value=0.0, step=0.5, format="%g", key="objective_c1",
-                             help="> 0; paper 004 uses 0.5 or 1")  # fmt: skip
-        c2 = st.number_input("c2", min_value=0.0, step=0.5, format="%g", key="objective_c2",
-                             help="> 0; paper 004 uses 1")  # fmt: skip
+        c1 = st.number_input(
+            "c1",
+            min_value=0.0,
+            step=0.5,
+            format="%g",
+            key="objective_c1",
+            help="> 0; paper 004 uses 0.5 or 1",
+        )
+        c2 = st.number_input(
+            "c2",
+            min_value=0.0,
+            step=0.5,
+            format="%g",
+            key="objective_c2",
+            help="> 0; paper 004 uses 1",
+        )
         try:
             return PairwiseAUCLoss(float(c1), float(c2))
         except UserError as error:

@@ -79,16 +79,19 @@ class Problem:
 
 
 # the group-loss gap's groups compared (paper 000); its losses compared are its own option
-PAIRS_WORDS = {"all": "every pair of groups (Exp. 1)", "vs_mean": "each group against the mean "
-               "over groups (eq. 4)"}  # fmt: skip
+PAIRS_WORDS = {
+    "all": "every pair of groups (Exp. 1)",
+    "vs_mean": "each group against the mean over groups (eq. 4)",
+}
 
 
 def pairs_control() -> str:
     """For the group-loss gap: the groups compared (paper 000, eq. 4 and Exp. 1), as the
     constraint's `pairs`."""
     initial("pairs", "all")
-    return st.sidebar.selectbox("Groups compared", list(PAIRS_WORDS), key="pairs",
-                                format_func=PAIRS_WORDS.get)  # fmt: skip
+    return st.sidebar.selectbox(
+        "Groups compared", list(PAIRS_WORDS), key="pairs", format_func=PAIRS_WORDS.get
+    )
 
 
 def interval_words(interval: tuple[float, float]) -> str:
@@ -105,9 +108,13 @@ def interval_control(key: str = "interval", family: str = DEFAULT_FAMILY) -> tup
     defined on one; the others compare whole groups, and I then only sets the reported pSP)."""
     initial(key, (5, 30), int)
     low, high = st.sidebar.slider(
-        "Interval I of ranks, % from the top of each group", 0, 100, key=key, step=1,
+        "Interval I of ranks, % from the top of each group",
+        0,
+        100,
+        key=key,
+        step=1,
         help="I = [α, β): the scores ranked between α and β from the top, in each group separately",
-    )  # fmt: skip
+    )
     if low >= high:
         raise UserError("the interval is empty: its start must be below its end (α < β)")
     words = f"I = [{low} %, {high} %): {interval_words((low / 100, high / 100))}"
@@ -172,13 +179,17 @@ def honour_control(solvers: list[str], family: str) -> str | None:
     able = [name for name, refusal in refusals.items() if refusal is None]
     initial("honour", DEFAULT_HONOUR)
     choice = st.sidebar.radio(
-        "Hold κ on", list(HONOUR_CHOICES), key="honour", format_func=HONOUR_CHOICES.get,
-        horizontal=True, disabled=not able,
+        "Hold κ on",
+        list(HONOUR_CHOICES),
+        key="honour",
+        format_func=HONOUR_CHOICES.get,
+        horizontal=True,
+        disabled=not able,
         help=f"train: κ {HOLDING_WORDS['train']}, each solve from the last model and within "
         f"the time budget. train + validation: κ {HOLDING_WORDS['val']}. off: the solver's "
         "paper's algorithm, solved once (its surrogate may hold while the exact value exceeds "
         "κ). The About page says why train is the default.",
-    )  # fmt: skip
+    )
     for refusal in filter(None, refusals.values()):
         st.sidebar.caption(f"Not held: {refusal}.")
     return choice if able and choice != HONOUR_OFF else None
@@ -203,19 +214,29 @@ def _fairness_controls() -> tuple[
     """A classifier's constraint: its family, I, its options and κ."""
     families = family_names()
     initial("family", DEFAULT_FAMILY)
-    family = st.sidebar.selectbox("Constraint", families, key="family",
-                                  help="pSP / pDP: partial statistical / demographic parity "
-                                  "(paper 003); the others come from papers 000, 001 and 004")  # fmt: skip
+    family = st.sidebar.selectbox(
+        "Constraint",
+        families,
+        key="family",
+        help="pSP / pDP: partial statistical / demographic parity "
+        "(paper 003); the others come from papers 000, 001 and 004",
+    )
     entry = family_entry(family)
     st.sidebar.caption(f"{family}: {entry.quantity} ≤ κ ({entry.source})")
     interval = interval_control(family=family)
     pairs = pairs_control() if family == "group_loss_gap" else "all"
     options = family_option_controls(family)
     initial("kappa", DEFAULT_KAPPA, float)
-    kappa = float(st.sidebar.number_input("Tolerance κ", step=0.01, format="%g", key="kappa",
-                                          help=f"{entry.quantity} ≤ κ: the largest allowed gap "
-                                          "between groups"
-                                          + (" within I" if entry.uses_interval else "")))  # fmt: skip
+    kappa = float(
+        st.sidebar.number_input(
+            "Tolerance κ",
+            step=0.01,
+            format="%g",
+            key="kappa",
+            help=f"{entry.quantity} ≤ κ: the largest allowed gap "
+            "between groups" + (" within I" if entry.uses_interval else ""),
+        )
+    )
     return interval, kappa, family, pairs, options
 
 
@@ -231,8 +252,11 @@ def _model_controls() -> ModelSpec:
         if kind == "linear":
             cross = st.checkbox("Group cross-terms (1, x, γ, γ·x)", key="cross_terms")
             return ModelSpec(kind=kind, cross_terms=cross)
-        text = st.text_input("Hidden layer widths", key="hidden",
-                             help="widths of the hidden layers, first to last, e.g. 64 32")  # fmt: skip
+        text = st.text_input(
+            "Hidden layer widths",
+            key="hidden",
+            help="widths of the hidden layers, first to last, e.g. 64 32",
+        )
         activation = st.selectbox("Activation", list(ACTIVATIONS), key="activation")
         try:
             return ModelSpec(kind=kind, hidden=hidden_widths(text), activation=activation)
@@ -285,19 +309,38 @@ def base_spec(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> RunS
     """The run the controls describe, with its constraint, for the first chosen solver: what a
     sweep's grid varies (a reference solver's points drop the constraint there, and a point
     whose solver cannot honour κ its honoured split)."""
-    constraint = ConstraintSpec(problem.family, problem.kappa, problem.interval,
-                                pairs=problem.pairs, options=problem.options)  # fmt: skip
-    return RunSpec(data=data, prepare=prepare, model=problem.model, constraint=constraint,
-                   interval=problem.interval, solver=problem.solvers[0],
-                   budget=problem.budget, seed=prepare.seed,
-                   objective=problem.objective, honour=problem.honour)  # fmt: skip
+    constraint = ConstraintSpec(
+        problem.family,
+        problem.kappa,
+        problem.interval,
+        pairs=problem.pairs,
+        options=problem.options,
+    )
+    return RunSpec(
+        data=data,
+        prepare=prepare,
+        model=problem.model,
+        constraint=constraint,
+        interval=problem.interval,
+        solver=problem.solvers[0],
+        budget=problem.budget,
+        seed=prepare.seed,
+        objective=problem.objective,
+        honour=problem.honour,
+    )
 
 
 def run_specs(data: DataSpec, prepare: PrepareOptions, problem: Problem) -> list[RunSpec]:
     """One RunSpec per chosen solver (the unconstrained one without a constraint)."""
     base = base_spec(data, prepare, problem)
-    specs = sweep_specs(base, [problem.kappa], [problem.interval], list(problem.solvers),
-                        [prepare.seed], configs=problem.configs)  # fmt: skip
+    specs = sweep_specs(
+        base,
+        [problem.kappa],
+        [problem.interval],
+        list(problem.solvers),
+        [prepare.seed],
+        configs=problem.configs,
+    )
     for spec in specs:
         spec.validate()
     return specs

@@ -34,10 +34,20 @@ from pages.shared.problem_controls import REGRESSION_FAIRNESS, interval_words
 from pages.shared.problem_controls import Problem as ViewProblem
 from pages.shared.state import initial, remember
 
-LABEL_COLOUR = {Label.MEETS: "green", Label.MISSES: "orange", Label.SURROGATE_ONLY: "orange",
-                Label.CANNOT_TELL: "violet", Label.NEAR_MAJORITY: "orange", Label.LIKELY_LEAK: "red",
-                Label.NOT_CONVERGED: "orange", Label.DEGENERATE: "red", Label.DIVERGED: "red",
-                Label.FAILED: "red", Label.INTERRUPTED: "red", Label.RUNNING: "blue"}  # fmt: skip
+LABEL_COLOUR = {
+    Label.MEETS: "green",
+    Label.MISSES: "orange",
+    Label.SURROGATE_ONLY: "orange",
+    Label.CANNOT_TELL: "violet",
+    Label.NEAR_MAJORITY: "orange",
+    Label.LIKELY_LEAK: "red",
+    Label.NOT_CONVERGED: "orange",
+    Label.DEGENERATE: "red",
+    Label.DIVERGED: "red",
+    Label.FAILED: "red",
+    Label.INTERRUPTED: "red",
+    Label.RUNNING: "blue",
+}
 
 
 def live_phase(store: Store, run_ids: list[str]) -> str:
@@ -59,16 +69,19 @@ def constraint_sentence(problem: ViewProblem, subgroups: Subgroups | None = None
     text = f"Constraint {entry.quantity} ≤ κ = {problem.kappa:g}"
     if entry.uses_subgroups and subgroups is not None:
         columns = ", ".join(subgroups.attributes)
-        return (f"{text} ({entry.source}) in each of {len(subgroups):,} overlapping subgroups: "
-                f"rows whose {columns} are each at least a quantile threshold.")  # fmt: skip
+        return (
+            f"{text} ({entry.source}) in each of {len(subgroups):,} overlapping subgroups: "
+            f"rows whose {columns} are each at least a quantile threshold."
+        )
     if not entry.uses_interval:
         return f"{text} ({entry.source})."
     alpha, beta = problem.interval
     return f"{text} on I = [{alpha:.0%}, {beta:.0%}): {interval_words(problem.interval)}."
 
 
-def show_group_problems(prepared, family: str, kappas: list[float],
-                        intervals: list[tuple[float, float]]) -> bool:  # fmt: skip
+def show_group_problems(
+    prepared, family: str, kappas: list[float], intervals: list[tuple[float, float]]
+) -> bool:
     """Say, before anything runs, which groups are too small for the rank band of any κ and I to
     be run, with what fixes it; True when there is something to fix."""
     sentences = dict.fromkeys(
@@ -77,7 +90,7 @@ def show_group_problems(prepared, family: str, kappas: list[float],
         for interval in intervals
         for sentence in rank_band_problems(
             prepared.group_sizes("train"), family, kappa, interval, sizes=prepared.group_sizes()
-        )  # fmt: skip
+        )
     )
     for sentence in sentences:
         st.error(sentence)
@@ -116,7 +129,7 @@ def status_line(store: Store, run_ids: list[str], view: ConstraintSpec | None = 
             )
         for finding in verdict.at_a_glance:  # what else the verdict found, one click away
             column.caption(finding)
-        details = verdict.findings[len(verdict.at_a_glance):]
+        details = verdict.findings[len(verdict.at_a_glance) :]
         if details:
             with column.expander(f"Details ({len(details)})", key=f"verdict_details:{row.id}"):
                 for finding in details:
@@ -130,8 +143,9 @@ def trajectories(store: Store, run_ids: list[str], view: ConstraintSpec | None, 
     rows = [store.run(r) for r in run_ids]
     # a finished run's trajectory never changes: key the cache on how far each run has got
     progress = tuple((r.id, r.status, r.finished, store.progress(r.id)[0]) for r in rows)
-    st.plotly_chart(_trajectory_figure(str(store.home), progress, view, x), key="trajectory",
-                    width="stretch")  # fmt: skip
+    st.plotly_chart(
+        _trajectory_figure(str(store.home), progress, view, x), key="trajectory", width="stretch"
+    )
 
 
 def trajectory_axis(key: str = "trajectory_x") -> str:
@@ -140,11 +154,15 @@ def trajectory_axis(key: str = "trajectory_x") -> str:
     initial(key, "iteration")
     if st.session_state[key] not in trajectory.TRAJECTORY_AXES:  # a hand-edited link
         st.session_state[key] = "iteration"
-    choice = st.segmented_control("Trajectories against", list(trajectory.TRAJECTORY_AXES), key=key,
-                                  help="data passes: rows whose scores the solver computed, over "
-                                  "the training rows. oracle calls: gradients of the objective "
-                                  "and of the constraint rows the solver evaluated (paper 001 "
-                                  "counts them because methods differ in cost per iteration).")  # fmt: skip
+    choice = st.segmented_control(
+        "Trajectories against",
+        list(trajectory.TRAJECTORY_AXES),
+        key=key,
+        help="data passes: rows whose scores the solver computed, over "
+        "the training rows. oracle calls: gradients of the objective "
+        "and of the constraint rows the solver evaluated (paper 001 "
+        "counts them because methods differ in cost per iteration).",
+    )
     remember(key)  # a link shows the trajectories against the same axis
     return choice or "iteration"
 
@@ -172,16 +190,24 @@ def metrics_table(
     specs = [store.run(r).spec for r in run_ids]
     frame.insert(0, "model", [run_label(spec) for spec in specs])
     number = st.column_config.NumberColumn
-    st.dataframe(frame, hide_index=True, width="content", placeholder=MISSING, column_config={
-        **comparison_config(table, short=True),
-        "κ": number(format="%g"),
-    })  # fmt: skip
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="content",
+        placeholder=MISSING,
+        column_config={
+            **comparison_config(table, short=True),
+            "κ": number(format="%g"),
+        },
+    )
     ranking = [run_label(spec) for spec in specs if not thresholded(spec)]
     if ranking:
-        st.caption(f"{', '.join(ranking)} train{'s' if len(ranking) == 1 else ''} paper 004's "
-                   "pairwise AUC loss, which only ranks the scores: accuracy at the threshold "
-                   "says nothing of such a model (a shift of every score leaves its loss alone), "
-                   "so read its test AUC.")  # fmt: skip
+        st.caption(
+            f"{', '.join(ranking)} train{'s' if len(ranking) == 1 else ''} paper 004's "
+            "pairwise AUC loss, which only ranks the scores: accuracy at the threshold "
+            "says nothing of such a model (a shift of every score leaves its loss alone), "
+            "so read its test AUC."
+        )
     return frame
 
 
@@ -209,29 +235,38 @@ def comparison_config(table: ComparisonTable, short: bool = False) -> dict[str, 
             if label and config[column.header] is not None:
                 config[column.header] = {**config[column.header], "label": label}
         elif column.interval:
-            config[column.header] = text(label, help=f"95 % interval of {column.quantity.name} "
-                                         f"on new data like {where}: {where} is a sample")  # fmt: skip
+            config[column.header] = text(
+                label,
+                help=f"95 % interval of {column.quantity.name} "
+                f"on new data like {where}: {where} is a sample",
+            )
         else:
-            config[column.header] = number(format="%.4f",
-                                           help=f"exact {column.quantity.name} on {where}")  # fmt: skip
+            config[column.header] = number(
+                format="%.4f", help=f"exact {column.quantity.name} on {where}"
+            )
     return {header: entry for header, entry in config.items() if entry is not None}
 
 
 _SCORE_CONFIG = {
     "test accuracy": st.column_config.NumberColumn(format="%.4f"),
-    "test accuracy 95 %": st.column_config.TextColumn(help="95 % interval of the accuracy on "
-                                                      "new data like the test set"),
-    "majority": st.column_config.NumberColumn("majority rate", format="%.4f",
-                                              help="test accuracy of always predicting the "
-                                              "majority class"),
+    "test accuracy 95 %": st.column_config.TextColumn(
+        help="95 % interval of the accuracy on new data like the test set"
+    ),
+    "majority": st.column_config.NumberColumn(
+        "majority rate", format="%.4f", help="test accuracy of always predicting the majority class"
+    ),
     "test AUC": st.column_config.NumberColumn(format="%.4f"),
     "test RMSE": st.column_config.NumberColumn(format="%.4f"),
-    "baseline RMSE": st.column_config.NumberColumn(format="%.4f", help="test RMSE of predicting "
-                                                   "the training mean label"),
-    "test R²": st.column_config.NumberColumn(format="%.4f", help="1 − SSE/SST on the test set; "
-                                             "≤ 0 is no better than predicting the test set's "
-                                             "mean label"),
-}  # fmt: skip
+    "baseline RMSE": st.column_config.NumberColumn(
+        format="%.4f", help="test RMSE of predicting the training mean label"
+    ),
+    "test R²": st.column_config.NumberColumn(
+        format="%.4f",
+        help="1 − SSE/SST on the test set; "
+        "≤ 0 is no better than predicting the test set's "
+        "mean label",
+    ),
+}
 
 
 def honour_search_view(store: Store, run_id: str) -> None:
@@ -250,28 +285,49 @@ def honour_search_view(store: Store, run_id: str) -> None:
     if search.sentence:
         st.caption(f"{search.sentence}.")
     if search.sigma is not None and search.split_rows is not None and search.split != "train":
-        st.caption(f"Sampling noise of {quantity} on {where} ({search.split_rows:,} rows): "
-                   f"σ ≈ {search.sigma:.4f}; values closer than σ cannot be told apart.")  # fmt: skip
+        st.caption(
+            f"Sampling noise of {quantity} on {where} ({search.split_rows:,} rows): "
+            f"σ ≈ {search.sigma:.4f}; values closer than σ cannot be told apart."
+        )
     frame = pd.DataFrame(search_table(search)).dropna(axis="columns", how="all")
     frame["meets_kappa"] = frame["meets_kappa"].map({True: "✓", False: "✗"}).fillna("—")
     frame["chosen"] = frame["chosen"].map({True: "◆", False: ""})
     titles = search_titles(search, quantity)
-    formats = {"kappa_prime": "%.4g", "temperature": "%.3g", "train_value": "%.4f",
-               "value": "%.4f", "accuracy": "%.4f"}  # fmt: skip
+    formats = {
+        "kappa_prime": "%.4g",
+        "temperature": "%.3g",
+        "train_value": "%.4f",
+        "value": "%.4f",
+        "accuracy": "%.4f",
+    }
     texts = ("refined", "meets_kappa", "chosen")
-    st.dataframe(frame, hide_index=True, width="content", placeholder=MISSING, column_config={
-        key: (st.column_config.TextColumn(title, help=help) if key in texts else
-              st.column_config.NumberColumn(title, help=help, format=formats.get(key)))
-        for key, (title, help) in titles.items()
-    })  # fmt: skip
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="content",
+        placeholder=MISSING,
+        column_config={
+            key: (
+                st.column_config.TextColumn(title, help=help)
+                if key in texts
+                else st.column_config.NumberColumn(title, help=help, format=formats.get(key))
+            )
+            for key, (title, help) in titles.items()
+        },
+    )
 
 
 def front_words(solvers: Iterable[str]) -> str:
     """What the fronts of these solvers' runs are and which model each run reports (their
     cards' `front_words`), then how the models are marked."""
     said = dict.fromkeys(solver_card(name).front_words for name in solvers)
-    return " ".join([*filter(None, said), "Grey: dominated on these axes by another model of "
-                     "the same front; ◆: the model the run reports."])  # fmt: skip
+    return " ".join(
+        [
+            *filter(None, said),
+            "Grey: dominated on these axes by another model of "
+            "the same front; ◆: the model the run reports.",
+        ]
+    )
 
 
 def front_table_view(result: Frontier, quantity: str) -> None:
@@ -286,18 +342,32 @@ def front_table_view(result: Frontier, quantity: str) -> None:
         frame[name] = [row.get(name) for row in frame["coordinates"]]
     frame["run"] = frame["run"].str[:8]
     frame["reported"] = frame["chosen"].map({True: "◆", False: ""})
-    columns = ["run", "solver", "label", *names, "score", "fairness", "constraint", "dominated",
-               "reported"]  # fmt: skip
+    columns = [
+        "run",
+        "solver",
+        "label",
+        *names,
+        "score",
+        "fairness",
+        "constraint",
+        "dominated",
+        "reported",
+    ]
     if frame["constraint"].isna().all():  # a run without constraint, measured by no other
         columns.remove("constraint")
     number = st.column_config.NumberColumn
-    st.dataframe(frame[columns], hide_index=True, width="content", placeholder=MISSING,
-                 column_config={
-        "label": st.column_config.TextColumn("model", width="medium"),
-        "score": number(f"{SCORE_NAMES[result.score]} ({result.split})", format="%.4f"),
-        "fairness": number(fairness_title(result, quantity), format="%.4f"),
-        "constraint": number(f"{quantity} ({result.split})", format="%.4f"),
-    })  # fmt: skip
+    st.dataframe(
+        frame[columns],
+        hide_index=True,
+        width="content",
+        placeholder=MISSING,
+        column_config={
+            "label": st.column_config.TextColumn("model", width="medium"),
+            "score": number(f"{SCORE_NAMES[result.score]} ({result.split})", format="%.4f"),
+            "fairness": number(fairness_title(result, quantity), format="%.4f"),
+            "constraint": number(f"{quantity} ({result.split})", format="%.4f"),
+        },
+    )
 
 
 def fairness_title(result: Frontier, quantity: str) -> str:
@@ -325,8 +395,9 @@ def score_figures(
     unconstrained reference beside it), as (caption, figure) pairs; built once per finished run
     and shared by every rerun and session (never modified: drawing a figure copies it)."""
     versions = tuple(store.run(r).finished for r in (run_id, reference_id) if r is not None)
-    return _score_figures(str(store.home), run_id, reference_id, tuple(group_names), interval,
-                          kappa, versions)  # fmt: skip
+    return _score_figures(
+        str(store.home), run_id, reference_id, tuple(group_names), interval, kappa, versions
+    )
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -336,11 +407,15 @@ def _score_figures(home, run_id, reference_id, group_names, interval, kappa, ver
     label = run_label(store.run(run_id).spec)
     alpha, beta = interval
     figures = [
-        (f"Score CCDF per group — {label}", score_plots.cdf_figure(scores, groups, group_names, alpha, beta,
-                                                            kappa=kappa)),
-        (f"Rank–rank curve — {label}", score_plots.rank_rank_figure(scores, groups, group_names, alpha,
-                                                              beta, kappa)),
-    ]  # fmt: skip
+        (
+            f"Score CCDF per group — {label}",
+            score_plots.cdf_figure(scores, groups, group_names, alpha, beta, kappa=kappa),
+        ),
+        (
+            f"Rank–rank curve — {label}",
+            score_plots.rank_rank_figure(scores, groups, group_names, alpha, beta, kappa),
+        ),
+    ]
     models = [(label, scores, groups)]
     if reference_id is not None and reference_id != run_id:
         ref_scores, ref_groups = store.load_scores(reference_id)
@@ -357,14 +432,16 @@ def interval_helper_figures(
     """The interval helper's figures for the unconstrained model's test scores (cached per run
     and interval): where its groups differ in the rank range, and App. B's heat map."""
     version = store.run(reference_id).finished
-    return _interval_helper_figures(str(store.home), reference_id, tuple(group_names),
-                                    tuple(interval), version)  # fmt: skip
+    return _interval_helper_figures(
+        str(store.home), reference_id, tuple(group_names), tuple(interval), version
+    )
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _interval_helper_figures(home, reference_id, group_names, interval, version):
     scores, groups = Store(home).load_scores(reference_id)
     scan = interval_scan(scores, groups, 0.0, candidate_intervals())
-    return (interval_figures.rank_profile_figure(rank_profile(scores, groups), group_names,
-                                                 interval),
-            interval_figures.interval_scan_figure(scan))  # fmt: skip
+    return (
+        interval_figures.rank_profile_figure(rank_profile(scores, groups), group_names, interval),
+        interval_figures.interval_scan_figure(scan),
+    )

@@ -61,8 +61,7 @@ def view(run_id: str) -> AppTest:
     return app
 
 
-def test_choosing_a_model_stores_the_decision_and_offers_its_record(app_home, tmp_path,
-                                                                    downloads):  # fmt: skip
+def test_choosing_a_model_stores_the_decision_and_offers_its_record(app_home, tmp_path, downloads):
     store = Store(app_home)
     run_id = idca_run(store, tmp_path)
     execute_run(str(store.home), run_id)

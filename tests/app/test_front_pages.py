@@ -86,8 +86,10 @@ def test_the_runs_page_shows_a_selected_runs_front(front_run):
     app.session_state["runs_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     app.run()
     assert not app.exception, app.exception
-    assert any(f"**Front of {NAME} (κ = 0.1) [{front_run[:6]}]**: 3 models" in m.value
-               for m in app.markdown)  # fmt: skip
+    assert any(
+        f"**Front of {NAME} (κ = 0.1) [{front_run[:6]}]**: 3 models" in m.value
+        for m in app.markdown
+    )
     front = app.dataframe[-1].value
     assert front["label"].tolist() == [*LABELS, f"reported model = {LABELS[1]}"]
     assert front["dominated"].dtype == bool and front["score"].notna().all()

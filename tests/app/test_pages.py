@@ -83,8 +83,13 @@ def test_explore_runs_solvers_and_shows_exact_metrics_and_figures():
     badges = {m.value for m in app.markdown if m.value.startswith("**idca (κ = 0.05)**")}
     (line,) = badges
     labels = set(re.findall(r"-badge\[([^\]]+)\]", line))
-    assert labels & {"meets κ", "misses κ", "cannot tell at this size", "surrogate only",
-                     "degenerate"}  # 3 s on a shared machine may not suffice  # fmt: skip
+    assert labels & {
+        "meets κ",
+        "misses κ",
+        "cannot tell at this size",
+        "surrogate only",
+        "degenerate",
+    }  # 3 s on a shared machine may not suffice
     assert "verdict" not in table.columns
     assert "Not converged (" in texts(app)  # IDCA needs more than 3 s
     # the test value's 95 % interval beside it, "low–high"
@@ -172,7 +177,10 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     assert app.get("plotly_chart") and "3 of 3 runs finished" in app.get("progress")[0].text
     # κ held on the training data by default, where there is a κ: the chart says so, once
     assert sorted((r.spec["solver"], r.spec.get("honour")) for r in runs) == [
-        ("idca", "train"), ("idca", "train"), ("unconstrained", None)]  # fmt: skip
+        ("idca", "train"),
+        ("idca", "train"),
+        ("unconstrained", None),
+    ]
     held = "κ held on the training data: each run reports its first model"
     (figure,) = app.get("plotly_chart")
     subtitle = json.loads(figure.proto.spec)["layout"]["title"]["subtitle"]["text"]
@@ -183,11 +191,19 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     # one seed: every point's bands are its run's held-out intervals
     assert (table["score 95 %"] != "").all() and (table["fairness 95 %"] != "").all()
     assert (app.radio(key="score_axis").value, app.radio(key="spread").value) == ("accuracy", "ci")
-    assert axis_titles(app) == ("fairness = 1 − pSP (exact, test) ± 95 % interval",
-                                "accuracy (exact, test) ± 95 % interval")  # fmt: skip
+    assert axis_titles(app) == (
+        "fairness = 1 − pSP (exact, test) ± 95 % interval",
+        "accuracy (exact, test) ± 95 % interval",
+    )
     tight = next(r for r in runs if (r.spec.get("constraint") or {}).get("kappa") == 0.05)
-    app.session_state["frontier"] = {"selection": {  # the person clicks IDCA's κ = 0.05 point
-        "points": [{"customdata": [tight.id]}], "point_indices": [0], "box": [], "lasso": []}}  # fmt: skip
+    app.session_state["frontier"] = {
+        "selection": {  # the person clicks IDCA's κ = 0.05 point
+            "points": [{"customdata": [tight.id]}],
+            "point_indices": [0],
+            "box": [],
+            "lasso": [],
+        }
+    }
     app.run()
     assert "**Solves of idca (κ = 0.05)**, holding κ on train" in texts(app)
     # the clicked model's case: its cost against the reference and its groups' rates
@@ -196,7 +212,8 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     scores, ids = Store().load_scores(tight.id)
     assert list(groups["rows"]) == np.bincount(ids).tolist()
     assert groups["selection_rate"].tolist() == pytest.approx(
-        [np.mean(scores[ids == k] > 0) for k in range(len(groups))])
+        [np.mean(scores[ids == k] > 0) for k in range(len(groups))]
+    )
     app.text_area(key=f"decision_note_{tight.id}").input("the tightest κ that keeps accuracy")
     next(b for b in app.button if b.label == "Choose this model").click().run()
     assert not app.exception and app.get("download_button")
@@ -265,8 +282,10 @@ def test_an_auc_gap_frontier_shows_auc_and_the_references_own_gap():
     wait_for_runs(app)
     assert not app.exception
     assert (app.radio(key="score_axis").value, app.radio(key="spread").value) == ("auc", "se")
-    assert axis_titles(app) == ("fairness = 1 − AUC gap (exact, test) ± s.e.",
-                                "AUC (exact, test) ± s.e.")  # fmt: skip
+    assert axis_titles(app) == (
+        "fairness = 1 − AUC gap (exact, test) ± s.e.",
+        "AUC (exact, test) ± s.e.",
+    )
     table = app.dataframe[0].value
     store = Store()
     gaps = []
@@ -274,8 +293,9 @@ def test_an_auc_gap_frontier_shows_auc_and_the_references_own_gap():
         if row.spec["solver"] == "unconstrained":
             spec = RunSpec.from_dict(row.spec)
             scores, groups = store.load_scores(row.id)
-            gaps.append(intra_group_auc_gap(scores, groups,
-                                            load_prepared(spec.data, spec.prepare).test.y))  # fmt: skip
+            gaps.append(
+                intra_group_auc_gap(scores, groups, load_prepared(spec.data, spec.prepare).test.y)
+            )
     (reference,) = table.loc[table["solver"] == "unconstrained", "constraint"]
     assert len(gaps) == 2 and reference == pytest.approx(sum(gaps) / 2)
     assert (table["score 95 %"] != "").all()  # two seeds: every point has its band (± s.e.)
@@ -319,8 +339,9 @@ def test_the_group_loss_gap_takes_its_pairs_and_losses_from_the_sidebar(app_home
     assert not app.exception
     wait_for_runs(app)
     constraints = [r.spec["constraint"] for r in Store(app_home).runs() if r.spec["constraint"]]
-    assert constraints and all(c["pairs"] == "vs_mean" and c["options"] == [["condition", "odds"]]
-                               for c in constraints)  # fmt: skip
+    assert constraints and all(
+        c["pairs"] == "vs_mean" and c["options"] == [["condition", "odds"]] for c in constraints
+    )
     assert app.query_params["loss_condition"] == "odds"
 
 
@@ -354,7 +375,9 @@ def test_a_solver_tuned_first_runs_its_trials_and_shows_the_setting_its_rule_pic
     trials = [r for r in runs if r.spec["solver"] == "ssg"]
     assert len(runs) == len(grid) + 1 and len(trials) == len(grid)
     assert sorted(r.spec["config"]["epsilon"] for r in trials) == sorted(s["epsilon"] for s in grid)
-    (expander,) = [e for e in app.expander if e.label.startswith("Tuned ssg (κ = 0.05) on 4 trials")]
+    (expander,) = [
+        e for e in app.expander if e.label.startswith("Tuned ssg (κ = 0.05) on 4 trials")
+    ]
     shown = metrics_frame(app)
     assert set(shown["model"]) == {"ssg (κ = 0.05)", "unconstrained"}
     trial_table = next(d.value for d in app.dataframe if "epsilon" in d.value.columns)
@@ -383,10 +406,12 @@ def test_a_frontier_tuned_first_draws_each_point_with_the_options_its_own_trials
     tuned = [e.label for e in app.expander if e.label.startswith("Tuned ssg")]
     assert len(tuned) == 2 and all(f"on {len(grid)} trials" in label for label in tuned)
     (figure,) = [c for c in app.get("plotly_chart") if c.key == "frontier"]
-    drawn = {ids[0] for t in json.loads(figure.proto.spec)["data"]
-             for ids in t.get("customdata", [])}  # fmt: skip
+    drawn = {
+        ids[0] for t in json.loads(figure.proto.spec)["data"] for ids in t.get("customdata", [])
+    }
     # one chosen trial per κ (unless none ended with a model, which the expander then says)
     chosen = drawn & {r.id for r in trials}
     answered = [label for label in tuned if "no trial ended" not in label]
-    assert len(chosen) == len(answered) and {r.spec["constraint"]["kappa"] for r in trials
-                                             if r.id in chosen} <= {0.2, 0.05}  # fmt: skip
+    assert len(chosen) == len(answered) and {
+        r.spec["constraint"]["kappa"] for r in trials if r.id in chosen
+    } <= {0.2, 0.05}

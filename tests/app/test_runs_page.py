@@ -84,8 +84,13 @@ def add_run(
     if end == "running":
         return spec.run_id
     split = {"constraint": value, "accuracy": 0.82, "majority": 0.76, "auc": 0.88}
-    store.finish(spec.run_id, StopReason(end, reason), iterations=10, seconds=1.0,
-                 metrics={"test": split, "train": split})  # fmt: skip
+    store.finish(
+        spec.run_id,
+        StopReason(end, reason),
+        iterations=10,
+        seconds=1.0,
+        metrics={"test": split, "train": split},
+    )
     store.save_artifacts(spec.run_id, {"w": np.arange(3.0)}, np.zeros(4), np.zeros(4, int))
     return spec.run_id
 
@@ -109,8 +114,11 @@ def select(app: AppTest, rows: list[int]) -> AppTest:
 
 
 def texts(app: AppTest) -> str:
-    return " ".join(e.value for kind in ("markdown", "caption", "success", "error", "info")
-                    for e in app.get(kind))  # fmt: skip
+    return " ".join(
+        e.value
+        for kind in ("markdown", "caption", "success", "error", "info")
+        for e in app.get(kind)
+    )
 
 
 def test_an_empty_store_says_so():
@@ -127,10 +135,19 @@ def test_newest_first_with_one_column_per_quantity_and_the_verdict(store):
     frame = table(app).set_index("id")
     assert list(frame.index) == [free, gap, meets, misses]
     assert frame.loc[misses, ["quantity", "κ", "I", "verdict", "test pSP"]].tolist() == [
-        "pSP", 0.05, "[5%, 30%)", "misses κ", 0.08]  # fmt: skip
+        "pSP",
+        0.05,
+        "[5%, 30%)",
+        "misses κ",
+        0.08,
+    ]
     assert frame.loc[meets, ["verdict", "test pSP"]].tolist() == ["meets κ", 0.04]
     assert frame.loc[gap, ["quantity", "I", "verdict", "test EO gap"]].tolist() == [
-        "EO gap", "—", "meets κ", 0.03]  # fmt: skip
+        "EO gap",
+        "—",
+        "meets κ",
+        0.03,
+    ]
     assert frame.loc[free, ["quantity", "I", "verdict"]].tolist() == ["—", "—", "no constraint"]
     # each column one quantity: a run that stores none of it (these store only their own
     # constrained value) has an empty cell, shown as "—", not its own quantity's value
@@ -248,7 +265,10 @@ def test_rerun_queues_runs_without_a_result_and_asks_before_replacing_one(store,
     app.button(key="keep_results").click().run()
     assert not app.exception, app.exception
     assert [store.run(r).status for r in (finished, failed, running)] == [
-        "converged", "queued", "running"]  # fmt: skip
+        "converged",
+        "queued",
+        "running",
+    ]
     assert store.metrics(finished)["test"]["accuracy"] == 0.82
     assert "Queued 1 run again." in texts(app) and runners == [store.home]
 

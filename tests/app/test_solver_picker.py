@@ -60,7 +60,10 @@ def test_the_sidebar_shows_the_proposed_solvers_and_folds_the_rest_by_paper():
     folded = {e.label: e for e in app.sidebar.expander if e.label.startswith(("Paper", "Not"))}
     # a paper's group is headed by what the paper is about
     assert any(label.startswith(f"Paper 000 · {PAPER_TOPICS['000']} (") for label in folded)
-    assert any(label.startswith("Not for pSP with this model, objective and grouping (") for label in folded)
+    assert any(
+        label.startswith("Not for pSP with this model, objective and grouping (")
+        for label in folded
+    )
     assert not any(e.proto.expanded for e in folded.values())
     inside = {box.key for e in folded.values() for box in e.checkbox}
     assert "solver:idca" not in inside and "solver:unconstrained" not in inside
@@ -92,7 +95,9 @@ def test_a_solver_for_two_groups_is_refused_before_it_runs_on_data_of_more():
     assert on_four["auc_postprocess"].refusal == card.groups_refusal(4)
     assert "this data has 4; choose a grouping with two" in card.groups_refusal(4)
     assert on_four["sfls"].available  # the others take any number of groups
-    assert solver_choices("auc_gap", ModelSpec(), "pairwise_auc", None, 2)["auc_postprocess"].available
+    assert solver_choices("auc_gap", ModelSpec(), "pairwise_auc", None, 2)[
+        "auc_postprocess"
+    ].available
 
 
 def test_the_page_greys_out_a_solver_for_two_groups_on_data_grouped_into_more():

@@ -21,29 +21,34 @@ PROJECT = Path(__file__).resolve().parents[2]
 def modules_after(code: str) -> set[str]:
     """The modules a fresh interpreter has loaded after running `code`."""
     code = f"import sys; {code}; print(' '.join(sys.modules))"
-    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True,
-                            text=True, check=True)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, check=True
+    )
     return set(result.stdout.split())
 
 
 def test_what_the_pages_use_imports_no_solver():
-    loaded = modules_after("import pages.shared.data_controls, pages.shared.data_summary, "
-                           "pages.shared.views, pages.shared.problem_controls, engine.report, "
-                           "engine.runs.submit, engine.runs.frontier, engine.runs.results")  # fmt: skip
+    loaded = modules_after(
+        "import pages.shared.data_controls, pages.shared.data_summary, "
+        "pages.shared.views, pages.shared.problem_controls, engine.report, "
+        "engine.runs.submit, engine.runs.frontier, engine.runs.results"
+    )
     assert "torch" not in loaded and "scipy.stats" not in loaded
     assert "pandas" in loaded and "plotly" in loaded
     assert "engine.solvers.catalogue" in loaded and "engine.solvers.idca" not in loaded
 
 
 def test_the_runs_of_the_default_view_are_described_without_solvers():
-    code = ("from pages.shared import data_controls, problem_controls as pc; "
-            "from engine.models import ModelSpec; from engine.solvers import Budget; "
-            "spec, prepare = data_controls.default_data(); "
-            "solvers = ('idca', 'ssg', 'penalty', 'unconstrained'); "
-            "problem = pc.Problem((0.05, 0.3), 0.05, 'pSP', solvers, {}, "
-            "ModelSpec(cross_terms=True), Budget(max_seconds=5.0)); "
-            "specs = pc.run_specs(spec, prepare, problem); "
-            "assert [s.solver for s in specs] == list(solvers), specs")  # fmt: skip
+    code = (
+        "from pages.shared import data_controls, problem_controls as pc; "
+        "from engine.models import ModelSpec; from engine.solvers import Budget; "
+        "spec, prepare = data_controls.default_data(); "
+        "solvers = ('idca', 'ssg', 'penalty', 'unconstrained'); "
+        "problem = pc.Problem((0.05, 0.3), 0.05, 'pSP', solvers, {}, "
+        "ModelSpec(cross_terms=True), Budget(max_seconds=5.0)); "
+        "specs = pc.run_specs(spec, prepare, problem); "
+        "assert [s.solver for s in specs] == list(solvers), specs"
+    )
     assert "torch" not in modules_after(code)
 
 
@@ -53,8 +58,10 @@ def test_the_runner_process_imports_no_solver():
 
 
 def test_preloading_imports_no_solver():
-    code = ("from pages.shared import preload, data_controls; "
-            "data_controls.prepared_data = lambda *args: None; preload.preload()")  # fmt: skip
+    code = (
+        "from pages.shared import preload, data_controls; "
+        "data_controls.prepared_data = lambda *args: None; preload.preload()"
+    )
     loaded = modules_after(code)
     assert "pages.shared.problem_controls" in loaded and "torch" not in loaded
 
@@ -80,10 +87,16 @@ def test_setup_prepares_the_default_data_for_a_first_start(tmp_path, monkeypatch
 
 
 def test_groups_table_in_markdown():
-    summary = {"groups": [
-        {"name": "A|B", "train": {"size": 1200, "label_rate": 0.25},
-         "val": {"size": 10, "label_rate": None}, "test": {"size": 0, "label_rate": None}},
-    ]}  # fmt: skip
+    summary = {
+        "groups": [
+            {
+                "name": "A|B",
+                "train": {"size": 1200, "label_rate": 0.25},
+                "val": {"size": 10, "label_rate": None},
+                "test": {"size": 0, "label_rate": None},
+            },
+        ]
+    }
     lines = data_summary.groups_markdown(summary).split("\n")
     assert len(lines) == 3 and lines[0].startswith("| group | train size")
     assert lines[2] == "| A\\|B | 1,200 | 25.0% | 10 | — | 0 | — |"

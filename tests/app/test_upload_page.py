@@ -26,13 +26,19 @@ def upload(content: bytes, name: str = "loans 2024.csv") -> AppTest:
 def loans(n: int = 300) -> bytes:
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, n)
-    return pd.DataFrame({
-        "loan_id": np.arange(n) + 5000,
-        "income": rng.normal(50, 10, n).round(1),
-        "granted_copy": y,
-        "sex": rng.choice(["F", "M"], n),
-        "y": y,
-    }).to_csv(index=False).encode()  # fmt: skip
+    return (
+        pd.DataFrame(
+            {
+                "loan_id": np.arange(n) + 5000,
+                "income": rng.normal(50, 10, n).round(1),
+                "granted_copy": y,
+                "sex": rng.choice(["F", "M"], n),
+                "y": y,
+            }
+        )
+        .to_csv(index=False)
+        .encode()
+    )
 
 
 def test_an_upload_is_prepared_and_shown_by_its_name():
@@ -71,9 +77,17 @@ def label_box(app: AppTest):
 
 def test_the_label_is_preselected_by_its_name_not_its_place():
     rng = np.random.default_rng(1)
-    content = pd.DataFrame({"income": rng.normal(50, 10, 200).round(1),
-                            "Target": rng.integers(0, 2, 200),
-                            "sex": rng.choice(["F", "M"], 200)}).to_csv(index=False).encode()  # fmt: skip
+    content = (
+        pd.DataFrame(
+            {
+                "income": rng.normal(50, 10, 200).round(1),
+                "Target": rng.integers(0, 2, 200),
+                "sex": rng.choice(["F", "M"], 200),
+            }
+        )
+        .to_csv(index=False)
+        .encode()
+    )
     app = upload(content)
     assert label_box(app).value == "Target"
     app.multiselect(key="protected").set_value(["sex"]).run()
@@ -83,9 +97,17 @@ def test_the_label_is_preselected_by_its_name_not_its_place():
 
 def test_without_a_label_name_the_page_asks_for_the_label():
     rng = np.random.default_rng(2)
-    content = pd.DataFrame({"granted": rng.integers(0, 2, 200),
-                            "income": rng.normal(50, 10, 200).round(1),
-                            "sex": rng.choice(["F", "M"], 200)}).to_csv(index=False).encode()  # fmt: skip
+    content = (
+        pd.DataFrame(
+            {
+                "granted": rng.integers(0, 2, 200),
+                "income": rng.normal(50, 10, 200).round(1),
+                "sex": rng.choice(["F", "M"], 200),
+            }
+        )
+        .to_csv(index=False)
+        .encode()
+    )
     app = upload(content)
     assert label_box(app).value is None
     assert [e.value for e in app.error] == [

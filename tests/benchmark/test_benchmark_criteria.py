@@ -47,13 +47,16 @@ def brute_force(h, y, g):
         acc.append(prob([p == (t == 1) for p, t in zip(yhat, y, strict=True)], member))
         for v in (1, 0):
             sp[v].append(prob(yhat, [a and t == v for a, t in zip(member, y, strict=True)]))
-            sf[v].append(prob([t == 1 for t in y],
-                              [a and p == v for a, p in zip(member, yhat, strict=True)]))  # fmt: skip
+            sf[v].append(
+                prob([t == 1 for t in y], [a and p == v for a, p in zip(member, yhat, strict=True)])
+            )
     wd = max(
-        wasserstein_distance([sigmoid(s) for s, gi in zip(h, g, strict=True) if gi == i],
-                             [sigmoid(s) for s, gi in zip(h, g, strict=True) if gi == j])
+        wasserstein_distance(
+            [sigmoid(s) for s, gi in zip(h, g, strict=True) if gi == i],
+            [sigmoid(s) for s, gi in zip(h, g, strict=True) if gi == j],
+        )
         for i, j in itertools.combinations(range(m), 2)
-    )  # fmt: skip
+    )
     values = {
         "Ind": table2(ind),
         "Sp": 0.5 * (table2(sp[1]) + table2(sp[0])),
@@ -144,8 +147,11 @@ def test_a_group_without_positive_labels_leaves_separation_undefined():
     assert result.values["Sp"] is None
     assert "[1]" in result.reasons["Sp"] and "Y = +" in result.reasons["Sp"]
     assert set(result.reasons) == {"Sp"}
-    assert all(isinstance(result.values[n], float) and math.isfinite(result.values[n])
-               for n in CRITERIA if n != "Sp")  # fmt: skip
+    assert all(
+        isinstance(result.values[n], float) and math.isfinite(result.values[n])
+        for n in CRITERIA
+        if n != "Sp"
+    )
 
 
 def test_no_predicted_positives_leave_sufficiency_undefined():
@@ -170,8 +176,14 @@ def test_a_group_id_without_samples_is_refused():
 def test_report_criteria_are_the_criteria_under_the_report_names(seed):
     h, y, g = random_case(seed)
     report = report_criteria(h, y, g)
-    assert list(report) == ["independence", "separation", "sufficiency", "inaccuracy",
-                            "accuracy_gap", "probability_wasserstein"]  # fmt: skip
+    assert list(report) == [
+        "independence",
+        "separation",
+        "sufficiency",
+        "inaccuracy",
+        "accuracy_gap",
+        "probability_wasserstein",
+    ]
     values = criteria(h, y, g).values
     assert report == {REPORT_NAMES[name]: values[name] for name in CRITERIA}
     assert all(isinstance(v, float) for v in report.values())

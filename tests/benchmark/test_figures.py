@@ -59,8 +59,9 @@ def test_band_figure_has_a_band_and_a_mean_per_panel_and_split():
             for split in SPLITS:
                 one = given[quantity][solver][split]
                 (mean,) = traces_of(fig, quantity=quantity, solver=solver, split=split, kind="mean")
-                (polygon,) = traces_of(fig, quantity=quantity, solver=solver, split=split,
-                                       kind="band")  # fmt: skip
+                (polygon,) = traces_of(
+                    fig, quantity=quantity, solver=solver, split=split, kind="band"
+                )
                 np.testing.assert_allclose(mean.x, one.seconds)
                 np.testing.assert_allclose(mean.y, one.mean)
                 assert mean.line.dash == ("solid" if split == "train" else "dash")
@@ -126,11 +127,12 @@ def test_probability_figure_refuses_unnamed_groups():
 
 def test_spider_figure_closes_one_line_per_solver_and_split():
     values = {
-        split: {solver: {axis: 0.01 * (i + 1) * (j + 1) + 0.1 * s
-                         for j, axis in enumerate(SPIDER_AXES)}
-                for i, solver in enumerate(SOLVERS)}
+        split: {
+            solver: {axis: 0.01 * (i + 1) * (j + 1) + 0.1 * s for j, axis in enumerate(SPIDER_AXES)}
+            for i, solver in enumerate(SOLVERS)
+        }
         for s, split in enumerate(SPLITS)
-    }  # fmt: skip
+    }
     values["test"]["SSw"]["Sf"] = None
     fig = spider_figure(values)
     assert len(fig.data) == len(SOLVERS) * len(SPLITS)

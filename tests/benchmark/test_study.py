@@ -83,8 +83,9 @@ def execute_study(folder, data, grid, iterations: int, save_every: int | None, s
 @pytest.fixture(scope="module")
 def study(tmp_path_factory, toy_csv):
     grid = study_grid(["sgd", "ssl_alm"], 2, {})
-    return execute_study(tmp_path_factory.mktemp("study"), toy_csv, grid, iterations=200,
-                         save_every=50)  # fmt: skip
+    return execute_study(
+        tmp_path_factory.mktemp("study"), toy_csv, grid, iterations=200, save_every=50
+    )
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +95,11 @@ def runs(study):
 
 def saved(study, run_id: str, key: str) -> list[tuple[float, float]]:
     """A run's saved iterates' (seconds, value of `key`), straight from the store's records."""
-    return [(r["seconds"], r["values"][key]) for r in study.store.records(run_id)
-            if r["kind"] == "iterate" and r["values"].get(key) is not None]  # fmt: skip
+    return [
+        (r["seconds"], r["values"][key])
+        for r in study.store.records(run_id)
+        if r["kind"] == "iterate" and r["values"].get(key) is not None
+    ]
 
 
 def run_bins(points, width: float) -> dict[int, float]:
@@ -117,9 +121,11 @@ def ids_of(runs, variant: str) -> list[str]:
 
 def test_the_study_has_two_variants_of_two_seeds_each(study, runs):
     assert sorted((run.variant, run.seed, run.status) for run in runs) == [
-        ("sgd", 0, "budget"), ("sgd", 1, "budget"), ("ssl_alm", 0, "budget"),
+        ("sgd", 0, "budget"),
+        ("sgd", 1, "budget"),
+        ("ssl_alm", 0, "budget"),
         ("ssl_alm", 1, "budget"),
-    ]  # fmt: skip
+    ]
     assert all(len(run.iterates) == 4 for run in runs)  # saved at 50, 100, 150 and 200
     # every solver of a study is judged against its constraint, SGD too (it ignores it)
     assert {run.variant: run.kappa for run in runs} == {"sgd": DELTA, "ssl_alm": DELTA}
@@ -129,15 +135,18 @@ def test_bands_have_one_entry_per_variant_and_split_counting_the_runs(study, run
     bands = study_bands(runs)
     assert list(bands) == ["loss", GAP]
     assert {v: sorted(per) for v, per in bands["loss"].items()} == {
-        "sgd": ["test", "train"], "ssl_alm": ["test", "train"]
-    }  # fmt: skip
+        "sgd": ["test", "train"],
+        "ssl_alm": ["test", "train"],
+    }
     # sgd ignores the constraint while training, yet its gap is drawn beside the others'
     assert sorted(bands[GAP]["sgd"]) == sorted(bands[GAP]["ssl_alm"]) == ["test", "train"]
     for variant in ("sgd", "ssl_alm"):
         for split in ("train", "test"):
             band = bands["loss"][variant][split]
-            spans = [run_bins(saved(study, i, f"{split}.loss"), BIN_SECONDS)
-                     for i in ids_of(runs, variant)]  # fmt: skip
+            spans = [
+                run_bins(saved(study, i, f"{split}.loss"), BIN_SECONDS)
+                for i in ids_of(runs, variant)
+            ]
             bins = np.rint(band.seconds / BIN_SECONDS).astype(int)
             assert bins.tolist() == sorted(set().union(*spans))
             assert band.runs.tolist() == [sum(k in span for span in spans) for k in bins]
@@ -151,10 +160,12 @@ def test_a_bands_mean_is_the_mean_of_the_runs_saved_values(study, runs, width):
     for variant in ("sgd", "ssl_alm"):
         for split in ("train", "test"):
             band = bands["loss"][variant][split]
-            per_run = [run_bins(saved(study, i, f"{split}.loss"), width)
-                       for i in ids_of(runs, variant)]  # fmt: skip
-            for k, mean, q1, q3 in zip(np.rint(band.seconds / width).astype(int), band.mean,
-                                       band.q1, band.q3, strict=True):  # fmt: skip
+            per_run = [
+                run_bins(saved(study, i, f"{split}.loss"), width) for i in ids_of(runs, variant)
+            ]
+            for k, mean, q1, q3 in zip(
+                np.rint(band.seconds / width).astype(int), band.mean, band.q1, band.q3, strict=True
+            ):
                 values = [run[k] for run in per_run if k in run]
                 assert mean == pytest.approx(np.mean(values), abs=1e-12)
                 assert (q1, q3) == pytest.approx(tuple(np.quantile(values, [0.25, 0.75])))
@@ -164,8 +175,9 @@ def test_one_bin_holding_every_point_has_the_mean_over_runs_of_each_runs_mean(st
     band = study_bands(runs, 1000.0)["loss"]["ssl_alm"]["train"]
     assert band.runs.tolist() == [2]
     (mean,) = band.mean
-    direct = [np.mean([v for _, v in saved(study, i, "train.loss")])
-              for i in ids_of(runs, "ssl_alm")]  # fmt: skip
+    direct = [
+        np.mean([v for _, v in saved(study, i, "train.loss")]) for i in ids_of(runs, "ssl_alm")
+    ]
     assert mean == pytest.approx(np.mean(direct), abs=1e-12)
 
 
@@ -180,13 +192,24 @@ def test_the_gaps_two_rows_are_one_band_of_the_gap_with_plus_minus_delta_bounds(
             assert u + lo == pytest.approx(-2 * DELTA) and abs(u + DELTA) == pytest.approx(g)
     # the band is of the signed gap, row + δ
     band = study_bands(runs, 1000.0)[GAP]["ssl_alm"]["test"]
-    direct = [np.mean([u + DELTA for _, u in saved(study, i, f"test.row.{GAP}:upper")])
-              for i in ids_of(runs, "ssl_alm")]  # fmt: skip
+    direct = [
+        np.mean([u + DELTA for _, u in saved(study, i, f"test.row.{GAP}:upper")])
+        for i in ids_of(runs, "ssl_alm")
+    ]
     assert band.mean.tolist() == pytest.approx([np.mean(direct)])
     # a run without a constraint has neither gap rows nor bounds
-    unconstrained = [dataclasses.replace(run, kappa=None, iterates=[
-        {**r, "values": {k: v for k, v in r["values"].items() if ".row." not in k}}
-        for r in run.iterates]) for run in runs if run.variant == "sgd"]  # fmt: skip
+    unconstrained = [
+        dataclasses.replace(
+            run,
+            kappa=None,
+            iterates=[
+                {**r, "values": {k: v for k, v in r["values"].items() if ".row." not in k}}
+                for r in run.iterates
+            ],
+        )
+        for run in runs
+        if run.variant == "sgd"
+    ]
     assert band_rows(unconstrained) == [] and band_bounds(unconstrained) == {}
     assert list(study_bands(unconstrained)) == ["loss"]
 
@@ -197,8 +220,13 @@ def test_the_table_has_a_row_per_variant_with_the_best_marked_by_its_means(study
     assert summary.mean.columns.tolist() == list(TABLE_METRICS.values())
     metrics = {run.run_id: study.store.metrics(run.run_id) for run in runs}
     for variant in ("sgd", "ssl_alm"):
-        for split, name in (("test", "loss"), ("test", "accuracy"), ("train", "loss"),
-                            ("test", "independence"), ("test", "accuracy_gap")):  # fmt: skip
+        for split, name in (
+            ("test", "loss"),
+            ("test", "accuracy"),
+            ("train", "loss"),
+            ("test", "independence"),
+            ("test", "accuracy_gap"),
+        ):
             column = TABLE_METRICS[f"{split}.{name}"]
             direct = [metrics[i][split][name] for i in ids_of(runs, variant)]
             assert summary.mean.loc[variant, column] == pytest.approx(np.mean(direct))
@@ -265,17 +293,21 @@ def test_a_solvers_study_is_no_heatmap(study, runs):
 
 def test_variant_labels_name_the_varying_axes_that_apply_to_the_solver(csv_spec):
     base = base_spec(csv_spec, 10, None)
-    grid = study_grid(["sgd", "ssl_alm"], 3,
-                      parse_grid(["option.rho=0.5,1", "option.mu=2", "model.hidden=4,8"]))  # fmt: skip
+    grid = study_grid(
+        ["sgd", "ssl_alm"], 3, parse_grid(["option.rho=0.5,1", "option.mu=2", "model.hidden=4,8"])
+    )
     assert grid["solver.seed"] == [0, 1, 2] and list(grid)[0] == "solver"
     points = study_points(base, grid)
     labels = study_variants(points, grid)
     assert len(labels) == len(points) == (2 + 4) * 3  # sgd has no ρ: its points collapse
     assert sorted(set(labels.values())) == [
-        "sgd · model.hidden=4", "sgd · model.hidden=8",
-        "ssl_alm · option.rho=0.5 · model.hidden=4", "ssl_alm · option.rho=0.5 · model.hidden=8",
-        "ssl_alm · option.rho=1 · model.hidden=4", "ssl_alm · option.rho=1 · model.hidden=8",
-    ]  # fmt: skip
+        "sgd · model.hidden=4",
+        "sgd · model.hidden=8",
+        "ssl_alm · option.rho=0.5 · model.hidden=4",
+        "ssl_alm · option.rho=0.5 · model.hidden=8",
+        "ssl_alm · option.rho=1 · model.hidden=4",
+        "ssl_alm · option.rho=1 · model.hidden=8",
+    ]
     # the seeds and the one-value axes are shared by a variant's runs, never in its label
     point, spec = points[0]
     assert variant_label(point, spec, {"solver": ["sgd"], "solver.seed": [0, 1]}) == "sgd"
@@ -287,7 +319,10 @@ def test_the_study_keeps_its_own_axes_to_itself():
     from engine.errors import UserError
 
     assert study_grid(["sgd"], 2, {"option.step": [0.1]}) == {
-        "solver": ["sgd"], "option.step": [0.1], "solver.seed": [0, 1]}  # fmt: skip
+        "solver": ["sgd"],
+        "option.step": [0.1],
+        "solver.seed": [0, 1],
+    }
     for own in ("solver", "solver.seed", "seed"):
         with pytest.raises(UserError, match="the study sets"):
             study_grid(["sgd"], 2, {own: [1]})
@@ -303,8 +338,10 @@ def test_group_bands_are_each_groups_loss_and_positive_rate_over_time(study, run
     for variant, per_group in losses.items():
         assert len(per_group) == 2  # the toy data's two groups
         for group, band in per_group.items():
-            per_run = [run_bins(saved(study, i, f"test.group.{group}.loss"), BIN_SECONDS)
-                       for i in ids_of(runs, variant)]  # fmt: skip
+            per_run = [
+                run_bins(saved(study, i, f"test.group.{group}.loss"), BIN_SECONDS)
+                for i in ids_of(runs, variant)
+            ]
             k = int(np.rint(band.seconds[-1] / BIN_SECONDS))
             values = [run[k] for run in per_run if k in run]
             assert band.mean[-1] == pytest.approx(np.mean(values), abs=1e-12)
@@ -324,8 +361,9 @@ def test_a_run_that_did_not_end_is_left_out_of_the_study(study, runs, tmp_path):
     shutil.copytree(study.store.home, tmp_path / "copy")
     store = Store(tmp_path / "copy")  # the module's study stays as it is
     victim = runs[0]
-    assert store.finish(victim.run_id, StopReason(StopCode.STEP_FAILED, "a step failed"),
-                        only_if=("budget",))  # fmt: skip
+    assert store.finish(
+        victim.run_id, StopReason(StopCode.STEP_FAILED, "a step failed"), only_if=("budget",)
+    )
     reloaded = load_study(store, {run.run_id: run.variant for run in runs})
     left = {run.run_id: run for run in reloaded}[victim.run_id]
     assert left.iterates == [] and left.metrics == {}

@@ -84,9 +84,17 @@ def test_plain_frame_is_numeric_and_survives_csv():
 
 @pytest.mark.parametrize(
     ("metric", "larger"),
-    [("accuracy", True), ("test accuracy", True), ("train.accuracy", True), ("Acc", True),
-     ("DifAcc", False), ("Ina", False), ("loss", False), ("max violation", False)],
-)  # fmt: skip
+    [
+        ("accuracy", True),
+        ("test accuracy", True),
+        ("train.accuracy", True),
+        ("Acc", True),
+        ("DifAcc", False),
+        ("Ina", False),
+        ("loss", False),
+        ("max violation", False),
+    ],
+)
 def test_accuracy_names_are_larger_is_better(metric, larger):
     assert is_accuracy(metric) is larger
 

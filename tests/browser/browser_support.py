@@ -13,13 +13,21 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parents[2]
 ARTIFACTS = PROJECT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]  # fmt: skip
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 # the verdict sentence of a constrained run on the Explore page about its test value: meets,
 # misses or cannot tell, the value, its 95 % interval and κ
-VERDICT = (r"(Meets κ on|Misses κ on|Cannot tell at this size: on) the test set:? {quantity} = "
-           r"(\d\.\d{{4}}), 95 % interval (\d\.\d{{3}})–(\d\.\d{{3}}), (?:all [≤>]|which "
-           r"contains) κ = (\d+(?:\.\d+)?)")  # fmt: skip
+VERDICT = (
+    r"(Meets κ on|Misses κ on|Cannot tell at this size: on) the test set:? {quantity} = "
+    r"(\d\.\d{{4}}), 95 % interval (\d\.\d{{3}})–(\d\.\d{{3}}), (?:all [≤>]|which "
+    r"contains) κ = (\d+(?:\.\d+)?)"
+)
 # every run of the view has ended and the constrained one has its verdict on `quantity`
 SETTLED = """([pattern]) => !document.body.innerText.match(/\\b(running|queued)\\b/)
     && new RegExp(pattern).test(document.body.innerText)"""
@@ -37,11 +45,23 @@ def start_server(home: Path, cache: Path, port: int | None = None) -> tuple[subp
     port = port or free_port()
     env = {**os.environ, "FAIRFRONT_HOME": str(home), "FAIRFRONT_CACHE": str(cache)}
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true"],
-        cwd=PROJECT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+        ],
+        cwd=PROJECT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         start_new_session=True,
-    )  # fmt: skip
+    )
     url = f"http://localhost:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -97,8 +97,10 @@ def visit(browser, url: str) -> None:
 def run_sessions(browser, url: str, home: Path, count: int, first: int = 0) -> list[Session]:
     """`count` sessions at once, numbered from `first`, each through its run and its sweep;
     what each saw."""
-    sessions = [Session(n, browser.new_context(viewport={"width": 1400, "height": 2400})
-                        .new_page()) for n in range(first, first + count)]  # fmt: skip
+    sessions = [
+        Session(n, browser.new_context(viewport={"width": 1400, "height": 2400}).new_page())
+        for n in range(first, first + count)
+    ]
     try:
         for session in sessions:
             query = f"kappa={session.kappa}&seconds={EXPLORE_SECONDS}&solvers=idca"
@@ -156,9 +158,13 @@ def stored_value(home: Path, kappa: float) -> float | None:
     """The exact test pSP the store holds for the IDCA run of this κ made on the Explore page
     (its time budget tells it from the sweeps' runs)."""
     store = Store(home)
-    rows = [r for r in store.runs() if r.spec["solver"] == "idca"
-            and r.spec["budget"]["max_seconds"] == EXPLORE_SECONDS
-            and (r.spec["constraint"] or {}).get("kappa") == kappa]  # fmt: skip
+    rows = [
+        r
+        for r in store.runs()
+        if r.spec["solver"] == "idca"
+        and r.spec["budget"]["max_seconds"] == EXPLORE_SECONDS
+        and (r.spec["constraint"] or {}).get("kappa") == kappa
+    ]
     return store.metrics(rows[0].id)["test"]["constraint"] if len(rows) == 1 else None
 
 

@@ -73,8 +73,11 @@ def verdict_on_page(page, quantity: str) -> tuple[str, float, float]:
 
 
 def stored_test_value(home, solver: str, family: str) -> float:
-    (row,) = [r for r in Store(home).runs()
-              if r.spec["solver"] == solver and (r.spec["constraint"] or {}).get("family") == family]  # fmt: skip
+    (row,) = [
+        r
+        for r in Store(home).runs()
+        if r.spec["solver"] == solver and (r.spec["constraint"] or {}).get("family") == family
+    ]
     return Store(home).metrics(row.id)["test"]["constraint"]
 
 
@@ -265,8 +268,10 @@ def test_a_small_benchmark_study_draws_its_bands(server, browser):
     url, home = server
     ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 3600})
-    query = ("family=group_loss_gap&kappa=0.02&model=mlp&hidden=16&solvers=sgd&solvers=ssl_alm"
-             "&seconds=5&bench_runs=3&bench_save_seconds=0.1")  # fmt: skip
+    query = (
+        "family=group_loss_gap&kappa=0.02&model=mlp&hidden=16&solvers=sgd&solvers=ssl_alm"
+        "&seconds=5&bench_runs=3&bench_save_seconds=0.1"
+    )
     page.goto(f"{url}/benchmark?{query}")
     page.get_by_role("button", name="Run study (6 runs)").click()
     page.get_by_text("6 of 6 runs finished").wait_for(timeout=180_000)

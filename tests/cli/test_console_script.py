@@ -42,7 +42,11 @@ def test_a_reader_that_stops_early_ends_the_command_quietly():
     assert len(run(str(FAIRFRONT), "solvers", "--json").stdout.encode()) > 65536
     pipeline = subprocess.run(
         f"'{FAIRFRONT}' solvers --json | head -c 10 > /dev/null; exit ${{PIPESTATUS[0]}}",
-        shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert pipeline.returncode == 0
     assert "internal error" not in pipeline.stderr and "Traceback" not in pipeline.stderr

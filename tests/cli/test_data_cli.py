@@ -23,11 +23,14 @@ def sizes(summary: dict) -> dict[str, int]:
 
 def test_adult_sex_group_sizes(capsys):
     summary = run_json(capsys, "data", "show", "--source", "adult", "--attribute", "sex")
-    frame = pd.concat([
-        pd.read_csv(PROJECT / "data/adult/adult.data.gz", header=None, skipinitialspace=True),
-        pd.read_csv(PROJECT / "data/adult/adult.test.gz", header=None, skiprows=1,
-                    skipinitialspace=True),
-    ]).dropna(subset=[14])  # fmt: skip
+    frame = pd.concat(
+        [
+            pd.read_csv(PROJECT / "data/adult/adult.data.gz", header=None, skipinitialspace=True),
+            pd.read_csv(
+                PROJECT / "data/adult/adult.test.gz", header=None, skiprows=1, skipinitialspace=True
+            ),
+        ]
+    ).dropna(subset=[14])
     assert sizes(summary) == frame[9].value_counts().to_dict()
     assert summary["rows"]["test"] == 16_281
     female = next(g for g in summary["groups"] if g["name"] == "Female")
@@ -37,9 +40,25 @@ def test_adult_sex_group_sizes(capsys):
 
 
 def test_connecticut_income_race_binary(capsys, ct_acs_root):
-    summary = run_json(capsys, "data", "show", "--source", "acs", "--state", "CT", "--year", "2018",
-                       "--task", "income", "--acs-root", str(ct_acs_root), "--attribute", "RAC1P",
-                       "--grouping", "binary")  # fmt: skip
+    summary = run_json(
+        capsys,
+        "data",
+        "show",
+        "--source",
+        "acs",
+        "--state",
+        "CT",
+        "--year",
+        "2018",
+        "--task",
+        "income",
+        "--acs-root",
+        str(ct_acs_root),
+        "--attribute",
+        "RAC1P",
+        "--grouping",
+        "binary",
+    )
     raw = pd.read_csv(ct_acs_root / "2018/1-Year/psam_p09.csv")
     kept = raw[(raw.AGEP > 16) & (raw.PINCP > 100) & (raw.WKHP > 0) & (raw.PWGTP >= 1)]
     assert sizes(summary) == {
@@ -86,10 +105,24 @@ def test_listing_shows_tasks_and_offline_files(capsys, ct_acs_root):
 
 def test_bad_input_is_one_line_of_error_and_exit_code_2(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "engine", "data", "show", "--source", "acs", "--state", "CT",
-         "--acs-root", str(tmp_path)],
-        capture_output=True, text=True, cwd=PROJECT, env={"PATH": "", "FAIRFRONT_CACHE": str(tmp_path)},
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "data",
+            "show",
+            "--source",
+            "acs",
+            "--state",
+            "CT",
+            "--acs-root",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=PROJECT,
+        env={"PATH": "", "FAIRFRONT_CACHE": str(tmp_path)},
+    )
     assert result.returncode == 2
     assert result.stderr.startswith("error: the ACS 2018 1-Year person file for CT is missing")
     assert "On the command line: --acs-root FOLDER, or --download." in result.stderr

@@ -18,8 +18,22 @@ LABELS = ("λ = (0, 1)", "λ = (0.5, 0.5)", "λ = (1, 0)")
 
 def test_runs_show_prints_the_front_as_a_table(tiny_csv, quiet_store, capsys, monkeypatch):
     register(monkeypatch)
-    assert main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--solver", NAME, "--kappa", "0.1",
-                 "--background"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--solver",
+                NAME,
+                "--kappa",
+                "0.1",
+                "--background",
+            ]
+        )
+        == 0
+    )
     run_id = capsys.readouterr().out.strip()
     assert execute_run(str(quiet_store), run_id) == "converged"
     assert main(["runs", "show", run_id[:8]]) == 0
@@ -39,8 +53,24 @@ def test_runs_show_prints_the_front_as_a_table(tiny_csv, quiet_store, capsys, mo
 
 
 def test_runs_show_of_an_ordinary_run_prints_no_table(tiny_csv, quiet_store, capsys):
-    assert main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--solver", "unconstrained",
-                 "--constraint", "none", "--iterations", "5", "--background"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--solver",
+                "unconstrained",
+                "--constraint",
+                "none",
+                "--iterations",
+                "5",
+                "--background",
+            ]
+        )
+        == 0
+    )
     run_id = capsys.readouterr().out.strip()
     execute_run(str(quiet_store), run_id)
     assert main(["runs", "show", run_id]) == 0
@@ -50,8 +80,27 @@ def test_runs_show_of_an_ordinary_run_prints_no_table(tiny_csv, quiet_store, cap
 
 def test_the_frontier_of_a_sweep_lists_each_runs_front(tiny_csv, quiet_store, capsys, monkeypatch):
     register(monkeypatch)
-    assert main(["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), "--solvers", NAME, "idca",
-                 "--kappas", "0.1", "--seeds", "0", "1", "--iterations", "20"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "sweep",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--solvers",
+                NAME,
+                "idca",
+                "--kappas",
+                "0.1",
+                "--seeds",
+                "0",
+                "1",
+                "--iterations",
+                "20",
+            ]
+        )
+        == 0
+    )
     sweep_id = capsys.readouterr().out.strip()
     store = Store(quiet_store)
     for row in store.runs(sweep_id=sweep_id):
@@ -70,8 +119,22 @@ def test_the_frontier_of_a_sweep_lists_each_runs_front(tiny_csv, quiet_store, ca
 def test_run_writes_the_front_and_prints_it(tiny_csv, tmp_path, capsys, monkeypatch):
     register(monkeypatch)
     out = tmp_path / "run.json"
-    assert main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--solver", NAME, "--quiet",
-                 "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--solver",
+                NAME,
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert f"({NAME}): 3 models, on the test split" in printed
     front = json.loads(out.read_text())["result"]["front"]

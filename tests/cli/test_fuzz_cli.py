@@ -96,48 +96,77 @@ def data_flags(table: str, empty: str) -> st.SearchStrategy:
 
 def problem_flags() -> st.SearchStrategy:
     solvers = st.sampled_from([*solver_names(), "magic", ""])
-    return joined(st.lists(st.one_of(
-        flag("--constraint", st.sampled_from([*CONSTRAINTS, "PSP", "x"])),
-        flag("--solver", solvers),
-        flag("--interval", st.one_of(unit, numbers), 2),
-        flag("--kappa", st.one_of(unit, numbers)),
-        flag("--grid-size", small_ints),
-        flag("--surrogate", st.sampled_from(["ramp", "sigmoid", "hinge"])),
-        flag("--temperature", numbers),
-        flag("--model", st.sampled_from(["linear", "mlp", "tree"])),
-        flag("--hidden", st.sampled_from(["4", "0", "-2", "300", "x"])),
-        flag("--activation", st.sampled_from(["relu", "sigmoid", "tanh"])),
-        flag("--seconds", numbers),
-        option_pair(),
-    ), max_size=5))  # fmt: skip
+    return joined(
+        st.lists(
+            st.one_of(
+                flag("--constraint", st.sampled_from([*CONSTRAINTS, "PSP", "x"])),
+                flag("--solver", solvers),
+                flag("--interval", st.one_of(unit, numbers), 2),
+                flag("--kappa", st.one_of(unit, numbers)),
+                flag("--grid-size", small_ints),
+                flag("--surrogate", st.sampled_from(["ramp", "sigmoid", "hinge"])),
+                flag("--temperature", numbers),
+                flag("--model", st.sampled_from(["linear", "mlp", "tree"])),
+                flag("--hidden", st.sampled_from(["4", "0", "-2", "300", "x"])),
+                flag("--activation", st.sampled_from(["relu", "sigmoid", "tanh"])),
+                flag("--seconds", numbers),
+                option_pair(),
+            ),
+            max_size=5,
+        )
+    )
 
 
 # last in a run or sweep: a tiny iteration budget, or one that is refused
-budget = st.sampled_from([["--iterations", "1"], ["--iterations", "2"], ["--iterations", "0"],
-                          ["--iterations", "-4"], ["--iterations", "x"]])  # fmt: skip
+budget = st.sampled_from(
+    [
+        ["--iterations", "1"],
+        ["--iterations", "2"],
+        ["--iterations", "0"],
+        ["--iterations", "-4"],
+        ["--iterations", "x"],
+    ]
+)
 
 
 def near_valid_run(table: str) -> st.SearchStrategy:
     """A run on the tiny table that its solver and family may well accept, so that many start."""
-    return joined(st.tuples(
-        st.just(["run", *TABLE_FLAGS, "--csv", table]),
-        flag("--constraint", st.sampled_from(CONSTRAINTS)),
-        flag("--solver", st.sampled_from(solver_names())),
-        st.sampled_from([[], ["--cross-terms"], ["--model", "mlp", "--hidden", "4"],
-                         ["--model", "mlp", "--hidden", "3", "2", "--activation", "sigmoid"]]),
-        st.sampled_from([["0.05", "0.3"], ["0", "1"], ["0.5", "0.9"], ["0", "0.2"]]).map(
-            lambda interval: ["--interval", *interval]),
-        flag("--kappa", st.sampled_from(["0.05", "0.2", "0.5", "1"])),
-        joined(st.lists(option_pair(), max_size=1)),
-        st.sampled_from([[], ["--background"]]),
-        st.sampled_from([["--iterations", "1"], ["--iterations", "2"]]),
-    ))  # fmt: skip
+    return joined(
+        st.tuples(
+            st.just(["run", *TABLE_FLAGS, "--csv", table]),
+            flag("--constraint", st.sampled_from(CONSTRAINTS)),
+            flag("--solver", st.sampled_from(solver_names())),
+            st.sampled_from(
+                [
+                    [],
+                    ["--cross-terms"],
+                    ["--model", "mlp", "--hidden", "4"],
+                    ["--model", "mlp", "--hidden", "3", "2", "--activation", "sigmoid"],
+                ]
+            ),
+            st.sampled_from([["0.05", "0.3"], ["0", "1"], ["0.5", "0.9"], ["0", "0.2"]]).map(
+                lambda interval: ["--interval", *interval]
+            ),
+            flag("--kappa", st.sampled_from(["0.05", "0.2", "0.5", "1"])),
+            joined(st.lists(option_pair(), max_size=1)),
+            st.sampled_from([[], ["--background"]]),
+            st.sampled_from([["--iterations", "1"], ["--iterations", "2"]]),
+        )
+    )
 
 
 def commands(table: str, empty: str, out: str) -> st.SearchStrategy:
     data, problem, folder = data_flags(table, empty), problem_flags(), os.path.dirname(out)
-    endings = st.sampled_from([[], ["--quiet"], ["--out", out], ["--out", folder],
-                               ["--background"], ["--background", "--workers", "0"]])  # fmt: skip
+    endings = st.sampled_from(
+        [
+            [],
+            ["--quiet"],
+            ["--out", out],
+            ["--out", folder],
+            ["--background"],
+            ["--background", "--workers", "0"],
+        ]
+    )
     run = joined(st.tuples(st.just(["run"]), data, problem, endings, budget))
     grid = st.one_of(
         flag("--kappas", st.one_of(unit, numbers), 2),
@@ -146,18 +175,49 @@ def commands(table: str, empty: str, out: str) -> st.SearchStrategy:
         flag("--seeds", small_ints, 2),
         flag("--name", st.text(max_size=5)),
     )
-    sweep = joined(st.tuples(st.just(["sweep"]), data, problem, joined(st.lists(grid, max_size=3)),
-                             budget))  # fmt: skip
+    sweep = joined(
+        st.tuples(st.just(["sweep"]), data, problem, joined(st.lists(grid, max_size=3)), budget)
+    )
     runs = st.one_of(
-        joined(st.tuples(st.just(["runs", "list"]), st.sampled_from(
-            [[], ["--status", "queued"], ["--status", "x"], ["--sweep", "0"], ["--sweep", ""]]))),
+        joined(
+            st.tuples(
+                st.just(["runs", "list"]),
+                st.sampled_from(
+                    [
+                        [],
+                        ["--status", "queued"],
+                        ["--status", "x"],
+                        ["--sweep", "0"],
+                        ["--sweep", ""],
+                    ]
+                ),
+            )
+        ),
         st.tuples(st.sampled_from(["show", "cancel", "delete"]), ids).map(lambda t: ["runs", *t]),
-        joined(st.tuples(st.just(["runs", "export"]), ids.map(lambda i: [i]),
-                         flag("--format", st.sampled_from(["json", "csv", "xml"])),
-                         st.sampled_from([[], ["--out", out], ["--out", folder]]))),
-    )  # fmt: skip
-    frontier = joined(st.tuples(st.just(["frontier"]), ids.map(lambda i: [i]), st.sampled_from(
-        [[], ["--metric", "pdp"], ["--metric", "x"], ["--metric", "auc"], ["--split", "val"]])))  # fmt: skip
+        joined(
+            st.tuples(
+                st.just(["runs", "export"]),
+                ids.map(lambda i: [i]),
+                flag("--format", st.sampled_from(["json", "csv", "xml"])),
+                st.sampled_from([[], ["--out", out], ["--out", folder]]),
+            )
+        ),
+    )
+    frontier = joined(
+        st.tuples(
+            st.just(["frontier"]),
+            ids.map(lambda i: [i]),
+            st.sampled_from(
+                [
+                    [],
+                    ["--metric", "pdp"],
+                    ["--metric", "x"],
+                    ["--metric", "auc"],
+                    ["--split", "val"],
+                ]
+            ),
+        )
+    )
     data_commands = st.one_of(
         st.sampled_from([["data", "list"], ["data", "list", "--json"], ["data"]]),
         joined(st.tuples(st.just(["data", "show"]), data, st.sampled_from([[], ["--json"]]))),
@@ -165,8 +225,7 @@ def commands(table: str, empty: str, out: str) -> st.SearchStrategy:
     words = st.text(max_size=8).filter(lambda word: word not in COMMANDS)
     junk = st.lists(st.one_of(words, st.sampled_from(["--help", "-h", "--json"])), max_size=4)
     others = st.sampled_from([["solvers"], ["solvers", "--json"], [EXECUTE], [EXECUTE]])
-    return st.one_of(run, near_valid_run(table), sweep, runs, frontier, data_commands, junk,
-                     others)  # fmt: skip
+    return st.one_of(run, near_valid_run(table), sweep, runs, frontier, data_commands, junk, others)
 
 
 def run_cli(argv: list[str]) -> tuple[int | str, str]:
@@ -200,8 +259,12 @@ def test_no_argument_list_shows_a_traceback(tiny_csv, quiet_store, tmp_path, mon
     command = commands(str(tiny_csv), str(empty_table), str(out))
     first = st.one_of(near_valid_run(str(tiny_csv)), command)  # often a store with a run in it
 
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # fmt: skip
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(st.tuples(first, st.lists(command, max_size=3)).map(lambda t: [t[0], *t[1]]))
     def check(steps: list[list[str]]) -> None:
         with tempfile.TemporaryDirectory() as home:

@@ -26,10 +26,34 @@ def adult_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("adult")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("FAIRFRONT_CACHE", str(folder / "cache"))
-        assert main(["run", "--data", "adult", "--attribute", "sex", "race", "--grouping",
-                     "all", "binary", "--cross-terms", "--constraint", "none", "--solver",
-                     "unconstrained", "--iterations", "40", "--quiet", "--out",
-                     str(folder / "run.json"), "--save-model", str(folder / "model.npz")]) == 0  # fmt: skip
+        assert (
+            main(
+                [
+                    "run",
+                    "--data",
+                    "adult",
+                    "--attribute",
+                    "sex",
+                    "race",
+                    "--grouping",
+                    "all",
+                    "binary",
+                    "--cross-terms",
+                    "--constraint",
+                    "none",
+                    "--solver",
+                    "unconstrained",
+                    "--iterations",
+                    "40",
+                    "--quiet",
+                    "--out",
+                    str(folder / "run.json"),
+                    "--save-model",
+                    str(folder / "model.npz"),
+                ]
+            )
+            == 0
+        )
     scores = json.loads((folder / "run.json").read_text())["result"]["test_scores"]
     return folder / "model.npz", np.array(scores)
 
@@ -51,8 +75,9 @@ def predicted(capsys, *args) -> tuple[pd.DataFrame, str]:
     return pd.read_csv(io.StringIO(printed.out)), printed.err
 
 
-def test_the_adult_test_file_as_it_is_scores_as_the_run_scored_it(adult_run, adult_test_head,
-                                                                   capsys):  # fmt: skip
+def test_the_adult_test_file_as_it_is_scores_as_the_run_scored_it(
+    adult_run, adult_test_head, capsys
+):
     model, test_scores = adult_run
     table, summary = predicted(capsys, model, adult_test_head)
     assert list(table.columns) == ["score", "prediction", "probability", "group"]
@@ -60,8 +85,12 @@ def test_the_adult_test_file_as_it_is_scores_as_the_run_scored_it(adult_run, adu
     assert np.array_equal(table["score"].to_numpy(), test_scores[:ROWS])
     assert table["prediction"].tolist() == (test_scores[:ROWS] > 0).astype(int).tolist()
     assert np.allclose(table["probability"], 1 / (1 + np.exp(-test_scores[:ROWS])))
-    assert set(table["group"]) <= {"Male × White", "Male × not White", "Female × White",
-                                   "Female × not White"}  # fmt: skip
+    assert set(table["group"]) <= {
+        "Male × White",
+        "Male × not White",
+        "Female × White",
+        "Female × not White",
+    }
     assert summary.startswith(f"{ROWS} rows of adult.test scored (run ")
     assert "predicted income > $50K (1); by group: " in summary and "Traceback" not in summary
 
@@ -87,11 +116,14 @@ def test_columns_lists_what_the_model_reads(adult_run, capsys):
     assert "also read: a file without a header with the columns age, workclass, " in out
 
 
-@pytest.mark.parametrize(("table", "said"), [
-    ("age,sex\n30,Male\n", "error: the table lacks the column(s) 'fnlwgt', 'education-num'"),
-    (None, "error: CSV file not found"),
-    ("", "error: rows.csv is empty"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("table", "said"),
+    [
+        ("age,sex\n30,Male\n", "error: the table lacks the column(s) 'fnlwgt', 'education-num'"),
+        (None, "error: CSV file not found"),
+        ("", "error: rows.csv is empty"),
+    ],
+)
 def test_a_table_that_cannot_be_scored_is_one_error_line(adult_run, tmp_path, capsys, table, said):
     path = tmp_path / "rows.csv"
     if table is not None:
@@ -122,9 +154,11 @@ def test_a_changed_damaged_or_foreign_model_file_is_refused(
     at = damaged.index(b'"threshold": 0.0')
     damaged[at : at + 16] = b'"threshold": 1.0'  # the archive's own check sees it first
     (tmp_path / "damaged.npz").write_bytes(bytes(damaged))
-    for model, said in ((tmp_path / "changed.npz", "changed.npz has been changed or is damaged"),
-                        (tmp_path / "damaged.npz", "damaged.npz is damaged or incomplete"),
-                        (adult_test_head, "is not a FairFront model file")):  # fmt: skip
+    for model, said in (
+        (tmp_path / "changed.npz", "changed.npz has been changed or is damaged"),
+        (tmp_path / "damaged.npz", "damaged.npz is damaged or incomplete"),
+        (adult_test_head, "is not a FairFront model file"),
+    ):
         assert main(["predict", str(model), adult_test_head]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and said in err and "Traceback" not in err
@@ -133,9 +167,28 @@ def test_a_changed_damaged_or_foreign_model_file_is_refused(
 def test_the_model_of_a_stored_run_is_exported_and_checked_against_its_test_scores(
     tiny_csv, quiet_store, tmp_path, capsys
 ):
-    assert main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--solver", "sgd", "--constraint",
-                 "none", "--model", "mlp", "--hidden", "6", "--iterations", "20",
-                 "--background"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--solver",
+                "sgd",
+                "--constraint",
+                "none",
+                "--model",
+                "mlp",
+                "--hidden",
+                "6",
+                "--iterations",
+                "20",
+                "--background",
+            ]
+        )
+        == 0
+    )
     run_id = capsys.readouterr().out.strip()
     path = tmp_path / "model.npz"
     assert main(["runs", "export-model", run_id, str(path)]) == 2  # still queued
@@ -154,17 +207,48 @@ def test_the_model_of_a_stored_run_is_exported_and_checked_against_its_test_scor
 
 
 def test_save_model_needs_a_run_made_here(tiny_csv, quiet_store, tmp_path, capsys):
-    assert main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--background", "--save-model",
-                 str(tmp_path / "m.npz")]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--background",
+                "--save-model",
+                str(tmp_path / "m.npz"),
+            ]
+        )
+        == 2
+    )
     assert "runs export-model RUN_ID PATH" in capsys.readouterr().err
 
 
 def test_a_post_processed_runs_model_keeps_its_group_wise_map(tiny_csv, tmp_path, capsys):
     """paper 004's post-processing: the model's scores, then ω1·h + ω2 per group."""
     model, out = tmp_path / "model.npz", tmp_path / "run.json"
-    assert main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "auc_gap",
-                 "--solver", "auc_postprocess", "--iterations", "50", "--quiet", "--out",
-                 str(out), "--save-model", str(model)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--constraint",
+                "auc_gap",
+                "--solver",
+                "auc_postprocess",
+                "--iterations",
+                "50",
+                "--quiet",
+                "--out",
+                str(out),
+                "--save-model",
+                str(model),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     with np.load(model, allow_pickle=False) as archive:
         assert {"param.post.scale", "param.post.shift"} <= set(archive.files)

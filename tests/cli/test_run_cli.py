@@ -12,10 +12,35 @@ from engine.solvers import solver_names
 
 def test_run_writes_config_trajectory_and_exact_metrics(tmp_path, capsys):
     out = tmp_path / "run.json"
-    code = main(["run", "--data", "adult", "--attribute", "sex", "--constraint", "psp",
-                 "--interval", "0.05", "0.30", "--kappa", "0.05", "--solver", "idca", "--seed", "0",
-                 "--cross-terms", "--option", "outer_iterations=2", "--option", "inner_iterations=20",
-                 "--honour", "off", "--out", str(out)])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "--data",
+            "adult",
+            "--attribute",
+            "sex",
+            "--constraint",
+            "psp",
+            "--interval",
+            "0.05",
+            "0.30",
+            "--kappa",
+            "0.05",
+            "--solver",
+            "idca",
+            "--seed",
+            "0",
+            "--cross-terms",
+            "--option",
+            "outer_iterations=2",
+            "--option",
+            "inner_iterations=20",
+            "--honour",
+            "off",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr()
     assert "idca: budget (all K = 2 outer iterations done)" in printed.out
@@ -34,8 +59,21 @@ def test_run_writes_config_trajectory_and_exact_metrics(tmp_path, capsys):
 
 
 def test_unconstrained_run_and_bad_option(capsys):
-    assert main(["run", "--constraint", "none", "--solver", "unconstrained", "--quiet",
-                 "--iterations", "30"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                "--constraint",
+                "none",
+                "--solver",
+                "unconstrained",
+                "--quiet",
+                "--iterations",
+                "30",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "unconstrained: budget (iteration budget of 30 reached) after 30 iterations" in printed
     assert "No fairness constraint; pSP on the test set is 0." in printed
@@ -47,15 +85,33 @@ def test_unconstrained_run_and_bad_option(capsys):
 
 def test_the_unconstrained_solver_under_psp_reports_psp_against_kappa(capsys):
     """It keeps no θ: its surrogate rows are shown at the family's starting θ (aux_init)."""
-    assert main(["run", "--data", "adult", "--attribute", "sex", "--constraint", "psp",
-                 "--solver", "unconstrained", "--iterations", "30", "--quiet"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                "--data",
+                "adult",
+                "--attribute",
+                "sex",
+                "--constraint",
+                "psp",
+                "--solver",
+                "unconstrained",
+                "--iterations",
+                "30",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr()
     assert "Misses κ on the test set: pSP = " in printed.out and "Traceback" not in printed.err
 
 
 def test_a_solver_that_cannot_solve_the_family_is_refused_before_data_is_read(tiny_csv, capsys):
-    code = main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "eo", "--solver",
-                 "penalty"])  # fmt: skip
+    code = main(
+        ["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "eo", "--solver", "penalty"]
+    )
     assert code == 2
     err = capsys.readouterr().err  # no "training rows" line: the data was not prepared
     assert err.startswith("error: penalty solves the constraint families pDP, pSP only")
@@ -63,8 +119,26 @@ def test_a_solver_that_cannot_solve_the_family_is_refused_before_data_is_read(ti
 
 
 def test_the_table_names_the_familys_quantity_beside_kappa(tiny_csv, capsys):
-    assert main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "eo", "--kappa",
-                 "0.1", "--solver", "ssg", "--iterations", "5", "--quiet"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--constraint",
+                "eo",
+                "--kappa",
+                "0.1",
+                "--solver",
+                "ssg",
+                "--iterations",
+                "5",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].startswith("verdict: ") and lines[2].startswith("  - ")
     header = next(i for i, line in enumerate(lines) if line.startswith("split"))
@@ -80,10 +154,25 @@ def test_runs_list_is_newest_first_with_verdict_and_one_column_per_quantity(
     tiny_csv, quiet_store, capsys
 ):
     ids = []
-    for flags in (["--constraint", "eo", "--solver", "ssg"],
-                  ["--constraint", "none", "--solver", "unconstrained"]):  # fmt: skip
-        assert main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), *flags, "--iterations", "5",
-                     "--background"]) == 0  # fmt: skip
+    for flags in (
+        ["--constraint", "eo", "--solver", "ssg"],
+        ["--constraint", "none", "--solver", "unconstrained"],
+    ):
+        assert (
+            main(
+                [
+                    "run",
+                    *TABLE_FLAGS,
+                    "--csv",
+                    str(tiny_csv),
+                    *flags,
+                    "--iterations",
+                    "5",
+                    "--background",
+                ]
+            )
+            == 0
+        )
         ids.append(capsys.readouterr().out.strip())
         assert execute_run(str(quiet_store), ids[-1]) == "budget"
     assert main(["runs", "list"]) == 0
@@ -102,9 +191,13 @@ def test_runs_list_is_newest_first_with_verdict_and_one_column_per_quantity(
 
     assert " EO gap " in rows[1] and " none " in rows[0]
     assert [cell(rows[1], "test EO gap"), cell(rows[1], "test pSP")] == [
-        f"{eo_run['constraint']:.4f}", f"{eo_run['psp']:.4f}"]  # fmt: skip
+        f"{eo_run['constraint']:.4f}",
+        f"{eo_run['psp']:.4f}",
+    ]
     assert [cell(rows[0], "test EO gap"), cell(rows[0], "test pSP")] == [
-        f"{free['eo']:.4f}", f"{free['psp']:.4f}"]  # fmt: skip
+        f"{free['eo']:.4f}",
+        f"{free['psp']:.4f}",
+    ]
 
 
 def test_solvers_lists_every_registered_solver_with_options(capsys):
@@ -121,8 +214,19 @@ def test_solvers_lists_every_registered_solver_with_options(capsys):
 
 def test_a_negative_seed_is_refused_in_one_line(tiny_csv, capsys, tmp_path, monkeypatch):
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # where an internal error's trace goes
-    code = main(["run", *TABLE_FLAGS, "--csv", str(tiny_csv), "--seed", "-1", "--iterations",
-                 "1", "--quiet"])  # fmt: skip
+    code = main(
+        [
+            "run",
+            *TABLE_FLAGS,
+            "--csv",
+            str(tiny_csv),
+            "--seed",
+            "-1",
+            "--iterations",
+            "1",
+            "--quiet",
+        ]
+    )
     assert code == 2 and capsys.readouterr().err.startswith("error: ")
 
 
@@ -146,14 +250,42 @@ def test_an_internal_error_is_one_line_with_its_traceback_in_a_file(capsys, tmp_
 
 def test_a_sigmoid_mlp_run_records_its_network_and_the_oracle_counts(tmp_path, capsys):
     out = tmp_path / "run.json"
-    code = main(["run", "--data", "adult", "--attribute", "sex", "--constraint", "group_loss_gap",
-                 "--kappa", "0.02", "--model", "mlp", "--hidden", "8", "4", "--activation",
-                 "sigmoid", "--solver", "ssl_alm", "--iterations", "300", "--seed", "0",
-                 "--out", str(out)])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "--data",
+            "adult",
+            "--attribute",
+            "sex",
+            "--constraint",
+            "group_loss_gap",
+            "--kappa",
+            "0.02",
+            "--model",
+            "mlp",
+            "--hidden",
+            "8",
+            "4",
+            "--activation",
+            "sigmoid",
+            "--solver",
+            "ssl_alm",
+            "--iterations",
+            "300",
+            "--seed",
+            "0",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     document = json.loads(out.read_text())
-    assert document["spec"]["model"] == {"kind": "mlp", "cross_terms": False, "hidden": [8, 4],
-                                         "activation": "sigmoid"}  # fmt: skip
+    assert document["spec"]["model"] == {
+        "kind": "mlp",
+        "cross_terms": False,
+        "hidden": [8, 4],
+        "activation": "sigmoid",
+    }
     last = [r for r in document["result"]["trajectory"] if r["kind"] == "surrogate"][-1]
     assert last["iteration"] == 300
     # SSL-ALM: per step one objective gradient, two constraint evaluations, one constraint vjp
@@ -165,9 +297,29 @@ def test_a_sigmoid_mlp_run_records_its_network_and_the_oracle_counts(tmp_path, c
 
 def test_the_pairs_and_condition_of_a_group_loss_gap_reach_the_run(tmp_path, capsys):
     out = tmp_path / "run.json"
-    code = main(["run", "--data", "adult", "--attribute", "sex", "--constraint", "group_loss_gap",
-                 "--kappa", "0.05", "--pairs", "vs_mean", "--loss-condition", "odds", "--solver",
-                 "ssw", "--iterations", "50", "--out", str(out)])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "--data",
+            "adult",
+            "--attribute",
+            "sex",
+            "--constraint",
+            "group_loss_gap",
+            "--kappa",
+            "0.05",
+            "--pairs",
+            "vs_mean",
+            "--loss-condition",
+            "odds",
+            "--solver",
+            "ssw",
+            "--iterations",
+            "50",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     constraint = json.loads(out.read_text())["spec"]["constraint"]
     assert constraint["pairs"] == "vs_mean" and constraint["options"] == [["condition", "odds"]]

@@ -10,9 +10,27 @@ from engine.runs.worker import execute_run
 
 
 def test_sweep_grid_queues_the_product_once(tiny_csv, quiet_store, capsys):
-    argv = ["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), "--interval", "0.05", "0.3",
-            "--solvers", "ssl_alm", "unconstrained", "--kappas", "0.1", "0.2",
-            "--grid", "option.rho=0.5,1", "--grid", "seed=0,1", "--iterations", "1"]  # fmt: skip
+    argv = [
+        "sweep",
+        *TABLE_FLAGS,
+        "--csv",
+        str(tiny_csv),
+        "--interval",
+        "0.05",
+        "0.3",
+        "--solvers",
+        "ssl_alm",
+        "unconstrained",
+        "--kappas",
+        "0.1",
+        "0.2",
+        "--grid",
+        "option.rho=0.5,1",
+        "--grid",
+        "seed=0,1",
+        "--iterations",
+        "1",
+    ]
     assert main(argv) == 0
     printed = capsys.readouterr()
     sweep_id = printed.out.strip()
@@ -24,11 +42,15 @@ def test_sweep_grid_queues_the_product_once(tiny_csv, quiet_store, capsys):
     alm = [r.spec for r in rows if r.spec["solver"] == "ssl_alm"]
     assert sorted({(s["config"]["rho"], s["constraint"]["kappa"], s["seed"]) for s in alm}) == [
         (rho, kappa, seed) for rho in (0.5, 1.0) for kappa in (0.1, 0.2) for seed in (0, 1)
-    ]  # fmt: skip
+    ]
     (record,) = store.sweeps()
-    assert record["grid"] == {"solver": ["ssl_alm", "unconstrained"],
-                              "interval": [[0.05, 0.3]], "seed": [0, 1], "kappa": [0.1, 0.2],
-                              "option.rho": ["0.5", "1"]}  # fmt: skip
+    assert record["grid"] == {
+        "solver": ["ssl_alm", "unconstrained"],
+        "interval": [[0.05, 0.3]],
+        "seed": [0, 1],
+        "kappa": [0.1, 0.2],
+        "option.rho": ["0.5", "1"],
+    }
     assert execute_run(str(quiet_store), rows[0].id) == "budget"
 
     assert main(argv) == 0  # the same sweep again: nothing new is queued
@@ -58,9 +80,19 @@ def test_sweep_help_lists_the_axes(capsys):
         main(["sweep", "--help"])
     assert stop.value.code == 0
     out = capsys.readouterr().out
-    for name in ("kappa", "interval", "solver", "seed", "grouping", "model.hidden",
-                 "model.activation", "model.kind", "model.cross_terms", "constraint.pairs",
-                 "option.NAME"):  # fmt: skip
+    for name in (
+        "kappa",
+        "interval",
+        "solver",
+        "seed",
+        "grouping",
+        "model.hidden",
+        "model.activation",
+        "model.kind",
+        "model.cross_terms",
+        "constraint.pairs",
+        "option.NAME",
+    ):
         assert f"\n  {name} " in out
 
 
@@ -75,9 +107,28 @@ def test_an_epsilon_sweep_of_paper_001s_solvers_gives_their_exact_frontier(
     from engine.verdict import SplitCheck
 
     solvers = ["plada", "ssg_hl", "ipp_ssg", "ipp_conex"]
-    assert main(["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", family,
-                 "--surrogate", "sigmoid", "--solvers", *solvers, "--kappas", "0.2", "0.05",
-                 "--iterations", "60"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "sweep",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--constraint",
+                family,
+                "--surrogate",
+                "sigmoid",
+                "--solvers",
+                *solvers,
+                "--kappas",
+                "0.2",
+                "0.05",
+                "--iterations",
+                "60",
+            ]
+        )
+        == 0
+    )
     sweep_id = capsys.readouterr().out.strip()
     store = Store(quiet_store)
     for row in store.runs(sweep_id=sweep_id):
@@ -85,14 +136,15 @@ def test_an_epsilon_sweep_of_paper_001s_solvers_gives_their_exact_frontier(
     result = frontier(sweep_results(store, sweep_id), metric="constraint")
     assert {(p.solver, p.kappa) for p in result.points} == {
         (s, k) for s in solvers for k in (0.2, 0.05)
-    }  # fmt: skip
+    }
     for point in result.points:
         (run_id,) = point.run_ids
         test = store.metrics(run_id)["test"]
         assert point.constraint == pytest.approx(test[family])  # the exact gap, not a surrogate
         assert point.score == pytest.approx(test["accuracy"])
-        held_out = SplitCheck("test", test[family], point.kappa, None, test["constraint_low"],
-                              test["constraint_high"])  # fmt: skip
+        held_out = SplitCheck(
+            "test", test[family], point.kappa, None, test["constraint_low"], test["constraint_high"]
+        )
         assert point.state is held_out.state  # judged by its interval, as its verdict is
 
 
@@ -104,9 +156,31 @@ def test_an_auc_gap_sweep_of_sfls_gives_paper_004s_frontier(tiny_csv, quiet_stor
     from engine.fairness.auc import intra_group_auc_gap
     from engine.runs.spec import RunSpec
 
-    assert main(["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "auc_gap",
-                 "--auc-variant", "intra", "--solvers", "sfls", "unconstrained", "--kappas", "0.1",
-                 "--seeds", "0", "1", "--iterations", "20"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "sweep",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--constraint",
+                "auc_gap",
+                "--auc-variant",
+                "intra",
+                "--solvers",
+                "sfls",
+                "unconstrained",
+                "--kappas",
+                "0.1",
+                "--seeds",
+                "0",
+                "1",
+                "--iterations",
+                "20",
+            ]
+        )
+        == 0
+    )
     sweep_id = capsys.readouterr().out.strip()
     store = Store(quiet_store)
     rows = store.runs(sweep_id=sweep_id)
@@ -124,8 +198,10 @@ def test_an_auc_gap_sweep_of_sfls_gives_paper_004s_frontier(tiny_csv, quiet_stor
 
     assert main(["frontier", sweep_id]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == ("AUC vs fairness = 1 − intra-group AUC gap on the test split, with 95 % "
-                        "bands: one seed's held-out interval, or over seeds the mean ± s.e.")  # fmt: skip
+    assert lines[0] == (
+        "AUC vs fairness = 1 − intra-group AUC gap on the test split, with 95 % "
+        "bands: one seed's held-out interval, or over seeds the mean ± s.e."
+    )
     assert lines[1].split()[-3:] == ["n", "AUC", "fairness"]
     (reference,) = [line for line in lines if line.startswith("*") and " — " in line]  # no κ
     assert reference.endswith(fairness)
@@ -144,11 +220,31 @@ def test_a_frontier_of_runs_that_hold_different_quantities_is_refused_on_constra
 ):
     """A grid over which groups the loss gap compares holds two quantities to κ: one axis, like
     one column, shows one, so the frontier asks for the metric to show."""
-    assert main(["sweep", *TABLE_FLAGS, "--csv", str(tiny_csv), "--constraint", "group_loss_gap",
-                 "--solvers", "ssl_alm", "--kappas", "0.1", "--grid", "constraint.pairs=all,vs_mean",
-                 "--iterations", "1"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "sweep",
+                *TABLE_FLAGS,
+                "--csv",
+                str(tiny_csv),
+                "--constraint",
+                "group_loss_gap",
+                "--solvers",
+                "ssl_alm",
+                "--kappas",
+                "0.1",
+                "--grid",
+                "constraint.pairs=all,vs_mean",
+                "--iterations",
+                "1",
+            ]
+        )
+        == 0
+    )
     sweep_id = capsys.readouterr().out.strip()
     assert main(["frontier", sweep_id]) == 2
     said = capsys.readouterr().err
-    assert "hold 2 quantities to κ (group-loss gap, group-loss gap (each group vs the mean))" in said
+    assert (
+        "hold 2 quantities to κ (group-loss gap, group-loss gap (each group vs the mean))" in said
+    )
     assert "--metric (e.g. group_loss_gap)" in said

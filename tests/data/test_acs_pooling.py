@@ -32,8 +32,10 @@ def all_at_once(root, states, year: int, task_name: str) -> tuple[pd.DataFrame, 
     return rows.reset_index(drop=True), task.label(rows).to_numpy()
 
 
-@pytest.mark.parametrize(("year", "task"), [(2018, "income"), (2018, "public_coverage"),
-                                            (2019, "travel_time"), (2018, "log_income")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("year", "task"),
+    [(2018, "income"), (2018, "public_coverage"), (2019, "travel_time"), (2018, "log_income")],
+)
 def test_reading_state_by_state_gives_the_rows_of_the_all_at_once_read(tmp_path, year, task):
     for seed, state in enumerate(STATES):
         write_synthetic_pums(tmp_path, state, year, n_persons=700 + 100 * seed, seed=seed)
@@ -46,8 +48,10 @@ def test_reading_state_by_state_gives_the_rows_of_the_all_at_once_read(tmp_path,
     assert len(pooled.frame) > 500 and not pooled.notes
 
 
-@pytest.mark.parametrize("grouping", [(GroupingSpec("AGEP", "all"),),
-                                      (GroupingSpec("RAC1P", "top-k", k=3), GroupingSpec("SEX"))])  # fmt: skip
+@pytest.mark.parametrize(
+    "grouping",
+    [(GroupingSpec("AGEP", "all"),), (GroupingSpec("RAC1P", "top-k", k=3), GroupingSpec("SEX"))],
+)
 def test_the_compact_pooled_rows_prepare_as_the_wide_ones_did(tmp_path, grouping):
     for seed, state in enumerate(STATES[:2]):
         write_synthetic_pums(tmp_path, state, 2018, n_persons=1500, seed=seed)
@@ -87,8 +91,14 @@ def test_all_stands_for_the_fifty_states_and_puerto_rico():
 
 def test_a_single_state_synthetic_spec_keeps_its_stored_form():
     """Run ids hash this dict: a spec written before several states existed must not change."""
-    stored = {"state": "CT", "year": 2018, "task": "income", "n_persons": 3000, "seed": 0,
-              "kind": "synthetic"}  # fmt: skip
+    stored = {
+        "state": "CT",
+        "year": 2018,
+        "task": "income",
+        "n_persons": 3000,
+        "seed": 0,
+        "kind": "synthetic",
+    }
     spec = spec_from_dict(stored)
     assert spec_to_dict(spec) == stored and spec.persons == {"CT": 3000}
 
@@ -97,8 +107,9 @@ def test_synthetic_all_states_writes_51_files_sized_by_population():
     spec = SyntheticACSSpec(state="all", n_persons=12_000, seed=2)
     paths = spec.files()
     assert len(paths) == 51 and all(p.is_file() and is_synthetic(p) for p in paths)
-    persons = {state: p.read_text().count("\n") - 1
-               for state, p in zip(spec.states, paths, strict=True)}  # fmt: skip
+    persons = {
+        state: p.read_text().count("\n") - 1 for state, p in zip(spec.states, paths, strict=True)
+    }
     assert persons == spec.persons
     assert persons["CA"] > persons["TX"] > persons["NY"] > persons["CT"] > persons["WY"] == 100
     assert abs(persons["CA"] / 12_000 - 39557 / 330_400) < 0.005  # California's share of people

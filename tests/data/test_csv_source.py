@@ -19,12 +19,14 @@ from engine.errors import UserError
 
 def table(n: int = 200, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "age": rng.integers(18, 80, n),
-        "job": rng.choice(["clerk", "nurse", "driver"], n),
-        "sex": rng.choice(["F", "M"], n),
-        "approved": rng.choice(["yes", "no"], n),
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "job": rng.choice(["clerk", "nurse", "driver"], n),
+            "sex": rng.choice(["F", "M"], n),
+            "approved": rng.choice(["yes", "no"], n),
+        }
+    )
 
 
 def write(tmp_path, frame: pd.DataFrame, name: str = "t.csv"):
@@ -234,8 +236,13 @@ def test_the_spec_names_its_features_and_round_trips(tmp_path):
     default = CSVSpec(str(path), "approved", ("sex",))
     assert spec_from_dict(json.loads(json.dumps(spec_to_dict(default)))) == default
     options = PrepareOptions(grouping=(GroupingSpec("sex"),))
-    assert load_prepared(spec, options).feature_names == ("job=clerk", "job=driver",
-                                                           "job=nurse", "sex=F", "sex=M")  # fmt: skip
+    assert load_prepared(spec, options).feature_names == (
+        "job=clerk",
+        "job=driver",
+        "job=nurse",
+        "sex=F",
+        "sex=M",
+    )
     assert load_prepared(default, options).n_features == 7  # age, income, job ×3, sex ×2
 
 
@@ -256,8 +263,19 @@ def test_uploads_keep_their_name_in_a_content_folder(tmp_path):
 def test_the_command_line_takes_feature_columns(tmp_path, capsys):
     path = tmp_path / "t.csv"
     identifying_table().to_csv(path, index=False)
-    base = ["data", "show", "--source", "csv", "--csv", str(path), "--label", "approved",
-            "--attribute", "sex", "--json"]  # fmt: skip
+    base = [
+        "data",
+        "show",
+        "--source",
+        "csv",
+        "--csv",
+        str(path),
+        "--label",
+        "approved",
+        "--attribute",
+        "sex",
+        "--json",
+    ]
     assert main([*base, "--features", "age"]) == 0
     assert json.loads(capsys.readouterr().out)["features"] == 3  # age, sex=F, sex=M
     assert main(base) == 0

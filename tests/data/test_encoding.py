@@ -11,12 +11,14 @@ from engine.data.encoding import (
 
 def frame(n: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "age": rng.normal(40, 10, n),
-        "hours": rng.integers(1, 80, n).astype(float),
-        "job": rng.choice(["a", "b", "c"], n),
-        "code": rng.choice([1.0, 2.0, 3.0, np.nan], n),
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "age": rng.normal(40, 10, n),
+            "hours": rng.integers(1, 80, n).astype(float),
+            "job": rng.choice(["a", "b", "c"], n),
+            "code": rng.choice([1.0, 2.0, 3.0, np.nan], n),
+        }
+    )
 
 
 def test_numbers_are_standardised_with_training_statistics_only():

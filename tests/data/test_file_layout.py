@@ -16,12 +16,14 @@ def test_a_header_names_the_columns_in_any_order_and_case(tmp_path):
     frame = read_rows(path, NEEDED, ADULT)
     assert list(frame.columns) == ["sex", "age", "native-country"]
     assert frame["age"].tolist() == [39, 50] and frame["native-country"].isna().tolist() == [
-        True, False]  # fmt: skip
+        True,
+        False,
+    ]
 
 
 def test_adults_files_are_read_without_a_header_with_or_without_the_label(tmp_path):
     path = tmp_path / "adult.test"
-    line = "25, Private, 226802, 11th, 7, Never-married, Machine-op-inspct, Own-child, Black, Male, 0, 0, 40, ?"  # fmt: skip
+    line = "25, Private, 226802, 11th, 7, Never-married, Machine-op-inspct, Own-child, Black, Male, 0, 0, 40, ?"
     path.write_text(f"|1x3 Cross validator\n{line}, <=50K.\n{line}, >50K.\n\n")
     frame = read_rows(path, NEEDED, ADULT)
     assert frame["age"].tolist() == [25, 25] and frame["sex"].tolist() == ["Male", "Male"]

@@ -27,8 +27,15 @@ from engine.errors import UserError
 
 CLEAN_NAMES = ["y", "g", "G", "sex", "id", "a,b", 'say "hi"', "年齢", "x"]
 NAMES = [*CLEAN_NAMES, " sex", "", "x "]  # repeated once spaces are stripped, or empty
-LABELS = [["0", "1"], ["no", "yes"], ["true", "false"], ["bad", "good"], ["A", "B", "C"],
-          ["1", "2", "3", "4"], ["only"]]  # fmt: skip
+LABELS = [
+    ["0", "1"],
+    ["no", "yes"],
+    ["true", "false"],
+    ["bad", "good"],
+    ["A", "B", "C"],
+    ["1", "2", "3", "4"],
+    ["only"],
+]
 WORDS = ["a", "A", "b", "yes", "no", "1", "0", "true", "Other", "other ", "n/a", "", " ", "é"]
 TEXT = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=40)
 NUMBERS = st.one_of(
@@ -125,8 +132,13 @@ def choices(draw, header: list[str], label_values: list[str]) -> dict:
         drop_protected=draw(st.booleans()),
         min_category_count=draw(st.sampled_from([1, 5])),
     )
-    return {"label": label, "protected": protected, "positive": positive,
-            "features": features, "options": options}  # fmt: skip
+    return {
+        "label": label,
+        "protected": protected,
+        "positive": positive,
+        "features": features,
+        "options": options,
+    }
 
 
 @pytest.mark.filterwarnings("error::RuntimeWarning")  # overflow in a number is a failure too
@@ -147,8 +159,9 @@ def test_any_csv_is_prepared_or_explained(data):
             survey_csv(path)
         except UserError as error:
             assert str(error) and "\n" not in str(error)
-        spec = CSVSpec(str(path), choice["label"], choice["protected"], choice["positive"],
-                       choice["features"])  # fmt: skip
+        spec = CSVSpec(
+            str(path), choice["label"], choice["protected"], choice["positive"], choice["features"]
+        )
         try:
             prepared = load_prepared(spec, choice["options"], use_cache=False)
         except UserError as error:

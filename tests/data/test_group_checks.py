@@ -92,12 +92,15 @@ def test_connecticut_race_has_a_group_too_small_for_the_default_band(ct_acs_root
     assert str(refused.value) == problems[0]
     binary = PrepareOptions(grouping=(GroupingSpec("RAC1P", "binary"),))
     train = load_prepared(spec, binary).summary()["groups"]
-    assert rank_band_problems({g["name"]: g["train"]["size"] for g in train}, "pSP", 0.05,
-                              (0.05, 0.3)) == []  # fmt: skip
+    assert (
+        rank_band_problems({g["name"]: g["train"]["size"] for g in train}, "pSP", 0.05, (0.05, 0.3))
+        == []
+    )
 
 
 def test_the_pre_check_needs_no_torch():
     code = "import sys, engine.data.group_checks; print('torch' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True,
-                            text=True, check=True)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"

@@ -25,20 +25,26 @@ def dataset(columns: dict) -> Dataset:
     frame = pd.DataFrame(columns)
     numeric = tuple(c for c in frame.columns if c in ("AGEP", "income"))
     return Dataset(
-        name="toy", frame=frame, label=np.arange(len(frame)) % 2, numeric=numeric,
+        name="toy",
+        frame=frame,
+        label=np.arange(len(frame)) % 2,
+        numeric=numeric,
         categorical=tuple(c for c in frame.columns if c not in numeric),
-        protected=tuple(frame.columns), label_name="y",
+        protected=tuple(frame.columns),
+        label_name="y",
         value_labels={"RAC1P": RAC1P, "SEX": {1: "Male", 2: "Female"}},
-    )  # fmt: skip
+    )
 
 
-DATA = dataset({
-    "RAC1P": RACES,
-    "SEX": RNG.integers(1, 3, N),
-    "AGEP": RNG.integers(16, 90, N),
-    "income": RNG.lognormal(10, 1, N),
-    "race": RNG.choice(["Black", "Other", "other ", "White", "white"], N),
-})  # fmt: skip
+DATA = dataset(
+    {
+        "RAC1P": RACES,
+        "SEX": RNG.integers(1, 3, N),
+        "AGEP": RNG.integers(16, 90, N),
+        "income": RNG.lognormal(10, 1, N),
+        "race": RNG.choice(["Black", "Other", "other ", "White", "white"], N),
+    }
+)
 
 GROUPINGS = {
     "all": ((GroupingSpec("RAC1P", "all"),), 1),
@@ -84,7 +90,11 @@ def test_new_values_get_the_group_their_grouping_implies():
 
 def test_a_value_is_found_as_text_or_by_another_spelling_of_its_name():
     assert ids_of("all", RAC1P=["1", "2.0", " white ", "BLACK"]) == [
-        "White", "Black", "White", "Black"]  # fmt: skip
+        "White",
+        "Black",
+        "White",
+        "Black",
+    ]
     other, white, white_again = ids_of("merged spellings", race=["OTHER", "White ", "white"])
     assert other.casefold() == "other" and white.casefold() == "white" and white == white_again
     assert ids_of("all, small ones merged", RAC1P=[3, 8, 6]) == ["other", "other", "Asian"]
@@ -101,8 +111,9 @@ def test_a_value_never_seen_has_no_group_unless_its_grouping_gives_one():
 
 def test_a_combination_never_seen_joins_other_or_is_refused():
     frame = DATA.frame.assign(SEX=np.where(DATA.frame["RAC1P"] == 1, 1, 2))  # no White women
-    groups = make_groups(dataset(frame.to_dict("list")),
-                         (GroupingSpec("SEX"), GroupingSpec("RAC1P", "binary")), 1)  # fmt: skip
+    groups = make_groups(
+        dataset(frame.to_dict("list")), (GroupingSpec("SEX"), GroupingSpec("RAC1P", "binary")), 1
+    )
     assert set(groups.names) == {"Male × White", "Female × not White"}
     new = pd.DataFrame({"SEX": [2], "RAC1P": [1]})
     with pytest.raises(UserError, match="the group 'Female × White' of SEX, RAC1P, which no row"):

@@ -18,14 +18,16 @@ def leaky_table(n: int = 1000, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     flipped = np.where(rng.random(n) < 0.005, 1 - y, y)
-    return pd.DataFrame({
-        "age": rng.integers(18, 80, n),
-        "hours": rng.normal(40, 8, n) + 3 * y,  # a real, weak predictor
-        "score": y + rng.normal(0, 0.01, n),  # a copy of the label plus noise
-        "verdict": np.where(flipped == 1, "granted", "refused"),  # a spelled-out copy
-        "sex": rng.choice(["F", "M"], n),
-        "y": y,
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "hours": rng.normal(40, 8, n) + 3 * y,  # a real, weak predictor
+            "score": y + rng.normal(0, 0.01, n),  # a copy of the label plus noise
+            "verdict": np.where(flipped == 1, "granted", "refused"),  # a spelled-out copy
+            "sex": rng.choice(["F", "M"], n),
+            "y": y,
+        }
+    )
 
 
 def test_a_copied_label_is_reported_by_column(tmp_path):
@@ -44,8 +46,26 @@ def test_a_copied_label_is_reported_by_column(tmp_path):
 def test_the_command_line_shows_the_leak(tmp_path, capsys):
     path = tmp_path / "loans.csv"
     leaky_table().to_csv(path, index=False)
-    assert main(["data", "show", "--source", "csv", "--csv", str(path), "--label", "y",
-                 "--attribute", "sex", "--features", "age", "score"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "data",
+                "show",
+                "--source",
+                "csv",
+                "--csv",
+                str(path),
+                "--label",
+                "y",
+                "--attribute",
+                "sex",
+                "--features",
+                "age",
+                "score",
+            ]
+        )
+        == 0
+    )
     shown = capsys.readouterr().out
     assert "warning: column 'score' alone predicts the label (AUC 1.00)" in shown
     assert "verdict" not in shown

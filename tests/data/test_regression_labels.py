@@ -24,12 +24,25 @@ SEX = PrepareOptions(grouping=(GroupingSpec("SEX"),))
 def real_valued(label: np.ndarray, extra: dict | None = None, seed: int = 0) -> Dataset:
     """400 rows, two groups, a real predictor x of `label` and the columns of `extra`."""
     rng = np.random.default_rng(seed)
-    frame = pd.DataFrame({"x": label + rng.normal(size=len(label)),
-                          "g": rng.choice(["a", "b"], len(label)), **(extra or {})})  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "x": label + rng.normal(size=len(label)),
+            "g": rng.choice(["a", "b"], len(label)),
+            **(extra or {}),
+        }
+    )
     numeric = tuple(c for c in frame.columns if c != "g" and frame[c].dtype.kind == "f")
     categorical = tuple(c for c in frame.columns if c not in numeric)
-    return Dataset(name="toy", frame=frame, label=label, numeric=numeric, categorical=categorical,
-                   protected=("g",), label_name="y", task=Task.REGRESSION)  # fmt: skip
+    return Dataset(
+        name="toy",
+        frame=frame,
+        label=label,
+        numeric=numeric,
+        categorical=categorical,
+        protected=("g",),
+        label_name="y",
+        task=Task.REGRESSION,
+    )
 
 
 @pytest.mark.parametrize("name", sorted(REGRESSION_TASKS))
@@ -72,8 +85,9 @@ def test_a_real_valued_label_is_prepared_as_floats_split_by_group_alone():
     for part in (prepared.train, prepared.val, prepared.test):
         assert part.y.dtype == np.float64
     assert not np.array_equal(prepared.train.y, np.round(prepared.train.y))
-    np.testing.assert_allclose(np.sort(np.concatenate([prepared.train.y, prepared.val.y,
-                                                       prepared.test.y])), np.sort(label))  # fmt: skip
+    np.testing.assert_allclose(
+        np.sort(np.concatenate([prepared.train.y, prepared.val.y, prepared.test.y])), np.sort(label)
+    )
     # the label does not enter the split: another label puts the same rows in each split
     other = prepare(real_valued(rng.normal(size=400), rows), options)
     for split in ("train", "val", "test"):
@@ -92,9 +106,11 @@ def test_a_blank_real_valued_label_is_refused():
 def test_a_feature_that_copies_a_real_valued_label_is_reported():
     rng = np.random.default_rng(2)
     label = rng.choice([1.5, 2.0, 3.25, 4.0], 400) + 0.0
-    extra = {"copy": np.exp(label),  # a monotone transform of the label
-             "level": pd.Series(label).map("{:.2f}".format),  # the label spelled as a category
-             "noise": rng.normal(size=400)}  # fmt: skip
+    extra = {
+        "copy": np.exp(label),  # a monotone transform of the label
+        "level": pd.Series(label).map("{:.2f}".format),  # the label spelled as a category
+        "noise": rng.normal(size=400),
+    }
     prepared = prepare(real_valued(label, extra), PrepareOptions(grouping=(GroupingSpec("g"),)))
     leaks = [w for w in prepared.warnings if "alone predicts the label" in w]
     assert leaks == [
@@ -112,7 +128,9 @@ def test_the_summary_gives_each_group_its_mean_label(tmp_path):
     assert summary["task"] == "regression"
     for g, group in enumerate(summary["groups"]):
         members = prepared.test.groups == g
-        assert group["test"] == {"size": int(members.sum()),
-                                 "label_mean": pytest.approx(prepared.test.y[members].mean())}  # fmt: skip
+        assert group["test"] == {
+            "size": int(members.sum()),
+            "label_mean": pytest.approx(prepared.test.y[members].mean()),
+        }
     assert "test mean label" in group_table(summary)[0]
     assert "size  mean label" in format_summary(summary)

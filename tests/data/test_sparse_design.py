@@ -20,12 +20,14 @@ SPLITS = ("train", "val", "test")
 def mixed_frame(n: int, seed: int) -> pd.DataFrame:
     """Numbers with blanks and exact means, text, codes read as floats, a rare value."""
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "age": rng.normal(40, 10, n).round(),
-        "hours": np.where(rng.random(n) < 0.1, np.nan, rng.integers(1, 80, n)),
-        "job": np.where(np.arange(n) < 2, "rare", rng.choice(["a", "b", "c"], n)),
-        "code": rng.choice([1.0, 2.0, 3.0, np.nan], n).astype(np.float32),
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "age": rng.normal(40, 10, n).round(),
+            "hours": np.where(rng.random(n) < 0.1, np.nan, rng.integers(1, 80, n)),
+            "job": np.where(np.arange(n) < 2, "rare", rng.choice(["a", "b", "c"], n)),
+            "code": rng.choice([1.0, 2.0, 3.0, np.nan], n).astype(np.float32),
+        }
+    )
 
 
 @pytest.mark.parametrize("chunk_rows", [7, 1 << 18])

@@ -34,8 +34,9 @@ def fit(X, y, **params) -> FairFrontClassifier:
 def test_a_tight_psp_bound_lowers_the_training_psp(adult):
     X, y = adult
     free = fit(X, y, solver="unconstrained", constraint=None)
-    bound = fit(X, y, solver="idca", constraint="pSP", kappa=KAPPA,
-                solver_options={"outer_iterations": 50})  # fmt: skip
+    bound = fit(
+        X, y, solver="idca", constraint="pSP", kappa=KAPPA, solver_options={"outer_iterations": 50}
+    )
     assert list(bound.groups_) == ["Female", "Male"]
     free_psp, bound_psp = free.metrics_["train"]["psp"], bound.metrics_["train"]["psp"]
     assert free_psp > 0.2  # Adult's scores differ by sex

@@ -30,8 +30,12 @@ def test_a_dataframe_and_the_same_numbers_as_arrays_give_the_same_model():
     X, y = numeric_table()
     for params in ({"solver": "idca", "kappa": 0.05}, {"solver": "unconstrained"}):
         by_name = fit_quietly(FairFrontClassifier(**params, **FAST), X, y, sensitive_features="g")
-        by_values = fit_quietly(FairFrontClassifier(**params, **FAST), X.to_numpy(), y,
-                                sensitive_features=X["g"].to_numpy())  # fmt: skip
+        by_values = fit_quietly(
+            FairFrontClassifier(**params, **FAST),
+            X.to_numpy(),
+            y,
+            sensitive_features=X["g"].to_numpy(),
+        )
         assert list(by_name.groups_) == list(by_values.groups_) == ["0", "1"]
         np.testing.assert_allclose(by_name.coef_, by_values.coef_, rtol=0, atol=1e-10)
         np.testing.assert_allclose(by_name.intercept_, by_values.intercept_, rtol=0, atol=1e-10)
@@ -85,8 +89,12 @@ def test_train_metrics_are_the_engines_and_the_verdict_is_set():
 
 def test_a_validation_split_is_held_out_and_judged():
     X, y = toy_table()
-    clf = fit_quietly(FairFrontClassifier(max_iter=2000, validation_fraction=0.25,
-                                          random_state=0), X, y, sensitive_features="group")  # fmt: skip
+    clf = fit_quietly(
+        FairFrontClassifier(max_iter=2000, validation_fraction=0.25, random_state=0),
+        X,
+        y,
+        sensitive_features="group",
+    )
     assert set(clf.metrics_) == {"train", "val"}
     assert clf.verdict_.check("val") is not None
 
@@ -96,8 +104,9 @@ def test_intersection_of_several_sensitive_columns():
     clf = fit_quietly(FairFrontClassifier(**FAST), X, y, sensitive_features=["group", "colour"])
     assert len(clf.groups_) == 6
     assert "a × blue" in set(clf.groups_)
-    two_d = fit_quietly(FairFrontClassifier(**FAST), X, y,
-                        sensitive_features=X[["group", "colour"]].to_numpy())  # fmt: skip
+    two_d = fit_quietly(
+        FairFrontClassifier(**FAST), X, y, sensitive_features=X[["group", "colour"]].to_numpy()
+    )
     assert set(two_d.groups_) == set(clf.groups_)
 
 
@@ -106,15 +115,20 @@ def test_sensitive_values_are_matched_by_position_not_by_index():
     X, y = toy_table()
     shuffled = X.set_axis(np.random.default_rng(0).permutation(len(X)), axis=0)
     plain = fit_quietly(FairFrontClassifier(**FAST), X, y, sensitive_features=X["group"])
-    moved = fit_quietly(FairFrontClassifier(**FAST), shuffled, y,
-                        sensitive_features=shuffled["group"])  # fmt: skip
+    moved = fit_quietly(
+        FairFrontClassifier(**FAST), shuffled, y, sensitive_features=shuffled["group"]
+    )
     np.testing.assert_allclose(plain.coef_, moved.coef_, atol=1e-10)
 
 
 def test_a_model_with_group_cross_terms_needs_the_sensitive_features_to_predict():
     X, y = toy_table()
-    clf = fit_quietly(FairFrontClassifier(cross_terms=True, **FAST), X, y,
-                      sensitive_features=X["group"].to_numpy())  # fmt: skip
+    clf = fit_quietly(
+        FairFrontClassifier(cross_terms=True, **FAST),
+        X,
+        y,
+        sensitive_features=X["group"].to_numpy(),
+    )
     assert clf.needs_sensitive_features_
     with pytest.raises(ValueError, match="needs sensitive_features to predict"):
         clf.predict(X)
@@ -153,8 +167,12 @@ def test_the_squared_hinge_objective_has_no_probabilities():
 def test_regressor_trains_a_real_valued_label_by_paper_002():
     X, _ = toy_table()
     target = 2.0 * X["x1"] - X["x2"] + np.random.default_rng(0).normal(scale=0.3, size=len(X))
-    reg = fit_quietly(FairFrontRegressor(validation_fraction=0.0, random_state=0), X, target,
-                      sensitive_features="group")  # fmt: skip
+    reg = fit_quietly(
+        FairFrontRegressor(validation_fraction=0.0, random_state=0),
+        X,
+        target,
+        sensitive_features="group",
+    )
     assert reg.solver_ == "badr_gd"
     assert reg.score(X, target) == pytest.approx(reg.metrics_["train"]["r2"], abs=1e-12)
     assert reg.score(X, target) > 0.8

@@ -29,8 +29,9 @@ assert "streamlit" not in sys.modules, "fitting an estimator imported streamlit"
 
 
 def run_python(code: str) -> None:
-    done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
 
 

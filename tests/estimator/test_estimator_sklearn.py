@@ -50,8 +50,9 @@ def test_in_a_pipeline_after_a_scaler_with_the_sensitive_values_as_a_step_parame
 
 def test_in_a_pipeline_after_a_column_transformer_with_routed_sensitive_values():
     X, y = toy_table(200)
-    prepare = ColumnTransformer([("numbers", StandardScaler(), ["x1", "x2"]),
-                                 ("colour", OneHotEncoder(), ["colour"])])  # fmt: skip
+    prepare = ColumnTransformer(
+        [("numbers", StandardScaler(), ["x1", "x2"]), ("colour", OneHotEncoder(), ["colour"])]
+    )
     with sklearn.config_context(enable_metadata_routing=True):
         pipe = make_pipeline(prepare, small().set_fit_request(sensitive_features=True))
         pipe.fit(X, y, sensitive_features=X["group"].to_numpy())

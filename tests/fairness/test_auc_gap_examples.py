@@ -73,8 +73,10 @@ def test_surrogate_rows_are_the_pairwise_means_of_eq_4_and_5(variant, c1, n_grou
     expected = []
     for k, j in pairs(n_groups):
         g1, g1p, g2, g2p = (scores[m] for m in examples(groups, y, k, j)[variant])
-        expected += [pair_mean(g1p, g1, c1) + pair_mean(g2, g2p, c1) - 1 - kappa,  # eq. 4
-                     pair_mean(g2p, g2, c1) + pair_mean(g1, g1p, c1) - 1 - kappa]  # eq. 5  # fmt: skip
+        expected += [
+            pair_mean(g1p, g1, c1) + pair_mean(g2, g2p, c1) - 1 - kappa,  # eq. 4
+            pair_mean(g2p, g2, c1) + pair_mean(g1, g1p, c1) - 1 - kappa,
+        ]  # eq. 5
     np.testing.assert_allclose(c.surrogate(torch.as_tensor(scores)).numpy(), expected, rtol=1e-12)
 
 
@@ -118,8 +120,15 @@ def test_lemma_1_at_its_saddle_is_the_pairwise_mean_for_every_set_pair(variant, 
     for in_a, in_b in ((g1p, g1), (g2, g2p), (g2p, g2), (g1, g1p)):  # the four terms of eq. 4–5
         ma, mb = scores[in_a].mean(), scores[in_b].mean()
         alpha = np.sqrt(c1) * (ma - mb)
-        terms = lemma1_terms(scores, (in_a / in_a.mean())[:, None], (in_b / in_b.mean())[:, None],
-                             np.array([ma]), np.array([mb]), np.array([c1]), np.array([C2]))  # fmt: skip
+        terms = lemma1_terms(
+            scores,
+            (in_a / in_a.mean())[:, None],
+            (in_b / in_b.mean())[:, None],
+            np.array([ma]),
+            np.array([mb]),
+            np.array([c1]),
+            np.array([C2]),
+        )
         value = float(np.mean(terms.F + alpha * terms.G) - alpha**2)
         assert value == pytest.approx(pair_mean(scores[in_a], scores[in_b], c1), rel=1e-10)
         assert abs(float(np.mean(terms.G)) - 2 * alpha) < 1e-10  # ∂/∂α = 0
@@ -128,9 +137,30 @@ def test_lemma_1_at_its_saddle_is_the_pairwise_mean_for_every_set_pair(variant, 
 @pytest.mark.parametrize("variant", AUC_GAP_VARIANTS)
 def test_the_cli_runs_every_example_and_reports_the_gap(variant, tmp_path, capsys):
     out = tmp_path / "run.json"
-    code = main(["run", "--data", "adult", "--attribute", "sex", "--constraint", "auc_gap",
-                 "--auc-variant", variant, "--auc-c1", "1", "--kappa", "0.05", "--solver",
-                 "ssg", "--iterations", "50", "--quiet", "--out", str(out)])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "--data",
+            "adult",
+            "--attribute",
+            "sex",
+            "--constraint",
+            "auc_gap",
+            "--auc-variant",
+            variant,
+            "--auc-c1",
+            "1",
+            "--kappa",
+            "0.05",
+            "--solver",
+            "ssg",
+            "--iterations",
+            "50",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "AUC gap" in captured.out

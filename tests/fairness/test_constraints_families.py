@@ -199,8 +199,9 @@ def test_lemma_1_terms_recover_the_pair_loss_at_the_saddle(c1):
     weight_a, weight_b = (in_a / in_a.mean())[:, None], (in_b / in_b.mean())[:, None]
 
     def mean_terms(a: float, b: float, alpha: float):
-        t = lemma1_terms(h, weight_a, weight_b, np.array([a]), np.array([b]), np.array([c1]),
-                         np.array([c2]))  # fmt: skip
+        t = lemma1_terms(
+            h, weight_a, weight_b, np.array([a]), np.array([b]), np.array([c1]), np.array([c2])
+        )
         value = float(np.mean(t.F + alpha * t.G) - alpha**2)
         slopes = (np.mean(t.dF_da), np.mean(t.dF_db), float(np.mean(t.G)) - 2 * alpha)
         return value, slopes

@@ -44,8 +44,10 @@ def test_a_spec_stores_only_the_options_that_differ_from_the_defaults():
         "variant": "inter",
         "c1": 1.0,
     }
-    with pytest.raises(UserError, match="the auc_gap constraint has no option colour; its "
-                       "options are c1, c2, variant"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match="the auc_gap constraint has no option colour; its options are c1, c2, variant",
+    ):
         set_options("auc_gap", {"colour": "red"})
     with pytest.raises(UserError, match="the DP constraint has no option c1; it has no options"):
         set_options("DP", {"c1": 1.0})
@@ -67,8 +69,24 @@ def test_every_family_with_options_names_its_flags_and_widgets_apart():
 def test_the_command_line_refuses_a_bad_family_option_in_one_line(tmp_path, capsys):
     table = tmp_path / "t.csv"
     table.write_text("x,g,y\n" + "".join(f"{i},{'ab'[i % 2]},{i % 3 == 0:d}\n" for i in range(60)))
-    flags = ["run", "--source", "csv", "--csv", str(table), "--label", "y", "--attribute", "g",
-             "--min-group-size", "5", "--constraint", "psp", "--interval", "0", "0.5"]  # fmt: skip
+    flags = [
+        "run",
+        "--source",
+        "csv",
+        "--csv",
+        str(table),
+        "--label",
+        "y",
+        "--attribute",
+        "g",
+        "--min-group-size",
+        "5",
+        "--constraint",
+        "psp",
+        "--interval",
+        "0",
+        "0.5",
+    ]
     with pytest.raises(SystemExit) as stopped:  # the choices are argparse's to refuse
         main([*flags, "--psp-mean-method", "fast"])
     err = capsys.readouterr().err

@@ -38,12 +38,15 @@ def test_binding_ids_equals_binding_values(family):
     batch = np.random.default_rng(1).choice(len(ids), 90, replace=False)
     on_ids = by_id.with_ids(ids[batch], y[batch])
     on_values = by_value.with_batch(groups=np.asarray(NAMES)[ids[batch]], y=y[batch])
-    torch.testing.assert_close(on_ids.surrogate(scores[batch], aux),
-                               on_values.surrogate(scores[batch], aux))  # fmt: skip
+    torch.testing.assert_close(
+        on_ids.surrogate(scores[batch], aux), on_values.surrogate(scores[batch], aux)
+    )
 
 
-@pytest.mark.parametrize("ids", [np.array([0, 1, 3]), np.array([-1, 0, 1]), np.array([0.0, 1.0]),
-                                 np.array([], dtype=np.int64)])  # fmt: skip
+@pytest.mark.parametrize(
+    "ids",
+    [np.array([0, 1, 3]), np.array([-1, 0, 1]), np.array([0.0, 1.0]), np.array([], dtype=np.int64)],
+)
 def test_ids_outside_the_vocabulary_are_refused(ids):
     full, y, _ = sample()
     bound = bind_ids(spec_of("DP"), ids=full, names=NAMES, y=y)

@@ -37,8 +37,10 @@ def brute_gap(condition: str, pairs: str) -> float:
         return mean_loss(mask & (label == Y)) if label is not None else mean_loss(mask)
 
     if pairs == "all":
-        return max(sum(abs(loss(a, v) - loss(b, v)) for v in labels)
-                   for a, b in itertools.combinations(names, 2))  # fmt: skip
+        return max(
+            sum(abs(loss(a, v) - loss(b, v)) for v in labels)
+            for a, b in itertools.combinations(names, 2)
+        )
     means = {v: np.mean([loss(g, v) for g in names]) for v in labels}
     return max(sum(abs(loss(g, v) - means[v]) for v in labels) for g in names)
 

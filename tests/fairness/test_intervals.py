@@ -49,8 +49,10 @@ THRESHOLD = 0.5
 def population_psp(shifts, scales, alpha: float, beta: float) -> float:
     """pSP on I of normal groups N(shift, scale²), on a grid of 400,001 thresholds."""
     theta = np.linspace(-12.0, 12.0, 400_001)
-    clipped = [np.clip((norm.sf(theta, m, s) - alpha) / (beta - alpha), 0, 1)
-               for m, s in zip(shifts, scales, strict=True)]  # fmt: skip
+    clipped = [
+        np.clip((norm.sf(theta, m, s) - alpha) / (beta - alpha), 0, 1)
+        for m, s in zip(shifts, scales, strict=True)
+    ]
     return max(np.abs(a - b).max() for a in clipped for b in clipped)
 
 
@@ -62,8 +64,12 @@ def population_rate(shift: float, label: int | None) -> float:
 
 
 def population_gap(shifts, labels: tuple[int | None, ...]) -> float:
-    return max(abs(population_rate(a, lab) - population_rate(b, lab))
-               for lab in labels for a in shifts for b in shifts)  # fmt: skip
+    return max(
+        abs(population_rate(a, lab) - population_rate(b, lab))
+        for lab in labels
+        for a in shifts
+        for b in shifts
+    )
 
 
 # ---- simulation ---------------------------------------------------------------------------------
@@ -87,8 +93,12 @@ def calibrate(estimate: Callable[[int], Estimate], truth: float, replications: i
     low = np.array([e.low for e in drawn])
     high = np.array([e.high for e in drawn])
     assert all(e.low <= e.value <= e.high for e in drawn)
-    return Calibration(replications, float(np.mean((low <= truth) & (truth <= high))),
-                       float(np.mean(high < truth)), float(np.mean(low > 0)))  # fmt: skip
+    return Calibration(
+        replications,
+        float(np.mean((low <= truth) & (truth <= high))),
+        float(np.mean(high < truth)),
+        float(np.mean(low > 0)),
+    )
 
 
 def labelled_split(rng, sizes, shifts):
@@ -178,8 +188,10 @@ def test_pdp_clips_the_rates_to_i_and_covers():
         h, groups, y = labelled_split(np.random.default_rng(r), sizes, shifts)
         return value_estimate(spec, INTERVAL, threshold, h, groups, y)
 
-    rates = [PREVALENCE * norm.sf(threshold, SEPARATION + s) + (1 - PREVALENCE)
-             * norm.sf(threshold, s) for s in shifts]  # fmt: skip
+    rates = [
+        PREVALENCE * norm.sf(threshold, SEPARATION + s) + (1 - PREVALENCE) * norm.sf(threshold, s)
+        for s in shifts
+    ]
     truth = abs(np.diff(np.clip((np.array(rates) - 0.05) / 0.25, 0, 1)))[0]
     calibration = calibrate(estimate, truth, 600)
     assert truth > 0.2
@@ -197,8 +209,11 @@ def test_the_group_auc_gap_bootstrap_covers_its_population_value():
         return value_estimate(spec, INTERVAL, 0.0, h, groups, y, seed=r, draws=100)
 
     # each group a mixture of N(shift + 1.2 y, 1): AUC = Σ weights · Φ(mean difference / √2)
-    means = [(s + SEPARATION * label, PREVALENCE if label else 1 - PREVALENCE)
-             for s in shifts for label in (0, 1)]  # fmt: skip
+    means = [
+        (s + SEPARATION * label, PREVALENCE if label else 1 - PREVALENCE)
+        for s in shifts
+        for label in (0, 1)
+    ]
     first, second = means[:2], means[2:]
     auc = sum(wa * wb * norm.cdf((ma - mb) / np.sqrt(2)) for ma, wa in first for mb, wb in second)
     calibration = calibrate(estimate, abs(auc - 0.5), 150)
@@ -239,8 +254,15 @@ def toy_problem(spec: ConstraintSpec) -> Problem:
     x = rng.normal(size=n) + 0.6 * group
     label = (x + rng.normal(size=n) > 0.5).astype(np.int8)
     frame = pd.DataFrame({"x": x, "g": np.array(["a", "b", "c"])[group]})
-    dataset = Dataset(name="toy", frame=frame, label=label, numeric=("x",), categorical=(),
-                      protected=("g",), label_name="y")  # fmt: skip
+    dataset = Dataset(
+        name="toy",
+        frame=frame,
+        label=label,
+        numeric=("x",),
+        categorical=(),
+        protected=("g",),
+        label_name="y",
+    )
     prepared = prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),), seed=0))
     return Problem(prepared, ModelSpec(), spec, interval=INTERVAL)
 
@@ -266,8 +288,9 @@ def test_the_value_is_what_the_run_reports_as_its_constraint(spec):
     part = problem.data.split("val")
     h = np.random.default_rng(1).normal(size=len(part)) + 0.5 * part.groups
     reported = problem.report_scores(h, "val", ("constraint",))["constraint"]
-    estimate = value_estimate(spec, problem.interval, problem.threshold, h, part.groups, part.y,
-                              draws=50)  # fmt: skip
+    estimate = value_estimate(
+        spec, problem.interval, problem.threshold, h, part.groups, part.y, draws=50
+    )
     assert estimate.value == reported
     assert estimate.low <= estimate.value <= estimate.high
 
@@ -337,8 +360,9 @@ def test_rows_for_scales_the_smallest_cell_by_the_squared_ratio():
 )
 def test_a_four_times_larger_split_resolves_half_the_gap(spec):
     def resolution(scale: int) -> Resolution:
-        h, groups, y = labelled_split(np.random.default_rng(5), (250 * scale, 500 * scale),
-                                      (0.0, 0.0))  # fmt: skip
+        h, groups, y = labelled_split(
+            np.random.default_rng(5), (250 * scale, 500 * scale), (0.0, 0.0)
+        )
         return value_resolution(spec, INTERVAL, 0.0, h, groups, y, draws=DRAWS)
 
     small, large = resolution(1), resolution(4)
@@ -351,8 +375,19 @@ def test_a_four_times_larger_split_resolves_half_the_gap(spec):
 def test_resolution_is_the_typical_upper_end_at_zero():
     sizes = (300, 600)
     groups = np.repeat([0, 1], sizes)
-    highs = [value_estimate(None, INTERVAL, 0.0, np.random.default_rng(r).normal(size=900), groups,
-                            None, seed=r, draws=DRAWS).high for r in range(60)]  # fmt: skip
+    highs = [
+        value_estimate(
+            None,
+            INTERVAL,
+            0.0,
+            np.random.default_rng(r).normal(size=900),
+            groups,
+            None,
+            seed=r,
+            draws=DRAWS,
+        ).high
+        for r in range(60)
+    ]
     h = np.random.default_rng(99).normal(size=900)
     smallest = value_resolution(None, INTERVAL, 0.0, h, groups, None, draws=DRAWS).smallest
     assert smallest == pytest.approx(np.median(highs), rel=0.2)
@@ -396,8 +431,10 @@ def test_a_split_that_cannot_support_a_value_gives_none():
     assert value_estimate(None, INTERVAL, 0.0, h, one_group, None) is None
     lone = np.r_[np.zeros(99, dtype=int), 1]  # a group of one row does not vary when resampled
     assert value_estimate(None, INTERVAL, 0.0, h, lone, None) is None
-    assert value_resolution(ConstraintSpec("intersectional_hinge", 0.1), INTERVAL, 0.0, h, groups,
-                            y) is None  # its subgroups are not among the inputs  # fmt: skip
+    assert (
+        value_resolution(ConstraintSpec("intersectional_hinge", 0.1), INTERVAL, 0.0, h, groups, y)
+        is None
+    )  # its subgroups are not among the inputs
     assert auc_estimate(h, np.r_[1, np.zeros(99, dtype=int)]) is None
     metrics = interval_metrics(ConstraintSpec("EO", 0.1), INTERVAL, 0.0, h, groups, None)
     needing_labels = {k: v for k, v in metrics.items() if not k.startswith(("dp_", "pdp_"))}

@@ -86,7 +86,9 @@ def test_psp_narrows_the_ramp_to_half_a_band_of_each_groups_scores_at_its_levels
         for p in levels:
             q = 1 - p
             half = 0.5 * max(SHARE_OF_BAND * band, LEAST_RAMP_ROWS / scores.size)
-            widths.append(np.quantile(scores, min(q + half, 1)) - np.quantile(scores, max(q - half, 0)))
+            widths.append(
+                np.quantile(scores, min(q + half, 1)) - np.quantile(scores, max(q - half, 0))
+            )
     assert refinement.spec.temperature == pytest.approx(min(widths))
     assert refinement.temperature == (1.0, refinement.spec.temperature)
     assert refinement.tolerance == pytest.approx(TOLERANCE_SHARE * band)

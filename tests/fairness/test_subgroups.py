@@ -41,10 +41,12 @@ def test_subgroups_are_every_threshold_combination_above_the_share():
     found = threshold_subgroups(values, spec)
     cuts = [np.quantile(values[:, j], [0, 0.25, 0.5, 0.75]) for j in range(2)]
     expected = {
-        (i, j) for i in range(4) for j in range(4)
+        (i, j)
+        for i in range(4)
+        for j in range(4)
         if (i, j) != (0, 0)
         and np.mean((values[:, 0] >= cuts[0][i]) & (values[:, 1] >= cuts[1][j])) > 0.05
-    }  # fmt: skip
+    }
     assert len(found) == len(expected) > 5
     assert {tuple(np.rint(level * 4).astype(int)) for level in found.levels} == expected
     members = found.membership(values).toarray()
@@ -60,8 +62,12 @@ def test_missing_values_are_in_no_subgroup_and_bad_specs_are_refused():
     frame = subgroup_frame()[0]
     with pytest.raises(UserError, match="'g' is not numeric"):
         attribute_values(frame, ("share_a", "g"))
-    for bad in ({"attributes": ()}, {"attributes": ("a", "a")}, {"attributes": ("a",),
-                "thresholds": 1}, {"attributes": ("a",), "min_share": 1.0}):  # fmt: skip
+    for bad in (
+        {"attributes": ()},
+        {"attributes": ("a", "a")},
+        {"attributes": ("a",), "thresholds": 1},
+        {"attributes": ("a",), "min_share": 1.0},
+    ):
         with pytest.raises(UserError):
             SubgroupSpec(**bad)
 
@@ -115,8 +121,11 @@ def test_exact_rows_on_held_out_splits_use_their_own_membership():
     on_test = problem.constraint_on("test")
     hinge = np.maximum(1.0 - (2.0 * test.y - 1.0) * h, 0.0)
     members = test.members.toarray().astype(bool)
-    worst = max(hinge[members[:, j]].mean() - hinge.mean() for j in range(members.shape[1])
-                if members[:, j].any())  # fmt: skip
+    worst = max(
+        hinge[members[:, j]].mean() - hinge.mean()
+        for j in range(members.shape[1])
+        if members[:, j].any()
+    )
     assert on_test.exact(h) == pytest.approx(max(worst, 0.0))
     with pytest.raises(UserError, match="subgroup membership"):
         problem.bound.with_ids(test.groups, test.y)
@@ -124,8 +133,11 @@ def test_exact_rows_on_held_out_splits_use_their_own_membership():
 
 def test_without_subgroups_the_hinge_constrains_the_groups():
     prepared = subgroup_prepared()
-    plain = Problem(prepared.__class__(**{**prepared.__dict__, "subgroups": None}), ModelSpec(),
-                    ConstraintSpec("intersectional_hinge", KAPPA))  # fmt: skip
+    plain = Problem(
+        prepared.__class__(**{**prepared.__dict__, "subgroups": None}),
+        ModelSpec(),
+        ConstraintSpec("intersectional_hinge", KAPPA),
+    )
     assert plain.bound.rows == ("hinge[high-all]", "hinge[low-all]")
     other = Problem(prepared, ModelSpec(), ConstraintSpec("DP", 0.05))
     assert other.bound.m == 2  # subgroups are only for the family that constrains them

@@ -44,8 +44,13 @@ def test_runs_outlive_the_process_that_submitted_them(store, csv_spec):
     )
     import pickle
 
-    result = subprocess.run([sys.executable, "-c", script], input=pickle.dumps(spec),
-                            capture_output=True, cwd=PROJECT, timeout=120)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        input=pickle.dumps(spec),
+        capture_output=True,
+        cwd=PROJECT,
+        timeout=120,
+    )
     assert result.returncode == -signal.SIGKILL
     run_id = result.stdout.decode().strip()
     assert wait(store, [run_id], timeout=120)[run_id] in WITH_MODEL
@@ -86,11 +91,17 @@ def test_fifty_runs_on_two_workers_with_a_reader_polling(store, csv_spec):
 def test_a_sweep_on_a_local_dask_cluster(store, csv_spec):
     from dask.distributed import LocalCluster
 
-    specs = sweep_specs(make_spec(csv_spec, iterations=60), [0.2, 0.1], [(0.1, 0.5)],
-                        ["idca", "unconstrained"], [0, 1])  # fmt: skip
+    specs = sweep_specs(
+        make_spec(csv_spec, iterations=60),
+        [0.2, 0.1],
+        [(0.1, 0.5)],
+        ["idca", "unconstrained"],
+        [0, 1],
+    )
     assert len(specs) == 6
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster:  # fmt: skip
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         sweep_id = submit_sweep("dask", specs, {}, store, scheduler=cluster.scheduler_address)
     rows = store.runs(sweep_id=sweep_id)
     assert len(rows) == 6 and all(r.has_model for r in rows)
@@ -110,8 +121,9 @@ def test_a_fresh_worker_warms_up_the_default_solvers_and_another_before_its_run(
         "w.warm_solver('plada'); print('engine.solvers.plada' in sys.modules, "
         "sorted(w._warmed))"
     )
-    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True,
-                            text=True, timeout=120)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[-2] == "True False"

@@ -71,14 +71,16 @@ def test_a_sweep_queues_its_reference_first_then_its_chains_tightest_first(
     store, csv_spec, monkeypatch
 ):
     monkeypatch.setattr("engine.runs.submit.ensure_runner", lambda *args: None)  # queue only
-    specs = sweep_specs(make_spec(csv_spec), KAPPAS, [(0.1, 0.5)], ["idca", "unconstrained"], [0],
-                        chains=2)  # fmt: skip
+    specs = sweep_specs(
+        make_spec(csv_spec), KAPPAS, [(0.1, 0.5)], ["idca", "unconstrained"], [0], chains=2
+    )
     ordered = queue_order(specs)
     assert sorted(s.run_id for s in ordered) == sorted(s.run_id for s in specs)
     assert [s.solver for s in ordered] == ["unconstrained"] + ["idca"] * len(KAPPAS)
     assert [s.constraint.kappa for s in ordered[1:]] == [0.02, 0.1, 0.3, 0.05, 0.2]
-    even = sweep_specs(make_spec(csv_spec), [0.3, 0.2, 0.1, 0.05], [(0.1, 0.5)], ["idca"], [0],
-                       chains=2)  # fmt: skip
+    even = sweep_specs(
+        make_spec(csv_spec), [0.3, 0.2, 0.1, 0.05], [(0.1, 0.5)], ["idca"], [0], chains=2
+    )
     assert [s.constraint.kappa for s in queue_order(even)] == [0.05, 0.2, 0.1, 0.3]
     submit_sweep("ordered", specs, {}, store, workers=2)
     assert [r.id for r in store.runs()] == [s.run_id for s in ordered]
@@ -145,8 +147,9 @@ def test_a_continuation_sweep_runs_each_point_after_and_from_its_neighbour(store
 
 def test_a_point_whose_neighbour_left_no_model_starts_cold_and_says_so(store, csv_spec):
     first = make_spec(csv_spec, kappa=0.3)
-    second = dataclasses.replace(make_spec(csv_spec, kappa=0.1, iterations=50),
-                                 warm_start=first.run_id)  # fmt: skip
+    second = dataclasses.replace(
+        make_spec(csv_spec, kappa=0.1, iterations=50), warm_start=first.run_id
+    )
     submit([first], store, start_runner=False)
     store.request_cancel(first.run_id)
     submit([second], store)
@@ -163,16 +166,23 @@ def test_a_continuation_sweep_on_a_local_dask_cluster_runs_its_chains_in_order(t
     from dask.distributed import LocalCluster
 
     data = SyntheticACSSpec(state="CT,RI,VT", n_persons=6000)
-    base = RunSpec(data=data, prepare=PrepareOptions(grouping=(GroupingSpec("SEX"),)),
-                   model=ModelSpec(cross_terms=True),
-                   constraint=ConstraintSpec("pSP", 0.1, INTERVAL), interval=INTERVAL,
-                   solver="idca", budget=Budget(max_iterations=2000))  # fmt: skip
-    specs = sweep_specs(base, [0.3, 0.2, 0.1, 0.05], [INTERVAL], ["idca", "unconstrained"], [0],
-                        chains=2)  # fmt: skip
+    base = RunSpec(
+        data=data,
+        prepare=PrepareOptions(grouping=(GroupingSpec("SEX"),)),
+        model=ModelSpec(cross_terms=True),
+        constraint=ConstraintSpec("pSP", 0.1, INTERVAL),
+        interval=INTERVAL,
+        solver="idca",
+        budget=Budget(max_iterations=2000),
+    )
+    specs = sweep_specs(
+        base, [0.3, 0.2, 0.1, 0.05], [INTERVAL], ["idca", "unconstrained"], [0], chains=2
+    )
     shared = Store(tmp_path / "shared-folder" / "runs")
     try:
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster:  # fmt: skip
+        with LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
             sweep_id = submit_sweep("dask", specs, {}, shared, scheduler=cluster.scheduler_address)
     finally:
         stop_runners(shared.home)
@@ -229,21 +239,26 @@ def test_a_feasible_tighter_model_is_the_start_and_its_words_say_why(store, csv_
     point = dataclasses.replace(make_spec(csv_spec, kappa=0.1), warm_start=before.run_id)
     start, words = warm_start(store, point)
     assert start is not None and set(start) == {"w"}
-    assert words == (f"started from the model of run {before.run_id} (κ = 0.05, I = [0.1, 0.5)), "
-                     "whose exact training pSP 0.04 ≤ κ = 0.1")  # fmt: skip
+    assert words == (
+        f"started from the model of run {before.run_id} (κ = 0.05, I = [0.1, 0.5)), "
+        "whose exact training pSP 0.04 ≤ κ = 0.1"
+    )
 
 
 def test_a_point_whose_start_misses_its_kappa_on_train_runs_cold_and_says_so(store, csv_spec):
     before = make_spec(csv_spec, kappa=0.05)
     _ended_with_model(store, before, 0.3)
-    point = dataclasses.replace(make_spec(csv_spec, kappa=0.1, iterations=50),
-                                warm_start=before.run_id)  # fmt: skip
+    point = dataclasses.replace(
+        make_spec(csv_spec, kappa=0.1, iterations=50), warm_start=before.run_id
+    )
     submit([point], store, start_runner=False)
     assert execute_run(str(store.home), point.run_id) != "failed"
     row = store.run(point.run_id)
     assert row.has_model
-    assert (f"started cold: the model of run {before.run_id} (κ = 0.05, I = [0.1, 0.5)), its warm "
-            "start, does not meet κ = 0.1: its exact training pSP is 0.3") in row.reason  # fmt: skip
+    assert (
+        f"started cold: the model of run {before.run_id} (κ = 0.05, I = [0.1, 0.5)), its warm "
+        "start, does not meet κ = 0.1: its exact training pSP is 0.3"
+    ) in row.reason
 
 
 def test_a_run_that_holds_kappa_on_train_starts_its_first_solve_from_its_start(

@@ -30,7 +30,7 @@ from engine.runs.worker import execute_run
 from engine.status import StopReason
 from engine.verdict import Label
 
-NOTE = "Ana <credit risk> & Bo: κ = 0.1 keeps approvals \"fair\" within the band"
+NOTE = 'Ana <credit risk> & Bo: κ = 0.1 keeps approvals "fair" within the band'
 GROUPS = {"a": "Women & <girls>", "b": "Men"}  # names a page must escape
 WHEN = datetime.datetime(2026, 3, 1, 9, 30, tzinfo=datetime.UTC)
 
@@ -45,10 +45,12 @@ def finished(tmp_path_factory) -> dict[str, str]:
     frame = pd.read_csv(data.path)
     frame.assign(g=frame["g"].map(GROUPS)).to_csv(data.path, index=False)
     store = Store(folder / "home")
-    specs = {"chosen": make_spec(data, kappa=0.1, iterations=30),
-             "reference": make_spec(data, "unconstrained", iterations=20),
-             "looser": make_spec(data, kappa=0.2, iterations=30),
-             "failed": make_spec(data, kappa=0.01, iterations=5)}  # fmt: skip
+    specs = {
+        "chosen": make_spec(data, kappa=0.1, iterations=30),
+        "reference": make_spec(data, "unconstrained", iterations=20),
+        "looser": make_spec(data, kappa=0.2, iterations=30),
+        "failed": make_spec(data, kappa=0.01, iterations=5),
+    }
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("FAIRFRONT_CACHE", str(folder / "cache"))
         for spec in specs.values():
@@ -151,8 +153,12 @@ def test_the_record_says_what_the_run_is(runs):
     # the cost against the reference: both accuracies and both values, with their intervals
     cost = words(section(page, "What fairness costs"))
     assert ids["reference"][:8] in cost
-    for values, metric in ((test, "accuracy"), (reference, "accuracy"), (test, "constraint"),
-                           (reference, "psp")):  # fmt: skip
+    for values, metric in (
+        (test, "accuracy"),
+        (reference, "accuracy"),
+        (test, "constraint"),
+        (reference, "psp"),
+    ):
         assert f"{values[metric]:.3f}" in cost
         assert interval_text(values[f"{metric}_low"], values[f"{metric}_high"]) in cost
     points = 100 * (test["accuracy"] - reference["accuracy"])
@@ -181,8 +187,12 @@ def test_a_model_no_better_than_the_majority_class_says_so_under_its_limits(runs
     store, ids = runs
     row = store.run(ids["looser"])
     majority = store.metrics(row.id)["test"]["majority"]
-    store.finish(row.id, StopReason(row.stop_code, row.reason), metrics={"test": {
-        "accuracy": majority}}, only_if=(row.status,))  # fmt: skip
+    store.finish(
+        row.id,
+        StopReason(row.stop_code, row.reason),
+        metrics={"test": {"accuracy": majority}},
+        only_if=(row.status,),
+    )
     limits = words(section(decision_record(store, decide(store, row.id, NOTE)), "Limits"))
     assert "Degenerate on the test set" in limits
     assert f"{majority:.4f}" in limits
@@ -211,8 +221,9 @@ def test_every_family_says_what_kappa_means_for_the_groups(family):
     assert ("12 %" in said and "34 %" in said) == FAMILIES[family].uses_interval
 
 
-def test_decide_on_the_command_line_stores_the_decision_and_writes_the_record(runs, tmp_path,
-                                                                             capsys):  # fmt: skip
+def test_decide_on_the_command_line_stores_the_decision_and_writes_the_record(
+    runs, tmp_path, capsys
+):
     store, ids = runs
     out = tmp_path / "record.html"
     home = ["--home", str(store.home)]
@@ -223,8 +234,14 @@ def test_decide_on_the_command_line_stores_the_decision_and_writes_the_record(ru
     assert main(["runs", "decisions", *home]) == 0
     header, line = capsys.readouterr().out.splitlines()
     assert header.split()[:3] == ["when", "run", "κ"]
-    for shown in (ids["chosen"], "0.1", interval_label(INTERVAL), decision.verdict,
-                  decision.checksum[:12], NOTE[:20]):  # fmt: skip
+    for shown in (
+        ids["chosen"],
+        "0.1",
+        interval_label(INTERVAL),
+        decision.verdict,
+        decision.checksum[:12],
+        NOTE[:20],
+    ):
         assert shown in line
 
 

@@ -40,8 +40,10 @@ def described(run: dict) -> dict[str, str]:
 
 
 def test_every_setting_is_a_sentence_without_missing_numbers():
-    for run in (spec(), spec(model=ModelSpec(kind="mlp", hidden=(64, 32)), constraint=None,
-                             solver="unconstrained")):  # fmt: skip
+    for run in (
+        spec(),
+        spec(model=ModelSpec(kind="mlp", hidden=(64, 32)), constraint=None, solver="unconstrained"),
+    ):
         for name, value in describe_spec(run):
             assert isinstance(value, str) and value
             assert "None" not in value and "nan" not in value and "{" not in value, (name, value)
@@ -88,11 +90,13 @@ def test_solver_options_only_where_they_differ_from_the_card():
         (Budget(max_iterations=30_000), "at most 30,000 iterations"),
         (Budget(max_seconds=45), "at most 45 s of wall time"),
         (Budget(max_seconds=45, clock=BudgetClock.SOLVER), "at most 45 s of solver time"),
-        (Budget(max_iterations=500, max_seconds=600), "at most 500 iterations or 10 min of "
-                                                     "wall time, whichever comes first"),
+        (
+            Budget(max_iterations=500, max_seconds=600),
+            "at most 500 iterations or 10 min of wall time, whichever comes first",
+        ),
         (Budget(max_seconds=9000), "at most 2.5 h of wall time"),
     ],
-)  # fmt: skip
+)
 def test_budget_in_words(budget, words):
     assert described(spec(budget=budget))["budget"] == words
 
@@ -119,8 +123,9 @@ def test_groups_and_split_in_words():
     )
     assert described(spec())["split"] == "60 % train, 20 % validation, 20 % test; seed 3"
     adult = described(spec(data=AdultSpec()))["split"]
-    assert adult == ("75 % train, 25 % validation of adult.data; test: the published adult.test; "
-                     "seed 3")  # fmt: skip
+    assert adult == (
+        "75 % train, 25 % validation of adult.data; test: the published adult.test; seed 3"
+    )
 
 
 def test_dropped_protected_columns_are_said():
@@ -130,8 +135,11 @@ def test_dropped_protected_columns_are_said():
 
 
 def test_split_settings_says_shared_settings_once():
-    runs = [spec(), spec(solver="ssg", config={"epsilon": 0.01}),
-            spec(constraint=None, solver="unconstrained")]  # fmt: skip
+    runs = [
+        spec(),
+        spec(solver="ssg", config={"epsilon": 0.01}),
+        spec(constraint=None, solver="unconstrained"),
+    ]
     shared, own = split_settings([describe_spec(r) for r in runs])
     names = [name for name, _ in shared]
     assert names == ["data", "protected groups", "split", "model", "objective", "budget"]
@@ -154,7 +162,8 @@ def test_a_classic_data_set_is_named_with_its_label():
     from engine.data.classic import ClassicSpec
 
     assert described(spec(data=ClassicSpec("law", "zfya")))["data"].startswith(
-        "Law school (LSAC), label “zfya”")  # fmt: skip
+        "Law school (LSAC), label “zfya”"
+    )
     assert "COMPAS (ProPublica)" in described(spec(data=ClassicSpec("compas")))["data"]
 
 

@@ -71,18 +71,24 @@ def test_fairlearn_runs_are_stored_judged_and_drawn_with_their_few_scores(store,
     front_text = text[text.index(f"front of run {grid_id} (grid_search): {len(grid) - 1} models") :]
     assert FEW_SCORES_MARK not in front_text
     figure = frontier_figure(result, "DP gap")
-    drawn = {runs[0]: (label, hover) for trace in figure.data if trace.mode == "markers+text"
-             for runs, label, hover in zip(trace.customdata, trace.text, trace.hovertext,
-                                           strict=True)}  # fmt: skip
-    assert drawn[eg_id][0].startswith("κ 0.02") and drawn[eg_id][0].endswith(f" · {distinct:.0f} scores")
+    drawn = {
+        runs[0]: (label, hover)
+        for trace in figure.data
+        if trace.mode == "markers+text"
+        for runs, label, hover in zip(trace.customdata, trace.text, trace.hovertext, strict=True)
+    }
+    assert drawn[eg_id][0].startswith("κ 0.02") and drawn[eg_id][0].endswith(
+        f" · {distinct:.0f} scores"
+    )
     assert f"only {distinct:.0f} distinct scores" in drawn[eg_id][1]
     front_line = next(t for t in figure.data if t.mode == "lines+markers")
     assert [label for _, label in front_line.customdata] == [p.label for p in grid[:-1]]
     assert "distinct scores" in figure.layout.title.subtitle.text
 
 
-@pytest.mark.parametrize(("distinct", "noted"), [(1, False), (3, True), (20, True), (21, False),
-                                                  (None, False)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("distinct", "noted"), [(1, False), (3, True), (20, True), (21, False), (None, False)]
+)
 def test_the_verdict_notes_few_distinct_scores_on_the_reported_split(distinct, noted):
     row = {"accuracy": 0.8, "majority": 0.7, "auc": 0.75, "score_std": 0.3, "constraint": 0.01}
     metrics = {"test": row | {"distinct_scores": distinct}, "train": row | {"distinct_scores": 2}}

@@ -115,8 +115,10 @@ def test_confidence_outside_the_unit_interval_is_refused():
 def test_standard_errors_are_the_sample_deviation_over_root_n():
     """Paper 004, Sec. 6 draws standard errors: s/√n with s on n − 1 degrees of freedom."""
     auc, psp = [0.80, 0.82, 0.87], [0.10, 0.30, 0.20]
-    results = [run(f"r{s}", seed=s, accuracy=0.5, auc=a, psp=p)
-               for s, (a, p) in enumerate(zip(auc, psp, strict=True))]  # fmt: skip
+    results = [
+        run(f"r{s}", seed=s, accuracy=0.5, auc=a, psp=p)
+        for s, (a, p) in enumerate(zip(auc, psp, strict=True))
+    ]
     (point,) = frontier_points(results, score="auc", spread="se")
     # mean 0.83; squared deviations 0.0009 + 0.0001 + 0.0016 = 0.0026; s² = 0.0013
     assert point.score == pytest.approx(0.83)
@@ -134,9 +136,11 @@ def test_one_seed_has_no_standard_error():
 
 
 def test_the_score_axis_reads_auc_when_asked_and_skips_runs_without_it():
-    results = [run("a", seed=0, accuracy=0.61, auc=0.90, psp=0.1),
-               run("b", seed=1, accuracy=0.63, auc=0.88, psp=0.1),
-               run("no-auc", seed=2, accuracy=0.62, psp=0.1)]  # fmt: skip
+    results = [
+        run("a", seed=0, accuracy=0.61, auc=0.90, psp=0.1),
+        run("b", seed=1, accuracy=0.63, auc=0.88, psp=0.1),
+        run("no-auc", seed=2, accuracy=0.62, psp=0.1),
+    ]
     result = frontier(results, score="auc")
     (point,) = result.points
     assert result.score == "auc" and point.score == pytest.approx(0.89)
@@ -146,8 +150,10 @@ def test_the_score_axis_reads_auc_when_asked_and_skips_runs_without_it():
 
 
 def test_dominance_is_judged_on_the_chosen_score():
-    results = [run("high-accuracy", kappa=0.1, accuracy=0.9, auc=0.7, psp=0.2),
-               run("high-auc", kappa=0.2, accuracy=0.8, auc=0.8, psp=0.2)]  # fmt: skip
+    results = [
+        run("high-accuracy", kappa=0.1, accuracy=0.9, auc=0.7, psp=0.2),
+        run("high-auc", kappa=0.2, accuracy=0.8, auc=0.8, psp=0.2),
+    ]
     by_accuracy = {p.run_ids[0]: p.dominated for p in frontier_points(results)}
     by_auc = {p.run_ids[0]: p.dominated for p in frontier_points(results, score="auc")}
     assert by_accuracy == {"high-accuracy": False, "high-auc": True}
@@ -183,9 +189,13 @@ def test_unknown_metric_is_refused():
 
 def test_split_selects_the_metrics():
     result = RunResult(
-        "a", "idca", 0.1, INTERVAL, 0,
+        "a",
+        "idca",
+        0.1,
+        INTERVAL,
+        0,
         {"train": {"accuracy": 0.9, "psp": 0.05}, "test": {"accuracy": 0.8, "psp": 0.2}},
-    )  # fmt: skip
+    )
     (train,) = frontier_points([result], split="train")
     (test,) = frontier_points([result], split="test")
     assert (train.score, train.fairness) == pytest.approx((0.9, 0.95))
@@ -232,7 +242,7 @@ def test_full_grid_gives_one_point_per_configuration():
             seed=se,
             accuracy=rng.random(),
             psp=rng.random(),
-        )  # fmt: skip
+        )
         for so, k, i, se in itertools.product(solvers, kappas, intervals, seeds)
     ]
     points = frontier_points(results)
@@ -263,9 +273,13 @@ def test_runs_with_missing_metrics_are_skipped_and_counted():
 
 def test_missing_metric_on_another_split_does_not_skip():
     result = RunResult(
-        "a", "idca", 0.1, INTERVAL, 0,
+        "a",
+        "idca",
+        0.1,
+        INTERVAL,
+        0,
         {"val": {"accuracy": None, "psp": None}, "test": {"accuracy": 0.8, "psp": 0.2}},
-    )  # fmt: skip
+    )
     assert frontier([result]).skipped == ()
 
 
@@ -327,7 +341,7 @@ def sweep() -> list[RunResult]:
             seed=s,
             accuracy=0.86 + rng.normal(0, 0.003),
             psp=0.8 + rng.normal(0, 0.01),
-        )  # fmt: skip
+        )
         for s in range(3)
     ]
     for solver, kappas in [("ssg", [0.05, 0.2]), ("idca", [0.01, 0.2, 0.1])]:
@@ -340,7 +354,7 @@ def sweep() -> list[RunResult]:
                     seed=s,
                     accuracy=0.84 + rng.normal(0, 0.003),
                     psp=k + rng.normal(0, 0.01),
-                )  # fmt: skip
+                )
                 for s in range(3)
             ]
     return results
@@ -352,33 +366,61 @@ def test_table_rows_carry_every_point_field():
     assert len(rows) == len(points)
     for row, p in zip(rows, points, strict=True):
         assert row == {
-            "solver": p.solver, "kappa": p.kappa, "alpha": p.interval[0], "beta": p.interval[1],
-            "n": p.n, "score": p.score, "score_spread": p.score_spread,
-            "fairness": p.fairness, "fairness_spread": p.fairness_spread,
+            "solver": p.solver,
+            "kappa": p.kappa,
+            "alpha": p.interval[0],
+            "beta": p.interval[1],
+            "n": p.n,
+            "score": p.score,
+            "score_spread": p.score_spread,
+            "fairness": p.fairness,
+            "fairness_spread": p.fairness_spread,
             "score_low": p.score_band and p.score_band[0],
             "score_high": p.score_band and p.score_band[1],
             "fairness_low": p.fairness_band and p.fairness_band[0],
             "fairness_high": p.fairness_band and p.fairness_band[1],
-            "constraint": p.constraint, "state": p.state and str(p.state),
+            "constraint": p.constraint,
+            "state": p.state and str(p.state),
             "meets_kappa": p.meets_kappa,
-            "dominated": p.dominated, "unconstrained": p.unconstrained,
-            "degenerate": p.degenerate and str(p.degenerate[0]), "unconverged": p.unconverged,
+            "dominated": p.dominated,
+            "unconstrained": p.unconstrained,
+            "degenerate": p.degenerate and str(p.degenerate[0]),
+            "unconverged": p.unconverged,
             "marks": point_marks(p),
-        }  # fmt: skip
+        }
 
 
 def test_a_points_state_is_its_runs_interval_or_its_seeds_confidence_interval_against_kappa():
-    results = [run("a", kappa=0.1, seed=0, accuracy=0.8, psp=0.1, constraint=0.08),
-               run("b", kappa=0.1, seed=1, accuracy=0.8, psp=0.1, constraint=0.13),
-               *(run(f"m{seed}", kappa=0.15, seed=seed, accuracy=0.8, psp=0.2,
-                     constraint=0.2 + 0.001 * seed) for seed in range(3)),
-               run("c", kappa=0.2, seed=0, accuracy=0.8, psp=0.1, constraint=0.19),
-               run("t", kappa=0.3, seed=0, accuracy=0.8, psp=0.25, constraint=0.25,
-                   constraint_low=0.21, constraint_high=0.32, accuracy_low=0.79,
-                   accuracy_high=0.81),
-               run("d", kappa=None, solver="unconstrained", accuracy=0.9, psp=0.3,
-                   constraint=0.3),
-               run("e", kappa=0.05, accuracy=0.8, psp=0.1)]  # fmt: skip
+    results = [
+        run("a", kappa=0.1, seed=0, accuracy=0.8, psp=0.1, constraint=0.08),
+        run("b", kappa=0.1, seed=1, accuracy=0.8, psp=0.1, constraint=0.13),
+        *(
+            run(
+                f"m{seed}",
+                kappa=0.15,
+                seed=seed,
+                accuracy=0.8,
+                psp=0.2,
+                constraint=0.2 + 0.001 * seed,
+            )
+            for seed in range(3)
+        ),
+        run("c", kappa=0.2, seed=0, accuracy=0.8, psp=0.1, constraint=0.19),
+        run(
+            "t",
+            kappa=0.3,
+            seed=0,
+            accuracy=0.8,
+            psp=0.25,
+            constraint=0.25,
+            constraint_low=0.21,
+            constraint_high=0.32,
+            accuracy_low=0.79,
+            accuracy_high=0.81,
+        ),
+        run("d", kappa=None, solver="unconstrained", accuracy=0.9, psp=0.3, constraint=0.3),
+        run("e", kappa=0.05, accuracy=0.8, psp=0.1),
+    ]
     points = {(p.solver, p.kappa): p for p in frontier_points(results)}
     assert points[("idca", 0.1)].constraint == pytest.approx(0.105)
     assert points[("idca", 0.1)].state is KappaState.CANNOT_TELL  # two seeds either side of κ
@@ -393,8 +435,7 @@ def test_a_points_state_is_its_runs_interval_or_its_seeds_confidence_interval_ag
 
 
 def test_the_text_marks_points_that_miss_kappa_and_gives_no_interval_for_one_seed():
-    text = format_frontier(frontier([run("a", kappa=0.1, accuracy=0.8, psp=0.2,
-                                         constraint=0.2)]))  # fmt: skip
+    text = format_frontier(frontier([run("a", kappa=0.1, accuracy=0.8, psp=0.2, constraint=0.2)]))
     row = text.splitlines()[2]
     assert row.startswith("!") and row.endswith("0.8000    0.8000")  # no band without one
 
@@ -419,8 +460,10 @@ def test_text_is_aligned_and_marks_points():
     assert len({row.index("[", row.index("]")) for row in rows}) == 1  # the bands line up
     assert len({row.rindex("]") for row in rows}) == 1
     assert len({row.index(p.solver) for row, p in zip(rows, result.points, strict=True)}) == 1
-    assert lines[0] == ("accuracy vs fairness = 1 − psp on the test split, with 95 % bands: one "
-                        "seed's held-out interval, or over seeds the mean ± 95 % CI")  # fmt: skip
+    assert lines[0] == (
+        "accuracy vs fairness = 1 − psp on the test split, with 95 % bands: one "
+        "seed's held-out interval, or over seeds the mean ± 95 % CI"
+    )
     assert lines[1].split()[-3:] == ["n", "accuracy", "fairness"]
 
 
@@ -429,8 +472,10 @@ def test_text_names_the_auc_axis_and_standard_errors_and_keeps_the_marks():
     results = [replace(r, metrics={"test": {"auc": 0.8, **r.metrics["test"]}}) for r in results]
     result = frontier(results, score="auc", spread="se")
     lines = format_frontier(result).splitlines()
-    assert lines[0] == ("AUC vs fairness = 1 − psp on the test split, with 95 % bands: one "
-                        "seed's held-out interval, or over seeds the mean ± s.e.")  # fmt: skip
+    assert lines[0] == (
+        "AUC vs fairness = 1 − psp on the test split, with 95 % bands: one "
+        "seed's held-out interval, or over seeds the mean ± s.e."
+    )
     assert lines[1].split()[-3:] == ["n", "AUC", "fairness"]
     rows = dict(zip((p.run_ids[0] for p in result.points), lines[2:], strict=False))
     assert rows["missed"].startswith("·!")  # dominated, and misses κ = 0.3

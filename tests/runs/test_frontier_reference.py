@@ -37,8 +37,12 @@ EXACT_GAPS = {
 
 
 def auc_gap(variant: str, kappa: float = 0.05, **options) -> ConstraintSpec:
-    return ConstraintSpec("auc_gap", kappa, (0.0, 1.0),
-                          options=set_options("auc_gap", {"variant": variant, **options}))  # fmt: skip
+    return ConstraintSpec(
+        "auc_gap",
+        kappa,
+        (0.0, 1.0),
+        options=set_options("auc_gap", {"variant": variant, **options}),
+    )
 
 
 def auc_spec(data, solver: str, variant: str = "group", kappa: float = 0.05, seed: int = 0):
@@ -119,7 +123,9 @@ def test_paper_004_sweeps_default_to_auc_with_standard_errors(csv_spec):
     logistic_auc_gap = dataclasses.replace(psp, constraint=auc_gap("intra"))
     pairwise_reference = auc_spec(csv_spec, "unconstrained")
     assert frontier_axes([psp.to_dict(), make_spec(csv_spec, "unconstrained").to_dict()]) == (
-        "accuracy", "ci")  # fmt: skip
+        "accuracy",
+        "ci",
+    )
     assert frontier_axes([logistic_auc_gap.to_dict()]) == ("auc", "se")
     assert frontier_axes([pairwise_reference.to_dict()]) == ("auc", "se")
     assert frontier_axes([psp.to_dict(), pairwise_reference.to_dict()]) == ("auc", "se")

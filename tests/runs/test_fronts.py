@@ -47,15 +47,21 @@ def test_the_front_is_stored_and_read_back_as_it_was_made(store, front_run):
     assert members[0].coordinates == {"lambda.a": 0.0, "lambda.b": 1.0}
     assert store.runs_with(RecordKind.FRONT) == {run_id}
     records = store.records(run_id)
-    assert [r["kind"] for r in records][-4:] == [RecordKind.FRONT, RecordKind.FRONT, RecordKind.FRONT, "final"]
+    assert [r["kind"] for r in records][-4:] == [
+        RecordKind.FRONT,
+        RecordKind.FRONT,
+        RecordKind.FRONT,
+        "final",
+    ]
     assert store.progress(run_id) == (len(records), records[-1]["iteration"])
     assert json.loads(export_run(store, run_id, "json"))["front"] == made
     assert run_document(store, run_id)["front"] == made
 
 
 def test_a_run_without_a_front_reads_back_an_empty_one(store, csv_spec):
-    (run_id,) = submit([make_spec(csv_spec, solver="unconstrained", iterations=5)], store,
-                       start_runner=False)  # fmt: skip
+    (run_id,) = submit(
+        [make_spec(csv_spec, solver="unconstrained", iterations=5)], store, start_runner=False
+    )
     execute_run(str(store.home), run_id)
     assert run_front(store, run_id) == [] and store.runs_with(RecordKind.FRONT) == set()
     (result,) = run_results(store.run(run_id), store)
@@ -68,19 +74,24 @@ def test_a_stored_front_becomes_one_curve_with_the_reported_model(store, front_r
     results = run_results(row, store)
     members = run_front(store, run_id)
     assert [r.front_of for r in results] == [run_id] * 4
-    assert [r.label for r in results] == [*(m.label for m in members),
-                                          f"{REPORTED} = λ = (0.5, 0.5)"]  # fmt: skip
+    assert [r.label for r in results] == [
+        *(m.label for m in members),
+        f"{REPORTED} = λ = (0.5, 0.5)",
+    ]
     assert [r.chosen for r in results] == [False, False, False, True]
     stored = store.metrics(run_id)  # beside the exact metrics: their held-out intervals
     assert results[1].metrics == members[1].metrics
-    assert all(stored[split] | values == stored[split]
-               for split, values in members[1].metrics.items())  # fmt: skip
+    assert all(
+        stored[split] | values == stored[split] for split, values in members[1].metrics.items()
+    )
     result = run_front_frontier(store, row)
     assert list(result.fronts) == [run_id] and result.ordinary == ()
     assert [p.label for p in result.fronts[run_id]] == [r.label for r in results]
     reported = result.fronts[run_id][-1]
     assert reported.chosen and (reported.fairness, reported.score) == (
-        result.fronts[run_id][1].fairness, result.fronts[run_id][1].score)  # fmt: skip
+        result.fronts[run_id][1].fairness,
+        result.fronts[run_id][1].score,
+    )
 
 
 def test_a_sweep_with_a_front_run_keeps_its_other_points(store, csv_spec, monkeypatch):
@@ -106,41 +117,63 @@ def test_a_sweep_with_a_front_run_keeps_its_other_points(store, csv_spec, monkey
 def front(run_id: str, rng: np.random.Generator, size: int, kappa=None, seed: int = 0):
     """A run's front of `size` random models and its reported model (one of them)."""
     results = [
-        RunResult(run_id, "badr_front", kappa, INTERVAL, seed,
-                  {"test": {"accuracy": float(rng.uniform(0.6, 0.9)),
-                            "psp": float(rng.choice([0.1, 0.2, rng.uniform(0, 0.5)])),
-                            "constraint": float(rng.uniform(0, 0.3))}},
-                  front_of=run_id, label=f"λ = ({t:g}, {1 - t:g})",
-                  coordinates={"lambda.a": float(t), "lambda.b": float(1 - t)})
+        RunResult(
+            run_id,
+            "badr_front",
+            kappa,
+            INTERVAL,
+            seed,
+            {
+                "test": {
+                    "accuracy": float(rng.uniform(0.6, 0.9)),
+                    "psp": float(rng.choice([0.1, 0.2, rng.uniform(0, 0.5)])),
+                    "constraint": float(rng.uniform(0, 0.3)),
+                }
+            },
+            front_of=run_id,
+            label=f"λ = ({t:g}, {1 - t:g})",
+            coordinates={"lambda.a": float(t), "lambda.b": float(1 - t)},
+        )
         for t in np.linspace(0, 1, size)
-    ]  # fmt: skip
+    ]
     reported = replace(results[size // 2], label=REPORTED, coordinates={}, chosen=True)
     return [*results, reported]
 
 
 def brute_force_dominated(points) -> list[bool]:
     return [
-        any(q.fairness >= p.fairness and q.score >= p.score
-            and (q.fairness, q.score) != (p.fairness, p.score) for q in points)
+        any(
+            q.fairness >= p.fairness
+            and q.score >= p.score
+            and (q.fairness, q.score) != (p.fairness, p.score)
+            for q in points
+        )
         for p in points
-    ]  # fmt: skip
+    ]
 
 
 def ordinary_runs(rng: np.random.Generator) -> list[RunResult]:
     return [
-        RunResult(f"idca-{k}-{s}", "idca", k, INTERVAL, s,
-                  {"test": {"accuracy": float(rng.uniform(0.6, 0.9)),
-                            "psp": float(rng.uniform(0, 0.5))}})
-        for k in (0.05, 0.1, 0.2) for s in range(3)
-    ]  # fmt: skip
+        RunResult(
+            f"idca-{k}-{s}",
+            "idca",
+            k,
+            INTERVAL,
+            s,
+            {"test": {"accuracy": float(rng.uniform(0.6, 0.9)), "psp": float(rng.uniform(0, 0.5))}},
+        )
+        for k in (0.05, 0.1, 0.2)
+        for s in range(3)
+    ]
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_each_front_is_one_curve_marked_dominated_within_itself(seed):
     rng = np.random.default_rng(seed)
     ordinary = ordinary_runs(rng)
-    fronts = {f"run{i}": front(f"run{i}", rng, int(rng.integers(2, 12)), seed=i % 2)
-              for i in range(3)}  # fmt: skip
+    fronts = {
+        f"run{i}": front(f"run{i}", rng, int(rng.integers(2, 12)), seed=i % 2) for i in range(3)
+    }
     mixed = [*ordinary[:4], *fronts["run0"], *ordinary[4:], *fronts["run1"], *fronts["run2"]]
     result = frontier(mixed)
     assert result.ordinary == tuple(frontier_points(ordinary))  # as if there were no fronts
@@ -204,18 +237,23 @@ def test_the_text_lists_each_front_with_its_marks():
 
 
 def test_members_read_from_records_and_from_solutions_agree():
-    record = {"kind": RecordKind.FRONT, "state": {"label": "λ = (1, 0)"},
-              "values": {"test.accuracy": 0.8, "val.psp": None, "coord.lambda.a.b": 1.0}}  # fmt: skip
+    record = {
+        "kind": RecordKind.FRONT,
+        "state": {"label": "λ = (1, 0)"},
+        "values": {"test.accuracy": 0.8, "val.psp": None, "coord.lambda.a.b": 1.0},
+    }
     member = FrontMember.from_record(record)
-    assert member == FrontMember("λ = (1, 0)", {"lambda.a.b": 1.0},
-                                 {"test": {"accuracy": 0.8}, "val": {"psp": None}})  # fmt: skip
+    assert member == FrontMember(
+        "λ = (1, 0)", {"lambda.a.b": 1.0}, {"test": {"accuracy": 0.8}, "val": {"psp": None}}
+    )
     assert FrontMember.from_dict(member.to_dict()) == member
 
 
 def test_a_reported_model_off_the_front_is_a_point_of_its_own(store, csv_spec, monkeypatch):
     register(monkeypatch)
-    (run_id,) = submit([make_spec(csv_spec, solver=NAME, config={"reported": -1})], store,
-                       start_runner=False)  # fmt: skip
+    (run_id,) = submit(
+        [make_spec(csv_spec, solver=NAME, config={"reported": -1})], store, start_runner=False
+    )
     execute_run(str(store.home), run_id)
     results = run_results(store.run(run_id), store)
     assert [(r.label, r.chosen) for r in results][-1] == (REPORTED, True)

@@ -23,10 +23,14 @@ def test_a_solver_option_axis_sets_typed_options_of_each_point(csv_spec):
     base = make_spec(csv_spec, solver="ssl_alm")
     specs = grid_specs(base, parse_grid(["option.rho=0.5,1", "option.mu=1,3"]))
     assert [(s.config["rho"], s.config["mu"]) for s in specs] == [
-        (0.5, 1.0), (0.5, 3.0), (1.0, 1.0), (1.0, 3.0)
-    ]  # fmt: skip
-    assert all(s.config == full_config("ssl_alm", rho=s.config["rho"], mu=s.config["mu"])
-               for s in specs)  # fmt: skip
+        (0.5, 1.0),
+        (0.5, 3.0),
+        (1.0, 1.0),
+        (1.0, 3.0),
+    ]
+    assert all(
+        s.config == full_config("ssl_alm", rho=s.config["rho"], mu=s.config["mu"]) for s in specs
+    )
     assert len({s.run_id for s in specs}) == 4
 
 
@@ -37,8 +41,9 @@ def test_model_grouping_and_seed_axes(csv_spec):
     assert len(specs) == 8
     assert [s.model.hidden for s in specs[::4]] == [(64, 32), (16,)]
     assert [(g.mode, g.k) for s in specs[:4:2] for g in s.prepare.grouping] == [
-        ("binary", 3), ("top-k", 2)
-    ]  # fmt: skip
+        ("binary", 3),
+        ("top-k", 2),
+    ]
     assert [(s.seed, s.prepare.seed) for s in specs[:2]] == [(0, 0), (3, 3)]
 
 
@@ -48,11 +53,14 @@ def test_identical_points_collapse_into_one_run(csv_spec):
     # a reference solver ignores κ and runs without the constraint
     specs = grid_specs(base, parse_grid(["solver=ssl_alm,unconstrained", "kappa=0.1,0.2"]))
     assert [(s.solver, s.constraint and s.constraint.kappa) for s in specs] == [
-        ("ssl_alm", 0.1), ("ssl_alm", 0.2), ("unconstrained", None)
-    ]  # fmt: skip
+        ("ssl_alm", 0.1),
+        ("ssl_alm", 0.2),
+        ("unconstrained", None),
+    ]
     # a linear model does not use hidden widths; points of the option's absent solver collapse
-    grid = parse_grid(["model.kind=linear,mlp", "model.hidden=8,16", "option.rho=1,2",
-                       "solver=ssl_alm,sgd"])  # fmt: skip
+    grid = parse_grid(
+        ["model.kind=linear,mlp", "model.hidden=8,16", "option.rho=1,2", "solver=ssl_alm,sgd"]
+    )
     kinds = [(s.solver, s.model.kind) for s in grid_specs(base, grid)]
     assert kinds.count(("ssl_alm", "linear")) == 2 and kinds.count(("ssl_alm", "mlp")) == 4
     assert kinds.count(("sgd", "linear")) == 1 and kinds.count(("sgd", "mlp")) == 2
@@ -60,18 +68,21 @@ def test_identical_points_collapse_into_one_run(csv_spec):
 
 def test_sweep_specs_is_the_grid_of_solver_interval_seed_and_kappa(csv_spec):
     base = make_spec(csv_spec)
-    old_style = sweep_specs(base, [0.2, 0.1], [INTERVAL, (0.0, 1.0)], ["idca", "unconstrained"],
-                            [0, 1])  # fmt: skip
-    grid = parse_grid(["solver=idca,unconstrained", "interval=0.1:0.5,0:1", "seed=0,1",
-                       "kappa=0.2,0.1"])  # fmt: skip
+    old_style = sweep_specs(
+        base, [0.2, 0.1], [INTERVAL, (0.0, 1.0)], ["idca", "unconstrained"], [0, 1]
+    )
+    grid = parse_grid(
+        ["solver=idca,unconstrained", "interval=0.1:0.5,0:1", "seed=0,1", "kappa=0.2,0.1"]
+    )
     assert [s.run_id for s in old_style] == [s.run_id for s in grid_specs(base, grid)]
     assert len(old_style) == 12  # idca: 2 I × 2 seeds × 2 κ; unconstrained: 2 I × 2 seeds
     assert {s.constraint.interval for s in old_style if s.constraint} == {INTERVAL, (0.0, 1.0)}
 
 
 def test_a_finished_run_is_reused_not_queued_again(store, csv_spec):
-    single = make_spec(csv_spec, solver="unconstrained", iterations=2,
-                       config=full_config("unconstrained"))  # fmt: skip
+    single = make_spec(
+        csv_spec, solver="unconstrained", iterations=2, config=full_config("unconstrained")
+    )
     (done,) = submit([single], store, start_runner=False)
     assert execute_run(str(store.home), done) == "budget"
     finished = store.run(done).finished
@@ -85,8 +96,10 @@ def test_a_finished_run_is_reused_not_queued_again(store, csv_spec):
 def test_the_grid_is_stored_as_json():
     grid = parse_grid(["interval=0.05:0.3", "model.hidden=64-32", "option.step=auto,0.1"])
     assert json.loads(json.dumps(grid)) == {
-        "interval": [[0.05, 0.3]], "model.hidden": [[64, 32]], "option.step": ["auto", "0.1"]
-    }  # fmt: skip
+        "interval": [[0.05, 0.3]],
+        "model.hidden": [[64, 32]],
+        "option.step": ["auto", "0.1"],
+    }
 
 
 @pytest.mark.parametrize(
@@ -112,8 +125,11 @@ def test_bad_grids_are_refused_in_words(texts, words):
 
 def test_bad_points_are_refused_before_anything_is_queued(csv_spec):
     base = make_spec(csv_spec)  # idca
-    with pytest.raises(UserError, match="no solver of this grid .idca. has the option rho; it "
-                       "is an option of alm, badr_front, .*, iqrc, .*ssl_alm, stochastic_ghost"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match="no solver of this grid .idca. has the option rho; it "
+        "is an option of alm, badr_front, .*, iqrc, .*ssl_alm, stochastic_ghost",
+    ):
         grid_specs(base, parse_grid(["option.rho=0.5,1"]))
     with pytest.raises(UserError, match="the grid point model.kind=mlp: idca trains linear"):
         grid_specs(base, parse_grid(["model.kind=linear,mlp"]))

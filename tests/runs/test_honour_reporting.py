@@ -37,8 +37,10 @@ def honoured_run(store, csv_spec) -> str:
 
 def test_the_spec_in_words_says_on_which_split_kappa_is_honoured(csv_spec):
     plain = make_spec(csv_spec, kappa=KAPPA)
-    for split, words in (("val", "held on the training data and honoured on validation ("),
-                         ("train", "held on the training data (")):  # fmt: skip
+    for split, words in (
+        ("val", "held on the training data and honoured on validation ("),
+        ("train", "held on the training data ("),
+    ):
         honoured = dict(describe_spec(dataclasses.replace(plain, honour=split).to_dict()))
         assert f"; κ {words}" in honoured["constraint"]
     assert "held on" not in dict(describe_spec(plain.to_dict()))["constraint"]
@@ -84,15 +86,29 @@ def _search_records(chosen: float, indexed: bool = True) -> list[IterationRecord
     `indexed`: the surrogate records name their solve, as they do since solves have an index
     (before, only their κ′)."""
     surrogate = [(0.2, 0.0), (0.2, -0.01), (0.1, 0.5), (0.1, 0.3)]
-    records = [IterationRecord(i, 0.1 * i, "surrogate", objective=1.0, max_violation=violation,
-                               state={KAPPA_PRIME: kappa_prime} | (
-                                   {SOLVE: float(kappa_prime == 0.1)} if indexed else {}))
-               for i, (kappa_prime, violation) in enumerate(surrogate)]  # fmt: skip
+    records = [
+        IterationRecord(
+            i,
+            0.1 * i,
+            "surrogate",
+            objective=1.0,
+            max_violation=violation,
+            state={KAPPA_PRIME: kappa_prime}
+            | ({SOLVE: float(kappa_prime == 0.1)} if indexed else {}),
+        )
+        for i, (kappa_prime, violation) in enumerate(surrogate)
+    ]
     for i, kappa_prime in enumerate((0.2, 0.1)):
         state = {"split": "train", "chosen": "yes" if kappa_prime == chosen else "no"}
-        records.append(IterationRecord(i, 0.4, RecordKind.HONOUR, values={"kappa_prime": kappa_prime,
-                                                               "value": 0.25},
-                                       state=state))  # fmt: skip
+        records.append(
+            IterationRecord(
+                i,
+                0.4,
+                RecordKind.HONOUR,
+                values={"kappa_prime": kappa_prime, "value": 0.25},
+                state=state,
+            )
+        )
     return records
 
 
@@ -113,13 +129,30 @@ def test_the_last_surrogate_is_that_of_the_reported_solve(
     store.claim(spec.run_id, pid=1)
     records = _search_records(chosen, indexed)
     store.append_records(spec.run_id, [r.to_dict() for r in records], first_seq=0)
-    store.finish(spec.run_id, StopReason(StopCode.CONVERGED, "converged"), iterations=4,
-                 seconds=0.4, metrics=_metrics())  # fmt: skip
+    store.finish(
+        spec.run_id,
+        StopReason(StopCode.CONVERGED, "converged"),
+        iterations=4,
+        seconds=0.4,
+        metrics=_metrics(),
+    )
     assert store.last_surrogate_violation(spec.run_id) == pytest.approx(violation)
     if not indexed:
         return  # a Solution is made by this version: its records name their solve
-    solution = Solution("idca", {}, StopReason(StopCode.CONVERGED, "converged"), 4, 0.4,
-                        {}, _metrics(), records, [], ("a", "b"), None, None)  # fmt: skip
+    solution = Solution(
+        "idca",
+        {},
+        StopReason(StopCode.CONVERGED, "converged"),
+        4,
+        0.4,
+        {},
+        _metrics(),
+        records,
+        [],
+        ("a", "b"),
+        None,
+        None,
+    )
     assert solution.last_surrogate().max_violation == pytest.approx(violation)
     # feasible surrogate of the reported solve, exact train value above κ: "surrogate only"
     surrogate_only = violation <= 0.0

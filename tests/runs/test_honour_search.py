@@ -28,7 +28,9 @@ SWEPT = [0.3, 0.15]
 
 
 def _chosen_record(records: list[dict]) -> dict:
-    (chosen,) = [r for r in records if r["kind"] == RecordKind.HONOUR and r["state"]["chosen"] == "yes"]
+    (chosen,) = [
+        r for r in records if r["kind"] == RecordKind.HONOUR and r["state"]["chosen"] == "yes"
+    ]
     return chosen
 
 
@@ -57,9 +59,18 @@ def test_a_solutions_search_is_one_row_per_solve_with_the_chosen_one_marked(csv_
     table = search_table(search)
     assert [row["chosen"] for row in table] == [row.chosen for row in search.rows]
     assert [row["train_value"] for row in table] == [row.value for row in search.rows]
-    assert set(table[0]) == {"solve", "kappa_prime", "levels", "temperature", "refined",
-                             "train_value", "accuracy", "iterations", "meets_kappa",
-                             "chosen"}  # fmt: skip
+    assert set(table[0]) == {
+        "solve",
+        "kappa_prime",
+        "levels",
+        "temperature",
+        "refined",
+        "train_value",
+        "accuracy",
+        "iterations",
+        "meets_kappa",
+        "chosen",
+    }
     validation = honour_search(solve_honouring(problem, "idca", "val").trajectory)
     assert "value" in search_table(validation)[0]  # on validation: its value beside train's
     assert honour_search(solve(problem, "idca", budget=None).trajectory) is None

@@ -27,17 +27,21 @@ KILLS = (signal.SIGKILL, signal.SIGKILL, signal.SIGTERM)  # the last leaves no r
 RUNS = 12  # enough that every restart finds queued runs: a cycle ends at most three
 RUN_SECONDS = 1.0
 LONGEST_WAIT_AFTER_A_START = 0.8  # the kill comes this long after the first run starts, at most
-REASONS = {signal.SIGKILL: "the process running it ended",
-           signal.SIGTERM: "the runner was stopped (SIGTERM)"}  # fmt: skip
+REASONS = {
+    signal.SIGKILL: "the process running it ended",
+    signal.SIGTERM: "the runner was stopped (SIGTERM)",
+}
 
 
 def start_runner(home) -> subprocess.Popen:
     """A runner as `ensure_runner` starts one (`python -m engine.runs`), in its own session."""
     return subprocess.Popen(
         [sys.executable, "-m", "engine.runs", "--home", str(home), "--workers", "2"],
-        cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=PROJECT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         start_new_session=True,
-    )  # fmt: skip
+    )
 
 
 def kill_at_random(store: Store, sig: signal.Signals, rng: random.Random) -> list[str]:
@@ -56,8 +60,11 @@ def kill_at_random(store: Store, sig: signal.Signals, rng: random.Random) -> lis
         if runner.poll() is None:
             os.killpg(runner.pid, signal.SIGKILL)
             runner.wait()
-    return [r.id for r in store.runs()
-            if r.status == "running" or (r.status == "interrupted" and r.id not in before)]  # fmt: skip
+    return [
+        r.id
+        for r in store.runs()
+        if r.status == "running" or (r.status == "interrupted" and r.id not in before)
+    ]
 
 
 def assert_killed_runs_stay_untouched(store: Store, cut: list[str]) -> None:
@@ -91,7 +98,8 @@ def test_random_kills_and_restarts_of_the_runner_leave_the_store_consistent(
     assert [p for r in finished for p in result_problems(store, r)] == []  # metrics, files
     assert main(["runs", "rerun", "--home", str(store.home), *interrupted]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        f"{r}: queued again (it was interrupted)" for r in interrupted]  # fmt: skip
+        f"{r}: queued again (it was interrupted)" for r in interrupted
+    ]
 
     statuses = wait(store, ids, timeout=180)
     assert set(statuses.values()) == {"budget"}  # each ran to its time budget, once re-run
@@ -105,13 +113,15 @@ def test_rerun_keeps_results_and_running_runs_unless_told(store, csv_spec, monke
     for seed, run_id in enumerate((running, finished)):
         store.enqueue(run_id, make_spec(csv_spec, iterations=5, seed=seed).to_dict())
         store.claim(run_id, pid=1)
-    store.finish(finished, StopReason(StopCode.CONVERGED, "converged"),
-                 metrics={"test": {"accuracy": 0.8}})  # fmt: skip
+    store.finish(
+        finished, StopReason(StopCode.CONVERGED, "converged"), metrics={"test": {"accuracy": 0.8}}
+    )
     rerun = ["runs", "rerun", "--home", str(store.home)]
     assert main([*rerun, running[:8], finished]) == 0
     assert capsys.readouterr().out.splitlines() == [
         f"{running}: already running",
-        f"{finished}: kept, it is converged with a model (--replace re-runs it)"]  # fmt: skip
+        f"{finished}: kept, it is converged with a model (--replace re-runs it)",
+    ]
     assert store.metrics(finished) and asked == []
     assert main([*rerun, "--replace", finished]) == 0
     assert capsys.readouterr().out == f"{finished}: queued again (it was converged)\n"

@@ -82,8 +82,10 @@ def test_sigint_stops_a_foreground_runner_without_touching_its_process_group(sto
     run_id = solving(store, csv_spec, start_runner=False)
     runner = subprocess.Popen(
         [sys.executable, "-m", "engine", "runner", "--home", str(store.home)],
-        cwd=PROJECT, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        cwd=PROJECT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert os.getpgid(runner.pid) == os.getpgrp()  # it shares this test's group
     wait_for(lambda: store.records(run_id), timeout=90)
     before = family(runner.pid)

@@ -43,10 +43,12 @@ def test_a_run_executes_in_process_and_its_results_are_stored(store, csv_spec):
 
 
 def test_a_stop_code_sets_the_status(store):
-    ends = [StopReason(StopCode.TIME_BUDGET, "time budget of 6 s reached"),
-            StopReason(StopCode.CONVERGED, "objective unchanged"),
-            StopReason(StopCode.STEP_FAILED, "projection failed"),
-            StopReason(StopCode.CANCELLED, "cancelled")]  # fmt: skip
+    ends = [
+        StopReason(StopCode.TIME_BUDGET, "time budget of 6 s reached"),
+        StopReason(StopCode.CONVERGED, "objective unchanged"),
+        StopReason(StopCode.STEP_FAILED, "projection failed"),
+        StopReason(StopCode.CANCELLED, "cancelled"),
+    ]
     for run_id, stop in zip("abcd", ends, strict=True):
         store.enqueue(run_id, {"solver": "idca"})
         store.claim(run_id, 1)

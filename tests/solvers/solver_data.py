@@ -19,9 +19,14 @@ def toy_prepared(n: int = 600, seed: int = 0, groups: int = 2) -> Prepared:
     label = (x1 + 0.5 * x2 + rng.normal(scale=0.8, size=n) > 0.4).astype(np.int8)
     frame = pd.DataFrame({"x1": x1, "x2": x2, "g": np.array(["a", "b", "c", "d"])[group]})
     dataset = Dataset(
-        name="toy", frame=frame, label=label, numeric=("x1", "x2"), categorical=(),
-        protected=("g",), label_name="y",
-    )  # fmt: skip
+        name="toy",
+        frame=frame,
+        label=label,
+        numeric=("x1", "x2"),
+        categorical=(),
+        protected=("g",),
+        label_name="y",
+    )
     return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),), seed=seed))
 
 
@@ -46,8 +51,12 @@ def two_groups(n: int = 600, seed: int = 0, slopes: tuple[float, float] = (1.0, 
     """`two_groups_frame`, prepared with sex as the protected attribute."""
     frame = two_groups_frame(n, seed, slopes)
     dataset = Dataset(
-        name="toy", frame=frame.drop(columns="y"), label=frame["y"].to_numpy(),
-        numeric=tuple(f"x{i}" for i in range(4)), categorical=("sex",), protected=("sex",),
+        name="toy",
+        frame=frame.drop(columns="y"),
+        label=frame["y"].to_numpy(),
+        numeric=tuple(f"x{i}" for i in range(4)),
+        categorical=("sex",),
+        protected=("sex",),
         label_name="y",
-    )  # fmt: skip
+    )
     return prepare(dataset, PrepareOptions(grouping=(GroupingSpec("sex"),), min_group_size=10))

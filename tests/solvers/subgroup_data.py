@@ -22,15 +22,26 @@ def subgroup_frame(n: int = 600, seed: int = 0) -> tuple[pd.DataFrame, np.ndarra
     a, b = rng.beta(1.0, 4.0, n), rng.beta(1.0, 2.0, n)
     x = rng.normal(size=n)
     y = (x + 2.0 * a - b + rng.normal(scale=0.7, size=n) > 0).astype(np.int8)
-    frame = pd.DataFrame({"x": x, "share_a": a, "share_b": b,
-                          "g": np.where(a > np.median(a), "high", "low")})  # fmt: skip
+    frame = pd.DataFrame(
+        {"x": x, "share_a": a, "share_b": b, "g": np.where(a > np.median(a), "high", "low")}
+    )
     return frame, y
 
 
 def subgroup_prepared(thresholds: int = 4, min_share: float = 0.05, seed: int = 0) -> Prepared:
     frame, y = subgroup_frame(seed=seed)
-    dataset = Dataset(name="shares", frame=frame, label=y, numeric=("x", *SHARES),
-                      categorical=(), protected=("g", *SHARES), label_name="y")  # fmt: skip
-    options = PrepareOptions(grouping=(GroupingSpec("g"),), min_group_size=10,
-                             subgroups=SubgroupSpec(SHARES, thresholds, min_share))  # fmt: skip
+    dataset = Dataset(
+        name="shares",
+        frame=frame,
+        label=y,
+        numeric=("x", *SHARES),
+        categorical=(),
+        protected=("g", *SHARES),
+        label_name="y",
+    )
+    options = PrepareOptions(
+        grouping=(GroupingSpec("g"),),
+        min_group_size=10,
+        subgroups=SubgroupSpec(SHARES, thresholds, min_share),
+    )
     return prepare(dataset, options)

@@ -102,8 +102,16 @@ def hpr_iterates_by_hand(problem: Problem, config: SSLALMConfig, seed: int, step
 @pytest.mark.parametrize("dual_bound", [10.0, 1e-3])  # 1e-3: the safeguard resets y every step
 def test_the_first_iterates_are_algorithm_2_by_hand(toy, dual_bound):
     problem = Problem(toy, ModelSpec(), GAP)
-    config = SSLALMConfig(tau=0.3, eta=0.5, rho=2.0, mu=2.0, beta=0.5, batch_size=5,
-                          per_group=3, dual_bound=dual_bound)  # fmt: skip
+    config = SSLALMConfig(
+        tau=0.3,
+        eta=0.5,
+        rho=2.0,
+        mu=2.0,
+        beta=0.5,
+        batch_size=5,
+        per_group=3,
+        dual_bound=dual_bound,
+    )
     solver = SSLALM(problem, config, np.random.default_rng(7))
     rows = problem.bound.rows
     for w, s, y in iterates_by_hand(problem, config, seed=7, steps=3):
@@ -117,8 +125,17 @@ def test_the_first_iterates_are_algorithm_2_by_hand(toy, dual_bound):
 @pytest.mark.parametrize("dual_bound", [10.0, 1e-3])
 def test_the_first_hpr_iterates_are_the_textbook_formulas_by_hand(toy, dual_bound):
     problem = Problem(toy, ModelSpec(), GAP)
-    config = SSLALMConfig(tau=0.3, eta=0.5, rho=2.0, mu=2.0, beta=0.5, batch_size=5,
-                          per_group=3, dual_bound=dual_bound, augmentation="hpr")  # fmt: skip
+    config = SSLALMConfig(
+        tau=0.3,
+        eta=0.5,
+        rho=2.0,
+        mu=2.0,
+        beta=0.5,
+        batch_size=5,
+        per_group=3,
+        dual_bound=dual_bound,
+        augmentation="hpr",
+    )
     solver = SSLALM(problem, config, np.random.default_rng(7))
     rows = problem.bound.rows
     assert list(solver.oracles.layout.blocks) == ["weights"]  # no slack block in x
@@ -139,8 +156,12 @@ def test_hpr_duals_stay_nonnegative_and_slack_duals_need_not(toy, kind):
     duals = {}
     for form in ("hpr", "slack"):
         solver = SSLALM(problem, ALMConfig(eta=0.5, augmentation=form), np.random.default_rng(1))
-        duals[form] = np.array([[v for k, v in solver.step().state.items()
-                                 if k.startswith("dual.")] for _ in range(300)])  # fmt: skip
+        duals[form] = np.array(
+            [
+                [v for k, v in solver.step().state.items() if k.startswith("dual.")]
+                for _ in range(300)
+            ]
+        )
     assert (duals["hpr"] >= 0).all() and (duals["hpr"] > 0).any()
     assert (duals["slack"] < 0).any()  # paper 000, Alg. 2: y is not projected
 
@@ -148,8 +169,9 @@ def test_hpr_duals_stay_nonnegative_and_slack_duals_need_not(toy, kind):
 def test_a_seed_reproduces_an_hpr_run_and_another_seed_does_not(toy):
     problem = Problem(toy, ModelSpec(kind="mlp", hidden=(6,)), GAP)
     budget, config = Budget(max_iterations=60), SSLALMConfig(augmentation="hpr")
-    first, again, other = (solve(problem, "ssl_alm", config, budget=budget, seed=seed)
-                           for seed in (4, 4, 5))  # fmt: skip
+    first, again, other = (
+        solve(problem, "ssl_alm", config, budget=budget, seed=seed) for seed in (4, 4, 5)
+    )
     for name, value in first.params.items():
         np.testing.assert_array_equal(value, again.params[name])
     assert not np.array_equal(first.params["layers.0.weight"], other.params["layers.0.weight"])

@@ -128,16 +128,20 @@ def test_without_a_map_within_kappa_the_unmapped_model_is_reported_and_said(data
     problem = _problem(data, kappa=1e-6)  # only an exact ½ would do
     solution = solve(problem, "auc_postprocess", COARSE, Budget(max_iterations=500), seed=0)
     reference = solve(problem, "unconstrained", budget=Budget(max_iterations=500), seed=0)
-    assert ("post-processing failed: no map of the grid brings the validation AUC gap within "
-            "κ = 1e-06") in solution.reason  # fmt: skip
+    assert (
+        "post-processing failed: no map of the grid brings the validation AUC gap within κ = 1e-06"
+    ) in solution.reason
     assert "the unmapped model is reported" in solution.reason
     assert POST_SCALE not in solution.params
     assert solution.metrics == reference.metrics
 
 
 def test_intra_and_more_than_two_groups_are_refused(data):
-    with pytest.raises(UserError, match=r"auc_postprocess applies to the AUC gaps group and "
-                       r"inter only \(paper 004, App. E.2 .*\), not intra$"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match=r"auc_postprocess applies to the AUC gaps group and "
+        r"inter only \(paper 004, App. E.2 .*\), not intra$",
+    ):
         solve(_problem(data, "intra"), "auc_postprocess", COARSE, Budget(max_iterations=5))
     three = _problem(toy_prepared(groups=3))
     with pytest.raises(
@@ -149,9 +153,29 @@ def test_intra_and_more_than_two_groups_are_refused(data):
 def _run(tmp_path, *flags: str) -> list[str]:
     table = tmp_path / "two_groups.csv"
     two_groups_frame(n=1500).to_csv(table, index=False)
-    return ["run", "--source", "csv", "--csv", str(table), "--label", "y", "--attribute", "sex",
-            "--min-group-size", "10", "--constraint", "auc_gap", "--kappa", str(KAPPA),
-            "--solver", "auc_postprocess", "--iterations", "500", "--quiet", *flags]  # fmt: skip
+    return [
+        "run",
+        "--source",
+        "csv",
+        "--csv",
+        str(table),
+        "--label",
+        "y",
+        "--attribute",
+        "sex",
+        "--min-group-size",
+        "10",
+        "--constraint",
+        "auc_gap",
+        "--kappa",
+        str(KAPPA),
+        "--solver",
+        "auc_postprocess",
+        "--iterations",
+        "500",
+        "--quiet",
+        *flags,
+    ]
 
 
 def test_the_command_line_runs_it_and_refuses_intra_in_a_sentence(tmp_path, capsys):

@@ -98,8 +98,9 @@ def test_lambda_stays_on_the_simplex(solver):
 
 def test_badr_gd_reaches_the_grid_argmin_of_phi_with_two_groups():
     prob = problem()
-    config = solver_card("badr_gd").Config(measure="individual", l2=0.05, step_lambda=20.0,
-                                           iterations=3000, tolerance=1e-9)  # fmt: skip
+    config = solver_card("badr_gd").Config(
+        measure="individual", l2=0.05, step_lambda=20.0, iterations=3000, tolerance=1e-9
+    )
     lower = GroupLosses(prob, l2=0.05)
     upper = UpperObjective(lower, "individual", rho=1.0, beta=0.0)
     grid = [phi(lower, upper, np.array([a, 1 - a])) for a in np.linspace(0, 1, 201)]
@@ -191,8 +192,10 @@ def test_a_beta_front_runs_from_badr_to_erm():
     config = solver_card("badr_front").Config(measure="dp", l2=0.05, knob="beta", points=5)
     solution = solve(prob, "badr_front", config)
     assert [m["coordinates"]["beta"] for m in solution.front] == [0.0, 1e-3, 0.1, 10.0, 1e3]
-    lambdas = [np.array([m["coordinates"][f"lambda.{g}"] for g in prob.data.group_names])
-               for m in solution.front]  # fmt: skip
+    lambdas = [
+        np.array([m["coordinates"][f"lambda.{g}"] for g in prob.data.group_names])
+        for m in solution.front
+    ]
     sizes = np.bincount(prob.data.train.groups)
     np.testing.assert_allclose(lambdas[-1], sizes / sizes.sum(), atol=2e-3)  # β = 1000: ERM
     lower = GroupLosses(prob, l2=0.05)
@@ -216,11 +219,19 @@ def regression_problem(n: int = 300, seed: int = 0) -> Problem:
     group = rng.integers(0, 2, n)
     X = rng.normal(size=(n, 3)) + 0.5 * group[:, None]
     target = X @ np.array([1.0, -2.0, 0.5]) + 1.5 * group + rng.normal(size=n)
-    frame = pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2],
-                          "g": np.array(["a", "b"])[group]})  # fmt: skip
-    dataset = Dataset(name="toy", frame=frame, label=target, numeric=("x0", "x1", "x2"),
-                      categorical=(), protected=("g",), label_name="t",
-                      task=Task.REGRESSION)  # fmt: skip
+    frame = pd.DataFrame(
+        {"x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2], "g": np.array(["a", "b"])[group]}
+    )
+    dataset = Dataset(
+        name="toy",
+        frame=frame,
+        label=target,
+        numeric=("x0", "x1", "x2"),
+        categorical=(),
+        protected=("g",),
+        label_name="t",
+        task=Task.REGRESSION,
+    )
     data = prepare(dataset, PrepareOptions(grouping=(GroupingSpec("g"),), seed=seed))
     return Problem(data, ModelSpec(), None, objective=SquaredLoss())
 
@@ -233,8 +244,9 @@ def test_the_ridge_lower_level_is_scikit_learns_weighted_ridge():
     weights = np.array([0.8, 0.2])
     w = lower.solve(weights)
     # Σ r_i ½(h_i − y_i)² + (μ/2)‖w‖²_⋆, times 2: sklearn's Σ r_i (h_i − y_i)² + μ‖w‖²
-    ridge = Ridge(alpha=0.1).fit(prob.data.train.X, prob.data.train.y,
-                                 sample_weight=lower.row_weights(weights))  # fmt: skip
+    ridge = Ridge(alpha=0.1).fit(
+        prob.data.train.X, prob.data.train.y, sample_weight=lower.row_weights(weights)
+    )
     np.testing.assert_allclose(w, np.concatenate([[ridge.intercept_], ridge.coef_]), atol=1e-8)
 
 
@@ -254,8 +266,9 @@ def test_the_squared_hinge_lower_level_is_the_direct_minimiser():
         margin = np.maximum(0.0, 1.0 - zeta * (X @ w))
         return r @ margin**2 + 0.025 * w[1:] @ w[1:]
 
-    best = scipy.optimize.minimize(direct, np.zeros(X.shape[1]), method="BFGS",
-                                   options={"gtol": 1e-10})  # fmt: skip
+    best = scipy.optimize.minimize(
+        direct, np.zeros(X.shape[1]), method="BFGS", options={"gtol": 1e-10}
+    )
     w = lower.solve(weights)
     assert lower.weighted(w, weights)[0] == pytest.approx(direct(w))
     assert direct(w) <= best.fun + 1e-10
@@ -276,10 +289,13 @@ def test_badr_runs_on_ridge_regression_with_the_regression_measures(measure):
 
 def test_the_minimax_dual_and_the_conic_epigraph_agree():
     prob = problem(3, n=300, seed=4)
-    runs = {method: solve(prob, "minimax", solver_card("minimax").Config(l2=0.05, method=method))
-            for method in ("dual", "epigraph")}  # fmt: skip
-    np.testing.assert_allclose(_lambdas(runs["dual"])[-1], _lambdas(runs["epigraph"])[-1],
-                               atol=2e-3)  # fmt: skip
+    runs = {
+        method: solve(prob, "minimax", solver_card("minimax").Config(l2=0.05, method=method))
+        for method in ("dual", "epigraph")
+    }
+    np.testing.assert_allclose(
+        _lambdas(runs["dual"])[-1], _lambdas(runs["epigraph"])[-1], atol=2e-3
+    )
     np.testing.assert_allclose(runs["dual"].params["w"], runs["epigraph"].params["w"], atol=1e-4)
 
 
@@ -288,8 +304,9 @@ def test_badr_sgd_estimates_are_unbiased_for_badr_gd_directions():
     card = solver_card("badr_sgd")
     config = card.Config(measure="dp", l2=0.05, batch_size=8, clip=1e9)
     stochastic = card.load()(prob, config, np.random.default_rng(0))
-    full = solver_card("badr_gd").load()(prob, solver_card("badr_gd").Config(measure="dp", l2=0.05),
-                                         np.random.default_rng(0))  # fmt: skip
+    full = solver_card("badr_gd").load()(
+        prob, solver_card("badr_gd").Config(measure="dp", l2=0.05), np.random.default_rng(0)
+    )
     for solver in (stochastic, full):  # the same point (w, v, λ) away from the start
         solver.w = solver.w + 0.1
         solver.v = np.linspace(-1.0, 1.0, solver.w.size)
@@ -325,11 +342,17 @@ def test_a_badr_runs_trajectory_shows_its_measures_exact_counterpart_whatever_th
     from engine.fairness.constraint_spec import ConstraintSpec
     from engine.plots.trajectory import trajectory_run
 
-    spec = {"solver": "badr_gd", "config": {"measure": "eopp"}, "constraint": None,
-            "interval": [0.05, 0.3], "seed": 0}  # fmt: skip
+    spec = {
+        "solver": "badr_gd",
+        "config": {"measure": "eopp"},
+        "constraint": None,
+        "interval": [0.05, 0.3],
+        "seed": 0,
+    }
     page_view = ConstraintSpec("pSP", 0.05, (0.05, 0.3))
     badr = trajectory_run("badr_gd", spec, [], page_view)
     assert (badr.quantity, badr.metric) == ("EOpp gap", "eopp")
-    reference = trajectory_run("unconstrained", spec | {"solver": "unconstrained", "config": {}},
-                               [], page_view)  # fmt: skip
+    reference = trajectory_run(
+        "unconstrained", spec | {"solver": "unconstrained", "config": {}}, [], page_view
+    )
     assert reference.quantity == "pSP"

@@ -43,21 +43,33 @@ def test_combinations_are_checked_as_the_cards_say():
     idca = solver_card("idca")
     idca.check_combination(ModelSpec(), "pSP")
     idca.check_combination(ModelSpec(cross_terms=True), "EO")
-    with pytest.raises(UserError, match="idca trains linear models only: it needs scores affine "
-                       "in the model's parameters .*choose the linear model"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match="idca trains linear models only: it needs scores affine "
+        "in the model's parameters .*choose the linear model",
+    ):
         idca.check_combination(ModelSpec("mlp"), "pSP")
-    with pytest.raises(UserError, match="idca solves the constraint families DP, .* only: it "
-                       "needs difference-of-convex parts .*, not quad_inter$"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match="idca solves the constraint families DP, .* only: it "
+        "needs difference-of-convex parts .*, not quad_inter$",
+    ):
         idca.check_combination(ModelSpec(), "quad_inter")
-    with pytest.raises(UserError, match="penalty solves the constraint families pDP, pSP only: "
-                       "it needs a penalty term .*, not DP$"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match="penalty solves the constraint families pDP, pSP only: "
+        "it needs a penalty term .*, not DP$",
+    ):
         solver_card("penalty").check_combination(ModelSpec(), "DP")
     with pytest.raises(UserError, match="ssg trains under a constraint"):
         solver_card("ssg").check_combination(ModelSpec(), None)
     with pytest.raises(UserError, match="ssg trains linear models only: .*paper 003 states it"):
         solver_card("ssg").check_combination(ModelSpec("mlp"), "EO")
-    with pytest.raises(UserError, match="sgd_penalty .* it needs constraint rows whose value "
-                       "on a minibatch .* is an unbiased estimate .*, not pDP$"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match="sgd_penalty .* it needs constraint rows whose value "
+        "on a minibatch .* is an unbiased estimate .*, not pDP$",
+    ):
         solver_card("sgd_penalty").check_combination(ModelSpec("mlp"), "pDP")
     with pytest.raises(UserError, match="unknown objective"):
         solver_card("ssw").check_combination(ModelSpec("mlp"), "pSP", objective="hinge")
@@ -69,10 +81,14 @@ def test_combinations_are_checked_as_the_cards_say():
 def test_the_solver_listing_says_what_each_solver_needs_in_words(capsys):
     assert main(["solvers"]) == 0
     printed = capsys.readouterr().out
-    assert ("idca  (paper 003; constraints: DP, EO, EOpp, auc_gap, group_loss_gap, "
-            "intersectional_hinge, pDP, pSP; linear models)") in printed  # fmt: skip
-    assert ("    needs of the constraint family: difference-of-convex parts f⁺ − f⁻ of the "
-            "constraint rows (paper 003, eq. 27)") in printed  # fmt: skip
+    assert (
+        "idca  (paper 003; constraints: DP, EO, EOpp, auc_gap, group_loss_gap, "
+        "intersectional_hinge, pDP, pSP; linear models)"
+    ) in printed
+    assert (
+        "    needs of the constraint family: difference-of-convex parts f⁺ − f⁻ of the "
+        "constraint rows (paper 003, eq. 27)"
+    ) in printed
     assert (
         "unconstrained  (paper reference; constraints: any (only reported); linear and mlp"
         in printed
@@ -89,8 +105,9 @@ def test_unknown_solver_names_the_known_ones():
 
 
 def test_a_card_limited_to_some_auc_gap_variants_refuses_the_others_saying_why():
-    card = dataclasses.replace(solver_card("sfls"), auc_variants=("group", "inter"),
-                               auc_variants_why="a reason")  # fmt: skip
+    card = dataclasses.replace(
+        solver_card("sfls"), auc_variants=("group", "inter"), auc_variants_why="a reason"
+    )
     refusal = card.refusal(ModelSpec(), "auc_gap", None, "intra")
     assert refusal is not None and "group and inter only (a reason), not intra" in refusal
     assert card.refusal(ModelSpec(), "auc_gap", None, "inter") is None

@@ -25,8 +25,9 @@ INTERVAL = (0.1, 0.5)
 
 
 def problem_of(toy):
-    return Problem(toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.1, INTERVAL),
-                   interval=INTERVAL)  # fmt: skip
+    return Problem(
+        toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.1, INTERVAL), interval=INTERVAL
+    )
 
 
 def test_non_finite_values_stop_the_run_and_keep_what_was_done(toy, monkeypatch):
@@ -148,11 +149,15 @@ def test_a_group_without_training_rows_is_refused(toy):
         ("idca", "pSP", IDCAConfig(outer_iterations=2, inner_iterations=5, patience=0), 10),
         ("ssg", "EO", SSGConfig(iterations=7), 7),
         ("penalty", "pDP", PenaltyConfig(iterations=7), 7),
-        ("unconstrained", None, UnconstrainedConfig(max_iterations=3, chunk=2, tolerance=1e-300),
-         3),
+        (
+            "unconstrained",
+            None,
+            UnconstrainedConfig(max_iterations=3, chunk=2, tolerance=1e-300),
+            3,
+        ),
         ("group_auc", "quad_group_auc", QuadraticConfig(iterations=4, tolerance=0.0), 4),
     ],
-)  # fmt: skip
+)
 def test_a_solvers_own_iteration_cap_ends_the_run_as_budget(toy, solver, family, config, cap):
     """K, T or the iteration count of the solver's options: status budget, code iteration_cap,
     told apart from the run's iteration budget (code iteration_budget)."""

@@ -22,8 +22,9 @@ INTERVAL = (0.1, 0.5)
 @pytest.fixture
 def problem(toy, monkeypatch):
     register(monkeypatch)
-    return Problem(toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.1, INTERVAL),
-                   interval=INTERVAL)  # fmt: skip
+    return Problem(
+        toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.1, INTERVAL), interval=INTERVAL
+    )
 
 
 def test_every_model_of_the_front_is_recorded_with_its_exact_metrics(problem):
@@ -39,8 +40,11 @@ def test_every_model_of_the_front_is_recorded_with_its_exact_metrics(problem):
         coordinates = {f"{FRONT_COORDINATE}{k}": v for k, v in point.coordinates.items()}
         assert record.values == _flatten(metrics) | coordinates
         assert {"train", "val", "test"} <= {key.split(".")[0] for key in record.values}
-        assert solution.front[index] == {"label": point.label, "coordinates": point.coordinates,
-                                         "metrics": metrics}  # fmt: skip
+        assert solution.front[index] == {
+            "label": point.label,
+            "coordinates": point.coordinates,
+            "metrics": metrics,
+        }
     kinds = [r.kind for r in seen]
     assert kinds[-1] == "final" and kinds[-1 - len(front) : -1] == [RecordKind.FRONT] * len(front)
     assert solution.trajectory == seen
@@ -48,8 +52,7 @@ def test_every_model_of_the_front_is_recorded_with_its_exact_metrics(problem):
 
 def test_the_front_is_in_the_solutions_json_and_an_ordinary_run_has_an_empty_one(problem):
     document = json.loads(json.dumps(solve(problem, NAME).to_dict()))
-    assert [m["label"] for m in document["front"]] == ["λ = (0, 1)", "λ = (0.5, 0.5)",
-                                                       "λ = (1, 0)"]  # fmt: skip
+    assert [m["label"] for m in document["front"]] == ["λ = (0, 1)", "λ = (0.5, 0.5)", "λ = (1, 0)"]
     assert document["front"][1]["coordinates"] == {"lambda.a": 0.5, "lambda.b": 0.5}
     assert set(document["front"][0]["metrics"]) == {"train", "val", "test"}
     ordinary = solve(problem, "unconstrained", UnconstrainedConfig(max_iterations=5))

@@ -44,8 +44,12 @@ def data():
 
 def _problem(data, kappa: float, family: str = "pSP") -> Problem:
     interval = INTERVAL if family in ("pSP", "pDP") else None
-    return Problem(data, ModelSpec(cross_terms=True), ConstraintSpec(family, kappa, interval),
-                   interval=INTERVAL)  # fmt: skip
+    return Problem(
+        data,
+        ModelSpec(cross_terms=True),
+        ConstraintSpec(family, kappa, interval),
+        interval=INTERVAL,
+    )
 
 
 def test_kappa_prime_steps_by_the_ratio_then_the_secant_within_their_bounds():
@@ -274,5 +278,8 @@ def test_a_kappa_prime_step_hands_on_the_state_of_the_solve_it_starts_from(data,
             kinds.add("handed")
             assert not solve_.refined
             source = next(s for s in earlier if s.solution.trajectory[-1].state is state)
-            assert dataclasses.replace(source.constraint, kappa=solve_.kappa_prime) == solve_.constraint
+            assert (
+                dataclasses.replace(source.constraint, kappa=solve_.kappa_prime)
+                == solve_.constraint
+            )
     assert kinds == {"fresh", "handed"}

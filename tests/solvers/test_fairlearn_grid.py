@@ -34,9 +34,15 @@ def data():
 @pytest.fixture(scope="module")
 def solutions(data) -> dict[tuple[float, str], Solution]:
     """Runs by (κ, select)."""
-    return {(kappa, select): solve(Problem(data, ModelSpec(), ConstraintSpec("DP", kappa)),
-                                   "grid_search", GridSearchConfig(select=select))
-            for kappa in (LOOSE, TIGHT, UNREACHABLE) for select in ("kappa", "fairlearn")}  # fmt: skip
+    return {
+        (kappa, select): solve(
+            Problem(data, ModelSpec(), ConstraintSpec("DP", kappa)),
+            "grid_search",
+            GridSearchConfig(select=select),
+        )
+        for kappa in (LOOSE, TIGHT, UNREACHABLE)
+        for select in ("kappa", "fairlearn")
+    }
 
 
 def kappa_pick(front: list[dict], kappa: float) -> int:
@@ -82,9 +88,12 @@ def test_the_front_is_fairlearns_grid_of_models(data, solutions):
     problem = Problem(data, ModelSpec(), ConstraintSpec("DP", LOOSE))
     train = data.train
     with threadpool_limits(limits=1):
-        direct = GridSearch(LogisticRegression(), DemographicParity(), grid_size=GRID.grid_size,
-                            grid_limit=GRID.grid_limit).fit(problem.features("train"), train.y,
-                                                            sensitive_features=train.groups)  # fmt: skip
+        direct = GridSearch(
+            LogisticRegression(),
+            DemographicParity(),
+            grid_size=GRID.grid_size,
+            grid_limit=GRID.grid_limit,
+        ).fit(problem.features("train"), train.y, sensitive_features=train.groups)
     front = solutions[LOOSE, "kappa"].front
     assert len(front) == GRID.grid_size == len({m["label"] for m in front})
     (name,) = {key for m in front for key in m["coordinates"]}  # one group's multiplier

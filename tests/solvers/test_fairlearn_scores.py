@@ -75,12 +75,21 @@ def test_randomised_thresholds_score_as_fairlearns_thresholder(problem, method):
     scores = scores[:, 1] if scores.ndim == 2 else scores
     low, high = np.quantile(scores, [0.3, 0.7])
     rules = {
-        0: Bunch(p0=0.3, operation0=ThresholdOperation("<", low), p1=0.7,
-                 operation1=ThresholdOperation(">", high), p_ignore=0.25,
-                 prediction_constant=0.4),
-        1: Bunch(p0=0.6, operation0=ThresholdOperation(">", -np.inf), p1=0.4,
-                 operation1=ThresholdOperation(">", low)),
-    }  # fmt: skip
+        0: Bunch(
+            p0=0.3,
+            operation0=ThresholdOperation("<", low),
+            p1=0.7,
+            operation1=ThresholdOperation(">", high),
+            p_ignore=0.25,
+            prediction_constant=0.4,
+        ),
+        1: Bunch(
+            p0=0.6,
+            operation0=ThresholdOperation(">", -np.inf),
+            p1=0.4,
+            operation1=ThresholdOperation(">", low),
+        ),
+    }
     thresholder = InterpolatedThresholder(base, rules, prefit=True, predict_method=method)
     thresholder.fit(None, None)
     weights = np.concatenate([base.intercept_, base.coef_.ravel()])
@@ -96,7 +105,9 @@ def test_randomised_thresholds_score_as_fairlearns_thresholder(problem, method):
 def test_a_constant_classifier_votes_its_constant_in_a_mixture(problem):
     X, y = problem.features("train"), problem.data.train.y
     n_weights = problem.design().shape[1]
-    always = [classifier_weights(DummyClassifier(strategy="constant", constant=c).fit(X, y),
-                                 n_weights) for c in (0, 1)]  # fmt: skip
+    always = [
+        classifier_weights(DummyClassifier(strategy="constant", constant=c).fit(X, y), n_weights)
+        for c in (0, 1)
+    ]
     params = {MIXTURE_W: np.stack(always), MIXTURE_Q: np.array([0.25, 0.75])}
     np.testing.assert_array_equal(problem.scores(params, "test"), 0.75 - 0.5)

@@ -43,8 +43,11 @@ from engine.status import StopCode
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")
 KAPPA = 0.02
 MOMENTS = {"DP": DemographicParity, "EO": EqualizedOdds, "EOpp": TruePositiveRateParity}
-TO_CONSTRAINTS = {"DP": "demographic_parity", "EO": "equalized_odds",
-                  "EOpp": "true_positive_rate_parity"}  # fmt: skip
+TO_CONSTRAINTS = {
+    "DP": "demographic_parity",
+    "EO": "equalized_odds",
+    "EOpp": "true_positive_rate_parity",
+}
 SPLITS = ("train", "test")
 # small enough for seconds, large enough that the reductions mix several classifiers
 EG = ExponentiatedGradientConfig(max_iter=20)
@@ -92,8 +95,9 @@ def expected_rate_gap(problem: Problem, params) -> float:
 def test_exponentiated_gradient_gives_fairlearns_probabilities(data, family):
     problem = problem_of(data, family)
     solution = solve(problem, "exponentiated_gradient", EG)
-    direct = fit_directly(ExponentiatedGradient(logistic(), translated(problem),
-                                                max_iter=EG.max_iter), problem)  # fmt: skip
+    direct = fit_directly(
+        ExponentiatedGradient(logistic(), translated(problem), max_iter=EG.max_iter), problem
+    )
     for split in SPLITS:
         ours = problem.scores(solution.params, split) + 0.5
         theirs = direct._pmf_predict(problem.features(split))[:, 1]
@@ -107,14 +111,18 @@ def test_exponentiated_gradient_gives_fairlearns_probabilities(data, family):
 def test_grid_search_reports_the_classifier_fairlearn_picks_when_asked(data):
     problem = problem_of(data, "EOpp", model=ModelSpec(cross_terms=True))
     solution = solve(problem, "grid_search", GridSearchConfig(select="fairlearn"))
-    direct = fit_directly(GridSearch(logistic(), translated(problem),
-                                     grid_size=GridSearchConfig().grid_size), problem)  # fmt: skip
+    direct = fit_directly(
+        GridSearch(logistic(), translated(problem), grid_size=GridSearchConfig().grid_size), problem
+    )
     chosen = direct.predictors_[direct.best_idx_]
     assert isinstance(chosen, LogisticRegression)
     for split in SPLITS:
-        np.testing.assert_allclose(problem.scores(solution.params, split),
-                                   chosen.decision_function(problem.features(split)),
-                                   rtol=0, atol=1e-9)  # fmt: skip
+        np.testing.assert_allclose(
+            problem.scores(solution.params, split),
+            chosen.decision_function(problem.features(split)),
+            rtol=0,
+            atol=1e-9,
+        )
     assert solution.iterations == len(direct.predictors_) and set(solution.params) == {"w"}
     assert "fairlearn's pick by (1 − 0.5)·error + 0.5·violation" in solution.stop.text
 
@@ -128,8 +136,12 @@ def test_threshold_optimizer_gives_fairlearns_probabilities(data, family, method
     solution = solve(
         problem, "threshold_optimizer", ThresholdOptimizerConfig(predict_method=method)
     )
-    mitigator = ThresholdOptimizer(estimator=logistic(), constraints=TO_CONSTRAINTS[family],
-                                   predict_method=method, tol=None if family == "EO" else KAPPA)  # fmt: skip
+    mitigator = ThresholdOptimizer(
+        estimator=logistic(),
+        constraints=TO_CONSTRAINTS[family],
+        predict_method=method,
+        tol=None if family == "EO" else KAPPA,
+    )
     direct = fit_directly(mitigator, problem)
     for split in SPLITS:
         ours = problem.scores(solution.params, split) + 0.5
@@ -142,9 +154,13 @@ def test_threshold_optimizer_gives_fairlearns_probabilities(data, family, method
 
 
 def test_a_tighter_dp_bound_gives_a_smaller_gap_of_expected_rates(data):
-    gaps = {kappa: expected_rate_gap(problem := problem_of(data, "DP", kappa),
-                                     solve(problem, "exponentiated_gradient", EG).params)
-            for kappa in (0.005, 0.2)}  # fmt: skip
+    gaps = {
+        kappa: expected_rate_gap(
+            problem := problem_of(data, "DP", kappa),
+            solve(problem, "exponentiated_gradient", EG).params,
+        )
+        for kappa in (0.005, 0.2)
+    }
     assert gaps[0.005] < gaps[0.2] / 2
 
 
@@ -167,8 +183,9 @@ def test_exponentiated_gradient_holds_the_gap_between_two_groups_within_kappa(da
     assert last.state["fairlearn_bound"] == bound < kappa
     assert f"fairlearn's difference bound b = {bound:.4g}" in solution.stop.text
     # given κ itself as its bound, as before the translation, fairlearn goes past κ
-    untranslated = ExponentiatedGradient(logistic(), DemographicParity(difference_bound=kappa),
-                                         max_iter=config.max_iter, nu=nu)  # fmt: skip
+    untranslated = ExponentiatedGradient(
+        logistic(), DemographicParity(difference_bound=kappa), max_iter=config.max_iter, nu=nu
+    )
     probability = fit_directly(untranslated, problem)._pmf_predict(problem.features("train"))
     rates = [probability[train.groups == g, 1].mean() for g in range(data.n_groups)]
     assert max(rates) - min(rates) > kappa + slack
@@ -181,8 +198,12 @@ def test_an_iteration_budget_stops_between_base_fits_and_releases_the_thread(dat
     assert solution.stop.code is StopCode.ITERATION_BUDGET and solution.iterations == 3
     assert "did not finish: the model reported is its last base classifier" in solution.stop.text
     fits = []  # fairlearn's own run, each base fit's weights recorded
-    fit_directly(ExponentiatedGradient(base_estimator(EG, fits.append), translated(problem),
-                                       max_iter=EG.max_iter), problem)  # fmt: skip
+    fit_directly(
+        ExponentiatedGradient(
+            base_estimator(EG, fits.append), translated(problem), max_iter=EG.max_iter
+        ),
+        problem,
+    )
     np.testing.assert_allclose(solution.params["w"], fits[2], rtol=0, atol=1e-12)
     assert set(solution.params) == {"w"}
     deadline = time.monotonic() + 10.0
@@ -215,11 +236,15 @@ def test_records_follow_the_base_fits(data):
 
 @pytest.mark.parametrize("solver", ["exponentiated_gradient", "grid_search", "threshold_optimizer"])
 def test_other_families_models_and_options_are_refused_in_words(data, solver):
-    with pytest.raises(UserError, match=f"^{solver} solves the constraint families DP, EO, EOpp "
-                       "only: it needs a gap between groups' rates .*, not pSP$"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match=f"^{solver} solves the constraint families DP, EO, EOpp "
+        "only: it needs a gap between groups' rates .*, not pSP$",
+    ):
         solve(Problem(data, ModelSpec(), ConstraintSpec("pSP", 0.1, (0.0, 0.5))), solver)
-    with pytest.raises(UserError, match=f"^{solver} trains linear models only: .*logistic "
-                       "regression"):  # fmt: skip
+    with pytest.raises(
+        UserError, match=f"^{solver} trains linear models only: .*logistic regression"
+    ):
         solve(problem_of(data, model=ModelSpec("mlp")), solver)
     with pytest.raises(UserError, match=f"^{solver} trains under a constraint"):
         solve(Problem(data, ModelSpec(), None), solver)
@@ -238,16 +263,23 @@ def test_bad_options_are_refused(data):
         "decision_function, not 'predict'",
     ):
         ThresholdOptimizerConfig(predict_method="predict")
-    with pytest.raises(UserError, match="under EO maximises accuracy_score or "
-                       "balanced_accuracy_score only"):  # fmt: skip
-        solve(problem_of(data, "EO"), "threshold_optimizer",
-              ThresholdOptimizerConfig(objective="selection_rate"))  # fmt: skip
+    with pytest.raises(
+        UserError, match="under EO maximises accuracy_score or balanced_accuracy_score only"
+    ):
+        solve(
+            problem_of(data, "EO"),
+            "threshold_optimizer",
+            ThresholdOptimizerConfig(objective="selection_rate"),
+        )
 
 
 def test_data_fairlearn_cannot_use_is_refused_with_its_words_and_the_group_names():
     data = two_groups()
     labels = np.where(data.train.groups == 0, 0, data.train.y)  # group F: negatives only
     one_sided = dataclasses.replace(data, train=dataclasses.replace(data.train, y=labels))
-    with pytest.raises(UserError, match="^fairlearn's ThresholdOptimizer refused the training "
-                       "data: Degenerate labels .* value 0 \\(groups by number: 0 = F, 1 = M\\)"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match="^fairlearn's ThresholdOptimizer refused the training "
+        "data: Degenerate labels .* value 0 \\(groups by number: 0 = F, 1 = M\\)",
+    ):
         solve(problem_of(one_sided), "threshold_optimizer")

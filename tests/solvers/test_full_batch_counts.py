@@ -27,8 +27,12 @@ from engine.solvers.ssg import SwitchingSubgradient
 
 INTERVAL = (0.1, 0.5)
 CROSS = ModelSpec(cross_terms=True)
-COUNTS = ("oracle.objective_gradients", "oracle.constraint_values",
-          "oracle.constraint_gradients", "oracle.data_passes")  # fmt: skip
+COUNTS = (
+    "oracle.objective_gradients",
+    "oracle.constraint_values",
+    "oracle.constraint_gradients",
+    "oracle.data_passes",
+)
 
 
 def counts(state: dict) -> np.ndarray:
@@ -41,8 +45,12 @@ def psp(toy, family: str = "pSP") -> Problem:
 
 
 def quadratic_auc() -> Problem:
-    return Problem(two_groups(slopes=(0.6, 2.0)), ModelSpec(), ConstraintSpec("quad_group_auc",
-                   0.05), interval=(0.05, 0.3))  # fmt: skip
+    return Problem(
+        two_groups(slopes=(0.6, 2.0)),
+        ModelSpec(),
+        ConstraintSpec("quad_group_auc", 0.05),
+        interval=(0.05, 0.3),
+    )
 
 
 RUNS = {  # solver: (its problem, its config)
@@ -69,8 +77,9 @@ def test_every_full_batch_run_records_growing_oracle_counts(solver):
 
 
 def test_ssg_takes_one_objective_or_one_constraint_gradient_per_step():
-    solver = SwitchingSubgradient(psp(toy_prepared()), SSGConfig(epsilon=1e-3),
-                                  np.random.default_rng(0))  # fmt: skip
+    solver = SwitchingSubgradient(
+        psp(toy_prepared()), SSGConfig(epsilon=1e-3), np.random.default_rng(0)
+    )
     before, branches = np.zeros(4), set()
     for _ in range(80):
         info = solver.step()
@@ -89,8 +98,9 @@ def test_penalty_takes_one_gradient_of_f0_and_one_of_the_penalty_term_per_step(f
 
 
 def test_quadratic_baseline_counts_its_projection_as_a_constraint_evaluation():
-    solver = QuadraticBaseline(quadratic_auc(), QuadraticConfig(tolerance=0.0),
-                               np.random.default_rng(0))  # fmt: skip
+    solver = QuadraticBaseline(
+        quadratic_auc(), QuadraticConfig(tolerance=0.0), np.random.default_rng(0)
+    )
     for k in range(1, 5):  # ∇f0 at w^k and f0 at w^{k+1}: two passes over the rows
         np.testing.assert_array_equal(counts(solver.step().state), [k, k, 0, 2 * k])
 
@@ -106,8 +116,9 @@ def test_unconstrained_counts_every_evaluation_of_the_line_search():
 
 @pytest.mark.parametrize("model", [CROSS, ModelSpec()])
 def test_idca_counts_inner_steps_and_outer_linearisations_alike_compiled_or_not(model):
-    problem = Problem(toy_prepared(seed=3), model, ConstraintSpec("pSP", 0.1, INTERVAL),
-                      interval=INTERVAL)  # fmt: skip
+    problem = Problem(
+        toy_prepared(seed=3), model, ConstraintSpec("pSP", 0.1, INTERVAL), interval=INTERVAL
+    )
     config = IDCAConfig(outer_iterations=3, inner_iterations=40, patience=0)
     generic = IDCA(problem, dataclasses.replace(config, compiled=False), np.random.default_rng(0))
     compiled = IDCA(problem, config, np.random.default_rng(0))
@@ -120,8 +131,12 @@ def test_idca_counts_inner_steps_and_outer_linearisations_alike_compiled_or_not(
         pass
     steps, outer, m = generic.total, generic.outer, problem.bound.m
     # outer iterations 0..K: f⁻ and its m-row Jacobian at each w^k (eq. 32), one pass each
-    expected = [objective_steps, steps + outer + 1, steps - objective_steps + m * (outer + 1),
-                steps + outer + 1]  # fmt: skip
+    expected = [
+        objective_steps,
+        steps + outer + 1,
+        steps - objective_steps + m * (outer + 1),
+        steps + outer + 1,
+    ]
     np.testing.assert_array_equal(counts(info.state), expected)
     np.testing.assert_array_equal(counts(last.state), expected)
     assert 0 < objective_steps < steps

@@ -59,8 +59,10 @@ def iterates_by_hand(problem: Problem, config: GhostConfig, seed: int, steps: in
 
     def loss_grad(rows: np.ndarray) -> tuple[float, np.ndarray]:
         h = X[rows] @ w
-        return (np.mean(np.logaddexp(0.0, h) - y[rows] * h),
-                X[rows].T @ (1 / (1 + np.exp(-h)) - y[rows]) / len(rows))  # fmt: skip
+        return (
+            np.mean(np.logaddexp(0.0, h) - y[rows] * h),
+            X[rows].T @ (1 / (1 + np.exp(-h)) - y[rows]) / len(rows),
+        )
 
     def oracle(f_rows, c_rows):
         (l0, d0), (l1, d1) = (loss_grad(c_rows[k]) for k in (0, 1))
@@ -109,8 +111,9 @@ def test_the_first_iterates_are_algorithm_1_by_hand(toy, rho):
 
 
 def test_equation_9_combines_the_four_directions():
-    single, odd, even, full = (np.array(v) for v in ([1.0, 0.0], [1.0, 1.0], [3.0, 1.0],
-                                                     [4.0, 2.0]))  # fmt: skip
+    single, odd, even, full = (
+        np.array(v) for v in ([1.0, 0.0], [1.0, 1.0], [3.0, 1.0], [4.0, 2.0])
+    )
     np.testing.assert_allclose(combine(single, odd, even, full, 0.25), [9.0, 4.0])
 
 

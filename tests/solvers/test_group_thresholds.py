@@ -94,9 +94,25 @@ def test_a_kappa_sweep_gives_training_accuracy_that_grows_as_kappa_loosens(tmp_p
         importlib.import_module("engine.runs.submit"), "ensure_runner", lambda *a, **k: None
     )
     kappas = (0.0, 0.02, 0.05, 0.1, 0.2, 0.5)
-    argv = ["sweep", "--source", "csv", "--csv", str(table), "--label", "y", "--attribute",
-            "sex", "--min-group-size", "10", "--constraint", "dp", "--solvers",
-            "group_thresholds", "--kappas", *map(str, kappas)]  # fmt: skip
+    argv = [
+        "sweep",
+        "--source",
+        "csv",
+        "--csv",
+        str(table),
+        "--label",
+        "y",
+        "--attribute",
+        "sex",
+        "--min-group-size",
+        "10",
+        "--constraint",
+        "dp",
+        "--solvers",
+        "group_thresholds",
+        "--kappas",
+        *map(str, kappas),
+    ]
     assert main(argv) == 0
     store = Store(home)
     (sweep,) = store.sweeps()
@@ -113,8 +129,13 @@ def test_a_kappa_sweep_gives_training_accuracy_that_grows_as_kappa_loosens(tmp_p
 def test_the_estimator_applies_each_groups_threshold_when_predicting():
     frame = two_groups_frame(n=800)
     X, y = frame.drop(columns="y"), frame["y"]
-    clf = FairFrontClassifier(solver="group_thresholds", constraint="DP", kappa=0.03,
-                              validation_fraction=0.0, random_state=0)  # fmt: skip
+    clf = FairFrontClassifier(
+        solver="group_thresholds",
+        constraint="DP",
+        kappa=0.03,
+        validation_fraction=0.0,
+        random_state=0,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(X, y, sensitive_features="sex")

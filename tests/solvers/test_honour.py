@@ -32,8 +32,9 @@ def data():
 
 
 def _problem(data, kappa: float) -> Problem:
-    return Problem(data, ModelSpec(cross_terms=True), ConstraintSpec("pSP", kappa, INTERVAL),
-                   interval=INTERVAL)  # fmt: skip
+    return Problem(
+        data, ModelSpec(cross_terms=True), ConstraintSpec("pSP", kappa, INTERVAL), interval=INTERVAL
+    )
 
 
 def test_the_search_stops_at_once_when_kappa_itself_is_met_and_tightens_while_it_is_missed():

@@ -102,8 +102,9 @@ def test_validation_selection_picks_the_best_snapshot(toy):
 def test_early_stop_when_the_objective_stalls(toy):
     """The run stops at the first outer iteration whose f0 is within the tolerance of the f0
     `patience` outer iterations before: the same run without the stop shows where that is."""
-    full = IDCAConfig(outer_iterations=300, inner_iterations=5, epsilon=1e-9, snapshot_every=1,
-                      patience=0)  # fmt: skip
+    full = IDCAConfig(
+        outer_iterations=300, inner_iterations=5, epsilon=1e-9, snapshot_every=1, patience=0
+    )
     objectives = []
     original = IDCA._start_outer
 
@@ -116,8 +117,11 @@ def test_early_stop_when_the_objective_stalls(toy):
         solve(psp_problem(toy), "idca", full)
     f0 = np.array(objectives)  # f0 at w⁰, w¹, ..., from w⁰ = 0 every outer iterate is feasible
     patience, tolerance = 4, 1e-3
-    stalled = [k for k in range(patience + 1, len(f0))
-               if f0[k - patience] - f0[k] <= tolerance * max(1.0, abs(f0[k]))]  # fmt: skip
+    stalled = [
+        k
+        for k in range(patience + 1, len(f0))
+        if f0[k - patience] - f0[k] <= tolerance * max(1.0, abs(f0[k]))
+    ]
     assert stalled, "the toy run should stall within 300 outer iterations"
     config = dataclasses.replace(full, patience=patience, stop_tolerance=tolerance)
     solution = solve(psp_problem(toy), "idca", config)

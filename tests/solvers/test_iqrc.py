@@ -20,14 +20,16 @@ NETWORK = ModelSpec("mlp", hidden=(10,), activation="sigmoid")  # paper 004, App
 
 
 def _problem(model: ModelSpec = NETWORK, kappa: float = 0.05) -> Problem:
-    return Problem(two_groups(n=1500), model, ConstraintSpec("auc_gap", kappa),
-                   objective=PairwiseAUCLoss())  # fmt: skip
+    return Problem(
+        two_groups(n=1500), model, ConstraintSpec("auc_gap", kappa), objective=PairwiseAUCLoss()
+    )
 
 
 def _stage_moves(rho: float) -> list[float]:
     """‖x̃(s+1) − x̃(s)‖ over the first stages of one-call stages."""
-    solver = IQRC(_problem(), IQRCConfig(rho=rho, stage_calls=1, inner_steps=200),
-                  np.random.default_rng(0))  # fmt: skip
+    solver = IQRC(
+        _problem(), IQRCConfig(rho=rho, stage_calls=1, inner_steps=200), np.random.default_rng(0)
+    )
     centres = [solver.center.copy()]
     while solver.stage < 4:
         solver.advance(200)
@@ -57,8 +59,13 @@ def test_a_strong_proximal_term_keeps_each_stage_near_its_centre():
 
 def test_iqrc_trains_the_sigmoid_network_within_kappa_on_validation():
     problem = _problem()
-    solution = solve(problem, "iqrc", IQRCConfig(stage_calls=3, inner_steps=500),
-                     budget=Budget(max_iterations=6000), seed=0)  # fmt: skip
+    solution = solve(
+        problem,
+        "iqrc",
+        IQRCConfig(stage_calls=3, inner_steps=500),
+        budget=Budget(max_iterations=6000),
+        seed=0,
+    )
     reference = solve(problem, "unconstrained", budget=Budget(max_iterations=200), seed=0)
     assert solution.metrics["val"]["constraint"] <= 0.05
     assert "reported: the iterate after" in solution.reason  # the selection's outcome, said

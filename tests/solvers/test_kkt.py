@@ -115,10 +115,13 @@ def fair_logistic():
         return np.array(out)
 
     result = minimize(
-        lambda w: loss(w)[0], np.zeros(X.shape[1]), jac=lambda w: loss(w)[1], method="SLSQP",
+        lambda w: loss(w)[0],
+        np.zeros(X.shape[1]),
+        jac=lambda w: loss(w)[1],
+        method="SLSQP",
         constraints=[{"type": "ineq", "fun": lambda w: -rows(w), "jac": lambda w: -jacobian(w)}],
         options={"ftol": 1e-15, "maxiter": 500},
-    )  # fmt: skip
+    )
     assert result.success
     return problem, result.x, np.asarray(result.multipliers), (loss, rows, jacobian)
 
@@ -170,8 +173,12 @@ def test_solvers_multipliers_come_from_their_state(toy):
 def test_the_measure_handles_auxiliary_variables_and_networks(toy):
     """pSP's θ is a variable of the measure (from the params, or its starting values for a
     solver that keeps none); an MLP's gradients come through its backward pass."""
-    problem = Problem(toy, ModelSpec("mlp", hidden=(4,)), ConstraintSpec("pSP", 0.3, (0.05, 0.3)),
-                      interval=(0.05, 0.3))  # fmt: skip
+    problem = Problem(
+        toy,
+        ModelSpec("mlp", hidden=(4,)),
+        ConstraintSpec("pSP", 0.3, (0.05, 0.3)),
+        interval=(0.05, 0.3),
+    )
     run = solve(problem, "plada", budget=Budget(max_iterations=5))
     assert any(name.startswith("aux.") for name in run.params)
     without_aux = {k: v for k, v in run.params.items() if not k.startswith("aux.")}

@@ -64,8 +64,15 @@ def test_the_page_runs_or_refuses_each_combination(table, tmp_path, solver, fami
     spec_model, _ = MODELS[model]
     reason = picker.solver_refusals(family, spec_model)[solver]
     config = picker.solver_config(solver, picker.option_values(solver))
-    problem = page.Problem(INTERVAL, KAPPA, family, (solver,), {solver: config}, spec_model,
-                           Budget(max_iterations=ITERATIONS))  # fmt: skip
+    problem = page.Problem(
+        INTERVAL,
+        KAPPA,
+        family,
+        (solver,),
+        {solver: config},
+        spec_model,
+        Budget(max_iterations=ITERATIONS),
+    )
     data = CSVSpec(str(table), "y", ("sex",))
     prepare = PrepareOptions(grouping=(GroupingSpec("sex"),), min_group_size=10)
     if reason is not None:
@@ -96,11 +103,35 @@ def test_the_command_line_runs_or_refuses_each_combination(
 ):
     spec_model, flags = MODELS[model]
     out = tmp_path / "run.json"
-    code = main(["run", "--source", "csv", "--csv", str(table), "--label", "y", "--attribute",
-                 "sex", "--min-group-size", "10", "--constraint", (family or "none").lower(),
-                 "--interval",
-                 *map(str, INTERVAL), "--kappa", str(KAPPA), "--solver", solver, *flags,
-                 "--iterations", str(ITERATIONS), "--quiet", "--out", str(out)])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "--source",
+            "csv",
+            "--csv",
+            str(table),
+            "--label",
+            "y",
+            "--attribute",
+            "sex",
+            "--min-group-size",
+            "10",
+            "--constraint",
+            (family or "none").lower(),
+            "--interval",
+            *map(str, INTERVAL),
+            "--kappa",
+            str(KAPPA),
+            "--solver",
+            solver,
+            *flags,
+            "--iterations",
+            str(ITERATIONS),
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     printed = capsys.readouterr()
     assert "Traceback" not in printed.err + printed.out
     reason = solver_card(solver).refusal(spec_model, family)

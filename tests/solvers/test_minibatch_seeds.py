@@ -24,8 +24,9 @@ MINIBATCH_SOLVERS = (
 
 @pytest.mark.parametrize("solver", MINIBATCH_SOLVERS)
 def test_a_seed_reproduces_a_run_and_leaves_torch_global_state_alone(toy, solver):
-    problem = Problem(toy, ModelSpec(kind="mlp", hidden=(6,)),
-                      ConstraintSpec("group_loss_gap", 0.01))  # fmt: skip
+    problem = Problem(
+        toy, ModelSpec(kind="mlp", hidden=(6,)), ConstraintSpec("group_loss_gap", 0.01)
+    )
     torch.manual_seed(123)
     before = torch.get_rng_state()
     runs = [solve(problem, solver, budget=Budget(max_iterations=40), seed=s) for s in (3, 3, 4)]

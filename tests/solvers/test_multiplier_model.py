@@ -27,8 +27,7 @@ KAPPA = 0.02
 
 @pytest.fixture(scope="module")
 def problem() -> Problem:
-    return Problem(subgroup_prepared(), ModelSpec(),
-                   ConstraintSpec("intersectional_hinge", KAPPA))  # fmt: skip
+    return Problem(subgroup_prepared(), ModelSpec(), ConstraintSpec("intersectional_hinge", KAPPA))
 
 
 def test_the_multipliers_come_from_the_model_of_the_rows_features(problem):
@@ -41,8 +40,11 @@ def test_the_multipliers_come_from_the_model_of_the_rows_features(problem):
 
 
 def test_psi_ascends_on_violated_rows_and_theta_moves(problem):
-    solver = MultiplierModel(problem, MultiplierModelConfig(eta_psi=0.1, constraint_batch=10**3),
-                             np.random.default_rng(0))  # fmt: skip
+    solver = MultiplierModel(
+        problem,
+        MultiplierModelConfig(eta_psi=0.1, constraint_batch=10**3),
+        np.random.default_rng(0),
+    )
     rows = problem.batch_rows()
     before_lam = solver.multipliers()
     before_x = solver.x.copy()
@@ -51,15 +53,21 @@ def test_psi_ascends_on_violated_rows_and_theta_moves(problem):
     after_lam = solver.multipliers()
     # with every row sampled, ψ's step increases Σ_j λ_j g_j to first order
     assert np.dot(after_lam - before_lam, values) > 0
-    assert not np.array_equal(before_x[solver.oracles.layout["weights"]],
-                              solver.x[solver.oracles.layout["weights"]])  # fmt: skip
+    assert not np.array_equal(
+        before_x[solver.oracles.layout["weights"]], solver.x[solver.oracles.layout["weights"]]
+    )
 
 
 def test_it_lowers_the_worst_subgroup_excess_below_the_unconstrained_one(problem):
     budget = Budget(max_iterations=1500)
     plain = solve(problem, "sgd", budget=budget, seed=0)
-    fair = solve(problem, "multiplier_model", budget=budget, seed=0,
-                 config=MultiplierModelConfig(eta_theta=0.05, eta_psi=0.05))  # fmt: skip
+    fair = solve(
+        problem,
+        "multiplier_model",
+        budget=budget,
+        seed=0,
+        config=MultiplierModelConfig(eta_theta=0.05, eta_psi=0.05),
+    )
     unconstrained = problem.bound.exact(problem.scores(plain.params))
     constrained = problem.bound.exact(problem.scores(fair.params))
     assert constrained < unconstrained - 0.01
@@ -67,8 +75,10 @@ def test_it_lowers_the_worst_subgroup_excess_below_the_unconstrained_one(problem
 
 
 def test_same_seed_same_run(problem):
-    runs = [solve(problem, "multiplier_model", budget=Budget(max_iterations=60), seed=3)
-            for _ in range(2)]  # fmt: skip
+    runs = [
+        solve(problem, "multiplier_model", budget=Budget(max_iterations=60), seed=3)
+        for _ in range(2)
+    ]
     np.testing.assert_array_equal(runs[0].params["w"], runs[1].params["w"])
 
 
@@ -107,13 +117,22 @@ def test_subgroups_round_trip_in_a_run_spec_and_leave_other_run_ids_alone():
     from engine.data.prepare import PrepareOptions
     from engine.data.subgroups import SubgroupSpec
 
-    plain = RunSpec(data=AdultSpec(), prepare=PrepareOptions(grouping=(GroupingSpec("sex"),)),
-                    model=ModelSpec(), constraint=ConstraintSpec("intersectional_hinge", 0.05),
-                    interval=(0.0, 1.0), solver="multiplier_model")  # fmt: skip
+    plain = RunSpec(
+        data=AdultSpec(),
+        prepare=PrepareOptions(grouping=(GroupingSpec("sex"),)),
+        model=ModelSpec(),
+        constraint=ConstraintSpec("intersectional_hinge", 0.05),
+        interval=(0.0, 1.0),
+        solver="multiplier_model",
+    )
     assert "subgroups" not in plain.to_dict()["prepare"]
     cut = SubgroupSpec(("age", "hours-per-week"), 5, 0.02)
-    with_subgroups = RunSpec(**{**plain.__dict__, "prepare": PrepareOptions(
-        grouping=(GroupingSpec("sex"),), subgroups=cut)})  # fmt: skip
+    with_subgroups = RunSpec(
+        **{
+            **plain.__dict__,
+            "prepare": PrepareOptions(grouping=(GroupingSpec("sex"),), subgroups=cut),
+        }
+    )
     again = RunSpec.from_dict(json.loads(json.dumps(with_subgroups.to_dict())))
     assert again.prepare.subgroups == cut
     assert again.run_id == with_subgroups.run_id != plain.run_id
@@ -125,19 +144,57 @@ def test_communities_and_crime_subgroups_on_the_command_line(tmp_path, capsys):
     except UserError as missing:
         pytest.skip(str(missing))
     out = tmp_path / "run.json"
-    code = main(["run", "--data", "crime", "--subgroups", "racepctblack", "racePctHisp",
-                 "racePctAsian", "--constraint", "intersectional_hinge", "--kappa", "0.05",
-                 "--solver", "multiplier_model", "--model", "mlp", "--hidden", "8",
-                 "--iterations", "40", "--quiet", "--out", str(out)])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "--data",
+            "crime",
+            "--subgroups",
+            "racepctblack",
+            "racePctHisp",
+            "racePctAsian",
+            "--constraint",
+            "intersectional_hinge",
+            "--kappa",
+            "0.05",
+            "--solver",
+            "multiplier_model",
+            "--model",
+            "mlp",
+            "--hidden",
+            "8",
+            "--iterations",
+            "40",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     document = json.loads(out.read_text())
     rows = [r for r in document["result"]["trajectory"] if r["kind"] == "surrogate"]
     assert len(rows[-1]["values"]) == RECORDED_ROWS  # of hundreds of subgroup rows
     assert rows[-1]["max_violation"] == max(rows[-1]["values"].values())
     assert document["result"]["metrics"]["test"]["constraint"] is not None
-    assert main(["run", "--data", "crime", "--subgroups", "racePctMars", "--constraint",
-                 "intersectional_hinge", "--solver", "multiplier_model", "--iterations", "5",
-                 "--quiet"]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                "--data",
+                "crime",
+                "--subgroups",
+                "racePctMars",
+                "--constraint",
+                "intersectional_hinge",
+                "--solver",
+                "multiplier_model",
+                "--iterations",
+                "5",
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     assert "column 'racePctMars' is not" in capsys.readouterr().err
 
 
@@ -167,8 +224,9 @@ def test_a_solver_without_auxiliary_variables_gets_exact_rows_at_the_familys_sta
     """The unconstrained solver keeps no pSP θ: its exact rows use the family's starting θ."""
     monkeypatch.setattr("engine.solvers.driver.EXACT_EVERY_SECONDS", 0.0)
     monkeypatch.setitem(RECORD_SHARE, "exact", 0.0)
-    problem = Problem(data, ModelSpec(), ConstraintSpec("pSP", 0.1, (0.05, 0.3)),
-                      interval=(0.05, 0.3))  # fmt: skip
+    problem = Problem(
+        data, ModelSpec(), ConstraintSpec("pSP", 0.1, (0.05, 0.3)), interval=(0.05, 0.3)
+    )
     solution = solve(problem, "unconstrained", budget=Budget(max_iterations=20), seed=0)
     exact = [r for r in solution.trajectory if r.kind == "exact"][-1]
     rows = {k for k in exact.values if k.startswith("train.row.")}

@@ -16,9 +16,12 @@ from engine.oracles import MinibatchOracles
 from engine.problem import Problem
 from engine.variables import NONNEGATIVE, Box, Kind, Layout
 
-MODELS = {"linear": ModelSpec(), "cross": ModelSpec(cross_terms=True),
-          "mlp": ModelSpec(kind="mlp", hidden=(5, 3)),
-          "mlp-sigmoid": ModelSpec(kind="mlp", hidden=(4,), activation="sigmoid")}  # fmt: skip
+MODELS = {
+    "linear": ModelSpec(),
+    "cross": ModelSpec(cross_terms=True),
+    "mlp": ModelSpec(kind="mlp", hidden=(5, 3)),
+    "mlp-sigmoid": ModelSpec(kind="mlp", hidden=(4,), activation="sigmoid"),
+}
 
 
 @pytest.mark.parametrize("activation", ["relu", "sigmoid"])
@@ -82,11 +85,17 @@ def test_the_oracles_on_every_row_are_the_full_problem_and_their_gradients_are_d
     v = np.random.default_rng(3).normal(size=problem.bound.m)
     values, pullback = oracles.constraint_linearised(x, rows)
     np.testing.assert_allclose(
-        pullback(v), _central_difference(lambda z: oracles.constraint(z, rows) @ v, x),
-        rtol=1e-5, atol=1e-6)  # fmt: skip
+        pullback(v),
+        _central_difference(lambda z: oracles.constraint(z, rows) @ v, x),
+        rtol=1e-5,
+        atol=1e-6,
+    )
     np.testing.assert_allclose(
         oracles.objective(x, rows)[1],
-        _central_difference(lambda z: oracles.objective_value(z, rows), x), rtol=1e-5, atol=1e-7)  # fmt: skip
+        _central_difference(lambda z: oracles.objective_value(z, rows), x),
+        rtol=1e-5,
+        atol=1e-7,
+    )
     _, jacobian = oracles.constraint_jacobian(x, rows)
     np.testing.assert_allclose(jacobian.T @ v, pullback(v), rtol=1e-10, atol=1e-12)
 

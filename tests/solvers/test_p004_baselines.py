@@ -110,8 +110,12 @@ def test_the_correlation_penalty_gradient_matches_finite_differences():
     h, gamma = rng.normal(size=12), (rng.random(12) < 0.4).astype(float)
     value, grad = abs_correlation(h, gamma)
     assert value == pytest.approx(abs(np.corrcoef(h, gamma)[0, 1]))
-    numeric = np.array([(abs_correlation(h + e, gamma)[0] - abs_correlation(h - e, gamma)[0])
-                        / 2e-6 for e in 1e-6 * np.eye(12)])  # fmt: skip
+    numeric = np.array(
+        [
+            (abs_correlation(h + e, gamma)[0] - abs_correlation(h - e, gamma)[0]) / 2e-6
+            for e in 1e-6 * np.eye(12)
+        ]
+    )
     assert np.allclose(grad, numeric, atol=1e-7)
     # undefined: constant scores (w = 0) or one group only; nothing added
     assert abs_correlation(np.zeros(12), gamma)[0] == 0.0
@@ -120,13 +124,15 @@ def test_the_correlation_penalty_gradient_matches_finite_differences():
 
 def _problem(variant: str, prepared=None) -> Problem:
     constraint = ConstraintSpec("auc_gap", KAPPA, None, options=(("variant", variant),))
-    return Problem(prepared or two_groups(n=2000), ModelSpec(), constraint,
-                   objective=PairwiseAUCLoss())  # fmt: skip
+    return Problem(
+        prepared or two_groups(n=2000), ModelSpec(), constraint, objective=PairwiseAUCLoss()
+    )
 
 
-@pytest.mark.parametrize(("solver", "variant"), [("proxy_lagrangian", "group"),
-                                                 ("proxy_lagrangian", "inter"),
-                                                 ("corr_penalty", "group")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("solver", "variant"),
+    [("proxy_lagrangian", "group"), ("proxy_lagrangian", "inter"), ("corr_penalty", "group")],
+)
 def test_each_baseline_closes_the_gap_of_the_unconstrained_auc_model(solver, variant):
     problem = _problem(variant)
     free = solve(problem, "unconstrained", budget=Budget(max_iterations=200), seed=0).metrics
@@ -154,8 +160,9 @@ def test_each_baseline_runs_with_three_groups_and_reports_a_lambda_per_row(solve
 @pytest.mark.parametrize("solver", ["proxy_lagrangian", "corr_penalty"])
 def test_a_seed_reproduces_a_run_of_a_network(solver):
     constraint = ConstraintSpec("auc_gap", KAPPA)
-    problem = Problem(two_groups(n=400), ModelSpec("mlp", hidden=(6,)), constraint,
-                      objective=PairwiseAUCLoss())  # fmt: skip
+    problem = Problem(
+        two_groups(n=400), ModelSpec("mlp", hidden=(6,)), constraint, objective=PairwiseAUCLoss()
+    )
     runs = [solve(problem, solver, budget=Budget(max_iterations=200), seed=s) for s in (3, 3, 4)]
     for name, value in runs[0].params.items():
         np.testing.assert_array_equal(value, runs[1].params[name])
@@ -166,19 +173,49 @@ def test_a_seed_reproduces_a_run_of_a_network(solver):
 def test_the_correlation_penalty_is_refused_for_the_inter_group_gap(tmp_path, capsys):
     card = solver_card("corr_penalty")
     reason = card.refusal(ModelSpec(), "auc_gap", variant="inter")
-    assert reason == ("corr_penalty applies to the AUC gaps group only (paper 004, App. E.2: "
-                      "only Ex. 1 can be written as a penalty on the correlation of scores and "
-                      "group), not inter")  # fmt: skip
+    assert reason == (
+        "corr_penalty applies to the AUC gaps group only (paper 004, App. E.2: "
+        "only Ex. 1 can be written as a penalty on the correlation of scores and "
+        "group), not inter"
+    )
     assert card.refusal(ModelSpec(), "auc_gap", variant="group") is None
     with pytest.raises(UserError, match="corr_penalty applies to the AUC gaps group only"):
-        solve(_problem("inter", two_groups(n=400)), "corr_penalty",
-              budget=Budget(max_iterations=5), seed=0)  # fmt: skip
+        solve(
+            _problem("inter", two_groups(n=400)),
+            "corr_penalty",
+            budget=Budget(max_iterations=5),
+            seed=0,
+        )
     table = tmp_path / "two_groups.csv"
     two_groups_frame().to_csv(table, index=False)
-    code = main(["run", "--source", "csv", "--csv", str(table), "--label", "y", "--attribute",
-                 "sex", "--min-group-size", "10", "--constraint", "auc_gap", "--auc-variant",
-                 "inter", "--kappa", "0.05", "--solver", "corr_penalty", "--iterations", "5",
-                 "--quiet", "--out", str(tmp_path / "r.json")])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "--source",
+            "csv",
+            "--csv",
+            str(table),
+            "--label",
+            "y",
+            "--attribute",
+            "sex",
+            "--min-group-size",
+            "10",
+            "--constraint",
+            "auc_gap",
+            "--auc-variant",
+            "inter",
+            "--kappa",
+            "0.05",
+            "--solver",
+            "corr_penalty",
+            "--iterations",
+            "5",
+            "--quiet",
+            "--out",
+            str(tmp_path / "r.json"),
+        ]
+    )
     printed = capsys.readouterr()
     assert code == 2 and printed.err.strip() == f"error: {reason}"
     assert "Traceback" not in printed.err + printed.out

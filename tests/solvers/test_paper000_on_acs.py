@@ -26,13 +26,18 @@ def ct_problem(ct_acs_root) -> Problem:
     prepared = load_prepared(spec, options, use_cache=False)
     # paper 000, Exp. 1: RAC1P binarised, |ℓ_white − ℓ_non-white| ≤ δ = 0.005 (the pairwise
     # difference, not eq. 4's one-vs-mean form), a 64–32 ReLU network
-    return Problem(prepared, ModelSpec(kind="mlp", hidden=(64, 32)),
-                   ConstraintSpec("group_loss_gap", 0.005, pairs="all"))  # fmt: skip
+    return Problem(
+        prepared,
+        ModelSpec(kind="mlp", hidden=(64, 32)),
+        ConstraintSpec("group_loss_gap", 0.005, pairs="all"),
+    )
 
 
 def test_each_constrained_method_narrows_the_training_loss_gap_of_sgd(ct_problem):
     budget = Budget(max_iterations=6000)  # seconds each; iterations keep it deterministic
-    gap = {name: solve(ct_problem, name, budget=budget, seed=0).metrics["train"]["constraint"]
-           for name in ("sgd", *CONSTRAINED)}  # fmt: skip
+    gap = {
+        name: solve(ct_problem, name, budget=budget, seed=0).metrics["train"]["constraint"]
+        for name in ("sgd", *CONSTRAINED)
+    }
     for name in CONSTRAINED:
         assert gap[name] < gap["sgd"], gap

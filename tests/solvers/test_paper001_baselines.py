@@ -284,8 +284,9 @@ def test_each_solver_reaches_the_surrogate_constraint_from_an_infeasible_start(d
 
 @pytest.mark.parametrize("name", SOLVERS)
 def test_an_mlp_under_eo_runs_with_full_batch_oracle_counts(toy, name):
-    problem = Problem(toy, ModelSpec("mlp", hidden=(6,)), ConstraintSpec("EO", KAPPA,
-                      surrogate="sigmoid"))  # fmt: skip
+    problem = Problem(
+        toy, ModelSpec("mlp", hidden=(6,)), ConstraintSpec("EO", KAPPA, surrogate="sigmoid")
+    )
     run = solve(problem, name, budget=Budget(max_iterations=60), seed=1)
     assert run.iterations == 60
     for split in ("train", "val", "test"):
@@ -320,9 +321,28 @@ def test_options_are_checked():
 
 def test_ipp_conex_runs_from_the_command_line_on_adult(tmp_path, capsys):
     out = tmp_path / "run.json"
-    code = main(["run", "--data", "adult", "--attribute", "sex", "--constraint", "dp", "--kappa",
-                 "0.02", "--solver", "ipp_conex", "--iterations", "100", "--seed", "0", "--quiet",
-                 "--out", str(out)])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "--data",
+            "adult",
+            "--attribute",
+            "sex",
+            "--constraint",
+            "dp",
+            "--kappa",
+            "0.02",
+            "--solver",
+            "ipp_conex",
+            "--iterations",
+            "100",
+            "--seed",
+            "0",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     printed = capsys.readouterr()
     assert code == 0, printed.err
     document = json.loads(out.read_text())

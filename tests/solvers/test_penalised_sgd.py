@@ -84,8 +84,9 @@ def test_sgd_penalty_iterates_by_hand():
         batch = batches.per_group(4)
         loss, slope = logistic(X[batch.rows], y[batch.rows], w)
         losses = group_means(loss, batch.groups, m)
-        group_grads = np.array([X[batch.rows][batch.groups == g].T @ slope[batch.groups == g]
-                                / 4 for g in range(m)])  # fmt: skip
+        group_grads = np.array(
+            [X[batch.rows][batch.groups == g].T @ slope[batch.groups == g] / 4 for g in range(m)]
+        )
         sign = np.sign(losses - losses.mean())
         # ∇ Σ_i |ℓ_i − mean| = Σ_i sign_i (∇ℓ_i − mean_j ∇ℓ_j)
         gradient += lam * (sign @ group_grads - sign.sum() * group_grads.mean(axis=0))
@@ -114,8 +115,9 @@ def test_sgd_fairret_iterates_by_hand_with_batch_size_over_g_rows_of_each_group(
         sign = np.sign(stats / overall - 1.0)
         member = (g[:, None] == np.arange(m)).astype(np.float64)
         # ∂/∂h_r Σ_s |stat_s / overall − 1|
-        d_norm = d_correct * ((member / member.sum(axis=0)) @ sign / overall
-                              - (sign @ stats) / overall**2 / n)  # fmt: skip
+        d_norm = d_correct * (
+            (member / member.sum(axis=0)) @ sign / overall - (sign @ stats) / overall**2 / n
+        )
         w = w - step * (Xb.T @ (slope / n + mult * d_norm))
         solver.step()
         np.testing.assert_allclose(solver.candidate()["w"], w, rtol=1e-10, atol=1e-12)
@@ -124,8 +126,9 @@ def test_sgd_fairret_iterates_by_hand_with_batch_size_over_g_rows_of_each_group(
 def test_sgd_fairret_without_penalty_is_sgd_on_the_same_balanced_batches():
     """The balanced batches differ from SGD's uniform ones, so SGD is fed them to compare."""
     problem = gap_problem(2, model=ModelSpec(kind="mlp", hidden=(6,)))
-    fairret = SGDFairret(problem, SGDFairretConfig(step=0.1, multiplier=0.0),
-                         np.random.default_rng(3))  # fmt: skip
+    fairret = SGDFairret(
+        problem, SGDFairretConfig(step=0.1, multiplier=0.0), np.random.default_rng(3)
+    )
     fed = SGD(problem, SGDConfig(step=0.1), np.random.default_rng(3))
     fed.sampler.objective = lambda size: fed.sampler.per_group(size // 2)
     plain = SGD(problem, SGDConfig(step=0.1), np.random.default_rng(3))
@@ -134,15 +137,17 @@ def test_sgd_fairret_without_penalty_is_sgd_on_the_same_balanced_batches():
             solver.step()
         for name, value in fairret.candidate().items():
             np.testing.assert_array_equal(value, fed.candidate()[name])
-    assert not np.array_equal(plain.candidate()["layers.0.weight"],
-                              fairret.candidate()["layers.0.weight"])  # fmt: skip
+    assert not np.array_equal(
+        plain.candidate()["layers.0.weight"], fairret.candidate()["layers.0.weight"]
+    )
 
 
 def test_a_large_penalty_narrows_the_training_group_loss_gap():
     problem = gap_problem(3)
     budget = Budget(max_iterations=600)
     sgd = solve(problem, "sgd", SGDConfig(step=0.05), budget, seed=0)
-    penalised = solve(problem, "sgd_penalty", SGDPenaltyConfig(step=0.05, penalty=5.0), budget,
-                      seed=0)  # fmt: skip
+    penalised = solve(
+        problem, "sgd_penalty", SGDPenaltyConfig(step=0.05, penalty=5.0), budget, seed=0
+    )
     gaps = sgd.metrics["train"]["constraint"], penalised.metrics["train"]["constraint"]
     assert gaps[1] < 0.5 * gaps[0], gaps

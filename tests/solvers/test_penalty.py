@@ -129,9 +129,9 @@ def test_subgradient_matches_finite_differences(data, family, surrogate):
 
 
 @pytest.mark.parametrize(
-    "values", [{"lam": -0.1}, {"lam": float("nan")}, {"step": 0.0}, {"step": -1e-3},
-               {"iterations": 0}],
-)  # fmt: skip
+    "values",
+    [{"lam": -0.1}, {"lam": float("nan")}, {"step": 0.0}, {"step": -1e-3}, {"iterations": 0}],
+)
 def test_bad_configs_are_refused(values):
     with pytest.raises(UserError):
         PenaltyConfig(**values)

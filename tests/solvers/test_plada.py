@@ -96,8 +96,18 @@ def rows_of(state: dict, name: str, problem: Problem) -> np.ndarray:
 @pytest.mark.parametrize("full_batch", [True, False])
 def test_the_first_iterates_are_algorithm_1_by_hand(toy, full_batch):
     problem = Problem(toy, ModelSpec(), dp())
-    config = PLADAConfig(eta_w=0.5, eta_u=0.3, alpha=2.0, beta=0.25, gamma0=1.0, delta_scale=2.0,
-                         u_max=0.03, full_batch=full_batch, batch_size=7, per_group=5)  # fmt: skip
+    config = PLADAConfig(
+        eta_w=0.5,
+        eta_u=0.3,
+        alpha=2.0,
+        beta=0.25,
+        gamma0=1.0,
+        delta_scale=2.0,
+        u_max=0.03,
+        full_batch=full_batch,
+        batch_size=7,
+        per_group=5,
+    )
     solver = PLADA(problem, config, np.random.default_rng(3))
     assert solver.rho == pytest.approx(2.0 / 1.5)
     expected = iterates_by_hand(problem, config, seed=3, steps=6)
@@ -383,8 +393,8 @@ def test_a_warm_start_from_a_solve_at_another_kappa_starts_its_duals_at_that_sol
         for name, run in (("with", with_duals), ("without", without)):
             run.step()
             largest[name].append(run.surrogate_view()[1].max())
-    start_row = with_duals.problem.bound.surrogate(
-        torch.from_numpy(problem.scores(start))
-    ).numpy().max()
+    start_row = (
+        with_duals.problem.bound.surrogate(torch.from_numpy(problem.scores(start))).numpy().max()
+    )
     assert max(largest["with"]) < start_row + 0.005 < 0.1 < max(largest["without"])
     assert 5 * largest["with"][-1] < largest["without"][-1]

@@ -24,8 +24,11 @@ SOLVERS = {
     "quad_inter": "inter_pairwise",
     "quad_intra": "intra_pairwise",
 }
-EXACT = {"quad_group_auc": group_auc_gap, "quad_inter": inter_group_auc_gap,
-         "quad_intra": intra_group_auc_gap}  # fmt: skip
+EXACT = {
+    "quad_group_auc": group_auc_gap,
+    "quad_inter": inter_group_auc_gap,
+    "quad_intra": intra_group_auc_gap,
+}
 
 
 @pytest.fixture(scope="module")
@@ -114,10 +117,13 @@ def test_projection_is_the_nearest_feasible_point(data):
     assert how.startswith("optimal")
     assert rows.values(w).max() <= 0
     reference = scipy.optimize.minimize(
-        lambda v: 0.5 * np.sum((v - z) ** 2), np.zeros_like(z), jac=lambda v: v - z,
+        lambda v: 0.5 * np.sum((v - z) ** 2),
+        np.zeros_like(z),
+        jac=lambda v: v - z,
         constraints=[{"type": "ineq", "fun": lambda v: -rows.values(v)}],
-        method="SLSQP", options={"ftol": 1e-12, "maxiter": 500},
-    )  # fmt: skip
+        method="SLSQP",
+        options={"ftol": 1e-12, "maxiter": 500},
+    )
     assert reference.success
     assert w == pytest.approx(reference.x, abs=1e-4)
     inside = 0.01 * z

@@ -96,11 +96,34 @@ def test_a_kappa_sweep_puts_one_point_per_kappa_on_the_frontier(tmp_path, monkey
     two_groups_frame().to_csv(table, index=False)
     home = tmp_path / "runs"
     monkeypatch.setenv("FAIRFRONT_HOME", str(home))  # queued runs stay queued: run here
-    monkeypatch.setattr(importlib.import_module("engine.runs.submit"), "ensure_runner",
-                        lambda *args, **kwargs: None)  # fmt: skip
-    assert main(["sweep", "--source", "csv", "--csv", str(table), "--label", "y",
-                 "--attribute", "sex", "--min-group-size", "10", "--constraint", "dp",
-                 "--solvers", "reweighing", "--kappas", "0.1", "0.05"]) == 0  # fmt: skip
+    monkeypatch.setattr(
+        importlib.import_module("engine.runs.submit"), "ensure_runner", lambda *args, **kwargs: None
+    )
+    assert (
+        main(
+            [
+                "sweep",
+                "--source",
+                "csv",
+                "--csv",
+                str(table),
+                "--label",
+                "y",
+                "--attribute",
+                "sex",
+                "--min-group-size",
+                "10",
+                "--constraint",
+                "dp",
+                "--solvers",
+                "reweighing",
+                "--kappas",
+                "0.1",
+                "0.05",
+            ]
+        )
+        == 0
+    )
     store = Store(home)
     (sweep,) = store.sweeps()
     for row in store.runs(sweep_id=sweep["id"]):

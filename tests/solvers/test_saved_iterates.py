@@ -94,8 +94,15 @@ def csv_spec(tmp_path) -> CSVSpec:
 
 def spec_of(data: CSVSpec, budget: Budget) -> RunSpec:
     prepare = PrepareOptions(grouping=(GroupingSpec("g"),))
-    return RunSpec(data=data, prepare=prepare, model=MODEL, constraint=CONSTRAINT,
-                   interval=(0.0, 1.0), solver="sgd", budget=budget)  # fmt: skip
+    return RunSpec(
+        data=data,
+        prepare=prepare,
+        model=MODEL,
+        constraint=CONSTRAINT,
+        interval=(0.0, 1.0),
+        solver="sgd",
+        budget=budget,
+    )
 
 
 def test_a_spec_keeps_its_run_id_unless_it_saves_iterates(csv_spec):

@@ -48,8 +48,9 @@ def test_the_y_step_is_the_argmin_of_eq_25(seed):
 
     bounds = [(-30, 30)] * 3 + [(-BOUND, BOUND)] * 5
     start = np.r_[np.log(y_old), alpha_old]
-    numeric = minimize(objective, start, bounds=bounds, method="L-BFGS-B",
-                       options={"ftol": 1e-14, "gtol": 1e-10})  # fmt: skip
+    numeric = minimize(
+        objective, start, bounds=bounds, method="L-BFGS-B", options={"ftol": 1e-14, "gtol": 1e-10}
+    )
     log_y, alpha = y_step(np.log(y_old), alpha_old, u, v, tau, BOUND, GROUP)
     y_num, alpha_num = _split(numeric.x)
     assert np.allclose(np.exp(log_y), y_num, atol=1e-5)
@@ -71,8 +72,13 @@ def test_the_level_value_is_the_max_of_eq_26(seed):
         return -float(tau @ phi / tau.sum())
 
     bounds = [(-30, 30)] * 3 + [(-BOUND, BOUND)] * 5
-    best = min((minimize(negative, rng.normal(size=8), bounds=bounds, method="L-BFGS-B")
-                for _ in range(5)), key=lambda r: r.fun)  # fmt: skip
+    best = min(
+        (
+            minimize(negative, rng.normal(size=8), bounds=bounds, method="L-BFGS-B")
+            for _ in range(5)
+        ),
+        key=lambda r: r.fun,
+    )
     level = level_value(tau @ F / tau.sum(), tau @ G / tau.sum(), BOUND, GROUP)
     assert level == pytest.approx(-best.fun, abs=1e-5)
 
@@ -86,8 +92,9 @@ def test_lemma_1_terms_at_their_optimum_average_to_the_moment_form(c1):
     m_a, m_b = h[in_a].mean(), h[in_b].mean()
     alpha = np.sqrt(c1) * (m_a - m_b)
     one = np.array([1.0])
-    terms = lemma1_terms(h, weight_a[:, None], weight_b[:, None], one * m_a, one * m_b,
-                         one * c1, one * 1.0)  # fmt: skip
+    terms = lemma1_terms(
+        h, weight_a[:, None], weight_b[:, None], one * m_a, one * m_b, one * c1, one * 1.0
+    )
     value = float(np.mean(terms.F + alpha * terms.G) - alpha**2)
     assert value == pytest.approx(square_pair_loss(h[in_a], h[in_b], c1, 1.0)[0], rel=1e-10)
 
@@ -115,15 +122,22 @@ def test_an_empty_surrogate_feasible_set_is_said_in_the_stop_reason():
     from engine.solvers import Budget, solve
 
     constraint = ConstraintSpec("auc_gap", 0.05, None, options=(("c1", 1.0),))
-    problem = Problem(two_groups(n=600), ModelSpec(), constraint,
-                      objective=PairwiseAUCLoss(1.0, 1.0))  # fmt: skip
-    solution = solve(problem, "sfls", SFLSConfig(first_level_doublings=1),
-                     budget=Budget(max_iterations=5000), seed=0)  # fmt: skip
+    problem = Problem(
+        two_groups(n=600), ModelSpec(), constraint, objective=PairwiseAUCLoss(1.0, 1.0)
+    )
+    solution = solve(
+        problem,
+        "sfls",
+        SFLSConfig(first_level_doublings=1),
+        budget=Budget(max_iterations=5000),
+        seed=0,
+    )
     assert solution.status == "converged" and solution.iterations == 3000
     assert "the surrogate constraints admit no point at the first level" in solution.stop.text
     assert "T was 2,000" in solution.stop.text
-    feasible = Problem(two_groups(n=600), ModelSpec(), ConstraintSpec("auc_gap", 0.05),
-                       objective=PairwiseAUCLoss())  # the defaults: c1 = 0.5  # fmt: skip
+    feasible = Problem(
+        two_groups(n=600), ModelSpec(), ConstraintSpec("auc_gap", 0.05), objective=PairwiseAUCLoss()
+    )  # the defaults: c1 = 0.5
     first = SFLS(feasible, SFLSConfig(), np.random.default_rng(0))
     while np.isnan(first.level):  # the first oracle call
         first.advance(1000)
@@ -132,10 +146,34 @@ def test_an_empty_surrogate_feasible_set_is_said_in_the_stop_reason():
 
 def test_the_command_line_runs_sfls_with_the_pairwise_auc_objective(tmp_path, capsys):
     out = tmp_path / "s.json"
-    code = main(["run", "--source", "csv", "--csv", str(_table(tmp_path)), "--label", "y",
-                 "--attribute", "sex", "--min-group-size", "10", "--constraint", "auc_gap",
-                 "--kappa", "0.05", "--solver", "sfls", "--iterations", "3000", "--seed", "0",
-                 "--quiet", "--out", str(out)])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "--source",
+            "csv",
+            "--csv",
+            str(_table(tmp_path)),
+            "--label",
+            "y",
+            "--attribute",
+            "sex",
+            "--min-group-size",
+            "10",
+            "--constraint",
+            "auc_gap",
+            "--kappa",
+            "0.05",
+            "--solver",
+            "sfls",
+            "--iterations",
+            "3000",
+            "--seed",
+            "0",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     document = json.loads(out.read_text())
     assert document["spec"]["objective"]["name"] == "pairwise_auc"
@@ -161,11 +199,22 @@ def _one_feature_problem(kappa: float) -> Problem:
     x = rng.normal(size=3000) + 1.5 * member
     y = (rng.random(3000) < 1 / (1 + np.exp(-2 * x + 1))).astype(np.int8)
     frame = pd.DataFrame({"x": x, "sex": np.where(member, "F", "M")})
-    dataset = Dataset(name="line", frame=frame, label=y, numeric=("x",), categorical=("sex",),
-                      protected=("sex",), label_name="y")  # fmt: skip
+    dataset = Dataset(
+        name="line",
+        frame=frame,
+        label=y,
+        numeric=("x",),
+        categorical=("sex",),
+        protected=("sex",),
+        label_name="y",
+    )
     options = PrepareOptions(grouping=(GroupingSpec("sex"),), drop_protected=True)
-    return Problem(prepare(dataset, options), ModelSpec(), ConstraintSpec("auc_gap", kappa),
-                   objective=PairwiseAUCLoss())  # fmt: skip
+    return Problem(
+        prepare(dataset, options),
+        ModelSpec(),
+        ConstraintSpec("auc_gap", kappa),
+        objective=PairwiseAUCLoss(),
+    )
 
 
 def _surrogate(problem: Problem, weight: float) -> tuple[float, np.ndarray]:
@@ -188,8 +237,7 @@ def test_the_levels_stay_above_the_known_optimum_and_every_output_is_feasible():
     f_star = min(feasible)
     unconstrained = min(f0 for f0, _ in values)
     assert f_star > unconstrained + 0.01  # the constraint binds
-    solver = SFLS(problem, SFLSConfig(select="last", inner_steps=2000),
-                  np.random.default_rng(0))  # fmt: skip
+    solver = SFLS(problem, SFLSConfig(select="last", inner_steps=2000), np.random.default_rng(0))
     levels = [solver.r]
     while len(solver.outputs) < 16 and not solver.halted:
         solver.advance(2000)
@@ -211,8 +259,11 @@ def test_a_small_kappa_doubles_the_first_oracle_call_until_the_level_can_fall():
         solver.advance(100)
     assert solver.doublings >= 1 and solver.steps == 100 * 2**solver.doublings
     assert not solver.halted and solver.level < -solver.config.eps_opt
-    fixed = SFLS(problem, SFLSConfig(select="last", inner_steps=100, first_level_doublings=0),
-                 np.random.default_rng(0))  # fmt: skip
+    fixed = SFLS(
+        problem,
+        SFLSConfig(select="last", inner_steps=100, first_level_doublings=0),
+        np.random.default_rng(0),
+    )
     while not fixed.outputs:
         fixed.advance(100)
     assert fixed.halted  # without doubling, Alg. 1 halts at the first level

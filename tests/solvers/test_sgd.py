@@ -33,8 +33,9 @@ def test_the_first_iterates_are_minibatch_gradient_steps_on_the_logistic_loss(to
         np.testing.assert_allclose(solver.candidate()["w"], w, rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.parametrize("model", [ModelSpec(), ModelSpec(cross_terms=True),
-                                   ModelSpec(kind="mlp", hidden=(8, 4))])  # fmt: skip
+@pytest.mark.parametrize(
+    "model", [ModelSpec(), ModelSpec(cross_terms=True), ModelSpec(kind="mlp", hidden=(8, 4))]
+)
 def test_sgd_lowers_the_training_loss_of_any_model(toy, model):
     problem = Problem(toy, model, None)
     start = problem.report(problem.init_params(0), splits=("train",))["train"]["loss"]

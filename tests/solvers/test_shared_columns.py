@@ -21,8 +21,12 @@ INTERVAL = (0.1, 0.5)
 
 @pytest.fixture(scope="module")
 def mlp_psp(data):
-    problem = Problem(data, ModelSpec(kind="mlp", hidden=(6, 3)),
-                      ConstraintSpec("pSP", 0.05, INTERVAL), interval=INTERVAL)  # fmt: skip
+    problem = Problem(
+        data,
+        ModelSpec(kind="mlp", hidden=(6, 3)),
+        ConstraintSpec("pSP", 0.05, INTERVAL),
+        interval=INTERVAL,
+    )
     oracles = MinibatchOracles(problem, seed=1)
     x = oracles.start()
     shift = np.random.default_rng(2).normal(scale=0.3, size=problem.network.size)
@@ -51,8 +55,9 @@ def test_psp_rows_factor_into_few_directions_and_give_the_rows_backward_passes(m
     assert not dense[:, ~kept].any()
     w = x[oracles.layout[WEIGHTS]]
     expected = row_by_row(problem.network, w, tape, at.scores)
-    np.testing.assert_allclose(problem.network.backward_many(w, tape, at.scores), expected,
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        problem.network.backward_many(w, tape, at.scores), expected, atol=1e-12
+    )
 
 
 def test_columns_that_differ_even_slightly_are_not_merged():
@@ -65,8 +70,9 @@ def test_columns_that_differ_even_slightly_are_not_merged():
     G[0, 7] += 1e-6  # one sample's column is not the others'
     factors = shared_columns(sp.csr_array(G))
     assert factors is not None and factors[0].shape[1] == 2
-    np.testing.assert_allclose(network.backward_many(w, tape, sp.csr_array(G)),
-                               row_by_row(network, w, tape, G), atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        network.backward_many(w, tape, sp.csr_array(G)), row_by_row(network, w, tape, G), atol=1e-12
+    )
     assert shared_columns(rng.normal(size=(3, 50))) is None  # every column its own direction
 
 
@@ -79,8 +85,9 @@ def test_the_measure_of_an_mlp_is_the_formula_from_its_rows_backward_passes(mlp_
     h, tape = oracles._forward(x, rows)
     at = rows_jacobian(oracles._rows(rows), h, oracles.aux(x))
     jacobian = np.zeros((len(at.values), oracles.layout.size))
-    jacobian[:, oracles.layout[WEIGHTS]] = row_by_row(problem.network, x[oracles.layout[WEIGHTS]],
-                                                      tape, at.scores)  # fmt: skip
+    jacobian[:, oracles.layout[WEIGHTS]] = row_by_row(
+        problem.network, x[oracles.layout[WEIGHTS]], tape, at.scores
+    )
     jacobian[:, oracles.layout["aux.theta"]] = at.aux["theta"]
     lam = multipliers
     assert lam is None or len(lam) == len(at.values)  # a row per group, rank and side

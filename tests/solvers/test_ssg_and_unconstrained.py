@@ -35,8 +35,9 @@ def test_unconstrained_mlp_fits_better_than_chance(toy):
 
 @pytest.mark.parametrize("tolerance", ["static", "diminishing"])
 def test_ssg_reports_its_best_nearly_feasible_iterate(toy, tolerance):
-    problem = Problem(toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.1, INTERVAL),
-                      interval=INTERVAL)  # fmt: skip
+    problem = Problem(
+        toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.1, INTERVAL), interval=INTERVAL
+    )
     config = SSGConfig(iterations=2000, tolerance=tolerance, epsilon=1e-3, c=0.5)
     solution = solve(problem, "ssg", config)
     params = solution.params

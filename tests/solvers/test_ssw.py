@@ -29,8 +29,9 @@ def group_losses_and_grads(X, zeta, groups, w):
 def test_the_first_iterates_switch_between_objective_and_constraint_steps_as_by_hand(toy):
     delta = 0.0
     problem = Problem(toy, ModelSpec(), ConstraintSpec("group_loss_gap", delta))
-    config = SSwConfig(objective_step=0.5, constraint_step=0.3, epsilon=0.02, batch_size=5,
-                       per_group=4)  # fmt: skip
+    config = SSwConfig(
+        objective_step=0.5, constraint_step=0.3, epsilon=0.02, batch_size=5, per_group=4
+    )
     solver = StochasticSwitching(problem, config, np.random.default_rng(11))
     # the same draws by hand: the model seed, the sampler's passes, one uniform per output offer
     rng = np.random.default_rng(11)
@@ -99,15 +100,19 @@ def test_options_are_checked():
         SSwConfig(epsilon=-1.0)
 
 
-@pytest.mark.parametrize("rules", [("diminishing", "adaptive", "diminishing"),
-                                   ("constant", "diminishing", "constant")])  # fmt: skip
+@pytest.mark.parametrize(
+    "rules", [("diminishing", "adaptive", "diminishing"), ("constant", "diminishing", "constant")]
+)
 def test_the_schedules_and_psp_auxiliary_run_on_an_mlp(toy, rules):
     objective_rule, constraint_rule, tolerance_rule = rules
     problem = Problem(
         toy, ModelSpec(kind="mlp", hidden=(6,)), ConstraintSpec("pSP", 0.1, (0.1, 0.5))
     )
-    config = SSwConfig(objective_rule=objective_rule, constraint_rule=constraint_rule,
-                       tolerance_rule=tolerance_rule)  # fmt: skip
+    config = SSwConfig(
+        objective_rule=objective_rule,
+        constraint_rule=constraint_rule,
+        tolerance_rule=tolerance_rule,
+    )
     solution = solve(problem, "ssw", config, Budget(max_iterations=60), seed=1)
     assert "aux.theta" in solution.params
     assert np.isfinite(solution.metrics["train"]["constraint"])

@@ -76,8 +76,11 @@ def charge(monkeypatch, wall: WallClock, costs: Costs, solver: type = SGD) -> No
         return timed
 
     monkeypatch.setattr(solver, "advance", timed_advance)
-    monkeypatch.setattr(driver_module, "_surrogate_record",
-                        costing(driver_module._surrogate_record, costs.surrogate))  # fmt: skip
+    monkeypatch.setattr(
+        driver_module,
+        "_surrogate_record",
+        costing(driver_module._surrogate_record, costs.surrogate),
+    )
     monkeypatch.setattr(
         driver_module, "exact_record", costing(driver_module.exact_record, costs.exact)
     )
@@ -85,8 +88,9 @@ def charge(monkeypatch, wall: WallClock, costs: Costs, solver: type = SGD) -> No
 
 
 def problem_of(toy) -> Problem:
-    return Problem(toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.1, INTERVAL),
-                   interval=INTERVAL)  # fmt: skip
+    return Problem(
+        toy, ModelSpec(cross_terms=True), ConstraintSpec("pSP", 0.1, INTERVAL), interval=INTERVAL
+    )
 
 
 def kinds(solution, kind: str) -> list:
@@ -165,8 +169,9 @@ def test_saved_iterates_spend_the_wall_budget_not_the_solvers_clock(toy, wall, m
     them, and the solver's clock holds only its steps."""
     charge(monkeypatch, wall, Costs(step=0.001))
     record = driver_module._iterate_record
-    monkeypatch.setattr(driver_module, "_iterate_record",
-                        lambda *args: (wall.spend(0.04), record(*args))[1])  # fmt: skip
+    monkeypatch.setattr(
+        driver_module, "_iterate_record", lambda *args: (wall.spend(0.04), record(*args))[1]
+    )
     started = wall.time
     solution = solve(problem_of(toy), "sgd", budget=Budget(max_seconds=3.0, save_every=5))
     assert solution.stop.code is StopCode.TIME_BUDGET

@@ -26,8 +26,9 @@ def data():
 
 def _problem(data, kappa: float, start=None, model=None) -> Problem:
     constraint = ConstraintSpec("pSP", kappa, INTERVAL)
-    return Problem(data, model or ModelSpec(cross_terms=True), constraint, interval=INTERVAL,
-                   start=start)  # fmt: skip
+    return Problem(
+        data, model or ModelSpec(cross_terms=True), constraint, interval=INTERVAL, start=start
+    )
 
 
 def test_a_start_replaces_the_initial_model_and_leaves_the_given_one_untouched(data):

@@ -54,8 +54,9 @@ class Members:
     def on(self, matrix: sparse.csr_matrix) -> Members:
         """Other samples' membership of the same subgroups."""
         if matrix.shape[1] != len(self.names):
-            raise UserError(f"Expected membership of {len(self.names)} subgroups, got "
-                            f"{matrix.shape[1]}.")  # fmt: skip
+            raise UserError(
+                f"Expected membership of {len(self.names)} subgroups, got {matrix.shape[1]}."
+            )
         return Members(sparse.csr_matrix(matrix), self.names, self.features)
 
 
@@ -144,11 +145,13 @@ class GroupData:
         if codes.ndim != 1 or codes.size == 0 or codes.dtype.kind not in "iu":
             raise UserError("Group ids must be a non-empty one-dimensional array of integers.")
         if codes.min() < 0 or codes.max() >= len(keys):
-            raise UserError(f"Group ids must lie in 0..{len(keys) - 1}; got {codes.min()} to "
-                            f"{codes.max()}.")  # fmt: skip
+            raise UserError(
+                f"Group ids must lie in 0..{len(keys) - 1}; got {codes.min()} to {codes.max()}."
+            )
         if members is not None and members.matrix.shape[0] != codes.size:
-            raise UserError(f"Subgroup membership has {members.matrix.shape[0]} rows for "
-                            f"{codes.size} samples.")  # fmt: skip
+            raise UserError(
+                f"Subgroup membership has {members.matrix.shape[0]} rows for {codes.size} samples."
+            )
         data = cls._coded(tuple(keys), codes.astype(np.int64, copy=False), y)
         return data if members is None else dataclasses.replace(data, members=members)
 
@@ -389,8 +392,10 @@ class BoundConstraint(ABC):
         if bound is None:
             return None
         if matrix is None:
-            raise UserError(f"The {self.family} constraint was bound to subgroups: give the "
-                            "samples' subgroup membership too.")  # fmt: skip
+            raise UserError(
+                f"The {self.family} constraint was bound to subgroups: give the "
+                "samples' subgroup membership too."
+            )
         return bound.on(matrix)
 
     def batch_rows(

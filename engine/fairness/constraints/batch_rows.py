@@ -86,8 +86,13 @@ class AutogradRows:
         inputs = [scores, *leaves.values()]
 
         def pullback(v: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-            grads = torch.autograd.grad(rows @ torch.from_numpy(v), inputs, retain_graph=True,
-                                        allow_unused=True, materialize_grads=True)  # fmt: skip
+            grads = torch.autograd.grad(
+                rows @ torch.from_numpy(v),
+                inputs,
+                retain_graph=True,
+                allow_unused=True,
+                materialize_grads=True,
+            )
             return grads[0].numpy(), {k: g.numpy() for k, g in zip(leaves, grads[1:], strict=True)}
 
         return rows.detach().numpy(), pullback

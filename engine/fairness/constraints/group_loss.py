@@ -49,8 +49,9 @@ class GroupLossGap(BoundConstraint):
         return self.condition != "none"
 
     def _setup(self) -> None:
-        cells, share, sizes = cell_shares(self.data.codes, self.data.positive, self.condition,
-                                          len(self.data.keys))  # fmt: skip
+        cells, share, sizes = cell_shares(
+            self.data.codes, self.data.positive, self.condition, len(self.data.keys)
+        )
         names, weights = self._rows()
         self._set("_cells", cells)
         self._set("_share", share)
@@ -69,8 +70,10 @@ class GroupLossGap(BoundConstraint):
                     raise self._empty_cell(name, missing)
 
     def _empty_cell(self, group: str, missing: list[str]) -> UserError:
-        return UserError(f"group {group!r} has no {' or '.join(missing)} here, so its "
-                         f"{self.condition} loss gap is undefined (paper 000, Table 1)")  # fmt: skip
+        return UserError(
+            f"group {group!r} has no {' or '.join(missing)} here, so its "
+            f"{self.condition} loss gap is undefined (paper 000, Table 1)"
+        )
 
     def _rows(self) -> tuple[list[str], np.ndarray]:
         """Row names and A (rows × cells)."""

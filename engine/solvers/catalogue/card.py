@@ -162,15 +162,21 @@ class SolverCard:
         needed = f"{first.words} ({self.needs[first]})"
         if first.side is Side.MODEL:
             kinds = self.model_kinds()
-            return (f"{self.name} trains {' and '.join(kinds)} models only: it needs {needed}; "
-                    f"choose the {' or '.join(kinds)} model (with or without group cross-terms)")  # fmt: skip
+            return (
+                f"{self.name} trains {' and '.join(kinds)} models only: it needs {needed}; "
+                f"choose the {' or '.join(kinds)} model (with or without group cross-terms)"
+            )
         if first.side is Side.OBJECTIVE:
             return f"{self.name} needs {needed}, which the {objective} objective does not offer"
         if family is None:
-            return (f"{self.name} trains under a constraint; choose a constraint family, or the "
-                    "unconstrained solver")  # fmt: skip
-        return (f"{self.name} solves the constraint families {', '.join(self.families())} only: "
-                f"it needs {needed}, which those families offer, not {family}")  # fmt: skip
+            return (
+                f"{self.name} trains under a constraint; choose a constraint family, or the "
+                "unconstrained solver"
+            )
+        return (
+            f"{self.name} solves the constraint families {', '.join(self.families())} only: "
+            f"it needs {needed}, which those families offer, not {family}"
+        )
 
     def _task_refusal(self, family: str | None, objective: str) -> str | None:
         """An algorithm for classifiers, or a family it uses (under it, or as its penalty), that
@@ -179,8 +185,10 @@ class SolverCard:
         if kind is None or kind.task is Task.CLASSIFICATION:
             return None  # every solver and family is defined for a binary label
         if self.classifier_only:
-            return (f"{self.name} trains classifiers only ({self.classifier_only}); the "
-                    f"{objective} objective is for a {kind.task.label_words} label")  # fmt: skip
+            return (
+                f"{self.name} trains classifiers only ({self.classifier_only}); the "
+                f"{objective} objective is for a {kind.task.label_words} label"
+            )
         if family is None or not (self.constrained or self.requires_of(Side.FAMILY)):
             return None
         return task_refusal(family, kind.task, f"the label of the {objective} objective")
@@ -199,8 +207,10 @@ class SolverCard:
         variant = variant or AUCGapOptions().variant
         if family != "auc_gap" or not self.auc_variants or variant in self.auc_variants:
             return None
-        return (f"{self.name} applies to the AUC gaps {' and '.join(self.auc_variants)} only "
-                f"({self.auc_variants_why}), not {variant}")  # fmt: skip
+        return (
+            f"{self.name} applies to the AUC gaps {' and '.join(self.auc_variants)} only "
+            f"({self.auc_variants_why}), not {variant}"
+        )
 
     def check_combination(
         self,

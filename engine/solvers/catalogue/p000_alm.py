@@ -104,11 +104,27 @@ _SUMMARY = (
     "is_ineq=True with penalty > 0, spec 000 §5 item 1); reports the last iterate; any model"
 )
 CARDS = (
-    SolverCard("ssl_alm", SSLALMConfig, "000",
-               "stochastic smoothed linearized augmented Lagrangian (paper 000, Alg. 2): "
-               + _SUMMARY + "; proximal term (μ/2)‖x − z‖² with z ← z + β(x − z)",
-               _IMPLEMENTATION, needs=_NEEDS, warm_start=_START, tuning=_TUNING),
-    SolverCard("alm", ALMConfig, "000",
-               "stochastic linearized augmented Lagrangian (paper 000's ALM: Alg. 2 with μ = 0): "
-               + _SUMMARY, _IMPLEMENTATION, needs=_NEEDS, warm_start=_START, tuning=_TUNING),
-)  # fmt: skip
+    SolverCard(
+        "ssl_alm",
+        SSLALMConfig,
+        "000",
+        "stochastic smoothed linearized augmented Lagrangian (paper 000, Alg. 2): "
+        + _SUMMARY
+        + "; proximal term (μ/2)‖x − z‖² with z ← z + β(x − z)",
+        _IMPLEMENTATION,
+        needs=_NEEDS,
+        warm_start=_START,
+        tuning=_TUNING,
+    ),
+    SolverCard(
+        "alm",
+        ALMConfig,
+        "000",
+        "stochastic linearized augmented Lagrangian (paper 000's ALM: Alg. 2 with μ = 0): "
+        + _SUMMARY,
+        _IMPLEMENTATION,
+        needs=_NEEDS,
+        warm_start=_START,
+        tuning=_TUNING,
+    ),
+)

@@ -67,16 +67,25 @@ class GhostConfig(Options):
 
 
 CARDS = (
-    SolverCard("stochastic_ghost", GhostConfig, "000",
-               "Stochastic Ghost (paper 000, Alg. 1, after Facchinei & Kungurtsev 2023): a "
-               "stochastic SQP step d = argmin gᵀd + (τ/2)‖d‖² s.t. c + ∇c d ≤ κ, ‖d‖∞ ≤ β, "
-               "estimated without bias by a randomized multilevel batch of J = 2^(N+1) rows "
-               "(eq. 9), with diminishing steps; one backward per constraint row, 4 LPs and 4 "
-               "QPs in n variables per step, so slow for large models; any model",
-               "engine.solvers.ghost:StochasticGhost", needs={
-                   C.GRADIENTS: "one backward per constraint row",
-                   C.MINIBATCH_LOSS: "paper 000, Alg. 1, eq. 9: g is estimated on i.i.d. rows",
-                   C.SURROGATE: "paper 000, eq. 8: its QP linearises the rows",
-               }, tuning=TuningPlan({"alpha0": (0.01, 0.025, 0.05), "beta": (5.0, 10.0, 20.0)},
-                                    Score.LOSS, "paper 000 Table 7, at α̂ = 0.05, ρ = 0.1")),
-)  # fmt: skip
+    SolverCard(
+        "stochastic_ghost",
+        GhostConfig,
+        "000",
+        "Stochastic Ghost (paper 000, Alg. 1, after Facchinei & Kungurtsev 2023): a "
+        "stochastic SQP step d = argmin gᵀd + (τ/2)‖d‖² s.t. c + ∇c d ≤ κ, ‖d‖∞ ≤ β, "
+        "estimated without bias by a randomized multilevel batch of J = 2^(N+1) rows "
+        "(eq. 9), with diminishing steps; one backward per constraint row, 4 LPs and 4 "
+        "QPs in n variables per step, so slow for large models; any model",
+        "engine.solvers.ghost:StochasticGhost",
+        needs={
+            C.GRADIENTS: "one backward per constraint row",
+            C.MINIBATCH_LOSS: "paper 000, Alg. 1, eq. 9: g is estimated on i.i.d. rows",
+            C.SURROGATE: "paper 000, eq. 8: its QP linearises the rows",
+        },
+        tuning=TuningPlan(
+            {"alpha0": (0.01, 0.025, 0.05), "beta": (5.0, 10.0, 20.0)},
+            Score.LOSS,
+            "paper 000 Table 7, at α̂ = 0.05, ρ = 0.1",
+        ),
+    ),
+)

@@ -41,23 +41,35 @@ class SGDFairretConfig(SGDConfig):
 
 
 CARDS = (
-    SolverCard("sgd_penalty", SGDPenaltyConfig, "000",
-               "minibatch SGD on the loss + λ Σ_i |ℓ_i − mean_j ℓ_j|, the group losses on J rows "
-               "of every group (paper 000, eq. 13, Exp. 2 baseline); any model",
-               "engine.solvers.penalised_sgd:SGDPenalty", needs={
-                   C.GRADIENTS: "it steps along backpropagated gradients",
-                   C.MINIBATCH_LOSS: "paper 000, Exp. 2: the loss is taken on a batch",
-                   C.MINIBATCH_ROWS: "paper 000, Exp. 2: the group losses are taken on J rows "
-                                     "of every group",
-                   C.LOSS_GAP_PENALTY: "paper 000, eq. 13: its penalty",
-               }),
-    SolverCard("sgd_fairret", SGDFairretConfig, "000",
-               "minibatch SGD on group-balanced batches, loss + multiplier · Fairret's "
-               "NormLoss(Accuracy) (paper 000, Exp. 1 baseline); its own criterion is accuracy "
-               "equality, so a chosen constraint is only reported; any model",
-               "engine.solvers.penalised_sgd:SGDFairret", constrained=False, needs={
-                   C.GRADIENTS: "it steps along backpropagated gradients",
-                   C.MINIBATCH_LOSS: "paper 000, Exp. 1: it steps on group-balanced batches",
-               }, classifier_only="its penalty, Fairret's NormLoss(Accuracy), compares the "
-                                  "groups' accuracies on 0/1 labels (paper 000, Exp. 1)"),
-)  # fmt: skip
+    SolverCard(
+        "sgd_penalty",
+        SGDPenaltyConfig,
+        "000",
+        "minibatch SGD on the loss + λ Σ_i |ℓ_i − mean_j ℓ_j|, the group losses on J rows "
+        "of every group (paper 000, eq. 13, Exp. 2 baseline); any model",
+        "engine.solvers.penalised_sgd:SGDPenalty",
+        needs={
+            C.GRADIENTS: "it steps along backpropagated gradients",
+            C.MINIBATCH_LOSS: "paper 000, Exp. 2: the loss is taken on a batch",
+            C.MINIBATCH_ROWS: "paper 000, Exp. 2: the group losses are taken on J rows "
+            "of every group",
+            C.LOSS_GAP_PENALTY: "paper 000, eq. 13: its penalty",
+        },
+    ),
+    SolverCard(
+        "sgd_fairret",
+        SGDFairretConfig,
+        "000",
+        "minibatch SGD on group-balanced batches, loss + multiplier · Fairret's "
+        "NormLoss(Accuracy) (paper 000, Exp. 1 baseline); its own criterion is accuracy "
+        "equality, so a chosen constraint is only reported; any model",
+        "engine.solvers.penalised_sgd:SGDFairret",
+        constrained=False,
+        needs={
+            C.GRADIENTS: "it steps along backpropagated gradients",
+            C.MINIBATCH_LOSS: "paper 000, Exp. 1: it steps on group-balanced batches",
+        },
+        classifier_only="its penalty, Fairret's NormLoss(Accuracy), compares the "
+        "groups' accuracies on 0/1 labels (paper 000, Exp. 1)",
+    ),
+)

@@ -67,17 +67,25 @@ class SSwConfig(Options):
 
 
 CARDS = (
-    SolverCard("ssw", SSwConfig, "000",
-               "stochastic switching subgradient (paper 000, Alg. 3): an objective step when the "
-               "sampled worst constraint is within ε_k, else a step on an independent sample's "
-               "most violated row; reports a random objective-step iterate; any model",
-               "engine.solvers.ssw:StochasticSwitching", needs={
-                   C.GRADIENTS: "it steps along backpropagated subgradients",
-                   C.MINIBATCH_LOSS: "paper 000, Alg. 3: objective steps use a batch ξ",
-                   C.SURROGATE: "paper 000, Alg. 3: constraint steps follow the most violated "
-                                "row",
-               }, warm_start="paper 000, Alg. 3 starts from any x⁰: a step along the most "
-                             "violated row while one is, along the objective once none is",
-               tuning=TuningPlan({"constraint_step": (0.05, 0.045, 0.04, 0.025)}, Score.LOSS,
-                                 "paper 000 Table 5, constant steps with η^f = 0.05")),
-)  # fmt: skip
+    SolverCard(
+        "ssw",
+        SSwConfig,
+        "000",
+        "stochastic switching subgradient (paper 000, Alg. 3): an objective step when the "
+        "sampled worst constraint is within ε_k, else a step on an independent sample's "
+        "most violated row; reports a random objective-step iterate; any model",
+        "engine.solvers.ssw:StochasticSwitching",
+        needs={
+            C.GRADIENTS: "it steps along backpropagated subgradients",
+            C.MINIBATCH_LOSS: "paper 000, Alg. 3: objective steps use a batch ξ",
+            C.SURROGATE: "paper 000, Alg. 3: constraint steps follow the most violated row",
+        },
+        warm_start="paper 000, Alg. 3 starts from any x⁰: a step along the most "
+        "violated row while one is, along the objective once none is",
+        tuning=TuningPlan(
+            {"constraint_step": (0.05, 0.045, 0.04, 0.025)},
+            Score.LOSS,
+            "paper 000 Table 5, constant steps with η^f = 0.05",
+        ),
+    ),
+)

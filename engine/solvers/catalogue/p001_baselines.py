@@ -212,28 +212,45 @@ _NEEDS = {
     "(sub)gradients the steps follow",
 }
 CARDS = (
-    SolverCard("ssg_hl", SSGHLConfig, "001",
-               "single-loop switching subgradient (paper 001's SSG baseline; Huang & Lin 2023, "
-               "Alg. 1): a constant objective step θ ← θ − η∇F when max_j G_j(θ) ≤ ε, else a "
-               "step along the worst row's gradient, of Polyak's length G/‖∇G‖² or constant; "
-               "full batch; reports θ_τ, τ a random objective iteration from S on with "
-               "P ∝ η_t, or the last iterate; any model",
-               "engine.solvers.ssg_hl:SwitchingSubgradientHL", needs=_NEEDS,
-               tuning=_SSG_TUNING),
-    SolverCard("ipp_ssg", IPPSSGConfig, "001",
-               "inexact proximal point with a switching subgradient inner solver (paper 001's "
-               "IPP-SSG baseline; Huang & Lin 2023): subproblem k adds (ρ̂/2)‖θ − θ_k‖² to F "
-               "and to every row and is solved by a fixed number of switching steps of length "
-               "~2/(ρ̂(t + t0)) (Polyak on constraint steps), θ_{k+1} their weighted average "
-               "over objective steps; full batch; reports a random or the last outer iterate; "
-               "any model",
-               "engine.solvers.ipp:InexactProximalPoint", needs=_NEEDS, tuning=_IPP_TUNING),
-    SolverCard("ipp_conex", IPPConExConfig, "001",
-               "inexact proximal point with ConEx, constraint extrapolation, as inner solver "
-               "(paper 001's IPP-ConEx baseline; Boob, Deng & Lan 2022): subproblem k adds "
-               "(ρ̂/2)‖θ − θ_k‖² to F and to every row; ConEx extrapolates the rows' "
-               "linearisation, s = (1 + ϑ)ℓ_G(θ_t) − ϑℓ_G(θ_{t−1}), steps the duals "
-               "y ← [y + s/τ]₊ and θ along ∇F + J_Gᵀy, θ_{k+1} the weighted average; one dual "
-               "per row; full batch; reports a random or the last outer iterate; any model",
-               "engine.solvers.ipp:InexactProximalPoint", needs=_NEEDS, tuning=_IPP_TUNING),
-)  # fmt: skip
+    SolverCard(
+        "ssg_hl",
+        SSGHLConfig,
+        "001",
+        "single-loop switching subgradient (paper 001's SSG baseline; Huang & Lin 2023, "
+        "Alg. 1): a constant objective step θ ← θ − η∇F when max_j G_j(θ) ≤ ε, else a "
+        "step along the worst row's gradient, of Polyak's length G/‖∇G‖² or constant; "
+        "full batch; reports θ_τ, τ a random objective iteration from S on with "
+        "P ∝ η_t, or the last iterate; any model",
+        "engine.solvers.ssg_hl:SwitchingSubgradientHL",
+        needs=_NEEDS,
+        tuning=_SSG_TUNING,
+    ),
+    SolverCard(
+        "ipp_ssg",
+        IPPSSGConfig,
+        "001",
+        "inexact proximal point with a switching subgradient inner solver (paper 001's "
+        "IPP-SSG baseline; Huang & Lin 2023): subproblem k adds (ρ̂/2)‖θ − θ_k‖² to F "
+        "and to every row and is solved by a fixed number of switching steps of length "
+        "~2/(ρ̂(t + t0)) (Polyak on constraint steps), θ_{k+1} their weighted average "
+        "over objective steps; full batch; reports a random or the last outer iterate; "
+        "any model",
+        "engine.solvers.ipp:InexactProximalPoint",
+        needs=_NEEDS,
+        tuning=_IPP_TUNING,
+    ),
+    SolverCard(
+        "ipp_conex",
+        IPPConExConfig,
+        "001",
+        "inexact proximal point with ConEx, constraint extrapolation, as inner solver "
+        "(paper 001's IPP-ConEx baseline; Boob, Deng & Lan 2022): subproblem k adds "
+        "(ρ̂/2)‖θ − θ_k‖² to F and to every row; ConEx extrapolates the rows' "
+        "linearisation, s = (1 + ϑ)ℓ_G(θ_t) − ϑℓ_G(θ_{t−1}), steps the duals "
+        "y ← [y + s/τ]₊ and θ along ∇F + J_Gᵀy, θ_{k+1} the weighted average; one dual "
+        "per row; full batch; reports a random or the last outer iterate; any model",
+        "engine.solvers.ipp:InexactProximalPoint",
+        needs=_NEEDS,
+        tuning=_IPP_TUNING,
+    ),
+)

@@ -42,16 +42,21 @@ class MultiplierModelConfig(Options):
 
 
 CARDS = (
-    SolverCard("multiplier_model", MultiplierModelConfig, "001",
-               "Lagrange-multiplier model (Narasimhan et al. 2020; paper 001's baseline for many "
-               "constraints, §5.3): a small ReLU network h_ψ maps each constraint's features "
-               "(a subgroup's thresholds) to its multiplier λ_j = softplus(h_ψ(φ_j)) ≥ 0; each "
-               "step samples an objective batch and J constraints, descends the model on "
-               "F_B + Σ_{j∈J} λ_j g_j and ascends ψ on Σ_{j∈J} λ_j g_j; the constraint rows on "
-               "all training rows; reports the last iterate; any model",
-               "engine.solvers.multiplier_model:MultiplierModel", needs={
-                   C.GRADIENTS: "its model step follows ∇F_B + Σ λ_j ∇g_j, backpropagated",
-                   C.MINIBATCH_LOSS: "Narasimhan et al. (2020): F is estimated on a minibatch",
-                   C.SURROGATE: "the multipliers weigh the differentiable constraint rows",
-               }),
-)  # fmt: skip
+    SolverCard(
+        "multiplier_model",
+        MultiplierModelConfig,
+        "001",
+        "Lagrange-multiplier model (Narasimhan et al. 2020; paper 001's baseline for many "
+        "constraints, §5.3): a small ReLU network h_ψ maps each constraint's features "
+        "(a subgroup's thresholds) to its multiplier λ_j = softplus(h_ψ(φ_j)) ≥ 0; each "
+        "step samples an objective batch and J constraints, descends the model on "
+        "F_B + Σ_{j∈J} λ_j g_j and ascends ψ on Σ_{j∈J} λ_j g_j; the constraint rows on "
+        "all training rows; reports the last iterate; any model",
+        "engine.solvers.multiplier_model:MultiplierModel",
+        needs={
+            C.GRADIENTS: "its model step follows ∇F_B + Σ λ_j ∇g_j, backpropagated",
+            C.MINIBATCH_LOSS: "Narasimhan et al. (2020): F is estimated on a minibatch",
+            C.SURROGATE: "the multipliers weigh the differentiable constraint rows",
+        },
+    ),
+)

@@ -97,8 +97,10 @@ class PLADAConfig(Options):
         linear model (`affine`) or a neural network (the solver derives an unset η_w from the
         problem instead, falling back on this one)."""
         row = TABLE2_LINEAR if affine else TABLE2_NETWORK
-        return {name: row[name] if getattr(self, name) is None else float(getattr(self, name))
-                for name in row}  # fmt: skip
+        return {
+            name: row[name] if getattr(self, name) is None else float(getattr(self, name))
+            for name in row
+        }
 
 
 # what a PLADA run's trajectory draws of its state beyond the duals λ ("dual.<row>")
@@ -112,21 +114,27 @@ PLADA_PANELS = (
 )
 
 CARDS = (
-    SolverCard("plada", PLADAConfig, "001",
-               "P-Lagrangian based alternating direction algorithm (paper 001, Alg. 1): slacks "
-               "u ∈ [0, u_max] turn G ≤ 0 into G + u = z, z = 0; a linearised θ-step "
-               "θ ← θ − η(∇F + J_Gᵀλ) (ours: Alg. 1's step keeps G exact, a prox step with no "
-               "closed form), u ← Π(u − τλ), μ ← μ + (γ_k/ρ)(λ − μ) with a diminishing γ_k, then "
-               "λ ← μ + ρ(G + u) at the new point, never clipped at 0; one dual per row; "
-               "full-batch or minibatch; reports the last iterate; any model",
-               "engine.solvers.plada:PLADA", needs={
-                   C.GRADIENTS: "its θ-step follows ∇F + J_Gᵀλ, backpropagated",
-                   C.MINIBATCH_LOSS: "paper 001, eq. (1): F is a mean over samples; the "
-                                     "minibatch mode (App. D.3) estimates ∇F on a batch",
-                   C.SURROGATE: "paper 001, Alg. 1: G is the differentiable surrogate (eq. 2), "
-                                "linearised in the θ-step",
-               }, warm_start="paper 001, Alg. 1 takes any θ₀: the slacks u₀ = Π_U(−G(θ₀)) and "
-                             "λ₀ (eq. 12) are set at it, μ₀ = 0 as from a cold start, or the "
-                             "last λ of a solve under the same rows at another κ",
-               state_panels=PLADA_PANELS),
-)  # fmt: skip
+    SolverCard(
+        "plada",
+        PLADAConfig,
+        "001",
+        "P-Lagrangian based alternating direction algorithm (paper 001, Alg. 1): slacks "
+        "u ∈ [0, u_max] turn G ≤ 0 into G + u = z, z = 0; a linearised θ-step "
+        "θ ← θ − η(∇F + J_Gᵀλ) (ours: Alg. 1's step keeps G exact, a prox step with no "
+        "closed form), u ← Π(u − τλ), μ ← μ + (γ_k/ρ)(λ − μ) with a diminishing γ_k, then "
+        "λ ← μ + ρ(G + u) at the new point, never clipped at 0; one dual per row; "
+        "full-batch or minibatch; reports the last iterate; any model",
+        "engine.solvers.plada:PLADA",
+        needs={
+            C.GRADIENTS: "its θ-step follows ∇F + J_Gᵀλ, backpropagated",
+            C.MINIBATCH_LOSS: "paper 001, eq. (1): F is a mean over samples; the "
+            "minibatch mode (App. D.3) estimates ∇F on a batch",
+            C.SURROGATE: "paper 001, Alg. 1: G is the differentiable surrogate (eq. 2), "
+            "linearised in the θ-step",
+        },
+        warm_start="paper 001, Alg. 1 takes any θ₀: the slacks u₀ = Π_U(−G(θ₀)) and "
+        "λ₀ (eq. 12) are set at it, μ₀ = 0 as from a cold start, or the "
+        "last λ of a solve under the same rows at another κ",
+        state_panels=PLADA_PANELS,
+    ),
+)

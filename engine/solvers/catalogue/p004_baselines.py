@@ -88,34 +88,47 @@ _SGD_GRADIENTS = "paper 004, App. E.2: one SGD step on w per minibatch, backprop
 _RATE_TUNING = TuningPlan({"step": (0.01, 0.1, 1.0)}, Score.AUC, "paper 004 App. E.3")
 
 CARDS = (
-    SolverCard("proxy_lagrangian", ProxyLagrangianConfig, "004",
-               "stochastic proxy-Lagrangian (Cotter, Jiang & Sridharan 2019, Alg. 2; paper 004, "
-               "App. E.2): SGD on λ0 × the square pairwise AUC loss + Σ λ_j × hinge proxies of "
-               "the AUC-gap rows, λ the stationary distribution of a matrix updated by swap "
-               "regret on the rows' indicator (true AUC) violations; max AUC under the exact "
-               "AUC gap; reports the best iterate within κ on validation (App. E.3), or the last",
-               "engine.solvers.proxy_lagrangian:ProxyLagrangian", needs={
-                   C.GRADIENTS: _SGD_GRADIENTS,
-                   C.PAIRWISE_AUC: "paper 004, App. E.2: only the objective's indicator becomes "
-                                   "the square surrogate (3)",
-                   C.AUC_PAIR_SETS: "paper 004, eq. (2) and App. A: each row compares the AUCs "
-                                    "of two set pairs (G1, G1'), (G2, G2'), proxied and counted "
-                                    "over the minibatch's pairs",
-               }, tuning=_RATE_TUNING),
-    SolverCard("corr_penalty", CorrPenaltyConfig, "004",
-               "correlation penalty (Beutel et al. 2019; paper 004, App. E.2): SGD on the "
-               "square pairwise AUC loss + λ |Corr(h, γ)|, the Pearson correlation of scores "
-               "and protected group on the minibatch; max AUC with a decorrelation penalty; "
-               "reports the best iterate within κ of the group AUC gap on validation "
-               "(App. E.3), or the last",
-               "engine.solvers.corr_penalty:CorrPenalty", needs={
-                   C.GRADIENTS: _SGD_GRADIENTS,
-                   C.PAIRWISE_AUC: "paper 004, App. E.2: it optimises the AUC, through the "
-                                   "square surrogate (3)",
-                   C.AUC_PAIR_SETS: "paper 004, App. E.3: its iterates are judged by the exact "
-                                    "group AUC gap of Ex. 1, whose sets (G1, G1') are the pair "
-                                    "of groups it decorrelates",
-               }, tuning=_RATE_TUNING, auc_variants=("group",),
-               auc_variants_why="paper 004, App. E.2: only Ex. 1 can be written as a penalty on "
-                                "the correlation of scores and group"),
-)  # fmt: skip
+    SolverCard(
+        "proxy_lagrangian",
+        ProxyLagrangianConfig,
+        "004",
+        "stochastic proxy-Lagrangian (Cotter, Jiang & Sridharan 2019, Alg. 2; paper 004, "
+        "App. E.2): SGD on λ0 × the square pairwise AUC loss + Σ λ_j × hinge proxies of "
+        "the AUC-gap rows, λ the stationary distribution of a matrix updated by swap "
+        "regret on the rows' indicator (true AUC) violations; max AUC under the exact "
+        "AUC gap; reports the best iterate within κ on validation (App. E.3), or the last",
+        "engine.solvers.proxy_lagrangian:ProxyLagrangian",
+        needs={
+            C.GRADIENTS: _SGD_GRADIENTS,
+            C.PAIRWISE_AUC: "paper 004, App. E.2: only the objective's indicator becomes "
+            "the square surrogate (3)",
+            C.AUC_PAIR_SETS: "paper 004, eq. (2) and App. A: each row compares the AUCs "
+            "of two set pairs (G1, G1'), (G2, G2'), proxied and counted "
+            "over the minibatch's pairs",
+        },
+        tuning=_RATE_TUNING,
+    ),
+    SolverCard(
+        "corr_penalty",
+        CorrPenaltyConfig,
+        "004",
+        "correlation penalty (Beutel et al. 2019; paper 004, App. E.2): SGD on the "
+        "square pairwise AUC loss + λ |Corr(h, γ)|, the Pearson correlation of scores "
+        "and protected group on the minibatch; max AUC with a decorrelation penalty; "
+        "reports the best iterate within κ of the group AUC gap on validation "
+        "(App. E.3), or the last",
+        "engine.solvers.corr_penalty:CorrPenalty",
+        needs={
+            C.GRADIENTS: _SGD_GRADIENTS,
+            C.PAIRWISE_AUC: "paper 004, App. E.2: it optimises the AUC, through the "
+            "square surrogate (3)",
+            C.AUC_PAIR_SETS: "paper 004, App. E.3: its iterates are judged by the exact "
+            "group AUC gap of Ex. 1, whose sets (G1, G1') are the pair "
+            "of groups it decorrelates",
+        },
+        tuning=_RATE_TUNING,
+        auc_variants=("group",),
+        auc_variants_why="paper 004, App. E.2: only Ex. 1 can be written as a penalty on "
+        "the correlation of scores and group",
+    ),
+)

@@ -41,27 +41,34 @@ class PostProcessConfig(UnconstrainedConfig):
             (self.shift_max - self.shift_min) / self.shift_step + 1
         )
         if maps > MAX_MAPS:
-            raise UserError(f"the post-processing grid has {maps:,.0f} maps; at most "
-                            f"{MAX_MAPS:,} are allowed (take larger steps)")  # fmt: skip
+            raise UserError(
+                f"the post-processing grid has {maps:,.0f} maps; at most "
+                f"{MAX_MAPS:,} are allowed (take larger steps)"
+            )
 
 
 CARDS = (
-    SolverCard("auc_postprocess", PostProcessConfig, "004",
-               "post-processing baseline (Kallus & Zhou 2019, as paper 004, App. E.2 runs it): "
-               "an unconstrained AUC model by L-BFGS, then the protected group's scores mapped "
-               "to ω1·h + ω2, (ω1, ω2) on a grid, the best validation AUC among the maps within "
-               "κ on validation (App. E.3); two groups; any model",
-               "engine.solvers.auc_postprocess:AUCPostProcess",
-               two_groups_only="it maps the scores of one protected group against the other: "
-                               "paper 004, App. E.2's binary γ", needs={
-                   C.GRADIENTS: "L-BFGS on the parameters of any model trains the AUC model",
-                   C.PAIRWISE_AUC: "paper 004, App. E.2: post-processing starts from a model "
-                                   "trained for AUC without constraints",
-                   C.AUC_PAIR_SETS: "paper 004, App. E.2: the map is tuned to satisfy the "
-                                    "AUC-gap constraints (2)",
-               },
-               auc_variants=("group", "inter"),
-               auc_variants_why="paper 004, App. E.2 runs it on Ex. 1 and 2; an increasing "
-                                "map of one group's scores leaves the within-group AUCs of "
-                                "Ex. 3 as they are"),
-)  # fmt: skip
+    SolverCard(
+        "auc_postprocess",
+        PostProcessConfig,
+        "004",
+        "post-processing baseline (Kallus & Zhou 2019, as paper 004, App. E.2 runs it): "
+        "an unconstrained AUC model by L-BFGS, then the protected group's scores mapped "
+        "to ω1·h + ω2, (ω1, ω2) on a grid, the best validation AUC among the maps within "
+        "κ on validation (App. E.3); two groups; any model",
+        "engine.solvers.auc_postprocess:AUCPostProcess",
+        two_groups_only="it maps the scores of one protected group against the other: "
+        "paper 004, App. E.2's binary γ",
+        needs={
+            C.GRADIENTS: "L-BFGS on the parameters of any model trains the AUC model",
+            C.PAIRWISE_AUC: "paper 004, App. E.2: post-processing starts from a model "
+            "trained for AUC without constraints",
+            C.AUC_PAIR_SETS: "paper 004, App. E.2: the map is tuned to satisfy the "
+            "AUC-gap constraints (2)",
+        },
+        auc_variants=("group", "inter"),
+        auc_variants_why="paper 004, App. E.2 runs it on Ex. 1 and 2; an increasing "
+        "map of one group's scores leaves the within-group AUCs of "
+        "Ex. 3 as they are",
+    ),
+)

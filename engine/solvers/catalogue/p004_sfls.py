@@ -116,29 +116,41 @@ class IQRCConfig(SFLSConfig):
 _NEEDS = {
     C.GRADIENTS: "Alg. 2 steps x along ∇_x Φ, backpropagated through the scores",
     C.PAIRWISE_AUC: "paper 004, eq. (6): f0 is the square pairwise AUC loss (3), taken apart "
-                    "per sample by Lemma 1",
+    "per sample by Lemma 1",
     C.AUC_PAIR_SETS: "paper 004, eqs. (4)–(5): Lemma 1 takes each pair loss apart per sample "
-                     "through its sets' indicators",
-}  # fmt: skip
+    "through its sets' indicators",
+}
 
 # paper 004, App. E.3: the step constant c tuned over {0.01, 0.1, 1} on validation AUC, the
 # reported model feasible on validation
 STEP_TUNING = TuningPlan({"eta": (0.01, 0.1, 1.0)}, Score.AUC, "paper 004 App. E.3")
 
 CARDS = (
-    SolverCard("sfls", SFLSConfig, "004",
-               "stochastic feasible level-set method (paper 004, Alg. 1): the level r falls by "
-               "U(r)/(2θ) while U(r) < −ε_opt, each U(r) from T steps of stochastic mirror "
-               "descent (Alg. 2) on the min-max form of Lemma 1, with closed-form dual steps "
-               "(Lemmas 3–4) and minibatches of 100; reports the averaged oracle output "
-               "(best on validation, or the last); max AUC under the AUC-gap surrogate; any "
-               "model (convex for a linear one)",
-               "engine.solvers.sfls:SFLS", needs=_NEEDS, tuning=STEP_TUNING),
-    SolverCard("iqrc", IQRCConfig, "004",
-               "inexact quadratically regularised constrained method (paper 004, Alg. 3) for "
-               "weakly convex models such as App. E's 2-layer sigmoid network (model mlp, "
-               "hidden 10, sigmoid): stage s runs SFLS on f0 + (ρ̂/2)‖x − x̃(s)‖² under the "
-               "AUC-gap surrogate plus the same term (eq. 28), from x̃(s) to x̃(s+1); reports "
-               "the best validation AUC within κ on validation, like SFLS",
-               "engine.solvers.iqrc:IQRC", needs=_NEEDS, tuning=STEP_TUNING),
-)  # fmt: skip
+    SolverCard(
+        "sfls",
+        SFLSConfig,
+        "004",
+        "stochastic feasible level-set method (paper 004, Alg. 1): the level r falls by "
+        "U(r)/(2θ) while U(r) < −ε_opt, each U(r) from T steps of stochastic mirror "
+        "descent (Alg. 2) on the min-max form of Lemma 1, with closed-form dual steps "
+        "(Lemmas 3–4) and minibatches of 100; reports the averaged oracle output "
+        "(best on validation, or the last); max AUC under the AUC-gap surrogate; any "
+        "model (convex for a linear one)",
+        "engine.solvers.sfls:SFLS",
+        needs=_NEEDS,
+        tuning=STEP_TUNING,
+    ),
+    SolverCard(
+        "iqrc",
+        IQRCConfig,
+        "004",
+        "inexact quadratically regularised constrained method (paper 004, Alg. 3) for "
+        "weakly convex models such as App. E's 2-layer sigmoid network (model mlp, "
+        "hidden 10, sigmoid): stage s runs SFLS on f0 + (ρ̂/2)‖x − x̃(s)‖² under the "
+        "AUC-gap surrogate plus the same term (eq. 28), from x̃(s) to x̃(s+1); reports "
+        "the best validation AUC within κ on validation, like SFLS",
+        "engine.solvers.iqrc:IQRC",
+        needs=_NEEDS,
+        tuning=STEP_TUNING,
+    ),
+)

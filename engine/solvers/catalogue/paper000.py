@@ -24,10 +24,16 @@ class SGDConfig(Options):
 
 
 CARDS = (
-    SolverCard("sgd", SGDConfig, "000",
-               "minibatch SGD on the objective, no constraint (paper 000, Sec. 2.4 baseline); "
-               "any model", "engine.solvers.sgd:SGD", constrained=False, needs={
-                   C.GRADIENTS: "it steps along backpropagated gradients",
-                   C.MINIBATCH_LOSS: "paper 000, Sec. 2.4: it steps on minibatches",
-               }),
-)  # fmt: skip
+    SolverCard(
+        "sgd",
+        SGDConfig,
+        "000",
+        "minibatch SGD on the objective, no constraint (paper 000, Sec. 2.4 baseline); any model",
+        "engine.solvers.sgd:SGD",
+        constrained=False,
+        needs={
+            C.GRADIENTS: "it steps along backpropagated gradients",
+            C.MINIBATCH_LOSS: "paper 000, Sec. 2.4: it steps on minibatches",
+        },
+    ),
+)

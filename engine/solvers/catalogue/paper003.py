@@ -137,13 +137,19 @@ _LINEAR_STEPS = "paper 003 states it, and FairFront implements it, for linear sc
 
 
 def _quadratic(name: str, rows: C, equations: str, summary: str) -> SolverCard:
-    return SolverCard(name, QuadraticConfig, "003", summary,
-                      _S + "quadratic_baselines:QuadraticBaseline", needs={
-                          C.AFFINE_SCORES: "paper 003, App. G.3: its constraint rows are "
-                                           "quadratics in the weights only then",
-                          C.SMOOTH: "its default step η = 1/L, L the Lipschitz constant of ∇f0",
-                          rows: f"paper 003, {equations}: it projects onto them",
-                      })  # fmt: skip
+    return SolverCard(
+        name,
+        QuadraticConfig,
+        "003",
+        summary,
+        _S + "quadratic_baselines:QuadraticBaseline",
+        needs={
+            C.AFFINE_SCORES: "paper 003, App. G.3: its constraint rows are "
+            "quadratics in the weights only then",
+            C.SMOOTH: "its default step η = 1/L, L the Lipschitz constant of ∇f0",
+            rows: f"paper 003, {equations}: it projects onto them",
+        },
+    )
 
 
 # paper 003, Alg. 2 and 3: a switching step moves along the worst row while it is violated and
@@ -154,50 +160,94 @@ _SWITCHING_START = (
 )
 
 CARDS = (
-    SolverCard("unconstrained", UnconstrainedConfig, "reference",
-               "unconstrained minimisation of the objective (the logistic loss unless chosen; "
-               "ridge regression for a real-valued label) by L-BFGS (the frontier's start)",
-               _S + "unconstrained:Unconstrained", constrained=False, needs={
-                   C.GRADIENTS: "L-BFGS on the parameters of any model",
-                   C.SMOOTH: "L-BFGS with a strong-Wolfe line search",
-               }),
-    SolverCard("idca", IDCAConfig, "003",
-               "IDCA with switching-subgradient inner solver (paper 003, Alg. 1–2): feasible "
-               "iterates", _S + "idca:IDCA", needs={
-                   C.AFFINE_SCORES: "paper 003, Sec. 5: its difference-of-convex parts are "
-                                    "convex in the weights only then",
-                   C.CONVEX: "paper 003, eq. 31: its subproblems are convex",
-                   C.DC_PARTS: "paper 003, eq. 27",
-               }, warm_start=_SWITCHING_START, tolerance_option="epsilon",
-               tuning=TuningPlan({"inner_iterations": (150, 200),
-                                  "epsilon": (5e-4, 1e-3, 2e-3, 5e-3)}, Score.ACCURACY,
-                                 "paper 003 G.2.2; K then on validation by the run's snapshots",
-                                 fixed={"outer_iterations": 50})),
-    SolverCard("ssg", SSGConfig, "003",
-               "switching subgradient directly on the non-convex surrogate problem (paper 003, "
-               "Alg. 3)", _S + "ssg:SwitchingSubgradient", needs={
-                   C.AFFINE_SCORES: _LINEAR_STEPS,
-                   C.SURROGATE: "paper 003, Alg. 3: it steps along the most violated row",
-               }, warm_start=_SWITCHING_START, tolerance_option="epsilon",
-               tuning=TuningPlan({"epsilon": (1e-4, 2e-4, 5e-4, 1e-3)}, Score.ACCURACY,
-                                 "paper 003 G.7, static ε")),
-    SolverCard("penalty", PenaltyConfig, "003",
-               "regularisation baseline: subgradient descent on f0 + λ·(surrogate pSP or pDP) "
-               "(paper 003, App. G.4)", _S + "penalty:Penalty", needs={
-                   C.AFFINE_SCORES: _LINEAR_STEPS,
-                   C.PENALTY_TERM: "paper 003, App. G.4, defines it for pSP, eq. 114, and "
-                                   "pDP, eq. 119",
-               }, kappa_free="κ plays no part in its penalty, whose weight λ sets the "
-                             "trade-off (paper 003, App. G.4)",
-               tuning=TuningPlan({"step": (5e-4, 1e-3, 2e-3, 5e-3)}, Score.ACCURACY,
-                                 "paper 003 G.4.2", fixed={"iterations": 10_000})),
-    _quadratic("group_auc", C.QUADRATIC_GROUP_AUC, "eq. 108",
-               "group-AUC fairness, quadratic surrogate, projected gradient (paper 003, eqs. "
-               "102, 108)"),
-    _quadratic("inter_pairwise", C.QUADRATIC_INTER, "eq. 109",
-               "inter-group pairwise fairness, quadratic surrogate, projected gradient (paper "
-               "003, eqs. 105, 109)"),
-    _quadratic("intra_pairwise", C.QUADRATIC_INTRA, "eq. 110",
-               "intra-group pairwise fairness, quadratic surrogate, projected gradient (paper "
-               "003, eqs. 107, 110)"),
-)  # fmt: skip
+    SolverCard(
+        "unconstrained",
+        UnconstrainedConfig,
+        "reference",
+        "unconstrained minimisation of the objective (the logistic loss unless chosen; "
+        "ridge regression for a real-valued label) by L-BFGS (the frontier's start)",
+        _S + "unconstrained:Unconstrained",
+        constrained=False,
+        needs={
+            C.GRADIENTS: "L-BFGS on the parameters of any model",
+            C.SMOOTH: "L-BFGS with a strong-Wolfe line search",
+        },
+    ),
+    SolverCard(
+        "idca",
+        IDCAConfig,
+        "003",
+        "IDCA with switching-subgradient inner solver (paper 003, Alg. 1–2): feasible iterates",
+        _S + "idca:IDCA",
+        needs={
+            C.AFFINE_SCORES: "paper 003, Sec. 5: its difference-of-convex parts are "
+            "convex in the weights only then",
+            C.CONVEX: "paper 003, eq. 31: its subproblems are convex",
+            C.DC_PARTS: "paper 003, eq. 27",
+        },
+        warm_start=_SWITCHING_START,
+        tolerance_option="epsilon",
+        tuning=TuningPlan(
+            {"inner_iterations": (150, 200), "epsilon": (5e-4, 1e-3, 2e-3, 5e-3)},
+            Score.ACCURACY,
+            "paper 003 G.2.2; K then on validation by the run's snapshots",
+            fixed={"outer_iterations": 50},
+        ),
+    ),
+    SolverCard(
+        "ssg",
+        SSGConfig,
+        "003",
+        "switching subgradient directly on the non-convex surrogate problem (paper 003, Alg. 3)",
+        _S + "ssg:SwitchingSubgradient",
+        needs={
+            C.AFFINE_SCORES: _LINEAR_STEPS,
+            C.SURROGATE: "paper 003, Alg. 3: it steps along the most violated row",
+        },
+        warm_start=_SWITCHING_START,
+        tolerance_option="epsilon",
+        tuning=TuningPlan(
+            {"epsilon": (1e-4, 2e-4, 5e-4, 1e-3)}, Score.ACCURACY, "paper 003 G.7, static ε"
+        ),
+    ),
+    SolverCard(
+        "penalty",
+        PenaltyConfig,
+        "003",
+        "regularisation baseline: subgradient descent on f0 + λ·(surrogate pSP or pDP) "
+        "(paper 003, App. G.4)",
+        _S + "penalty:Penalty",
+        needs={
+            C.AFFINE_SCORES: _LINEAR_STEPS,
+            C.PENALTY_TERM: "paper 003, App. G.4, defines it for pSP, eq. 114, and pDP, eq. 119",
+        },
+        kappa_free="κ plays no part in its penalty, whose weight λ sets the "
+        "trade-off (paper 003, App. G.4)",
+        tuning=TuningPlan(
+            {"step": (5e-4, 1e-3, 2e-3, 5e-3)},
+            Score.ACCURACY,
+            "paper 003 G.4.2",
+            fixed={"iterations": 10_000},
+        ),
+    ),
+    _quadratic(
+        "group_auc",
+        C.QUADRATIC_GROUP_AUC,
+        "eq. 108",
+        "group-AUC fairness, quadratic surrogate, projected gradient (paper 003, eqs. 102, 108)",
+    ),
+    _quadratic(
+        "inter_pairwise",
+        C.QUADRATIC_INTER,
+        "eq. 109",
+        "inter-group pairwise fairness, quadratic surrogate, projected gradient (paper "
+        "003, eqs. 105, 109)",
+    ),
+    _quadratic(
+        "intra_pairwise",
+        C.QUADRATIC_INTRA,
+        "eq. 110",
+        "intra-group pairwise fairness, quadratic surrogate, projected gradient (paper "
+        "003, eqs. 107, 110)",
+    ),
+)
