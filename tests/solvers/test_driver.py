@@ -88,12 +88,18 @@ def test_logging_is_throttled_and_exact_metrics_come_along(toy, monkeypatch):
     assert surrogate[-1].max_violation == pytest.approx(max(surrogate[-1].values.values()))
 
 
-def test_time_budget(toy):
-    solve(problem_of(toy), "idca", budget=Budget(max_iterations=1))  # compiled code is ready
+def test_time_budget(toy, monkeypatch):
+    """An endless solve ends by its time budget, read on a clock that moves by a fixed tick at
+    every reading, so what is checked is the driver's use of the clock, not this machine's
+    speed."""
+    ticks = iter(range(10**9))
+    tick = 0.001
+    monkeypatch.setattr(run_clock, "now", lambda: next(ticks) * tick)
     endless = IDCAConfig(outer_iterations=10**6, patience=0)
     solution = solve(problem_of(toy), "idca", endless, Budget(max_seconds=0.3))
     assert solution.status == "budget" and "time budget" in solution.reason
-    assert solution.seconds < 1.0
+    assert solution.trajectory[-1].iteration > 1  # the budget held many steps, not one
+    assert 0.3 - 2 * run_clock.CALL_SHARE * 0.3 <= solution.wall_seconds <= 0.3 * 1.1
 
 
 def test_registry_and_options():
@@ -168,29 +174,6 @@ def test_a_solvers_own_iteration_cap_ends_the_run_as_budget(toy, solver, family,
     assert capped.iterations == cap
     budgeted = solve(problem, solver, config, Budget(max_iterations=cap - 1))
     assert budgeted.stop.code is StopCode.ITERATION_BUDGET and budgeted.iterations == cap - 1
-
-
-def test_slow_records_take_a_bounded_share_of_the_run(toy, monkeypatch):
-    """When a surrogate record costs 50 ms, the next comes 19 × 50 ms later: the records take
-    about a twentieth of the run's wall time (the run's last record aside), however slow the
-    full-data pass."""
-    import time
-
-    from engine.solvers.base import Solver
-
-    view = Solver.surrogate_view
-
-    def slow_view(self):
-        time.sleep(0.05)
-        return view(self)
-
-    monkeypatch.setattr(Solver, "surrogate_view", slow_view)
-    started = time.perf_counter()
-    solution = solve(problem_of(toy), "sgd", budget=Budget(max_seconds=3.0))
-    wall = time.perf_counter() - started
-    surrogate = [r for r in solution.trajectory if r.kind == "surrogate"]
-    assert (len(surrogate) - 1) * 0.05 <= wall / 16
-    assert len(surrogate) >= 3
 
 
 def test_exact_records_carry_the_kkt_measure_with_the_solvers_duals(toy, monkeypatch):

@@ -1,6 +1,7 @@
 """A run's time budget is wall time: records and evaluations spend it. The runs here are timed on
-a clock of the test's own (`run_clock.now`) that moves only by what each step and each record is
-charged, so what they check is what the driver does with the time, not how fast this machine is.
+a clock of the test's own (the `wall` fixture, in conftest.py) that moves only by what each step
+and each record is charged, so what they check is what the driver does with the time, not how
+fast this machine is.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
-from engine.solvers import Budget, run_clock, solve
+from engine.solvers import Budget, solve
 from engine.solvers import driver as driver_module
 from engine.solvers.budget import BudgetClock
 from engine.solvers.catalogue.paper003 import SSGConfig
@@ -28,19 +29,6 @@ INTERVAL = (0.1, 0.5)
 OVER = 1.1  # a run may end at most this share of its budget late
 
 
-class WallClock:
-    """Wall time that moves only when the test charges it."""
-
-    def __init__(self) -> None:
-        self.time = 1000.0  # any start: the driver reads differences
-
-    def __call__(self) -> float:
-        return self.time
-
-    def spend(self, seconds: float) -> None:
-        self.time += seconds
-
-
 @dataclasses.dataclass
 class Costs:
     """Seconds each piece of a run is charged: an iteration of the solver, a surrogate record,
@@ -52,14 +40,7 @@ class Costs:
     report: float = 0.0
 
 
-@pytest.fixture
-def wall(monkeypatch) -> WallClock:
-    clock = WallClock()
-    monkeypatch.setattr(run_clock, "now", clock)
-    return clock
-
-
-def charge(monkeypatch, wall: WallClock, costs: Costs, solver: type = SGD) -> None:
+def charge(monkeypatch, wall, costs: Costs, solver: type = SGD) -> None:
     """Make each iteration of `solver` and each record cost `costs` on the wall clock."""
     advance = solver.advance
 
@@ -112,6 +93,17 @@ def test_records_and_the_final_report_spend_the_time_budget_which_the_run_keeps(
     # the solver's clock is its steps alone: records and evaluations are off it
     assert solution.seconds == pytest.approx(0.01 * solution.iterations)
     assert kinds(solution, "exact")[-1].iteration == solution.iterations  # one at the end
+
+
+def test_slow_records_take_a_bounded_share_of_the_run(toy, wall, monkeypatch):
+    """When a surrogate record costs 50 ms, the next comes 19 × 50 ms later: the records take
+    about a twentieth of the run's wall time (the run's last record aside), however slow the
+    full-data pass."""
+    charge(monkeypatch, wall, Costs(step=0.001, surrogate=0.05))
+    solution = solve(problem_of(toy), "sgd", budget=Budget(max_seconds=3.0))
+    surrogate = kinds(solution, "surrogate")
+    assert (len(surrogate) - 1) * 0.05 <= solution.wall_seconds / 16
+    assert len(surrogate) >= 3
 
 
 def test_a_run_of_twenty_seconds_draws_its_exact_trajectory_within_the_records_share(
