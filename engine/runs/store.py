@@ -21,6 +21,7 @@ import numpy as np
 
 from engine.data.paths import BUNDLED_DATA
 from engine.errors import UserError
+from engine.runs.connections import store_connection
 from engine.solvers.records import KAPPA_PRIME, SOLVE, RecordKind
 from engine.status import ACTIVE, WITH_MODEL, RunStatus, StopCode, StopReason, stop_code
 
@@ -155,14 +156,9 @@ class Store:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA busy_timeout=60000")
-            yield db
-        finally:
-            db.close()
+        """This thread's connection to runs.sqlite, kept open between uses
+        (`engine.runs.connections`)."""
+        yield store_connection(self.path)
 
     def connection(self) -> AbstractContextManager[sqlite3.Connection]:
         """A connection to runs.sqlite, each statement its own transaction, for a table of the
