@@ -16,7 +16,7 @@ each run's solver seconds and iterations.
 
     .venv/bin/python bench/frontier_speed.py [--points 10] [--workers 2] [--quick]
 
---quick: 2 κ and IDCA at K = 2 outer iterations, a check that the bench runs, in seconds (with
+--quick: 2 κ and IDCA at K = 1 outer and T = 50 inner iterations, a check that the bench runs, in seconds (with
 `--workers 1` each sweep's runner warms up one worker, and the two κ make one chain).
 """
 
@@ -44,7 +44,7 @@ from engine.runs.runner import stop_runners  # noqa: E402
 
 INTERVAL = (0.05, 0.30)
 ACCURACY_TOLERANCE = 0.003  # the issue's target for a warm point against its cold twin
-QUICK = {"points": 2, "outer": 2}
+QUICK = {"points": 2, "outer": 1, "inner": 50}
 
 
 def base_spec(config: dict[str, int] | None = None) -> RunSpec:
@@ -98,18 +98,26 @@ def main() -> None:
         "--quick",
         action="store_true",
         help=f"{QUICK['points']} κ unless --points says, and IDCA at K = {QUICK['outer']} outer "
-        "iterations (not its defaults)",
+        f"and T = {QUICK['inner']} inner iterations (not its defaults)",
     )
     args = parser.parse_args()
     points = args.points or (QUICK["points"] if args.quick else 10)
-    config = {"outer_iterations": QUICK["outer"]} if args.quick else None
+    config = (
+        {"outer_iterations": QUICK["outer"], "inner_iterations": QUICK["inner"]}
+        if args.quick
+        else None
+    )
     kappas = [float(f"{k:.4g}") for k in np.geomspace(0.3, 0.01, points)]
     prepared = load_prepared(base_spec().data, base_spec().prepare)  # prepared (and cached) once
     test = prepared.split("test")
     sigma = value_noise(base_spec().constraint, test.groups, test.y)
     cold_wall, cold = run_sweep(kappas, 0, args.workers, config)
     warm_wall, warm = run_sweep(kappas, args.workers, args.workers, config)
-    defaults = "" if config is None else f" at K = {config['outer_iterations']}"
+    defaults = (
+        ""
+        if config is None
+        else f" at K = {config['outer_iterations']}, T = {config['inner_iterations']}"
+    )
     print(
         f"Adult by sex, linear with cross-terms, I = [5%, 30%), IDCA{defaults}, {points} κ "
         f"from 0.3 to 0.01, {args.workers} workers\n"

@@ -251,7 +251,7 @@ def test_run_engine_measures_the_overheads_and_the_sweep_efficiency():
 
 def test_frontier_speed_sets_each_warm_point_beside_its_cold_twin():
     out = bench("frontier_speed.py", "--quick", "--workers", "1")  # one chain: a warm start
-    assert "IDCA at K = 2, 2 κ from 0.3 to 0.01" in out
+    assert "IDCA at K = 1, T = 50, 2 κ from 0.3 to 0.01" in out
     assert re.search(rf"wall time: cold {NUMBER} s, warm {NUMBER} s", out)
     points = [line.split("|") for line in out.splitlines() if re.match(r"^ 0\.\d{4} \|", line)]
     assert [point[0].strip() for point in points] == ["0.3000", "0.0100"]
