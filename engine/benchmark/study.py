@@ -145,17 +145,16 @@ def load_study(store: Store, variants: Mapping[str, str]) -> list[StudyRun]:
     known = {row.id: row for row in store.runs() if row.id in variants}
     runs = []
     for run_id, row in known.items():
-        constraint = row.spec.get("constraint") or {}
         usable = row.status in USABLE
         metrics = store.metrics(run_id) if usable else {}
         runs.append(
             StudyRun(
                 run_id=run_id,
                 variant=variants[run_id],
-                seed=int(row.spec.get("seed", 0)),
+                seed=row.spec.seed,
                 status=row.status,
                 verdict=run_verdict(store, row, metrics=metrics).label,
-                kappa=constraint.get("kappa"),
+                kappa=row.spec.kappa,
                 iterates=[r for r in store.records(run_id) if r["kind"] == RecordKind.ITERATE]
                 if usable
                 else [],

@@ -105,7 +105,7 @@ class RunSpec:
         if prepare.get("subgroups") is not None:
             prepare["subgroups"] = SubgroupSpec(**prepare["subgroups"])
         model = dict(data["model"], hidden=tuple(data["model"].get("hidden", (64,))))
-        constraint = constraint_from_dict(data.get("constraint"))
+        constraint = _constraint_from_dict(data.get("constraint"))
         return cls(
             data=spec_from_dict(data["data"]),
             prepare=PrepareOptions(**prepare),
@@ -215,7 +215,7 @@ def stored_spec(text: str) -> tuple[RunSpec, str | None]:
     return RunSpec.from_dict(fields), fields.get("engine_version")
 
 
-def constraint_from_dict(data: dict[str, Any] | None) -> ConstraintSpec | None:
+def _constraint_from_dict(data: dict[str, Any] | None) -> ConstraintSpec | None:
     """A stored constraint (a spec's "constraint"), None for a run without one."""
     if not data:
         return None

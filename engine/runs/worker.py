@@ -78,9 +78,8 @@ def warm_start(store: Store, spec: RunSpec) -> tuple[Params | None, str]:
         return None, (
             f"started cold: run {source}, its warm start, ended {row.status} without a model"
         )
-    constraint = row.spec.get("constraint") or {}
-    alpha, beta = row.spec["interval"]
-    at = f" (κ = {constraint['kappa']:g}, I = [{alpha:g}, {beta:g}))" if constraint else ""
+    alpha, beta = row.spec.interval
+    at = f" (κ = {row.spec.kappa:g}, I = [{alpha:g}, {beta:g}))" if row.spec.constraint else ""
     train = store.metrics(source).get("train", {}).get("constraint")
     why = infeasible_start(row.spec, train, spec)
     if why:

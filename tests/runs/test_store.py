@@ -6,6 +6,7 @@ import math
 import sqlite3
 
 import pytest
+from old_specs import OLD_SPECS
 from run_fixtures import INTERVAL, make_spec
 
 from engine import __version__
@@ -68,7 +69,8 @@ def test_a_run_executes_in_process_and_its_results_are_stored(store, csv_spec):
     assert row.reason == "iteration budget of 300 reached"
 
 
-def test_a_stop_code_sets_the_status(store):
+def test_a_stop_code_sets_the_status(store, csv_spec):
+    spec = make_spec(csv_spec).to_dict()
     ends = [
         StopReason(StopCode.TIME_BUDGET, "time budget of 6 s reached"),
         StopReason(StopCode.CONVERGED, "objective unchanged"),
@@ -76,14 +78,14 @@ def test_a_stop_code_sets_the_status(store):
         StopReason(StopCode.CANCELLED, "cancelled"),
     ]
     for run_id, stop in zip("abcd", ends, strict=True):
-        store.enqueue(run_id, {"solver": "idca"})
+        store.enqueue(run_id, spec)
         store.claim(run_id, 1)
         store.finish(run_id, stop)
     rows = [store.run(r) for r in "abcd"]
     assert [r.status for r in rows] == ["budget", "converged", "failed", "cancelled"]
     assert [r.has_model for r in rows] == [True, True, False, False]
     assert [r.stop_code for r in rows] == [e.code for e in ends]
-    store.enqueue("e", {"solver": "idca"})  # the statuses a page polls, of the runs it names
+    store.enqueue("e", spec)  # the statuses a page polls, of the runs it names
     assert store.statuses(["a", "c", "e", "absent"]) == {
         "a": "budget",
         "c": "failed",
@@ -103,11 +105,15 @@ def test_a_store_of_schema_one_is_migrated(tmp_path):
         " reason TEXT NOT NULL DEFAULT '', error TEXT, created REAL NOT NULL, started REAL,"
         " finished REAL, pid INTEGER, cancel_requested INTEGER NOT NULL DEFAULT 0,"
         " iterations INTEGER, seconds REAL, solver_status TEXT);"
-        "INSERT INTO runs (id, spec, status, reason, created) VALUES"
-        " ('a', '{}', 'done', 'budget: time budget of 6 s reached', 1),"
-        " ('b', '{}', 'done', 'converged: objective unchanged', 2),"
-        " ('c', '{}', 'failed', 'bad input', 3);"
         "PRAGMA user_version = 1;"
+    )
+    db.executemany(
+        "INSERT INTO runs (id, spec, status, reason, created) VALUES (?, ?, ?, ?, ?)",
+        [
+            ("a", OLD_SPECS[0].text, "done", "budget: time budget of 6 s reached", 1),
+            ("b", OLD_SPECS[0].text, "done", "converged: objective unchanged", 2),
+            ("c", OLD_SPECS[0].text, "failed", "bad input", 3),
+        ],
     )
     db.commit()
     db.close()
