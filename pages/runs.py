@@ -305,7 +305,7 @@ def _actions(store: Store, chosen: list[str]) -> None:
 def _cancel(store: Store, run_ids: list[str]) -> None:
     """Cancel queued runs at once and ask running ones to stop; the page reruns to show it."""
     after = [store.request_cancel(r) for r in run_ids]
-    cancelled, asked = after.count("cancelled"), after.count("running")
+    cancelled, asked = after.count(RunStatus.CANCELLED), after.count(RunStatus.RUNNING)
     said = [
         f"cancelled {_count(cancelled)}" if cancelled else "",
         f"asked {_count(asked)} to stop" if asked else "",

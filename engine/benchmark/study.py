@@ -25,11 +25,12 @@ from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.solvers.budget import BudgetClock
 from engine.solvers.records import RecordKind
+from engine.status import RunStatus
 
 SEED_AXES = ("seed", "solver.seed")
 # the runs a study shows: those that ran to their end; a failed, cancelled, interrupted or
 # diverged run is left out of every figure and table (the page says how many)
-USABLE = ("converged", "budget")
+USABLE = (RunStatus.CONVERGED, RunStatus.BUDGET)
 SPLITS = ("train", "test")
 BAND_COLUMNS = (
     "quantity",

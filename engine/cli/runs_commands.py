@@ -40,7 +40,7 @@ from engine.runs.results import (
 from engine.runs.runner import ensure_runner, serve_and_say
 from engine.solvers.catalogue import solver_card, solver_names
 from engine.solvers.honour_rules import run_honour
-from engine.status import ACTIVE
+from engine.status import ACTIVE, RunStatus
 
 # the grid axes with flags of their own: axis → the flag's dest (--solvers, ...)
 FLAG_AXES = {"solver": "solvers", "interval": "intervals", "seed": "seeds", "kappa": "kappas"}
@@ -292,7 +292,9 @@ def cancel_run(args: argparse.Namespace) -> int:
     store = Store(args.home)
     run_id = store.run(args.run_id).id
     status = store.request_cancel(run_id)
-    said = {"cancelled": "cancelled", "running": "asked to stop"}.get(status, f"already {status}")
+    said = {RunStatus.CANCELLED: "cancelled", RunStatus.RUNNING: "asked to stop"}.get(
+        status, f"already {status}"
+    )
     print(f"{run_id}: {said}")
     return 0
 

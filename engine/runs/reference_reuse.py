@@ -89,7 +89,7 @@ def reference_source(spec: RunSpec, store: Store) -> ReferenceSource | None:
     if key is None:
         return None
     candidates = sorted(
-        (row for status in REUSED for row in store.runs(status=str(status))),
+        (row for status in REUSED for row in store.runs(status=status)),
         key=lambda row: row.created,
         reverse=True,
     )

@@ -20,7 +20,7 @@ from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.runs.warm_up import warm_solver
 from engine.solvers import IterationRecord
-from engine.status import StopCode, StopReason
+from engine.status import RunStatus, StopCode, StopReason
 
 FLUSH_EVERY_SECONDS = 0.5
 CANCEL_POLL_SECONDS = 0.5
@@ -126,4 +126,4 @@ def execute_run(home: str, run_id: str) -> str:
             StopCode.INTERNAL_ERROR, f"internal error: {type(error).__name__}: {error}"
         )
         store.finish(run_id, stop, error=traceback.format_exc())
-    return "failed"
+    return str(RunStatus.FAILED)
