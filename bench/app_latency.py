@@ -51,7 +51,7 @@ import psutil  # noqa: E402
 from browser_support import CHROMIUM, CHROMIUM_FLAGS, start_server  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from engine.runs import FINAL, RunSpec, Store, submit_sweep, wait  # noqa: E402
+from engine.runs import FINAL, Store, submit_sweep, wait  # noqa: E402
 from engine.runs.runner import runner_pid, stop_runners  # noqa: E402
 from engine.runs.store import RunRow  # noqa: E402
 from engine.runs.worker import build_problem  # noqa: E402
@@ -222,7 +222,7 @@ def frontier_sweep(page, url: str, home: Path, server_pid: int, pace: Pace) -> S
         if len(run_ids) < count:
             rows = [r for r in store.runs() if r.created >= clicked]
             run_ids = [r.id for r in rows]
-            references = {r.id for r in rows if not r.spec.get("constraint")}
+            references = {r.id for r in rows if r.spec.constraint is None}
         drawn = set(page.evaluate(DRAWN)) & set(run_ids)
         now = time.perf_counter() - started
         if reference_drawn is None and references and references <= drawn:
@@ -260,12 +260,8 @@ class RunCost:
 
     @property
     def label(self) -> str:
-        constraint = self.row.spec.get("constraint")
-        return (
-            f"{self.row.spec['solver']} κ = {constraint['kappa']:g}"
-            if constraint
-            else (self.row.spec["solver"])
-        )
+        spec = self.row.spec
+        return spec.solver if spec.kappa is None else f"{spec.solver} κ = {spec.kappa:g}"
 
     @property
     def start(self) -> str:
@@ -280,7 +276,7 @@ def run_costs(store: Store, run_ids: list[str], since: float) -> list[RunCost]:
     rows = {r: store.run(r) for r in run_ids}
     costs = []
     for row in sorted(rows.values(), key=lambda r: r.started):
-        source = row.spec.get("warm_start")
+        source = row.spec.warm_start
         ready = max(since, rows[source].finished) if source in rows else since
         wall = row.finished - row.started
         solves = len(store.records(row.id, kind=RecordKind.HONOUR))
@@ -304,8 +300,7 @@ def run_costs(store: Store, run_ids: list[str], since: float) -> list[RunCost]:
 def interval_seconds(store: Store, run_id: str) -> float:
     """The seconds of the 95 % intervals of a run's model on its held-out splits, in this
     process (a worker computes them once per run, after its solves)."""
-    spec = RunSpec.from_dict(store.run(run_id).spec)
-    problem = build_problem(spec)
+    problem = build_problem(store.run(run_id).spec)
     params = store.load_params(run_id)
     problem.interval_report(params)  # the first call loads what the intervals use
     started = time.perf_counter()
@@ -316,7 +311,7 @@ def interval_seconds(store: Store, run_id: str) -> float:
 def engine_sweep(store: Store, run_ids: list[str]) -> tuple[float, list[RunCost]]:
     """The same runs submitted to a fresh store, with no page: when they were submitted (the
     store's clock), and their costs."""
-    specs = [RunSpec.from_dict(store.run(r).spec) for r in run_ids]
+    specs = [store.run(r).spec for r in run_ids]
     with tempfile.TemporaryDirectory() as folder:
         fresh = Store(Path(folder) / "runs")
         try:
@@ -443,7 +438,7 @@ def main() -> None:
             os.killpg(server.pid, 9)
         store = Store(home)
         costs = run_costs(store, timing.run_ids, timing.clicked)
-        constrained = next(c.row.id for c in costs if c.row.spec.get("constraint"))
+        constrained = next(c.row.id for c in costs if c.row.spec.constraint is not None)
         intervals = interval_seconds(store, constrained)
         engine = engine_sweep(store, timing.run_ids) if pace.again else None
     if not args.sweep_only:

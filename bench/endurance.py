@@ -55,6 +55,7 @@ from toy_tables import write_toy_csv  # noqa: E402
 from engine.runs import Store, wait  # noqa: E402
 from engine.runs.runner import ensure_runner, runner_pid, stop_runners  # noqa: E402
 from engine.runs.submit import submit  # noqa: E402
+from engine.status import RunStatus  # noqa: E402
 
 RUNS_UNDER_FIRE = 60  # the stream of runs the kills cut into
 RUN_SECONDS = 1.5  # the time budget of each of them
@@ -176,9 +177,9 @@ def soak_phase(folder: Path, runs: int) -> None:
         [
             [
                 runs,
-                counts["budget"] + counts["converged"],
-                counts["failed"],
-                counts["interrupted"],
+                counts[RunStatus.BUDGET] + counts[RunStatus.CONVERGED],
+                counts[RunStatus.FAILED],
+                counts[RunStatus.INTERRUPTED],
                 len(result.lost),
                 result.reads,
                 len(result.errors),
@@ -196,7 +197,7 @@ def solving_again(store: Store) -> None:
 
     def solving() -> bool:
         runner = runner_pid(store.home)
-        return bool(runner and solved_by(store, runner)) or not store.runs(status="queued")
+        return bool(runner and solved_by(store, runner)) or not store.runs(status=RunStatus.QUEUED)
 
     wait_for(solving, timeout=WAIT_SECONDS)
 
@@ -225,8 +226,8 @@ def kills_phase(browser, folder: Path, kills: int, runs: int, rng: random.Random
             time.sleep(rng.uniform(*KILL_GAP_SECONDS))
             victim = rng.choice(VICTIMS)
             at = time.monotonic() - started
-            interrupted_before = len(store.runs(status="interrupted"))
-            solving = len(store.runs(status="running"))
+            interrupted_before = len(store.runs(status=RunStatus.INTERRUPTED))
+            solving = len(store.runs(status=RunStatus.RUNNING))
             if victim == "app server":
                 os.killpg(server.pid, signal.SIGKILL)
                 server.wait()
@@ -242,12 +243,12 @@ def kills_phase(browser, folder: Path, kills: int, runs: int, rng: random.Random
                 ensure_runner(home)  # as the app does on the next run or visit
                 solving_again(store)
                 back = time.monotonic() - restart
-            cut = len(store.runs(status="interrupted")) - interrupted_before
+            cut = len(store.runs(status=RunStatus.INTERRUPTED)) - interrupted_before
             events.append([victim, at, solving, cut, back])
         before = wait(store, ids, timeout=WAIT_SECONDS)
         kills_seconds = time.monotonic() - started
         problems = store_problems(store)
-        interrupted = [r for r, s in before.items() if s == "interrupted"]
+        interrupted = [r for r, s in before.items() if s == RunStatus.INTERRUPTED]
         after, rerun_seconds = before, 0.0
         if interrupted:
             page.goto(f"{url}/runs")
@@ -255,7 +256,7 @@ def kills_phase(browser, folder: Path, kills: int, runs: int, rng: random.Random
             button.wait_for(timeout=120_000)
             clicked = time.monotonic()
             button.click()
-            wait_for(lambda: store.run(interrupted[0]).status != "interrupted", timeout=60)
+            wait_for(lambda: store.run(interrupted[0]).status != RunStatus.INTERRUPTED, timeout=60)
             after = wait(store, ids, timeout=WAIT_SECONDS)
             rerun_seconds = time.monotonic() - clicked
             problems += store_problems(store)
@@ -283,14 +284,14 @@ def kills_phase(browser, folder: Path, kills: int, runs: int, rng: random.Random
     print(f"  inconsistencies found: {len(problems)}")
 
 
-def _outcome(statuses: dict[str, str]) -> list[int]:
+def _outcome(statuses: dict[str, RunStatus]) -> list[int]:
     """Finished (with a model), failed, interrupted, and not final."""
     counts = Counter(statuses.values())
     return [
-        counts["budget"] + counts["converged"] + counts["diverged"],
-        counts["failed"],
-        counts["interrupted"],
-        counts["queued"] + counts["running"],
+        counts[RunStatus.BUDGET] + counts[RunStatus.CONVERGED] + counts[RunStatus.DIVERGED],
+        counts[RunStatus.FAILED],
+        counts[RunStatus.INTERRUPTED],
+        counts[RunStatus.QUEUED] + counts[RunStatus.RUNNING],
     ]
 
 

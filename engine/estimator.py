@@ -315,7 +315,7 @@ class FairFrontEstimator(BaseEstimator):
         self.n_iter_ = solution.iterations
         self.metrics_ = {split: values for split, values in solution.metrics.items() if values}
         self.history_ = history_frame(solution.trajectory)
-        self.verdict_ = solution_verdict(judged_fields(spec), solution)
+        self.verdict_ = solution_verdict(spec, solution)
         self.exported_model_ = ExportedModel(
             model=spec.model,
             params=self.params_,

@@ -97,9 +97,8 @@ def fit_spec(estimator: FairFrontEstimator, task: Task) -> RunSpec:
 
 
 def judged_fields(spec: RunSpec) -> dict[str, Any]:
-    """The fields of `RunSpec.to_dict` that judging a run reads
-    (`engine.runs.results.solution_verdict`), and that an exported model's `about` names: the
-    objective and the honoured split always, and no data source (a fit's spec has none)."""
+    """The fields of `RunSpec.to_dict` that an exported model's `about` names: the objective
+    and the honoured split always, and no data source (a fit's spec has none)."""
     return {
         "solver": spec.solver,
         "config": dict(spec.config),

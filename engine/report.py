@@ -19,7 +19,6 @@ from engine.runs.comparison import comparison_table
 from engine.runs.describe import Setting, describe_spec, run_label, split_settings
 from engine.runs.honour_search import HonourSearch, honour_search, search_table, search_titles
 from engine.runs.results import run_verdict
-from engine.runs.spec import constraint_from_dict
 from engine.runs.store import Store
 from engine.solvers.records import RecordKind
 from engine.verdict import Verdict
@@ -80,9 +79,7 @@ def store_report(
     rows = [store.run(run_id) for run_id in run_ids]
     labels = [run_label(row.spec) for row in rows]
     # a run without constraint shows the quantity its constrained neighbours are held to
-    view = next(
-        (c for c in (constraint_from_dict(r.spec.get("constraint")) for r in rows) if c), None
-    )
+    view = next((r.spec.constraint for r in rows if r.spec.constraint is not None), None)
     shared, own = split_settings([describe_spec(row.spec) for row in rows])
     blocks = [
         ReportRun(

@@ -190,7 +190,7 @@ def _results(
     classifier = prepared.task is Task.CLASSIFICATION
     for run_id in done:
         honour_search_view(store, run_id)
-    reference = next((r for r in done if not store.run(r).spec.get("constraint")), None)
+    reference = next((r for r in done if store.run(r).spec.constraint is None), None)
     constrained = [r for r in done if r != reference]
     labels = {r: run_label(store.run(r).spec) for r in constrained or done}
     chosen = st.selectbox("Model to inspect", list(labels), format_func=labels.get, key="inspect")

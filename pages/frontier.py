@@ -146,7 +146,7 @@ def main() -> None:
         )
         tuning = tuned_view(store, specs, problem.tune)
     queue_chosen(store, tuning, VISITOR_IDLE_EXIT_SECONDS)
-    axes = frontier_axes(spec.to_dict() for spec in specs)
+    axes = frontier_axes(specs)
     try:
         tuning_started = any(t.stored for t in tuning.tunings)
         _view(store, tuning.shown(), prepared, problem, base.constraint, axes, tuning_started)
@@ -401,8 +401,8 @@ def _selected(store: Store, event, prepared, problem) -> None:
             "score distributions of the model the run reports (the diamond) only."
         )
         return
-    spec = store.run(run_id).spec
-    kappa = spec["constraint"]["kappa"] if spec.get("constraint") else problem.kappa
+    kappa = store.run(run_id).spec.kappa
+    kappa = problem.kappa if kappa is None else kappa
     model_case_view(store, run_id, prepared, kappa)
 
 

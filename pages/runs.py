@@ -14,6 +14,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from engine.data.acs import ACSSpec, SyntheticACSSpec
+from engine.data.adult import AdultSpec
+from engine.data.csv_source import CSVSpec
 from engine.errors import UserError
 from engine.fairness.families import family_entry
 from engine.model_file import model_bytes
@@ -30,14 +33,9 @@ from engine.runs.comparison import (
 from engine.runs.export import stored_run_model
 from engine.runs.fronts import run_front
 from engine.runs.quantities import distinct, held_quantity
-from engine.runs.results import (
-    constraint_of,
-    export_runs,
-    front_frontier,
-    run_quantity,
-    run_verdict,
-)
+from engine.runs.results import export_runs, front_frontier, run_quantity, run_verdict
 from engine.runs.runner import ensure_runner
+from engine.runs.spec import RunSpec
 from engine.runs.store import RunRow
 from engine.status import ACTIVE, RETRYABLE, RunStatus
 from pages.shared.layout import MISSING, compact_page
@@ -101,9 +99,7 @@ def main() -> None:
     runs = store.runs(newest_first=True)
     left, right = st.columns(2)
     status = left.multiselect("Status", list(STATUSES), key="filter_status")
-    solver = right.multiselect(
-        "Solver", sorted({r.spec["solver"] for r in runs}), key="filter_solver"
-    )
+    solver = right.multiselect("Solver", sorted({r.spec.solver for r in runs}), key="filter_solver")
     _history(store, status, solver, live=_any_active(runs))
 
 
@@ -147,7 +143,7 @@ def _history(store: Store, status: list[str], solver: list[str], live: bool) -> 
         shown = [
             r
             for r in runs
-            if (not status or r.status in status) and (not solver or r.spec["solver"] in solver)
+            if (not status or r.status in status) and (not solver or r.spec.solver in solver)
         ]
         if not shown:
             st.info("No runs match. Runs started on the Explore or Frontier page appear here.")
@@ -167,7 +163,7 @@ def history_row(store: Store, row: RunRow) -> RunLine:
     """One line of the history: what ran on what, the quantity its constraint holds against κ
     with the verdict on it, accuracy, and how the run stands or ended; its test metrics, from
     which the table reads each quantity's column (`history_frame`)."""
-    family, kappa = constraint_of(row.spec)
+    family = row.spec.family
     metrics = store.metrics(row.id)
     verdict = run_verdict(store, row, metrics=metrics)
     held = held_quantity(row.spec)
@@ -178,8 +174,8 @@ def history_row(store: Store, row: RunRow) -> RunLine:
         "model": model_label(row.spec),
         "data": data_label(row.spec),
         "quantity": held.name if held is not None else "—",
-        "κ": kappa,
-        "I": "[{:.0%}, {:.0%})".format(*row.spec["interval"]) if uses_interval else "—",
+        "κ": row.spec.kappa,
+        "I": "[{:.0%}, {:.0%})".format(*row.spec.interval) if uses_interval else "—",
         "verdict": INTERRUPTED_VERDICT if row.status == RunStatus.INTERRUPTED else verdict.summary,
         "test accuracy": finite(metrics.get("test", {}).get("accuracy")),
         "status": row.status,
@@ -219,28 +215,32 @@ def _final_row(home: str, run_id: str, finished: float, _store: Store, _row: Run
     return history_row(_store, _row)
 
 
-def model_label(spec: dict) -> str:
+def model_label(spec: RunSpec) -> str:
     """The solver and the model: "idca · linear+cross" (with the group cross
     terms of paper 003, Sec. 7.1), "fairret · MLP 64-32"."""
-    model = spec["model"]
-    if model["kind"] == "mlp":
-        shape = "MLP " + "-".join(str(h) for h in model["hidden"])
+    model = spec.model
+    if model.kind == "mlp":
+        shape = "MLP " + "-".join(str(h) for h in model.hidden)
     else:
-        shape = "linear+cross" if model.get("cross_terms") else "linear"
-    return f"{spec['solver']} · {shape}"
+        shape = "linear+cross" if model.cross_terms else "linear"
+    return f"{spec.solver} · {shape}"
 
 
-def data_label(spec: dict) -> str:
+def data_label(spec: RunSpec) -> str:
     """The source and the protected attributes: "Adult · sex", "ACS income CA+NY 2018 · RAC1P",
-    "toy.csv · g"."""
-    data = spec["data"]
-    source = {
-        "adult": lambda: "Adult",
-        "acs": lambda: f"ACS {data['task']} {'+'.join(data['states'])} {data['year']}",
-        "synthetic": lambda: f"synthetic ACS {data['task']} {data['state']} {data['year']}",
-        "csv": lambda: Path(data["path"]).name,
-    }.get(data.get("kind"), lambda: str(data.get("kind", "?")))()
-    attributes = "×".join(g["attribute"] for g in spec["prepare"]["grouping"])
+    "toy.csv · g"; a classic data set by its kind ("compas")."""
+    data = spec.data
+    if isinstance(data, AdultSpec):
+        source = "Adult"
+    elif isinstance(data, ACSSpec):
+        source = f"ACS {data.task} {'+'.join(data.states)} {data.year}"
+    elif isinstance(data, SyntheticACSSpec):
+        source = f"synthetic ACS {data.task} {data.state} {data.year}"
+    elif isinstance(data, CSVSpec):
+        source = Path(data.path).name
+    else:
+        source = data.kind
+    attributes = "×".join(g.attribute for g in spec.prepare.grouping)
     return f"{source} · {attributes}"
 
 
@@ -305,7 +305,7 @@ def _actions(store: Store, chosen: list[str]) -> None:
 def _cancel(store: Store, run_ids: list[str]) -> None:
     """Cancel queued runs at once and ask running ones to stop; the page reruns to show it."""
     after = [store.request_cancel(r) for r in run_ids]
-    cancelled, asked = after.count("cancelled"), after.count("running")
+    cancelled, asked = after.count(RunStatus.CANCELLED), after.count(RunStatus.RUNNING)
     said = [
         f"cancelled {_count(cancelled)}" if cancelled else "",
         f"asked {_count(asked)} to stop" if asked else "",
@@ -562,7 +562,7 @@ def _fronts(store: Store, chosen: list[str]) -> None:
             f"**Front of {run_label(row.spec)} [{run_id[:6]}]**: {len(members)} models, "
             "in the run's order, on the test split."
         )
-        st.caption(front_words([row.spec["solver"]]))
+        st.caption(front_words([row.spec.solver]))
         front_table_view(result, run_quantity(row.spec))
 
 

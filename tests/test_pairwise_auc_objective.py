@@ -22,7 +22,6 @@ from engine.models import ModelSpec
 from engine.objectives import OBJECTIVE_TYPES, LogisticLoss, PairwiseAUCLoss
 from engine.runs import RunSpec
 from engine.runs.describe import describe_spec
-from engine.runs.results import thresholded
 from engine.solvers import Budget
 from engine.solvers.catalogue import solver_card
 from engine.verdict import judge
@@ -218,13 +217,13 @@ def test_a_ranking_objective_is_not_degenerate_for_its_accuracy_at_the_threshold
         judge("converged", metrics, "pSP", 0.05, thresholded=False).splits["test"].degenerate
         is None
     )
-    assert thresholded({"objective": {"name": "pairwise_auc", "c1": 1.0, "c2": 1.0}}) is False
-    assert thresholded(spec().to_dict()) is True
+    assert spec(PairwiseAUCLoss(1.0, 1.0)).thresholded is False
+    assert spec().thresholded is True
 
 
 def test_a_run_says_its_objective():
-    assert dict(describe_spec(spec().to_dict()))["objective"] == "logistic loss"
-    assert dict(describe_spec(spec(PairwiseAUCLoss(0.5, 1.0)).to_dict()))["objective"] == (
+    assert dict(describe_spec(spec()))["objective"] == "logistic loss"
+    assert dict(describe_spec(spec(PairwiseAUCLoss(0.5, 1.0))))["objective"] == (
         "pairwise AUC square loss (paper 004, eq. 3), c1 = 0.5, c2 = 1"
     )
 

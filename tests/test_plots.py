@@ -12,10 +12,12 @@ import pytest
 from frontier_sample import sweep_results
 
 from engine import plots
+from engine.data.prepare import PrepareOptions
 from engine.errors import UserError
 from engine.fairness import psp
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.distributions import candidate_intervals, interval_scan
+from engine.models import ModelSpec
 from engine.plots.data_summary import groups_figure
 from engine.plots.frontier import frontier_figure
 from engine.plots.intervals import interval_scan_figure
@@ -28,6 +30,7 @@ from engine.plots.trajectory import (
     trajectory_run,
 )
 from engine.runs.frontier import frontier
+from engine.runs.spec import RunSpec
 
 SEEDS = range(8)
 INTERVALS = [(0.05, 0.3), (0.0, 0.2), (0.7, 1.0), (0.25, 0.75)]
@@ -418,12 +421,21 @@ def test_trajectory_figure_refuses_an_unknown_axis():
         trajectory_figure(TWO_RUNS, x="epoch")
 
 
+def run_spec(solver: str, constraint: ConstraintSpec | None = None, **config) -> RunSpec:
+    """A spec of data held in memory, enough to say what its run's trajectory shows."""
+    return RunSpec(
+        data=None,
+        prepare=PrepareOptions(grouping=()),
+        model=ModelSpec(),
+        constraint=constraint,
+        interval=(0.05, 0.3),
+        solver=solver,
+        config=config,
+    )
+
+
 def test_trajectory_run_reads_the_constraint_and_epsilon_from_the_spec():
-    spec = {
-        "solver": "idca",
-        "config": {"epsilon": 0.002},
-        "constraint": {"family": "EO", "kappa": 0.05},
-    }
+    spec = run_spec("idca", ConstraintSpec("EO", 0.05), epsilon=0.002)
     run = trajectory_run("idca", spec, [])
     assert (run.quantity, run.kappa, run.epsilon, run.metric) == (
         "EO gap",
@@ -431,8 +443,9 @@ def test_trajectory_run_reads_the_constraint_and_epsilon_from_the_spec():
         0.002,
         "constraint",
     )
-    assert trajectory_run("idca", {**spec, "config": {}}, []).epsilon == 0.005  # the card default
-    free_spec = {"solver": "unconstrained", "config": {}, "constraint": None}
+    default = run_spec("idca", ConstraintSpec("EO", 0.05))
+    assert trajectory_run("idca", default, []).epsilon == 0.005  # the card default
+    free_spec = run_spec("unconstrained")
     free = trajectory_run("ref", free_spec, [])
     assert (free.quantity, free.kappa, free.epsilon, free.metric) == ("pSP", None, None, "psp")
     beside_pdp = trajectory_run("ref", free_spec, [], view=ConstraintSpec("pDP", 0.05, (0.05, 0.3)))

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_plots import axes_of, layout_axis, trajectory
+from test_plots import axes_of, layout_axis, run_spec, trajectory
 
+from engine.fairness.constraint_spec import ConstraintSpec
 from engine.plots.trajectory import (
     MAX_STATE_ROWS,
     SHARED_PANELS,
@@ -244,14 +245,8 @@ def test_a_stored_run_draws_the_state_panels_its_solvers_card_declares():
     """PLADA's μ, u, ‖λ − μ‖ and γ_k come from its card; a solver whose card declares none draws
     only the shared panels, even when its state has entries of the same names."""
     records = with_state(trajectory(0), plada_state())
-    spec = {
-        "solver": "plada",
-        "constraint": {"family": "DP", "kappa": 0.02},
-        "config": {},
-        "interval": [0.05, 0.3],
-        "seed": 0,
-    }
-    plada = trajectory_figure([trajectory_run("plada", spec, records)])
+    dp = ConstraintSpec("DP", 0.02)
+    plada = trajectory_figure([trajectory_run("plada", run_spec("plada", dp), records)])
     assert titles(plada)[3:] == [PANEL[key].title for key in PLADA_STATE]
-    other = trajectory_figure([trajectory_run("ssl_alm", {**spec, "solver": "ssl_alm"}, records)])
+    other = trajectory_figure([trajectory_run("ssl_alm", run_spec("ssl_alm", dp), records)])
     assert titles(other)[3:] == [PANEL["dual"].title]

@@ -25,11 +25,12 @@ from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.solvers.budget import BudgetClock
 from engine.solvers.records import RecordKind
+from engine.status import RunStatus
 
 SEED_AXES = ("seed", "solver.seed")
 # the runs a study shows: those that ran to their end; a failed, cancelled, interrupted or
 # diverged run is left out of every figure and table (the page says how many)
-USABLE = ("converged", "budget")
+USABLE = (RunStatus.CONVERGED, RunStatus.BUDGET)
 SPLITS = ("train", "test")
 BAND_COLUMNS = (
     "quantity",
@@ -145,17 +146,16 @@ def load_study(store: Store, variants: Mapping[str, str]) -> list[StudyRun]:
     known = {row.id: row for row in store.runs() if row.id in variants}
     runs = []
     for run_id, row in known.items():
-        constraint = row.spec.get("constraint") or {}
         usable = row.status in USABLE
         metrics = store.metrics(run_id) if usable else {}
         runs.append(
             StudyRun(
                 run_id=run_id,
                 variant=variants[run_id],
-                seed=int(row.spec.get("seed", 0)),
+                seed=row.spec.seed,
                 status=row.status,
                 verdict=run_verdict(store, row, metrics=metrics).label,
-                kappa=constraint.get("kappa"),
+                kappa=row.spec.kappa,
                 iterates=[r for r in store.records(run_id) if r["kind"] == RecordKind.ITERATE]
                 if usable
                 else [],

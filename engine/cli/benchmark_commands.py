@@ -299,7 +299,7 @@ def probability_models(store: Store, runs: Sequence[StudyRun]):
         return None
     names = set()
     for run in first.values():
-        spec = RunSpec.from_dict(store.run(run.run_id).spec)
+        spec = store.run(run.run_id).spec
         names.add(load_prepared(spec.data, spec.prepare).group_names)
     if len(names) != 1:
         print(

@@ -341,13 +341,10 @@ def run_command(args: argparse.Namespace) -> int:
         )
     log = None if args.quiet else ProgressPrinter(family, prepared.task)
     solution = execute(spec, problem, log=log)
-    verdict = solution_verdict(spec.to_dict(), solution)
+    verdict = solution_verdict(spec, solution)
     if solution.front:  # a run that yields a set of models: its front, then the reported one
-        stored = spec.to_dict()
-        front = front_frontier(
-            spec.run_id, stored, solution_front(solution.front), solution.metrics
-        )
-        print(format_front(front, spec.run_id, run_quantity(stored)))
+        front = front_frontier(spec.run_id, spec, solution_front(solution.front), solution.metrics)
+        print(format_front(front, spec.run_id, run_quantity(spec)))
     print(format_result(solution, verdict, prepared.task))
     if args.out is not None:
         document = {

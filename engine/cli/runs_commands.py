@@ -40,7 +40,7 @@ from engine.runs.results import (
 from engine.runs.runner import ensure_runner, serve_and_say
 from engine.solvers.catalogue import solver_card, solver_names
 from engine.solvers.honour_rules import run_honour
-from engine.status import ACTIVE
+from engine.status import ACTIVE, RunStatus
 
 # the grid axes with flags of their own: axis → the flag's dest (--solvers, ...)
 FLAG_AXES = {"solver": "solvers", "interval": "intervals", "seed": "seeds", "kappa": "kappas"}
@@ -263,14 +263,14 @@ def list_runs(args: argparse.Namespace) -> int:
     for row in rows:
         spec, measured, judged = row.spec, metrics[row.id], verdicts[row.id]
         accuracy = measured.get("test", {}).get("accuracy")
-        interval = "[{:g}, {:g})".format(*spec["interval"])
+        interval = "[{:g}, {:g})".format(*spec.interval)
         cells = "".join(
             f"{_num(c.cell(spec, measured)):>{w}}" for c, w in zip(columns, widths, strict=True)
         )
         print(
-            f"{row.id:<17}{row.status:<12}{judged.summary:<{verdict}}{spec['solver']:<{solver}}"
+            f"{row.id:<17}{row.status:<12}{judged.summary:<{verdict}}{spec.solver:<{solver}}"
             f"{constraints[row.id]:<{named}}{_num(judged.kappa, 'g'):>7}{interval:>13}"
-            f"{spec['seed']:>5}{_num(accuracy):>10}{cells}  {row.reason[:60]}"
+            f"{spec.seed:>5}{_num(accuracy):>10}{cells}  {row.reason[:60]}"
         )
     return 0
 
@@ -292,7 +292,9 @@ def cancel_run(args: argparse.Namespace) -> int:
     store = Store(args.home)
     run_id = store.run(args.run_id).id
     status = store.request_cancel(run_id)
-    said = {"cancelled": "cancelled", "running": "asked to stop"}.get(status, f"already {status}")
+    said = {RunStatus.CANCELLED: "cancelled", RunStatus.RUNNING: "asked to stop"}.get(
+        status, f"already {status}"
+    )
     print(f"{run_id}: {said}")
     return 0
 
@@ -368,8 +370,8 @@ def frontier_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def sweep_quantity(specs: list[dict]) -> str | None:
-    """The name of the one quantity a sweep's runs of these stored specs hold to κ, which its
+def sweep_quantity(specs: list[RunSpec]) -> str | None:
+    """The name of the one quantity a sweep's runs of these specs hold to κ, which its
     frontier's "constraint" axis shows; None when none holds one. Refused when they hold
     several: one axis, like one column, shows one quantity."""
     held = distinct([q for q in map(held_quantity, specs) if q is not None])

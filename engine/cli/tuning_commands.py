@@ -34,7 +34,7 @@ def tuned_run_command(args: argparse.Namespace, spec: RunSpec) -> int:
     wait(store, [t.run_id for t in trials])
     tuned = tuned_run(store, spec)
     assert tuned is not None  # every trial has ended
-    held = held_quantity(spec.to_dict())
+    held = held_quantity(spec)
     print(format_trials(tuned.choice, held.name if held else "value"), file=sys.stderr)
     if tuned.final is None:
         raise UserError(tuned.choice.words())

@@ -18,7 +18,8 @@ from engine.exact_trajectory import EXACT_MARKER_SIZE, exact_points
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_metric, quantity_name
 from engine.plots.style import TEMPLATE, series_colour, thinned_positions
-from engine.runs.results import constraint_of, measure_view, run_task, surrogate_epsilon
+from engine.runs.results import measure_view, surrogate_epsilon
+from engine.runs.spec import RunSpec
 from engine.solvers.catalogue import CARDS
 from engine.solvers.catalogue.card import StatePanel
 from engine.solvers.records import RecordKind
@@ -70,7 +71,7 @@ class TrajectoryRun:
 
 def trajectory_run(
     label: str,
-    spec: dict[str, Any],
+    spec: RunSpec,
     records: Sequence[dict[str, Any]],
     view: ConstraintSpec | None = None,
 ) -> TrajectoryRun:
@@ -79,15 +80,16 @@ def trajectory_run(
     classifier reports, or a regression's mean gap), as `engine.runs.results.run_verdict`
     does, except that a solver minimising a measure of its own shows that measure's exact
     counterpart (`measure_view`: paper 002's dp as the DP gap), as its verdict says."""
-    family, kappa = constraint_of(spec)
+    family, task = spec.family, spec.task
     view = measure_view(spec) or view
     shown = family or (view.family if view is not None else None)
     epsilon = None if family is None else surrogate_epsilon(spec)
-    task = run_task(spec)
     metric = quantity_metric(family, view, task)
-    card = CARDS.get(spec["solver"])  # None: a solver no longer offered
+    card = CARDS.get(spec.solver)  # None: a solver no longer offered
     panels = SHARED_PANELS + (card.state_panels if card is not None else ())
-    return TrajectoryRun(label, records, quantity_name(shown, task), kappa, epsilon, metric, panels)
+    return TrajectoryRun(
+        label, records, quantity_name(shown, task), spec.kappa, epsilon, metric, panels
+    )
 
 
 @dataclass(frozen=True)

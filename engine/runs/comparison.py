@@ -21,7 +21,8 @@ from typing import Any
 
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.runs.quantities import Quantity, distinct, held_quantity, quantity_of, task_quantity
-from engine.runs.results import interval_text, measure_view, run_task, run_verdict
+from engine.runs.results import interval_text, measure_view, run_verdict
+from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.task import Task
 from engine.verdict import HIGH, LOW
@@ -62,12 +63,12 @@ class Column:
         """Whether its cells are read from the runs' stored metrics."""
         return self.split is not None
 
-    def source(self, spec: dict[str, Any]) -> str | None:
+    def source(self, spec: RunSpec) -> str | None:
         """The stored metric a run of `spec` holds this column's value under (None: none)."""
         return self.quantity.source(spec) if self.quantity is not None else self.metric
 
-    def cell(self, spec: dict[str, Any], metrics: Metrics) -> float | str | None:
-        """The column's cell for a run of stored `spec` and `metrics`: the number (None when
+    def cell(self, spec: RunSpec, metrics: Metrics) -> float | str | None:
+        """The column's cell for a run of `spec` and stored `metrics`: the number (None when
         the run has none, or a NaN), or the interval's text ("" without one)."""
         source = self.source(spec)
         values = metrics.get(self.split or "", {})
@@ -96,7 +97,7 @@ def finite(value: float | None) -> float | None:
     return float(value)
 
 
-def shown_quantity(spec: dict[str, Any], view: ConstraintSpec | None = None) -> Quantity:
+def shown_quantity(spec: RunSpec, view: ConstraintSpec | None = None) -> Quantity:
     """The quantity a run's verdict speaks of (`engine.runs.results.spec_verdict`): its
     constraint's; for a run without one, that of `view`, else of its measure's exact
     counterpart (`measure_view`), else what every run of its task reports (pSP on I)."""
@@ -104,7 +105,7 @@ def shown_quantity(spec: dict[str, Any], view: ConstraintSpec | None = None) -> 
     if own is not None:
         return own
     shown = view or measure_view(spec)
-    return quantity_of(shown) if shown is not None else task_quantity(run_task(spec))
+    return quantity_of(shown) if shown is not None else task_quantity(spec.task)
 
 
 def quantity_columns(
@@ -165,7 +166,7 @@ def comparison_table(
             [quantity], ("test", "train") if quantity.key in held or not compact else ("test",)
         )
     ]
-    measured = [*fairness, *score_columns(run_task(r.spec) for r in runs)]
+    measured = [*fairness, *score_columns(r.spec.task for r in runs)]
     facts = ("run", "solver", "verdict", "κ")
     columns = (*(Column(h) for h in facts), *measured, Column("status"), Column("seconds"))
     rows = []
@@ -175,7 +176,7 @@ def comparison_table(
         rows.append(
             {
                 "run": row.id,
-                "solver": row.spec["solver"],
+                "solver": row.spec.solver,
                 "verdict": verdict.summary,
                 "κ": verdict.kappa,
                 **cells,
@@ -192,11 +193,11 @@ def comparison_table(
 @dataclass(frozen=True)
 class RunLine:
     """One run as a long table of runs keeps it between refreshes: its own cells (`facts`, by
-    header), the stored spec and metrics its measured columns are read from, and the quantity
+    header), the spec and stored metrics its measured columns are read from, and the quantity
     its verdict speaks of (`shown_quantity`)."""
 
     facts: dict[str, Any]
-    spec: dict[str, Any]
+    spec: RunSpec
     metrics: Metrics
     shown: Quantity
 

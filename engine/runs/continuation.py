@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import defaultdict
-from typing import Any
 
 from engine.fairness.families import quantity_name
 from engine.runs.reference_key import reference_key
@@ -92,8 +91,8 @@ def queue_order(specs: list[RunSpec]) -> list[RunSpec]:
     return [spec for chain in now + later for spec in chain]
 
 
-def infeasible_start(source: dict[str, Any], train_value: float | None, spec: RunSpec) -> str:
-    """Why the model of the run with stored spec `source` and exact training value
+def infeasible_start(source: RunSpec, train_value: float | None, spec: RunSpec) -> str:
+    """Why the model of the run of spec `source` and exact training value
     `train_value` of its constrained quantity is no feasible tighter start for `spec`, in
     words ("" when it is one): it must come from the same data, split and model, be held to
     the same family on the same interval at a κ no looser, and meet this run's κ on the
@@ -101,17 +100,14 @@ def infeasible_start(source: dict[str, Any], train_value: float | None, spec: Ru
     may miss (it holds κ on train only as far as its budget allows), and a start outside the
     feasible set stalls on its boundary at a worse model (paper 003's switching steps assume a
     feasible start, spec 003 §3.2)."""
-    mine = json.loads(spec.canonical_json())  # as stored: lists for tuples
-    if any(source.get(part) != mine[part] for part in ("data", "prepare", "model")):
+    if (source.data, source.prepare, source.model) != (spec.data, spec.prepare, spec.model):
         return "was trained on other data, another split or another model"
-    held = source.get("constraint") or {}
-    if held.get("family") != spec.constraint.family:
-        family = held.get("family") or "no constraint"
-        return f"was held to {family}, not {spec.constraint.family}"
-    if tuple(source["interval"]) != tuple(spec.interval):
+    if source.family != spec.family:
+        return f"was held to {source.family or 'no constraint'}, not {spec.family}"
+    if tuple(source.interval) != tuple(spec.interval):
         return "was held on another interval"
     kappa = spec.constraint.kappa
-    if held["kappa"] > kappa:
+    if source.kappa > kappa:
         return f"was held to a looser κ than this run's κ = {kappa:g}"
     quantity = quantity_name(spec.constraint.family)
     if train_value is None:

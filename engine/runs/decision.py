@@ -14,12 +14,11 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from engine.errors import UserError
 from engine.model_file import model_checksum
 from engine.runs.export import stored_run_model
-from engine.runs.results import constraint_of, run_verdict
+from engine.runs.results import run_verdict
 from engine.runs.store import RunRow, Store
 from engine.status import ACTIVE
 
@@ -56,23 +55,16 @@ def decide(store: Store, run_id: str, note: str, made: datetime.datetime | None 
     exported as it ran (its data changed since)."""
     _require_note(note)
     row = chosen_run(store, run_id)
-    family, kappa = constraint_of(row.spec)
     return Decision(
         run_id=row.id,
-        family=family,
-        kappa=kappa,
-        interval=run_interval(row.spec),
+        family=row.spec.family,
+        kappa=row.spec.kappa,
+        interval=row.spec.constraint_interval,
         note=note.strip(),
         made=made or datetime.datetime.now(datetime.UTC),
         checksum=run_model_checksum(store, row.id),
         verdict=run_verdict(store, row).summary,
     )
-
-
-def run_interval(spec: dict[str, Any]) -> tuple[float, float]:
-    """The interval I of a stored run spec: its constraint's, else the run's."""
-    alpha, beta = (spec.get("constraint") or {}).get("interval") or spec["interval"]
-    return float(alpha), float(beta)
 
 
 def _require_note(note: str) -> None:

@@ -14,27 +14,23 @@ file names) is escaped.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine import __version__
+from engine.data.prepare import PrepareOptions
 from engine.data.prepared import LABEL_STATISTIC_WORDS, SPLITS, group_table, summary_statistic
 from engine.data.sources import load_prepared
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_entry
-from engine.runs.decision import Decision, run_interval
+from engine.runs.decision import Decision
 from engine.runs.describe import describe_spec, interval_words, percent_words
 from engine.runs.frontier import SCORE_NAMES
-from engine.runs.results import (
-    constraint_of,
-    frontier_axes,
-    interval_text,
-    run_verdict,
-    thresholded,
-)
-from engine.runs.spec import RunSpec, constraint_from_dict
+from engine.runs.results import frontier_axes, interval_text, run_verdict
+from engine.runs.spec import RunSpec
 from engine.runs.store import RunRow, Store
 from engine.verdict import HIGH, LOW, KappaState, Label, SplitCheck, Verdict
 
@@ -108,8 +104,7 @@ class Estimate:
 def decision_record(store: Store, decision: Decision) -> str:
     """The HTML page of `decision`, from its run as the store holds it now."""
     row = store.run(decision.run_id)
-    spec = RunSpec.from_dict(row.spec)
-    summary = load_prepared(spec.data, spec.prepare).summary()
+    summary = load_prepared(row.spec.data, row.spec.prepare).summary()
     verdict = run_verdict(store, row)
     groups = [group["name"] for group in summary["groups"]]
     reference = reference_run(store, row)
@@ -204,17 +199,19 @@ def reference_run(store: Store, row: RunRow) -> RunRow | None:
     and objective as the constrained run `row` (and on its interval, for a family defined on
     one): the reference its cost of fairness is measured against. None when the store has
     none, or `row` has no constraint."""
-    family, _ = constraint_of(row.spec)
-    if family is None:
+    if row.spec.family is None:
         return None
-    same = ("data", "prepare", "model", "objective")
-    by_interval = family_entry(family).uses_interval
+    by_interval = family_entry(row.spec.family).uses_interval
+
+    def problem(spec: RunSpec) -> tuple:
+        return spec.data, spec.prepare, spec.model, spec.objective
+
     for other in store.runs(newest_first=True):
         if (
             other.has_model
-            and constraint_of(other.spec)[0] is None
-            and all(other.spec.get(k) == row.spec.get(k) for k in same)
-            and (not by_interval or run_interval(other.spec) == run_interval(row.spec))
+            and other.spec.constraint is None
+            and problem(other.spec) == problem(row.spec)
+            and (not by_interval or other.spec.constraint_interval == row.spec.constraint_interval)
         ):
             return other
     return None
@@ -224,31 +221,30 @@ def alternative_runs(store: Store, row: RunRow) -> list[RunRow]:
     """The runs that ended with a model among the run `row`'s sweeps and those on the same
     data and grouping (any split seed) under its constraint family or none, `row` among them:
     its interval first, then by interval, solver, κ (none first) and seed."""
-    family, _ = constraint_of(row.spec)
     mates = _sweep_mates(store, row.id)
 
-    def grouping(spec: dict) -> dict:
-        return {k: v for k, v in spec["prepare"].items() if k != "seed"}
+    def grouping(spec: RunSpec) -> PrepareOptions:
+        return dataclasses.replace(spec.prepare, seed=0)  # any split seed
 
     def alike(other: RunRow) -> bool:
         return (
-            other.spec["data"] == row.spec["data"]
+            other.spec.data == row.spec.data
             and grouping(other.spec) == grouping(row.spec)
-            and constraint_of(other.spec)[0] in (family, None)
+            and other.spec.family in (row.spec.family, None)
         )
 
-    chosen = run_interval(row.spec)
+    chosen = row.spec.constraint_interval
 
     def order(other: RunRow) -> tuple:
-        interval = run_interval(other.spec)
-        kappa = constraint_of(other.spec)[1]
+        spec = other.spec
+        interval, kappa = spec.constraint_interval, spec.kappa
         return (
             interval != chosen,
             interval,
-            other.spec["solver"],
+            spec.solver,
             kappa is not None,
             kappa or 0.0,
-            other.spec["seed"],
+            spec.seed,
         )
 
     return sorted(
@@ -302,8 +298,8 @@ def _data_section(row: RunRow, summary: dict) -> str:
 
 
 def _meaning_section(row: RunRow, groups: Sequence[str]) -> str:
-    family, kappa = constraint_of(row.spec)
-    said = meaning_sentences(family, kappa, groups, run_interval(row.spec))
+    spec = row.spec
+    said = meaning_sentences(spec.family, spec.kappa, groups, spec.constraint_interval)
     technical = dict(describe_spec(row.spec))["constraint"]
     return _paragraphs(said) + f"<p class='meta'>As set: {_text(technical)}.</p>"
 
@@ -360,8 +356,7 @@ def _resolution_table(check: SplitCheck, where: str, quantity: str) -> str:
 def _cost_section(
     store: Store, row: RunRow, reference: RunRow | None, groups: Sequence[str]
 ) -> str:
-    family, _ = constraint_of(row.spec)
-    if family is None:
+    if row.spec.family is None:
         return _paragraphs(
             [
                 "This model was trained without a fairness constraint: it is the "
@@ -393,13 +388,11 @@ def run_cost(store: Store, row: RunRow, reference: RunRow, groups: Sequence[str]
     """The cost of fairness of the constrained run `row` against its `reference`
     (`reference_run`) on the test set, in one sentence (`cost_sentence`); "" when either lacks
     the metrics."""
-    family, _ = constraint_of(row.spec)
-    score, _ = frontier_axes([row.spec])
-    view = constraint_from_dict(row.spec["constraint"])
-    chosen, then = _outcome(store, row, score), _outcome(store, reference, score, view)
-    return cost_sentence(
-        score, chosen, then, fairness_clause(family, groups, run_interval(row.spec))
-    )
+    spec = row.spec
+    score, _ = frontier_axes([spec])
+    chosen, then = _outcome(store, row, score), _outcome(store, reference, score, spec.constraint)
+    clause = fairness_clause(spec.family, groups, spec.constraint_interval)
+    return cost_sentence(score, chosen, then, clause)
 
 
 def _alternatives_section(store: Store, row: RunRow, reference: RunRow | None) -> str:
@@ -412,7 +405,7 @@ def _alternatives_section(store: Store, row: RunRow, reference: RunRow | None) -
     shown = [r for r in runs if r.id in first] + [r for r in runs if r.id not in first]
     shown = sorted(shown[:MAX_ALTERNATIVES], key=runs.index)
     score, _ = frontier_axes([row.spec])
-    view = constraint_from_dict(row.spec.get("constraint"))
+    view = row.spec.constraint
     quantity = run_verdict(store, row).quantity
     head = [
         "",
@@ -428,7 +421,7 @@ def _alternatives_section(store: Store, row: RunRow, reference: RunRow | None) -
     for other in shown:
         verdict = run_verdict(store, other, view)
         score_now, value = _outcome(store, other, score, view)
-        kappa = constraint_of(other.spec)[1]
+        kappa = other.spec.kappa
         mark = (
             "chosen"
             if other.id == row.id
@@ -439,10 +432,10 @@ def _alternatives_section(store: Store, row: RunRow, reference: RunRow | None) -
         table.append(
             [
                 mark,
-                other.spec["solver"],
+                other.spec.solver,
                 "none" if kappa is None else f"{kappa:g}",
-                interval_label(run_interval(other.spec)),
-                str(other.spec["seed"]),
+                interval_label(other.spec.constraint_interval),
+                str(other.spec.seed),
                 _estimate(score_now),
                 _estimate(value),
                 verdict.summary,
@@ -480,7 +473,7 @@ def _limits_section(store: Store, row: RunRow, summary: dict, verdict: Verdict) 
             )
     values = {} if check is None else store.metrics(row.id).get(check.split, {})
     accuracy, majority = values.get("accuracy"), values.get("majority")
-    if thresholded(row.spec) and accuracy is not None and majority is not None:
+    if row.spec.thresholded and accuracy is not None and majority is not None:
         said.append(
             f"On {where}, always predicting the most common outcome is right for "
             f"{majority:.1%} of the rows; this model for {accuracy:.1%}."

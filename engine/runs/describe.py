@@ -1,4 +1,4 @@
-"""A stored run spec (the `RunSpec.to_dict` shape) in words, for people reading a report or a page.
+"""A run spec in words, for people reading a report or a page.
 
 Only what decides the run is said, and each fact once: the model's cross-terms come from the
 model (the run spec's `prepare.cross_terms` is always False: the problem adds the terms), hidden
@@ -13,13 +13,19 @@ from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
 
+from engine.data.acs import ACSSpec, SyntheticACSSpec
+from engine.data.adult import AdultSpec
 from engine.data.classic import CLASSIC
+from engine.data.csv_source import CSVSpec
+from engine.data.grouping import GroupingSpec
+from engine.data.prepare import PrepareOptions
+from engine.data.sources import DataSpec
 from engine.errors import UserError
 from engine.fairness.families import family_entry, quantity_name
-from engine.objectives import LogisticLoss, PairwiseAUCLoss, objective_type
-from engine.options import config_from_dict
-from engine.runs.results import constraint_of
-from engine.solvers.budget import BudgetClock
+from engine.models import ModelSpec
+from engine.objectives import Objective, PairwiseAUCLoss
+from engine.runs.spec import RunSpec
+from engine.solvers.budget import Budget, BudgetClock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.honour_rules import HOLDING_WORDS
 from engine.status import ACTIVE, WITH_MODEL
@@ -34,21 +40,21 @@ _GROUPING_WORDS = {
 _SECONDS_PER = (("h", 3600.0), ("min", 60.0))
 
 
-def describe_spec(spec: dict[str, Any]) -> list[Setting]:
+def describe_spec(spec: RunSpec) -> list[Setting]:
     """(setting, value) pairs in words: data, protected groups, split, model, objective,
     constraint, solver, its options, budget."""
     settings = [
-        ("data", _data_words(spec["data"])),
-        ("protected groups", _grouping_words(spec["prepare"])),
+        ("data", _data_words(spec.data)),
+        ("protected groups", _grouping_words(spec.prepare)),
         ("split", _split_words(spec)),
-        ("model", _model_words(spec["model"])),
-        ("objective", _objective_words(spec.get("objective"))),
+        ("model", _model_words(spec.model)),
+        ("objective", _objective_words(spec.objective)),
         ("constraint", _constraint_words(spec)),
-        ("solver", _solver_words(spec["solver"])),
-        ("solver options", _options_words(spec["solver"], spec.get("config", {}))),
-        ("budget", _budget_words(spec.get("budget", {}))),
+        ("solver", _solver_words(spec.solver)),
+        ("solver options", _options_words(spec)),
+        ("budget", _budget_words(spec.budget)),
     ]
-    if spec["prepare"].get("drop_protected"):
+    if spec.prepare.drop_protected:
         settings.insert(2, ("features", "the protected attribute is not used as a feature"))
     return settings
 
@@ -63,28 +69,26 @@ def split_settings(
     return shared, [[s for s in d if s not in shared] for d in descriptions]
 
 
-def run_label(spec: dict[str, Any]) -> str:
+def run_label(spec: RunSpec) -> str:
     """A short name for a run: its solver alone without a constraint ("unconstrained"), else
     with κ ("idca (κ = 0.05)")."""
-    _, kappa = constraint_of(spec)
-    if kappa is None:
-        return spec["solver"]
-    return f"{spec['solver']} (κ = {kappa:g})"
+    if spec.kappa is None:
+        return spec.solver
+    return f"{spec.solver} (κ = {spec.kappa:g})"
 
 
-def _constraint_words(spec: dict[str, Any]) -> str:
+def _constraint_words(spec: RunSpec) -> str:
     """The constraint, e.g. "EO gap ≤ κ = 0.05"; the interval I in words only for the families
     defined on one; the split κ is honoured on for a run that honours it
     (`engine.solvers.honour`)."""
-    family, kappa = constraint_of(spec)
+    family = spec.family
     if family is None:
         return "none (unconstrained)"
-    text = f"{quantity_name(family)} ≤ κ = {kappa:g}"
+    text = f"{quantity_name(family)} ≤ κ = {spec.kappa:g}"
     if family_entry(family).uses_interval:
-        alpha, beta = spec["constraint"].get("interval") or spec["interval"]
-        text += f" on I = {interval_words(alpha, beta)}"
-    if spec.get("honour"):
-        text += f"; κ {HOLDING_WORDS[spec['honour']]}"
+        text += f" on I = {interval_words(*spec.constraint_interval)}"
+    if spec.honour:
+        text += f"; κ {HOLDING_WORDS[spec.honour]}"
     return text
 
 
@@ -93,52 +97,46 @@ def interval_words(alpha: float, beta: float) -> str:
     return f"each group's top {percent_words(alpha)} to {percent_words(beta)}"
 
 
-def _data_words(data: dict[str, Any]) -> str:
-    kind = data["kind"]
-    if kind == "adult":
+def _data_words(data: DataSpec) -> str:
+    if isinstance(data, AdultSpec):
         return "UCI Adult (bundled)"
-    if kind == "acs":
-        states = ", ".join(data["states"])
+    if isinstance(data, ACSSpec):
+        states = ", ".join(data.states)
+        return f"ACS census survey, {states} {data.year} ({data.horizon}), task “{data.task}”"
+    if isinstance(data, SyntheticACSSpec):
         return (
-            f"ACS census survey, {states} {data['year']} ({data['horizon']}), task “{data['task']}”"
+            f"synthetic ACS records ({data.n_persons:,} persons, seed {data.seed}) in "
+            f"the layout of {data.state} {data.year}, task “{data.task}”"
         )
-    if kind == "synthetic":
-        return (
-            f"synthetic ACS records ({data['n_persons']:,} persons, seed {data['seed']}) in "
-            f"the layout of {data['state']} {data['year']}, task “{data['task']}”"
-        )
-    if kind == "csv":
-        return f"CSV file {PurePath(data['path']).name}, label column “{data['label']}”"
-    if kind in CLASSIC:
-        entry = CLASSIC[kind]
-        name, label = entry.label(data.get("label", ""))
-        return f"{entry.title}, label “{name}”"
-    raise UserError(f"unknown data source '{kind}'")
+    if isinstance(data, CSVSpec):
+        return f"CSV file {PurePath(data.path).name}, label column “{data.label}”"
+    entry = CLASSIC[data.kind]
+    name, _ = entry.label(data.label)
+    return f"{entry.title}, label “{name}”"
 
 
-def _grouping_words(prepare: dict[str, Any]) -> str:
-    parts = [f"{g['attribute']} ({_mode_words(g)})" for g in prepare["grouping"]]
+def _grouping_words(prepare: PrepareOptions) -> str:
+    parts = [f"{g.attribute} ({_mode_words(g)})" for g in prepare.grouping]
     joined = " × ".join(parts) + (", intersected" if len(parts) > 1 else "")
-    size = prepare.get("min_group_size", 50)
-    if prepare.get("small_groups", "merge") == "merge":
+    size = prepare.min_group_size
+    if prepare.small_groups == "merge":
         return f"{joined}; groups under {size:,} rows merged into “other”"
     return f"{joined}; groups under {size:,} rows refused"
 
 
-def _mode_words(grouping: dict[str, Any]) -> str:
-    mode = grouping.get("mode", "auto")
-    if mode == "top-k":
-        return f"the {grouping.get('k', 3)} most frequent values, the rest pooled as “other”"
-    if mode == "bins":
-        bins = grouping.get("bins") or ()
+def _mode_words(grouping: GroupingSpec) -> str:
+    if grouping.mode == "top-k":
+        return f"the {grouping.k} most frequent values, the rest pooled as “other”"
+    if grouping.mode == "bins":
+        bins = grouping.bins
         return f"cut at {', '.join(f'{b:g}' for b in bins)}" if bins else "binned (default cuts)"
-    return _GROUPING_WORDS[mode]
+    return _GROUPING_WORDS[grouping.mode]
 
 
-def _split_words(spec: dict[str, Any]) -> str:
-    train, val, test = spec["prepare"]["split"]
-    seed = f"seed {spec['seed']}"
-    if spec["data"]["kind"] == "adult":  # its published test split is kept as the test set
+def _split_words(spec: RunSpec) -> str:
+    train, val, test = spec.prepare.split
+    seed = f"seed {spec.seed}"
+    if isinstance(spec.data, AdultSpec):  # its published test split is kept as the test set
         pool = train + val
         return (
             f"{percent_words(train / pool)} train, {percent_words(val / pool)} validation of "
@@ -150,24 +148,20 @@ def _split_words(spec: dict[str, Any]) -> str:
     )
 
 
-def _model_words(model: dict[str, Any]) -> str:
-    if model["kind"] == "mlp":
-        widths = "-".join(str(h) for h in model.get("hidden") or ())
-        activation = {"relu": "ReLU", "sigmoid": "sigmoid"}[model.get("activation", "relu")]
+def _model_words(model: ModelSpec) -> str:
+    if model.kind == "mlp":
+        widths = "-".join(str(h) for h in model.hidden)
+        activation = {"relu": "ReLU", "sigmoid": "sigmoid"}[model.activation]
         text = f"MLP {widths}, {activation}"
     else:
         text = "linear"
-    return text + (" with group cross-terms" if model.get("cross_terms") else "")
+    return text + (" with group cross-terms" if model.cross_terms else "")
 
 
-def _objective_words(objective: dict[str, Any] | None) -> str:
-    """The training objective; a spec without one has the logistic loss (`RunSpec.to_dict`)."""
-    if objective is None:
-        return LogisticLoss.words
-    words = objective_type(objective["name"]).words
-    if objective["name"] != PairwiseAUCLoss.name:
-        return words
-    return f"{words}, c1 = {objective['c1']:g}, c2 = {objective['c2']:g}"
+def _objective_words(objective: Objective) -> str:
+    if not isinstance(objective, PairwiseAUCLoss):
+        return objective.words
+    return f"{objective.words}, c1 = {objective.c1:g}, c2 = {objective.c2:g}"
 
 
 def _solver_words(name: str) -> str:
@@ -178,11 +172,15 @@ def _solver_words(name: str) -> str:
     return f"{name}: {card.summary}"
 
 
-def _options_words(name: str, given: dict[str, Any]) -> str:
-    """The options that differ from the card's defaults, "option = value (default d)"."""
-    config = _config(name, given)
-    if config is None:
-        return ", ".join(f"{k} = {_value_words(v)}" for k, v in given.items()) or "defaults"
+def _options_words(spec: RunSpec) -> str:
+    """The options that differ from the card's defaults, "option = value (default d)"; the
+    options as given when this version cannot read them (a solver or option that no longer
+    exists)."""
+    try:
+        config = spec.options
+    except UserError:
+        given = spec.config.items()
+        return ", ".join(f"{k} = {_value_words(v)}" for k, v in given) or "defaults"
     default = type(config)()
     changed = [
         f"{f.name} = {_value_words(getattr(config, f.name))} "
@@ -193,22 +191,13 @@ def _options_words(name: str, given: dict[str, Any]) -> str:
     return ", ".join(changed) or "defaults"
 
 
-def _config(name: str, given: dict[str, Any]) -> Any:
-    """The solver's config with the run's options, or None when this version cannot read them
-    (a solver or option that no longer exists)."""
-    try:
-        return config_from_dict(solver_card(name).Config, given)
-    except UserError:
-        return None
-
-
-def _budget_words(budget: dict[str, Any]) -> str:
+def _budget_words(budget: Budget) -> str:
     limits = []
-    if budget.get("max_iterations") is not None:
-        limits.append(f"{budget['max_iterations']:,} iterations")
-    if budget.get("max_seconds") is not None:
-        clock = "solver time" if budget.get("clock") == BudgetClock.SOLVER else "wall time"
-        limits.append(f"{_duration_words(budget['max_seconds'])} of {clock}")
+    if budget.max_iterations is not None:
+        limits.append(f"{budget.max_iterations:,} iterations")
+    if budget.max_seconds is not None:
+        clock = "solver time" if budget.clock is BudgetClock.SOLVER else "wall time"
+        limits.append(f"{_duration_words(budget.max_seconds)} of {clock}")
     if not limits:
         return "none: the solver runs until its own stopping rule"
     return "at most " + " or ".join(limits) + (", whichever comes first" if len(limits) > 1 else "")

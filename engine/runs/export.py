@@ -36,7 +36,7 @@ def stored_run_model(store: Store, run_id: str) -> ExportedModel:
         raise UserError(f"run {row.id} is {row.status}: it has no model to export")
     if not (store.artifacts(row.id) / "params.npz").is_file():
         raise UserError(f"run {row.id} has no saved parameters in {store.artifacts(row.id)}")
-    spec = RunSpec.from_dict(row.spec)
+    spec = row.spec
     prepared = load_prepared(spec.data, spec.prepare)
     params = store.load_params(row.id)
     model = run_model(

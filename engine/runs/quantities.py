@@ -26,7 +26,7 @@ from engine.fairness.families import (
     family_entry,
     reported_metric,
 )
-from engine.runs.spec import constraint_from_dict
+from engine.runs.spec import RunSpec
 from engine.task import Task
 
 # paper 004's AUC gaps by variant (App. A): the auc_gap family's one name, "AUC gap", would say
@@ -69,8 +69,8 @@ class Quantity:
         """What makes two quantities one: the metric that holds it, else the constraint."""
         return self.metric if self.metric is not None else self.held
 
-    def source(self, spec: dict[str, Any]) -> str | None:
-        """The stored metric that holds this quantity for a run of stored `spec`: "constraint"
+    def source(self, spec: RunSpec) -> str | None:
+        """The stored metric that holds this quantity for a run of `spec`: "constraint"
         when the run's own constraint holds it, else the metric every run reports it under;
         None when the run stores it under no name."""
         own = held_quantity(spec)
@@ -117,10 +117,9 @@ def task_quantity(task: Task) -> Quantity:
     return Quantity(name, metric)
 
 
-def held_quantity(spec: dict[str, Any]) -> Quantity | None:
-    """The quantity a stored run's constraint holds to κ; None for a run without one."""
-    constraint = constraint_from_dict(spec.get("constraint"))
-    return None if constraint is None else quantity_of(constraint)
+def held_quantity(spec: RunSpec) -> Quantity | None:
+    """The quantity a run's constraint holds to κ; None for a run without one."""
+    return None if spec.constraint is None else quantity_of(spec.constraint)
 
 
 def distinct(quantities: list[Quantity]) -> list[Quantity]:

@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 
 from engine import __version__
-from engine.errors import UserError
 from engine.models import Params
 from engine.problem import Problem
 from engine.runs.reference_key import TRAINED_IN, TRAINED_REASON, reference_key
@@ -90,7 +89,7 @@ def reference_source(spec: RunSpec, store: Store) -> ReferenceSource | None:
     if key is None:
         return None
     candidates = sorted(
-        (row for status in REUSED for row in store.runs(status=str(status))),
+        (row for status in REUSED for row in store.runs(status=status)),
         key=lambda row: row.created,
         reverse=True,
     )
@@ -229,14 +228,10 @@ def _same_model(kept: IterationRecord, exact: IterationRecord) -> bool:
 def _same_but_interval(row: RunRow, spec: RunSpec, key: str) -> RunSpec | None:
     """The spec of the stored run `row` when it is `spec` at another I, made by this engine
     version; None otherwise."""
-    stored = row.spec
-    if stored.get("solver") != spec.solver or stored.get("seed") != spec.seed:
-        return None  # most runs of a store are told apart here without parsing them
-    if stored.get("engine_version") != __version__:
-        return None
-    try:
-        other = RunSpec.from_dict(stored)
-    except (UserError, KeyError, TypeError, ValueError):  # a spec this engine cannot read
+    other = row.spec
+    if other.solver != spec.solver or other.seed != spec.seed:
+        return None  # most runs of a store are told apart here, before computing a reference key
+    if row.engine_version != __version__:
         return None
     return other if reference_key(other) == key else None
 

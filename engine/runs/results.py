@@ -15,69 +15,45 @@ from engine.errors import UserError
 from engine.fairness.badr_measures import badr_measure
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import REPORTED_AS, quantity_metric, quantity_name, reported_metric
-from engine.objectives import LogisticLoss, objective_type
-from engine.options import config_from_dict
 from engine.runs.frontier import PAPER_003_AXES, PAPER_004_AXES, Frontier, RunResult, frontier
 from engine.runs.fronts import REPORTED, FrontMember, reported_member, run_front
 from engine.runs.quantities import same_quantity
-from engine.runs.spec import constraint_from_dict
+from engine.runs.spec import RunSpec
 from engine.runs.store import RunRow, Store
-from engine.solvers.catalogue import solver_card
 from engine.solvers.records import Solution
 from engine.status import RunStatus
 from engine.task import Task
 from engine.verdict import Verdict, judge
 
 
-def constraint_of(spec: dict[str, Any]) -> tuple[str | None, float | None]:
-    """The family and κ of a stored run spec (None, None without a constraint)."""
-    constraint = spec.get("constraint")
-    if not constraint:
-        return None, None
-    return constraint["family"], constraint["kappa"]
-
-
-def run_task(spec: dict[str, Any]) -> Task:
-    """The task of a stored run's label: its objective's (`engine.problem.Problem` refuses an
-    objective of another task than the data's); a spec without one has the logistic loss."""
-    return objective_type(spec.get("objective", {}).get("name", LogisticLoss.name)).task
-
-
-def thresholded(spec: dict[str, Any]) -> bool:
-    """Whether a stored run's objective fits its scores to the decision threshold; paper 004's
-    pairwise AUC loss (eq. 3) only ranks them (`engine.verdict.judge`)."""
-    return spec.get("objective", {}).get("name") != "pairwise_auc"
-
-
-def surrogate_epsilon(spec: dict[str, Any]) -> float | None:
+def surrogate_epsilon(spec: RunSpec) -> float | None:
     """The ε the run's solver holds its surrogate constraint rows to (its `epsilon` option, the
     card's default unless set), or None for a solver without one (or options this version
     cannot read)."""
     try:
-        config = config_from_dict(solver_card(spec["solver"]).Config, spec.get("config", {}))
+        config = spec.options
     except UserError:
         return None
     value = getattr(config, "epsilon", None)
     return float(value) if isinstance(value, int | float) else None
 
 
-def surrogate_tolerance(spec: dict[str, Any]) -> float:
+def surrogate_tolerance(spec: RunSpec) -> float:
     """The ε of `surrogate_epsilon`, 0 for a solver without one (its rows must be ≤ 0)."""
     return surrogate_epsilon(spec) or 0.0
 
 
-def measure_view(spec: dict[str, Any]) -> ConstraintSpec | None:
+def measure_view(spec: RunSpec) -> ConstraintSpec | None:
     """For a classifier run of a solver that minimises an unfairness measure itself, without a
     constraint (paper 002: its card's `measure_option`), the family whose exact quantity is the
     measure's unsmoothed counterpart (the DP gap for dp): the view it is judged and plotted by.
     None for any other run, or a measure without one (dm, individual fairness, HSIC)."""
-    card = solver_card(spec["solver"])
-    if card.measure_option is None or constraint_of(spec)[0] is not None:
+    card = spec.card
+    if card.measure_option is None or spec.constraint is not None:
         return None
-    if run_task(spec) is not Task.CLASSIFICATION:
+    if spec.task is not Task.CLASSIFICATION:
         return None  # a regression's reported quantity, the mean gap, is already dp's
-    config = config_from_dict(card.Config, spec.get("config", {}))
-    exact = badr_measure(getattr(config, card.measure_option)).exact
+    exact = badr_measure(getattr(spec.options, card.measure_option)).exact
     family = next((f for f, metric in REPORTED_AS.items() if metric == exact), None)
     return None if family is None else ConstraintSpec(family, 1.0)
 
@@ -98,12 +74,12 @@ def run_verdict(
     )
 
 
-def solution_verdict(document: dict[str, Any], solution: Solution) -> Verdict:
-    """The verdict on a run made in this process (the command line's `run`, the estimator),
-    from its spec as a dict (`RunSpec.to_dict`), judged as a stored one is."""
+def solution_verdict(spec: RunSpec, solution: Solution) -> Verdict:
+    """The verdict on a run of `spec` made in this process (the command line's `run`, the
+    estimator), judged as a stored one is."""
     last = solution.last_surrogate()
     return spec_verdict(
-        document,
+        spec,
         solution.status,
         solution.metrics,
         solution.reason,
@@ -112,46 +88,45 @@ def solution_verdict(document: dict[str, Any], solution: Solution) -> Verdict:
 
 
 def spec_verdict(
-    document: dict[str, Any],
+    spec: RunSpec,
     status: str,
     metrics: dict[str, dict[str, float | None]],
     reason: str,
     surrogate_violation: float | None,
     view: ConstraintSpec | None = None,
 ) -> Verdict:
-    """The verdict on a run of spec `document` that ended with `status` and these exact
-    metrics, by its constraint (or `view`, or its measure's exact counterpart) and κ."""
-    family, kappa = constraint_of(document)
-    view = view or measure_view(document)
+    """The verdict on a run of `spec` that ended with `status` and these exact metrics, by
+    its constraint (or `view`, or its measure's exact counterpart) and κ."""
+    family = spec.family
+    view = view or measure_view(spec)
     shown = family or (view.family if view is not None else None)
-    task = run_task(document)
     return judge(
         status,
         metrics,
-        quantity_name(shown, task),
-        kappa,
+        quantity_name(shown, spec.task),
+        spec.kappa,
         reason=reason,
         surrogate_violation=surrogate_violation,
-        tolerance=surrogate_tolerance(document),
-        value_metric=quantity_metric(family, view, task),
-        thresholded=thresholded(document),
+        tolerance=surrogate_tolerance(spec),
+        value_metric=quantity_metric(family, view, spec.task),
+        thresholded=spec.thresholded,
     )
 
 
-def frontier_axes(specs: Iterable[dict[str, Any]]) -> tuple[str, str]:
-    """The score and spread a frontier of runs with these stored specs shows unless told:
+def frontier_axes(specs: Iterable[RunSpec]) -> tuple[str, str]:
+    """The score and spread a frontier of runs of these specs shows unless told:
     paper 004's test AUC with standard errors (Sec. 6) when one of them trains its pairwise AUC
     objective, which only ranks the scores (accuracy at the threshold says nothing about it), or
     holds one of its AUC gaps; else paper 003's accuracy with confidence intervals."""
-    paper_004 = any(not thresholded(s) or constraint_of(s)[0] == "auc_gap" for s in specs)
+    paper_004 = any(not s.thresholded or s.family == "auc_gap" for s in specs)
     return PAPER_004_AXES if paper_004 else PAPER_003_AXES
 
 
-def sweep_view(specs: Iterable[dict[str, Any]]) -> ConstraintSpec | None:
-    """The constraint that the constrained runs among these stored specs share, κ and I aside:
-    the quantity their reference (a run without constraint) is measured by. None when they hold
+def sweep_view(specs: Iterable[RunSpec]) -> ConstraintSpec | None:
+    """The constraint that the constrained runs among these specs share, κ and I aside: the
+    quantity their reference (a run without constraint) is measured by. None when they hold
     none, or several (e.g. two auc_gap variants)."""
-    held = [constraint_from_dict(s["constraint"]) for s in specs if s.get("constraint")]
+    held = [s.constraint for s in specs if s.constraint is not None]
     kinds = {dataclasses.replace(c, kappa=0.0, interval=None) for c in held}
     return held[0] if len(kinds) == 1 else None
 
@@ -174,12 +149,12 @@ def run_results(row: RunRow, store: Store, view: ConstraintSpec | None = None) -
 
 def front_results(
     run_id: str,
-    spec: dict[str, Any],
+    spec: RunSpec,
     members: Sequence[FrontMember],
     metrics: dict[str, dict[str, float | None]],
     view: ConstraintSpec | None = None,
 ) -> list[RunResult]:
-    """The frontier inputs of a run with stored `spec`, front `members` and reported model of
+    """The frontier inputs of a run of `spec`, front `members` and reported model of
     exact `metrics`: each model of the front (`front_of` the run, with its label and
     coordinates) in its order, then the reported model (`chosen`; "reported model = <label>",
     with that model's coordinates, when it is one of the front's, `reported_member`), all
@@ -212,7 +187,7 @@ def front_results(
 
 def front_frontier(
     run_id: str,
-    spec: dict[str, Any],
+    spec: RunSpec,
     members: Sequence[FrontMember],
     metrics: dict[str, dict[str, float | None]],
     view: ConstraintSpec | None = None,
@@ -221,12 +196,11 @@ def front_frontier(
     axis (`frontier_axes`) against its constrained quantity (for a run without constraint, the
     quantity of `view`, by default the run's `measure_view` or else what every run of its task
     reports, pSP on I for a classifier, as `run_quantity` names it)."""
-    family, _ = constraint_of(spec)
     view = view or measure_view(spec)
     metric = (
         "constraint"
-        if family is not None or view is not None
-        else quantity_metric(None, task=run_task(spec))
+        if spec.family is not None or view is not None
+        else quantity_metric(None, task=spec.task)
     )
     score, spread = frontier_axes([spec])
     return frontier(
@@ -243,50 +217,48 @@ def run_front_frontier(store: Store, row: RunRow, view: ConstraintSpec | None = 
     return front_frontier(row.id, row.spec, run_front(store, row.id), store.metrics(row.id), view)
 
 
-def run_quantity(spec: dict[str, Any], view: ConstraintSpec | None = None) -> str:
+def run_quantity(spec: RunSpec, view: ConstraintSpec | None = None) -> str:
     """The name of the quantity a run's frontier measures fairness by (`front_frontier`)."""
-    family, _ = constraint_of(spec)
     view = view or measure_view(spec)
-    return quantity_name(family or (view.family if view is not None else None), run_task(spec))
+    return quantity_name(spec.family or (view.family if view is not None else None), spec.task)
 
 
 def _result(
     run_id: str,
-    spec: dict[str, Any],
+    spec: RunSpec,
     metrics: dict[str, dict[str, float | None]],
     view: ConstraintSpec | None,
 ) -> RunResult:
     """A run as a frontier input measured by `view` (`_measured`); a run held to another
     quantity than `view`'s comes without κ: its κ bounds a quantity the frontier does not
     show, so no point is judged against it."""
-    _, kappa = constraint_of(spec)
     return RunResult(
         run_id=run_id,
-        solver=spec["solver"],
-        kappa=None if _held_elsewhere(spec, view) else kappa,
-        interval=tuple(spec["interval"]),
-        seed=int(spec["seed"]),
+        solver=spec.solver,
+        kappa=None if _held_elsewhere(spec, view) else spec.kappa,
+        interval=spec.interval,
+        seed=spec.seed,
         metrics=_measured(metrics, spec, view),
-        honour=spec.get("honour"),
+        honour=spec.honour,
     )
 
 
-def _held_elsewhere(spec: dict[str, Any], view: ConstraintSpec | None) -> bool:
-    """Whether a run of stored `spec` holds another quantity to κ than the constraint `view`."""
-    own = constraint_from_dict(spec.get("constraint"))
+def _held_elsewhere(spec: RunSpec, view: ConstraintSpec | None) -> bool:
+    """Whether a run of `spec` holds another quantity to κ than the constraint `view`."""
+    own = spec.constraint
     return own is not None and view is not None and not same_quantity(own, view)
 
 
 def _measured(
     metrics: dict[str, dict[str, float | None]],
-    spec: dict[str, Any],
+    spec: RunSpec,
     view: ConstraintSpec | None,
 ) -> dict[str, dict[str, float | None]]:
     """A run's exact metrics; for a run measured by `view` that holds no constraint, or one of
     another quantity (e.g. the front of a DP run beside a pSP sweep), with the exact value of
     `view`'s quantity as its "constraint" metric (`reference_values`) and without its own
     constraint's interval: a "constraint" column then holds one quantity whatever the run."""
-    if view is None or (spec.get("constraint") and not _held_elsewhere(spec, view)):
+    if view is None or (spec.constraint is not None and not _held_elsewhere(spec, view)):
         return metrics
     reference = reference_values(view, metrics)
     return {
@@ -320,7 +292,12 @@ def sweep_results(store: Store, sweep_id: str) -> list[RunResult]:
 
 
 def run_document(store: Store, run_id: str) -> dict[str, Any]:
-    row = store.run(run_id)
+    """Everything of a stored run: how it ended and its verdict, its spec as stored, its exact
+    metrics, its front and its trajectory."""
+    return _document(store, store.run(run_id))
+
+
+def _document(store: Store, row: RunRow) -> dict[str, Any]:
     return {
         "id": row.id,
         "status": row.status,
@@ -333,7 +310,7 @@ def run_document(store: Store, run_id: str) -> dict[str, Any]:
         "finished": row.finished,
         "iterations": row.iterations,
         "seconds": row.seconds,
-        "spec": row.spec,
+        "spec": json.loads(row.spec_text),
         "metrics": store.metrics(row.id),
         "front": [member.to_dict() for member in run_front(store, row.id)],
         "trajectory": store.records(row.id),
@@ -349,14 +326,15 @@ def export_runs(store: Store, run_ids: list[str], fmt: str) -> str:
     """Runs as JSON (one document, or a list of them for several runs), or as CSV: one line per
     trajectory record, led by the run id, its verdict and κ, with the final exact metrics as
     `final.<split>.<metric>` columns on every line of that run."""
-    documents = [run_document(store, run_id) for run_id in run_ids]
+    runs = [store.run(run_id) for run_id in run_ids]
+    documents = [_document(store, row) for row in runs]
     if fmt == "json":
         return json.dumps(documents[0] if len(documents) == 1 else documents, indent=1)
     rows = []
-    for document in documents:
+    for run, document in zip(runs, documents, strict=True):
         head = {
             "run": document["id"],
-            "solver": document["spec"]["solver"],
+            "solver": run.spec.solver,
             "verdict": document["verdict"]["label"],
             "kappa": document["verdict"]["kappa"],
         }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from engine.models import ModelSpec
 from engine.objectives import (
     LogisticLoss,
     Objective,
+    PairwiseAUCLoss,
     check_objective_task,
     objective_from_dict,
     objective_to_dict,
@@ -28,6 +30,7 @@ from engine.options import Options, config_from_dict
 from engine.solvers.budget import Budget, BudgetClock
 from engine.solvers.catalogue import SolverCard, solver_card
 from engine.solvers.honour_rules import check_honour
+from engine.task import Task
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,12 @@ class RunSpec:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunSpec:
+        """The spec `to_dict` wrote, in any version's shape: a field added since (the objective,
+        the warm start, the honoured split, the subgroups, the budget's saving and clock, a
+        model's activation, a constraint's added ranks...) takes its default when the stored
+        spec lacks it, and the engine version is not part of the spec. No solver card is looked
+        up and no data file is opened: a run of a solver this version no longer has, or on data
+        that is gone, still reads."""
         prepare = dict(data["prepare"])
         prepare["grouping"] = tuple(
             GroupingSpec(**{**g, "bins": tuple(g.get("bins", ()))}) for g in prepare["grouping"]
@@ -96,7 +105,7 @@ class RunSpec:
         if prepare.get("subgroups") is not None:
             prepare["subgroups"] = SubgroupSpec(**prepare["subgroups"])
         model = dict(data["model"], hidden=tuple(data["model"].get("hidden", (64,))))
-        constraint = constraint_from_dict(data.get("constraint"))
+        constraint = _constraint_from_dict(data.get("constraint"))
         return cls(
             data=spec_from_dict(data["data"]),
             prepare=PrepareOptions(**prepare),
@@ -118,6 +127,36 @@ class RunSpec:
     @property
     def run_id(self) -> str:
         return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:16]
+
+    @property
+    def family(self) -> str | None:
+        """The family of the run's constraint, None for a run without one."""
+        return None if self.constraint is None else self.constraint.family
+
+    @property
+    def kappa(self) -> float | None:
+        """The κ of the run's constraint, None for a run without one."""
+        return None if self.constraint is None else self.constraint.kappa
+
+    @property
+    def constraint_interval(self) -> tuple[float, float]:
+        """The interval I the run's constraint uses: the constraint's own, else the spec's (the
+        spec's for a run without a constraint)."""
+        own = None if self.constraint is None else self.constraint.interval
+        alpha, beta = own or self.interval
+        return float(alpha), float(beta)
+
+    @property
+    def task(self) -> Task:
+        """The task of the run's label: its objective's (`engine.problem.Problem` refuses an
+        objective of another task than the data's)."""
+        return self.objective.task
+
+    @property
+    def thresholded(self) -> bool:
+        """Whether the run's objective fits its scores to the decision threshold; paper 004's
+        pairwise AUC loss (eq. 3) only ranks them (`engine.verdict.judge`)."""
+        return self.objective.name != PairwiseAUCLoss.name
 
     @property
     def card(self) -> SolverCard:
@@ -152,13 +191,11 @@ class RunSpec:
                 f"{self.solver} starts where its paper says; it takes no warm start "
                 "from another run's model"
             )
+        family = self.family
         if self.honour is not None:
-            check_honour(
-                self.solver, self.constraint.family if self.constraint else None, self.honour
-            )
+            check_honour(self.solver, family, self.honour)
         if self.constraint is not None:
             check_constraint(self.constraint)
-        family = self.constraint.family if self.constraint else None
         variant = self.constraint.option("variant", None) if self.constraint else None
         task = self.data.label_task
         check_objective_task(self.objective.name, task, "the data's label")
@@ -168,7 +205,17 @@ class RunSpec:
         self.data.files()  # a missing file is reported now, not in a worker
 
 
-def constraint_from_dict(data: dict[str, Any] | None) -> ConstraintSpec | None:
+@functools.lru_cache(maxsize=4096)
+def stored_spec(text: str) -> tuple[RunSpec, str | None]:
+    """The spec of a stored run from the JSON text the run store holds (`RunSpec.to_dict`, in
+    any version's shape), and the engine version that wrote it. Parsed once per text: the
+    store reads the same specs on every poll of a page. The spec returned is shared by every
+    reader of that text, as every spec is meant to be: never changed."""
+    fields = json.loads(text)
+    return RunSpec.from_dict(fields), fields.get("engine_version")
+
+
+def _constraint_from_dict(data: dict[str, Any] | None) -> ConstraintSpec | None:
     """A stored constraint (a spec's "constraint"), None for a run without one."""
     if not data:
         return None

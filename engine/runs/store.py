@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from engine.errors import UserError
 from engine.runs.connections import store_connection
 from engine.solvers.records import KAPPA_PRIME, SOLVE, RecordKind
 from engine.status import ACTIVE, WITH_MODEL, RunStatus, StopCode, StopReason, stop_code
+
+if TYPE_CHECKING:
+    from engine.runs.spec import RunSpec
 
 SCHEMA_VERSION = 2
 STATUSES = tuple(str(s) for s in RunStatus)
@@ -112,8 +115,14 @@ def default_home() -> Path:
 
 @dataclass(frozen=True)
 class RunRow:
+    """A stored run: its `spec`, read once from the store's JSON, and how it stands or ended.
+
+    `spec_text` is that JSON as the store holds it: what a re-run queues again and an export
+    shows, byte for byte. Read the run's settings from `spec`, never from the text.
+    `engine_version` is the version of FairFront that wrote the spec."""
+
     id: str
-    spec: dict[str, Any]
+    spec: RunSpec
     status: RunStatus
     reason: str
     error: str | None
@@ -124,7 +133,9 @@ class RunRow:
     cancel_requested: bool
     iterations: int | None
     seconds: float | None
-    stop_code: StopCode | None = None
+    stop_code: StopCode | None
+    spec_text: str
+    engine_version: str | None
 
     @property
     def has_model(self) -> bool:
@@ -178,8 +189,11 @@ class Store:
 
     # ---- runs ---------------------------------------------------------------------------
     def enqueue(self, run_id: str, spec: dict[str, Any], force: bool = False) -> bool:
-        """Queue a run; returns False when an identical run is already queued, running or done
-        (unless `force`, which discards the old result)."""
+        """Queue a run of `spec` (`RunSpec.to_dict`); returns False when an identical run is
+        already queued, running or done (unless `force`, which discards the old result)."""
+        return self._enqueue(run_id, json.dumps(spec, sort_keys=True), force)
+
+    def _enqueue(self, run_id: str, spec_text: str, force: bool) -> bool:
         with self._write() as db:
             row = db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
             if row is not None and not force and (row[0] in ACTIVE or row[0] in WITH_MODEL):
@@ -190,7 +204,7 @@ class Store:
             db.execute("DELETE FROM metrics WHERE run_id = ?", (run_id,))
             db.execute(
                 "INSERT OR REPLACE INTO runs (id, spec, status, created) VALUES (?, ?, ?, ?)",
-                (run_id, json.dumps(spec, sort_keys=True), RunStatus.QUEUED, time.time()),
+                (run_id, spec_text, RunStatus.QUEUED, time.time()),
             )
         return True
 
@@ -280,7 +294,7 @@ class Store:
         row = self.run(run_id)
         if row.status in ACTIVE or (row.has_model and not replace):
             return False
-        return self.enqueue(row.id, row.spec, force=True)
+        return self._enqueue(row.id, row.spec_text, force=True)
 
     def mark_orphans_interrupted(self) -> list[str]:
         """Runs left 'running' with no live runner: called by the runner that owns the store."""
@@ -346,19 +360,7 @@ class Store:
                 f"cancel_requested, iterations, seconds, stop_code FROM runs {where}",
                 args,
             ).fetchall()
-        return [
-            RunRow(
-                r[0],
-                json.loads(r[1]),
-                RunStatus(r[2]),
-                *r[3:9],
-                bool(r[9]),
-                r[10],
-                r[11],
-                stop_code(r[12]),
-            )
-            for r in rows
-        ]
+        return [_row(*r) for r in rows]
 
     def statuses(self, run_ids: Collection[str]) -> dict[str, RunStatus]:
         """The status of each of `run_ids` in the store, without reading their specs (a page
@@ -531,6 +533,38 @@ class Store:
     def load_scores(self, run_id: str) -> tuple[np.ndarray, np.ndarray]:
         with np.load(self.artifacts(run_id) / "scores.npz", allow_pickle=False) as data:
             return data["test_scores"], data["test_groups"]
+
+
+def _row(run_id: str, spec_text: str, status: str, *columns: Any) -> RunRow:
+    """A row of the runs table as a `RunRow`, its spec parsed (`engine.runs.spec.stored_spec`,
+    imported here, when a run is read, so that the runner, which reads none, starts without the
+    data and solver modules)."""
+    from engine.runs.spec import stored_spec
+
+    try:
+        spec, version = stored_spec(spec_text)
+    except (UserError, KeyError, TypeError, ValueError) as unread:
+        raise UserError(
+            f"run {run_id}: this version cannot read its stored spec ({unread})"
+        ) from unread
+    reason, error, created, started, finished, pid, cancel, iterations, seconds, code = columns
+    return RunRow(
+        id=run_id,
+        spec=spec,
+        status=RunStatus(status),
+        reason=reason,
+        error=error,
+        created=created,
+        started=started,
+        finished=finished,
+        pid=pid,
+        cancel_requested=bool(cancel),
+        iterations=iterations,
+        seconds=seconds,
+        stop_code=stop_code(code),
+        spec_text=spec_text,
+        engine_version=version,
+    )
 
 
 def _cancel(db: sqlite3.Connection, run_id: str, reason: str) -> None:

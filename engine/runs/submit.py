@@ -93,7 +93,7 @@ def run_on_dask(store: Store, run_ids: list[str], scheduler: str) -> None:
     from joblib import Parallel, delayed, parallel_config
 
     queued = {r.id: r.spec for r in store.runs(status=RunStatus.QUEUED)}
-    todo = [RunSpec.from_dict(queued[r]) for r in run_ids if r in queued]
+    todo = [queued[r] for r in run_ids if r in queued]
     chains = [[spec.run_id for spec in chain] for chain in chains_of(todo)]
     with Client(scheduler), parallel_config(backend="dask"):
         Parallel()(delayed(execute_chain)(str(store.home), chain) for chain in chains)

@@ -20,7 +20,7 @@ from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.runs.warm_up import warm_solver
 from engine.solvers import IterationRecord
-from engine.status import StopCode, StopReason
+from engine.status import RunStatus, StopCode, StopReason
 
 FLUSH_EVERY_SECONDS = 0.5
 CANCEL_POLL_SECONDS = 0.5
@@ -78,9 +78,8 @@ def warm_start(store: Store, spec: RunSpec) -> tuple[Params | None, str]:
         return None, (
             f"started cold: run {source}, its warm start, ended {row.status} without a model"
         )
-    constraint = row.spec.get("constraint") or {}
-    alpha, beta = row.spec["interval"]
-    at = f" (κ = {constraint['kappa']:g}, I = [{alpha:g}, {beta:g}))" if constraint else ""
+    alpha, beta = row.spec.interval
+    at = f" (κ = {row.spec.kappa:g}, I = [{alpha:g}, {beta:g}))" if row.spec.constraint else ""
     train = store.metrics(source).get("train", {}).get("constraint")
     why = infeasible_start(row.spec, train, spec)
     if why:
@@ -127,4 +126,4 @@ def execute_run(home: str, run_id: str) -> str:
             StopCode.INTERNAL_ERROR, f"internal error: {type(error).__name__}: {error}"
         )
         store.finish(run_id, stop, error=traceback.format_exc())
-    return "failed"
+    return str(RunStatus.FAILED)

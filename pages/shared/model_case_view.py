@@ -34,14 +34,14 @@ def model_case_view(store: Store, run_id: str, prepared, kappa: float) -> None:
             st.markdown(
                 f"**What fairness costs** against the unconstrained model, on the test set: {cost}."
             )
-    _group_table(store, run_id, row.spec, prepared)
+    _group_table(store, run_id, prepared)
     honour_search_view(store, run_id)
     figures = score_figures(
         store,
         run_id,
         reference.id if reference else None,
         prepared.group_names,
-        tuple(row.spec["interval"]),
+        row.spec.interval,
         kappa,
     )
     left, right = st.columns(2)
@@ -50,7 +50,7 @@ def model_case_view(store: Store, run_id: str, prepared, kappa: float) -> None:
     decision_view(store, run_id)
 
 
-def _group_table(store: Store, run_id: str, spec: dict, prepared) -> None:
+def _group_table(store: Store, run_id: str, prepared) -> None:
     """Per group on the test set: rows, selection rate, TPR, FPR and accuracy of the model's
     decisions; nothing for a regression, or when the page's test split is not the run's."""
     if prepared.task is not Task.CLASSIFICATION:
@@ -62,9 +62,7 @@ def _group_table(store: Store, run_id: str, spec: dict, prepared) -> None:
             "Per-group rates: the page's data are not this run's; choose its data to see them."
         )
         return
-    rows = group_rows(
-        scores, groups, np.asarray(test.y), prepared.group_names, float(spec.get("threshold", 0.0))
-    )
+    rows = group_rows(scores, groups, np.asarray(test.y), prepared.group_names)
     frame = pd.DataFrame([vars(r) for r in rows])
     number = st.column_config.NumberColumn
     st.markdown("**Per group, on the test set** (decisions at the model's threshold)")

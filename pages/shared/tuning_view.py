@@ -75,7 +75,7 @@ def tuning_lines(store: Store, view: TunedView) -> None:
 
 
 def _tuning_line(progress: TuningProgress) -> None:
-    name = run_label(progress.spec.to_dict())
+    name = run_label(progress.spec)
     total = len(progress.trials)
     if progress.tuned is None:
         if progress.stored == 0:
@@ -87,7 +87,7 @@ def _tuning_line(progress: TuningProgress) -> None:
     title = f"Tuned {name} on {total} trials: {choice.headline()}"
     with st.expander(title, key=f"tuning:{progress.spec.run_id}"):
         st.caption(f"{choice.words()} Grid: {choice.plan.words()}.")
-        held = held_quantity(progress.spec.to_dict())
+        held = held_quantity(progress.spec)
         frame = pd.DataFrame(choice.rows(held.name if held is not None else "value"))
         number = st.column_config.NumberColumn
         config = {

@@ -23,7 +23,7 @@ from engine.runs.frontier_text import front_table
 from engine.runs.honour_search import honour_search, search_table, search_titles
 from engine.runs.quantities import QUANTITY_NAMES
 from engine.runs.reference_key import reused_from
-from engine.runs.results import constraint_of, run_verdict, thresholded
+from engine.runs.results import run_verdict
 from engine.solvers.catalogue import solver_card
 from engine.solvers.records import RecordKind
 from engine.status import ACTIVE, RunStatus
@@ -200,7 +200,7 @@ def metrics_table(
             "κ": number(format="%g"),
         },
     )
-    ranking = [run_label(spec) for spec in specs if not thresholded(spec)]
+    ranking = [run_label(spec) for spec in specs if not spec.thresholded]
     if ranking:
         st.caption(
             f"{', '.join(ranking)} train{'s' if len(ranking) == 1 else ''} paper 004's "
@@ -279,7 +279,7 @@ def honour_search_view(store: Store, run_id: str) -> None:
     if search is None:
         return
     spec = store.run(run_id).spec
-    quantity = quantity_name(constraint_of(spec)[0])
+    quantity = quantity_name(spec.family)
     where = search.split_words
     st.markdown(f"**Solves of {run_label(spec)}**, holding κ on {where}")
     if search.sentence:

@@ -55,7 +55,7 @@ def test_a_small_study_fills_in_bands_table_and_criteria(app_home):
             break
         time.sleep(0.5)
     assert len(runs) == 4 and all(r.has_model for r in runs), [
-        (r.status, r.error, r.spec["solver"]) for r in runs
+        (r.status, r.error, r.spec.solver) for r in runs
     ]
     app.run()
     assert not app.exception
@@ -82,7 +82,7 @@ def wait_until_ended(store: Store, count: int, timeout: float = 180) -> list:
         if len(runs) >= count and all(r.status in FINAL for r in runs):
             return runs
         time.sleep(0.5)
-    raise AssertionError(f"runs did not end: {[(r.spec['solver'], r.status) for r in runs]}")
+    raise AssertionError(f"runs did not end: {[(r.spec.solver, r.status) for r in runs]}")
 
 
 def test_a_tuned_study_runs_each_solver_with_the_options_its_trials_chose(app_home):
@@ -98,16 +98,16 @@ def test_a_tuned_study_runs_each_solver_with_the_options_its_trials_chose(app_ho
     app.sidebar.button(key="bench_run").click().run()
     store = Store(app_home)
     trials = wait_until_ended(store, len(grid))
-    assert all(r.spec["config"]["outer_iterations"] == 50 for r in trials)
+    assert all(r.spec.config["outer_iterations"] == 50 for r in trials)
     app.run()  # the trials have ended: the study is queued with the chosen options
     assert not app.exception
     runs = wait_until_ended(store, len(grid) + 4)
     (line,) = [e.label for e in app.expander if e.label.startswith("Tuned idca")]
-    idca = [r for r in runs if r.spec["solver"] == "idca"]
-    study = [r for r in idca if r.spec["config"]["outer_iterations"] != 50]  # at full length
-    assert sorted(r.spec["seed"] for r in study) == [0, 1]
+    idca = [r for r in runs if r.spec.solver == "idca"]
+    study = [r for r in idca if r.spec.config["outer_iterations"] != 50]  # at full length
+    assert sorted(r.spec.seed for r in study) == [0, 1]
     for run in study:
-        chosen = {name: run.spec["config"][name] for name in ("inner_iterations", "epsilon")}
+        chosen = {name: run.spec.config[name] for name in ("inner_iterations", "epsilon")}
         assert chosen in grid
         assert (
             f"inner_iterations = {chosen['inner_iterations']}, epsilon = {chosen['epsilon']},"

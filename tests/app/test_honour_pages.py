@@ -40,5 +40,5 @@ def test_off_solves_at_kappa_alone_and_shows_no_search():
     wait_for_runs(app)
     assert not app.exception
     runs = Store().runs()
-    assert len(runs) == 2 and all("honour" not in r.spec for r in runs)
+    assert len(runs) == 2 and all(r.spec.honour is None for r in runs)
     assert "Solves of" not in texts(app)

@@ -176,7 +176,7 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     assert len(runs) == 3  # two κ for IDCA and the unconstrained model
     assert app.get("plotly_chart") and "3 of 3 runs finished" in app.get("progress")[0].text
     # κ held on the training data by default, where there is a κ: the chart says so, once
-    assert sorted((r.spec["solver"], r.spec.get("honour")) for r in runs) == [
+    assert sorted((r.spec.solver, r.spec.honour) for r in runs) == [
         ("idca", "train"),
         ("idca", "train"),
         ("unconstrained", None),
@@ -195,7 +195,7 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
         "fairness = 1 − pSP (exact, test) ± 95 % interval",
         "accuracy (exact, test) ± 95 % interval",
     )
-    tight = next(r for r in runs if (r.spec.get("constraint") or {}).get("kappa") == 0.05)
+    tight = next(r for r in runs if r.spec.kappa == 0.05)
     app.session_state["frontier"] = {
         "selection": {  # the person clicks IDCA's κ = 0.05 point
             "points": [{"customdata": [tight.id]}],
@@ -231,7 +231,7 @@ def test_a_sweep_over_two_intervals_draws_a_series_each_and_the_kappa_by_interva
     wait_for_runs(app)
     assert not app.exception and len(Store().runs()) == 4  # IDCA and the reference, per interval
     charts = {c.key: json.loads(c.proto.spec) for c in app.get("plotly_chart")}
-    idca = {r.id for r in Store().runs() if r.spec["solver"] == "idca"}
+    idca = {r.id for r in Store().runs() if r.spec.solver == "idca"}
     drawn = {ids[0] for t in charts["frontier"]["data"] for ids in t.get("customdata", [])}
     assert idca <= drawn  # each in its series, or marked (2 s runs may be near the majority)
     stars = [t for t in charts["frontier"]["data"] if t.get("name") == "unconstrained reference"]
@@ -248,19 +248,19 @@ def test_a_frontier_sweep_continues_along_kappa_unless_told_to_start_each_point_
     app.sidebar.number_input(key="seconds").set_value(2.0).run()
     app.sidebar.button(key="sweep").click().run()
     wait_for_runs(app)
-    idca = {r.spec["constraint"]["kappa"]: r for r in Store().runs() if r.spec["solver"] == "idca"}
+    idca = {r.spec.kappa: r for r in Store().runs() if r.spec.solver == "idca"}
     assert set(idca) == {0.3, 0.2, 0.1}
     # two chains, tight to loose: 0.1 → 0.3 and 0.2 alone; the first of each starts cold
-    assert idca[0.3].spec["warm_start"] == idca[0.1].id
-    assert "warm_start" not in idca[0.1].spec and "warm_start" not in idca[0.2].spec
+    assert idca[0.3].spec.warm_start == idca[0.1].id
+    assert idca[0.1].spec.warm_start is None and idca[0.2].spec.warm_start is None
     # it starts from that model, or says why not (a 2 s run may not hold its κ on train)
     assert f"the model of run {idca[0.1].id}" in idca[0.3].reason
     assert "4 of 4 runs finished" in app.get("progress")[0].text  # and the unconstrained model
     app.sidebar.checkbox(key="continuation").uncheck().run()
     app.sidebar.button(key="sweep").click().run()
     wait_for_runs(app)
-    cold = [r for r in Store().runs() if r.spec["solver"] == "idca" and "warm_start" not in r.spec]
-    assert sorted(r.spec["constraint"]["kappa"] for r in cold) == [0.1, 0.2, 0.3]  # one new run
+    cold = [r for r in Store().runs() if r.spec.solver == "idca" and r.spec.warm_start is None]
+    assert sorted(r.spec.kappa for r in cold) == [0.1, 0.2, 0.3]  # one new run
     assert len(Store().runs()) == 5
 
 
@@ -269,7 +269,6 @@ def test_an_auc_gap_frontier_shows_auc_and_the_references_own_gap():
     carries the exact gap of the sweep's variant (here intra-group), not the group AUC gap."""
     from engine.data.sources import load_prepared
     from engine.fairness.auc import intra_group_auc_gap
-    from engine.runs.spec import RunSpec
 
     app = start()
     app.switch_page("pages/frontier.py").run()
@@ -290,8 +289,8 @@ def test_an_auc_gap_frontier_shows_auc_and_the_references_own_gap():
     store = Store()
     gaps = []
     for row in store.runs():
-        if row.spec["solver"] == "unconstrained":
-            spec = RunSpec.from_dict(row.spec)
+        if row.spec.solver == "unconstrained":
+            spec = row.spec
             scores, groups = store.load_scores(row.id)
             gaps.append(
                 intra_group_auc_gap(scores, groups, load_prepared(spec.data, spec.prepare).test.y)
@@ -338,9 +337,9 @@ def test_the_group_loss_gap_takes_its_pairs_and_losses_from_the_sidebar(app_home
     app.sidebar.button(key="run").click().run()
     assert not app.exception
     wait_for_runs(app)
-    constraints = [r.spec["constraint"] for r in Store(app_home).runs() if r.spec["constraint"]]
+    constraints = [r.spec.constraint for r in Store(app_home).runs() if r.spec.constraint]
     assert constraints and all(
-        c["pairs"] == "vs_mean" and c["options"] == [["condition", "odds"]] for c in constraints
+        c.pairs == "vs_mean" and c.options == (("condition", "odds"),) for c in constraints
     )
     assert app.query_params["loss_condition"] == "odds"
 
@@ -372,9 +371,9 @@ def test_a_solver_tuned_first_runs_its_trials_and_shows_the_setting_its_rule_pic
     assert f"Tuning ssg (κ = 0.05): 0 of {len(grid)} trials ended." in texts(app)
     wait_for_runs(app)
     runs = Store().runs()
-    trials = [r for r in runs if r.spec["solver"] == "ssg"]
+    trials = [r for r in runs if r.spec.solver == "ssg"]
     assert len(runs) == len(grid) + 1 and len(trials) == len(grid)
-    assert sorted(r.spec["config"]["epsilon"] for r in trials) == sorted(s["epsilon"] for s in grid)
+    assert sorted(r.spec.config["epsilon"] for r in trials) == sorted(s["epsilon"] for s in grid)
     (expander,) = [
         e for e in app.expander if e.label.startswith("Tuned ssg (κ = 0.05) on 4 trials")
     ]
@@ -400,9 +399,9 @@ def test_a_frontier_tuned_first_draws_each_point_with_the_options_its_own_trials
     button.click().run()
     wait_for_runs(app)
     runs = Store().runs()
-    trials = [r for r in runs if r.spec["solver"] == "ssg"]
+    trials = [r for r in runs if r.spec.solver == "ssg"]
     assert len(trials) == 2 * len(grid) and len(runs) == len(trials) + 1
-    assert all("warm_start" not in r.spec for r in runs)
+    assert all(r.spec.warm_start is None for r in runs)
     tuned = [e.label for e in app.expander if e.label.startswith("Tuned ssg")]
     assert len(tuned) == 2 and all(f"on {len(grid)} trials" in label for label in tuned)
     (figure,) = [c for c in app.get("plotly_chart") if c.key == "frontier"]
@@ -412,6 +411,7 @@ def test_a_frontier_tuned_first_draws_each_point_with_the_options_its_own_trials
     # one chosen trial per κ (unless none ended with a model, which the expander then says)
     chosen = drawn & {r.id for r in trials}
     answered = [label for label in tuned if "no trial ended" not in label]
-    assert len(chosen) == len(answered) and {
-        r.spec["constraint"]["kappa"] for r in trials if r.id in chosen
-    } <= {0.2, 0.05}
+    assert len(chosen) == len(answered) and {r.spec.kappa for r in trials if r.id in chosen} <= {
+        0.2,
+        0.05,
+    }

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.data import sources
-from engine.runs import Store
+from engine.models import ModelSpec
+from engine.runs import RunSpec, Store
 from engine.status import StopCode, StopReason
 from pages.shared import data_controls, data_summary, views
 from pages.shared.preload import preload, prepare_default_data
@@ -110,7 +111,8 @@ def test_figures_are_built_once_and_shared_across_reruns(tmp_path):
 
     store = Store(tmp_path / "runs")
     rng = np.random.default_rng(0)
-    spec = {"solver": "unconstrained", "constraint": None, "interval": [0.05, 0.3]}
+    data, prepare = data_controls.default_data()
+    spec = RunSpec(data, prepare, ModelSpec(), None, (0.05, 0.3), "unconstrained").to_dict()
     store.enqueue("r1", spec)
     store.claim("r1", 1)
     store.save_artifacts("r1", {}, rng.normal(size=400), rng.integers(0, 2, 400))

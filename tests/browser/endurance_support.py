@@ -161,9 +161,9 @@ def stored_value(home: Path, kappa: float) -> float | None:
     rows = [
         r
         for r in store.runs()
-        if r.spec["solver"] == "idca"
-        and r.spec["budget"]["max_seconds"] == EXPLORE_SECONDS
-        and (r.spec["constraint"] or {}).get("kappa") == kappa
+        if r.spec.solver == "idca"
+        and r.spec.budget.max_seconds == EXPLORE_SECONDS
+        and r.spec.kappa == kappa
     ]
     return store.metrics(rows[0].id)["test"]["constraint"] if len(rows) == 1 else None
 

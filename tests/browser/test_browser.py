@@ -73,11 +73,7 @@ def verdict_on_page(page, quantity: str) -> tuple[str, float, float]:
 
 
 def stored_test_value(home, solver: str, family: str) -> float:
-    (row,) = [
-        r
-        for r in Store(home).runs()
-        if r.spec["solver"] == solver and (r.spec["constraint"] or {}).get("family") == family
-    ]
+    (row,) = [r for r in Store(home).runs() if r.spec.solver == solver and r.spec.family == family]
     return Store(home).metrics(row.id)["test"]["constraint"]
 
 
@@ -95,7 +91,7 @@ def test_verdicts_and_constrained_values_in_a_browser(server, browser):
     page.get_by_text("Exact metrics, test set first").first.wait_for(timeout=30_000)
     # real per-group step functions: a point per distinct score of a group (over 100 for any
     # model that moved; a 5 s run on a loaded machine may not have, and has as few steps)
-    (idca,) = [r.id for r in Store(home).runs() if r.spec["solver"] == "idca"]
+    (idca,) = [r.id for r in Store(home).runs() if r.spec.solver == "idca"]
     scores, ids = Store(home).load_scores(idca)
     steps = min(100, max(np.unique(scores[ids == k]).size for k in np.unique(ids)))
     page.wait_for_function(f"(args) => ({POINTS})(args) > {steps}", arg=["CCDF"], timeout=30_000)

@@ -125,7 +125,7 @@ def test_a_study_of_two_solvers_writes_its_files_and_prints_the_table(
 def test_a_grid_of_one_solver_writes_the_heatmap_and_leaves_a_failed_run_out(
     tiny_csv, quiet_store, inline_runner, tmp_path, capsys
 ):
-    inline_runner["fail"] = lambda spec: spec["config"]["rho"] == 1 and spec["config"]["mu"] == 2
+    inline_runner["fail"] = lambda spec: spec.config["rho"] == 1 and spec.config["mu"] == 2
     out = tmp_path / "grid"
     code = main(
         [
@@ -151,7 +151,7 @@ def test_a_grid_of_one_solver_writes_the_heatmap_and_leaves_a_failed_run_out(
     printed = capsys.readouterr()
     assert code == 0, printed.err
     rows = Store(quiet_store).runs()
-    assert all(r.spec["config"]["tau"] == 0.05 for r in rows)  # --option applies to each point
+    assert all(r.spec.config["tau"] == 0.05 for r in rows)  # --option applies to each point
     failed = [r for r in rows if r.status == "failed"]
     assert len(rows) == 4 and len(failed) == 1
     assert (

@@ -107,7 +107,7 @@ def test_the_frontier_of_a_sweep_lists_each_runs_front(tiny_csv, quiet_store, ca
         execute_run(str(quiet_store), row.id)
     assert main(["frontier", sweep_id]) == 0
     out = capsys.readouterr().out
-    fronts = [r.id for r in store.runs(sweep_id=sweep_id) if r.spec["solver"] == NAME]
+    fronts = [r.id for r in store.runs(sweep_id=sweep_id) if r.spec.solver == NAME]
     assert len(fronts) == 2  # one per seed, never averaged
     for run_id in fronts:
         block = out[out.index(f"front of run {run_id}") :].splitlines()

@@ -68,7 +68,7 @@ def test_sweep_honours_kappa_where_there_is_one_and_the_frontier_says_so(
     sweep_id = capsys.readouterr().out.strip()
     store = Store(quiet_store)
     rows = store.runs(sweep_id=sweep_id)
-    assert sorted((r.spec["solver"], r.spec.get("honour")) for r in rows) == [
+    assert sorted((r.spec.solver, r.spec.honour) for r in rows) == [
         ("idca", "val"),
         ("idca", "val"),
         ("unconstrained", None),

@@ -39,8 +39,8 @@ def test_sweep_grid_queues_the_product_once(tiny_csv, quiet_store, capsys):
     store = Store(quiet_store)
     rows = store.runs(sweep_id=sweep_id)
     assert len(rows) == 10 and {r.status for r in rows} == {"queued"}
-    alm = [r.spec for r in rows if r.spec["solver"] == "ssl_alm"]
-    assert sorted({(s["config"]["rho"], s["constraint"]["kappa"], s["seed"]) for s in alm}) == [
+    alm = [r.spec for r in rows if r.spec.solver == "ssl_alm"]
+    assert sorted({(s.config["rho"], s.kappa, s.seed) for s in alm}) == [
         (rho, kappa, seed) for rho in (0.5, 1.0) for kappa in (0.1, 0.2) for seed in (0, 1)
     ]
     (record,) = store.sweeps()
@@ -154,7 +154,6 @@ def test_an_auc_gap_sweep_of_sfls_gives_paper_004s_frontier(tiny_csv, quiet_stor
     and the unconstrained reference carries the intra-group AUC gap the sweep constrains."""
     from engine.data.sources import load_prepared
     from engine.fairness.auc import intra_group_auc_gap
-    from engine.runs.spec import RunSpec
 
     assert (
         main(
@@ -184,12 +183,12 @@ def test_an_auc_gap_sweep_of_sfls_gives_paper_004s_frontier(tiny_csv, quiet_stor
     sweep_id = capsys.readouterr().out.strip()
     store = Store(quiet_store)
     rows = store.runs(sweep_id=sweep_id)
-    assert len(rows) == 4 and {r.spec["objective"]["name"] for r in rows} == {"pairwise_auc"}
+    assert len(rows) == 4 and {r.spec.objective.name for r in rows} == {"pairwise_auc"}
     gaps = []
     for row in rows:
         assert execute_run(str(quiet_store), row.id) in ("budget", "converged")
-        if row.spec["solver"] == "unconstrained":
-            spec = RunSpec.from_dict(row.spec)
+        if row.spec.solver == "unconstrained":
+            spec = row.spec
             scores, groups = store.load_scores(row.id)
             y = load_prepared(spec.data, spec.prepare).test.y
             gaps.append(1.0 - intra_group_auc_gap(scores, groups, y))

@@ -98,12 +98,12 @@ def test_a_tuned_sweep_queues_the_chosen_run_of_each_point(
     grid = solver_card("ssg").tuning.settings()
     assert len(store.runs()) == 2 * len(grid) + 1  # the trials and the reference, no more
     swept = store.runs(sweep_id=store.sweep_id(sweep_id))
-    assert sorted(r.spec["solver"] for r in swept) == ["ssg", "ssg", "unconstrained"]
-    for row in (r for r in swept if r.spec["solver"] == "ssg"):
-        kappa = row.spec["constraint"]["kappa"]
-        said = f"ssg κ = {kappa:g} I = [0, 1): Chosen: epsilon = {row.spec['config']['epsilon']},"
+    assert sorted(r.spec.solver for r in swept) == ["ssg", "ssg", "unconstrained"]
+    for row in (r for r in swept if r.spec.solver == "ssg"):
+        kappa = row.spec.kappa
+        said = f"ssg κ = {kappa:g} I = [0, 1): Chosen: epsilon = {row.spec.config['epsilon']},"
         assert said in printed.err
-        assert row.spec["config"]["epsilon"] in [s["epsilon"] for s in grid]
+        assert row.spec.config["epsilon"] in [s["epsilon"] for s in grid]
     assert main(["frontier", sweep_id]) == 0
 
 
@@ -141,7 +141,7 @@ def test_a_tuned_benchmark_runs_each_solver_with_the_options_its_trials_chose(
     assert f"tuning 1 points: {len(grid)} trials" in printed  # sgd declares no grid
     store = Store(quiet_store)
     line = next(x for x in printed.splitlines() if x.startswith("ssl_alm κ = 0.05"))
-    study = [r for r in store.runs() if r.spec["solver"] == "ssl_alm" and r.spec["seed"] == 1]
+    study = [r for r in store.runs() if r.spec.solver == "ssl_alm" and r.spec.seed == 1]
     (second_seed,) = study  # the trials ran on the first seed
-    chosen = {name: second_seed.spec["config"][name] for name in ("tau", "eta")}
+    chosen = {name: second_seed.spec.config[name] for name in ("tau", "eta")}
     assert chosen in grid and f"tau = {chosen['tau']}, eta = {chosen['eta']}," in line

@@ -139,7 +139,7 @@ def test_a_continuation_sweep_runs_each_point_after_and_from_its_neighbour(store
         train = store.metrics(source.id)["train"]["constraint"]
         assert train <= spec.constraint.kappa
         assert (
-            f"started from the model of run {source.id} (κ = {source.spec['constraint']['kappa']:g}"
+            f"started from the model of run {source.id} (κ = {source.spec.kappa:g}"
             f", I = [0.1, 0.5)), whose exact training pSP {train:.4g} ≤ κ = "
             f"{spec.constraint.kappa:g}" in row.reason
         )

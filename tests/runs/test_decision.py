@@ -22,7 +22,7 @@ from engine.data.sources import load_prepared
 from engine.errors import UserError
 from engine.fairness.families import FAMILIES
 from engine.model_file import DOCUMENT
-from engine.runs import RunSpec, Store
+from engine.runs import Store
 from engine.runs.decision import Decision, add_decision, decide, decisions
 from engine.runs.decision_record import decision_record, interval_label, meaning_sentences
 from engine.runs.results import interval_text, run_verdict
@@ -105,7 +105,7 @@ def test_a_decision_needs_a_note_and_a_finished_run_with_a_model(runs):
         decide(store, ids["chosen"], "  \n ")
     with pytest.raises(UserError, match="is failed: it has no model"):
         decide(store, ids["failed"], NOTE)
-    queued = make_spec(RunSpec.from_dict(store.run(ids["chosen"]).spec).data, seed=3)
+    queued = make_spec(store.run(ids["chosen"]).spec.data, seed=3)
     store.enqueue(queued.run_id, queued.to_dict())
     with pytest.raises(UserError, match="still queued"):
         decide(store, queued.run_id, NOTE)
@@ -132,7 +132,7 @@ def test_the_record_says_what_the_run_is(runs):
     verdict, test = run_verdict(store, row), store.metrics(row.id)["test"]
     reference = store.metrics(ids["reference"])["test"]
     # the data: each group's rows in each split, its name escaped
-    prepared = load_prepared(RunSpec.from_dict(row.spec).data, RunSpec.from_dict(row.spec).prepare)
+    prepared = load_prepared(row.spec.data, row.spec.prepare)
     data = section(page, "The data and its groups")
     for split in ("train", "val", "test"):
         for name, count in prepared.group_sizes(split).items():

@@ -1,4 +1,4 @@
-"""A stored run spec in words: each fact once, and nothing that does not decide the run."""
+"""A run spec in words: each fact once, and nothing that does not decide the run."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from engine.solvers.budget import BudgetClock
 CSV = CSVSpec(path="/somewhere/private/toy.csv", label="y", protected=("g",))
 
 
-def spec(**changes) -> dict:
+def spec(**changes) -> RunSpec:
     base = RunSpec(
         data=CSV,
         prepare=PrepareOptions(grouping=(GroupingSpec("g"),), seed=3),
@@ -32,10 +32,10 @@ def spec(**changes) -> dict:
         solver="idca",
         seed=3,
     )
-    return dataclasses.replace(base, **changes).to_dict()
+    return dataclasses.replace(base, **changes)
 
 
-def described(run: dict) -> dict[str, str]:
+def described(run: RunSpec) -> dict[str, str]:
     return dict(describe_spec(run))
 
 

@@ -112,20 +112,17 @@ def test_a_constraint_is_reported_by_every_run_only_at_its_defaults(spec, metric
 def test_the_sweep_view_is_the_one_constraint_its_runs_share_whatever_kappa(csv_spec):
     intra = [auc_spec(csv_spec, "sfls", "intra", kappa) for kappa in (0.02, 0.1)]
     reference = auc_spec(csv_spec, "unconstrained")
-    specs = [s.to_dict() for s in (*intra, reference)]
+    specs = [*intra, reference]
     assert sweep_view(specs) == intra[0].constraint
-    assert sweep_view([*specs, auc_spec(csv_spec, "sfls", "inter").to_dict()]) is None
-    assert sweep_view([reference.to_dict()]) is None
+    assert sweep_view([*specs, auc_spec(csv_spec, "sfls", "inter")]) is None
+    assert sweep_view([reference]) is None
 
 
 def test_paper_004_sweeps_default_to_auc_with_standard_errors(csv_spec):
     psp = make_spec(csv_spec)
     logistic_auc_gap = dataclasses.replace(psp, constraint=auc_gap("intra"))
     pairwise_reference = auc_spec(csv_spec, "unconstrained")
-    assert frontier_axes([psp.to_dict(), make_spec(csv_spec, "unconstrained").to_dict()]) == (
-        "accuracy",
-        "ci",
-    )
-    assert frontier_axes([logistic_auc_gap.to_dict()]) == ("auc", "se")
-    assert frontier_axes([pairwise_reference.to_dict()]) == ("auc", "se")
-    assert frontier_axes([psp.to_dict(), pairwise_reference.to_dict()]) == ("auc", "se")
+    assert frontier_axes([psp, make_spec(csv_spec, "unconstrained")]) == ("accuracy", "ci")
+    assert frontier_axes([logistic_auc_gap]) == ("auc", "se")
+    assert frontier_axes([pairwise_reference]) == ("auc", "se")
+    assert frontier_axes([psp, pairwise_reference]) == ("auc", "se")

@@ -41,9 +41,9 @@ def test_the_spec_in_words_says_on_which_split_kappa_is_honoured(csv_spec):
         ("val", "held on the training data and honoured on validation ("),
         ("train", "held on the training data ("),
     ):
-        honoured = dict(describe_spec(dataclasses.replace(plain, honour=split).to_dict()))
+        honoured = dict(describe_spec(dataclasses.replace(plain, honour=split)))
         assert f"; κ {words}" in honoured["constraint"]
-    assert "held on" not in dict(describe_spec(plain.to_dict()))["constraint"]
+    assert "held on" not in dict(describe_spec(plain))["constraint"]
 
 
 def test_the_report_gives_each_honoured_run_its_search_sentence_and_kappa_prime_table(
@@ -157,7 +157,7 @@ def test_the_last_surrogate_is_that_of_the_reported_solve(
     # feasible surrogate of the reported solve, exact train value above κ: "surrogate only"
     surrogate_only = violation <= 0.0
     stored = run_verdict(store, store.run(spec.run_id))
-    here = solution_verdict(spec.to_dict(), solution)
+    here = solution_verdict(spec, solution)
     for verdict in (stored, here):
         assert (verdict.label is Label.SURROGATE_ONLY) == surrogate_only
         assert (verdict.label is Label.MISSES) == (not surrogate_only)

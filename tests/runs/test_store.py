@@ -1,21 +1,29 @@
 """The store and the in-process worker path: reuse, cancel, divergence, bad specs."""
 
+import dataclasses
+import json
 import math
 import sqlite3
 
 import pytest
-from run_fixtures import make_spec
+from old_specs import OLD_SPECS
+from run_fixtures import INTERVAL, make_spec
 
+from engine import __version__
 from engine.data.acs import ACSSpec
 from engine.errors import UserError
+from engine.fairness.constraint_spec import ConstraintSpec
+from engine.objectives import PairwiseAUCLoss
 from engine.runs import RunSpec
 from engine.runs.results import export_run
+from engine.runs.spec import stored_spec
 from engine.runs.submit import submit
 from engine.runs.worker import execute_run
 from engine.solvers import driver as driver_module
 from engine.solvers.base import Solver
 from engine.solvers.idca import IDCA
 from engine.status import StopCode, StopReason
+from engine.task import Task
 
 
 def test_spec_round_trips_and_its_hash_is_its_content(csv_spec):
@@ -24,6 +32,25 @@ def test_spec_round_trips_and_its_hash_is_its_content(csv_spec):
     assert again == spec and again.run_id == spec.run_id
     assert make_spec(csv_spec, kappa=0.2).run_id != spec.run_id
     assert make_spec(csv_spec, seed=1).run_id != spec.run_id
+
+
+def test_a_spec_says_what_its_constraint_holds_and_on_which_interval(csv_spec):
+    held = make_spec(csv_spec, kappa=0.1)  # pSP on its own I = (0.1, 0.5)
+    assert (held.family, held.kappa, held.constraint_interval) == ("pSP", 0.1, (0.1, 0.5))
+    on_the_spec = dataclasses.replace(held, constraint=ConstraintSpec("pSP", 0.1), interval=(0, 1))
+    assert on_the_spec.constraint_interval == (0.0, 1.0)
+    free = make_spec(csv_spec, "unconstrained")
+    assert (free.family, free.kappa, free.constraint_interval) == (None, None, INTERVAL)
+    assert held.task is Task.CLASSIFICATION and held.thresholded
+    ranking = dataclasses.replace(held, objective=PairwiseAUCLoss())
+    assert ranking.task is Task.CLASSIFICATION and not ranking.thresholded
+
+
+def test_a_stored_spec_is_read_once_per_text(csv_spec):
+    text = json.dumps(make_spec(csv_spec).to_dict(), sort_keys=True)
+    spec, version = stored_spec(text)
+    assert spec == make_spec(csv_spec) and version == __version__
+    assert stored_spec(text)[0] is spec
 
 
 def test_a_run_executes_in_process_and_its_results_are_stored(store, csv_spec):
@@ -42,7 +69,8 @@ def test_a_run_executes_in_process_and_its_results_are_stored(store, csv_spec):
     assert row.reason == "iteration budget of 300 reached"
 
 
-def test_a_stop_code_sets_the_status(store):
+def test_a_stop_code_sets_the_status(store, csv_spec):
+    spec = make_spec(csv_spec).to_dict()
     ends = [
         StopReason(StopCode.TIME_BUDGET, "time budget of 6 s reached"),
         StopReason(StopCode.CONVERGED, "objective unchanged"),
@@ -50,14 +78,14 @@ def test_a_stop_code_sets_the_status(store):
         StopReason(StopCode.CANCELLED, "cancelled"),
     ]
     for run_id, stop in zip("abcd", ends, strict=True):
-        store.enqueue(run_id, {"solver": "idca"})
+        store.enqueue(run_id, spec)
         store.claim(run_id, 1)
         store.finish(run_id, stop)
     rows = [store.run(r) for r in "abcd"]
     assert [r.status for r in rows] == ["budget", "converged", "failed", "cancelled"]
     assert [r.has_model for r in rows] == [True, True, False, False]
     assert [r.stop_code for r in rows] == [e.code for e in ends]
-    store.enqueue("e", {"solver": "idca"})  # the statuses a page polls, of the runs it names
+    store.enqueue("e", spec)  # the statuses a page polls, of the runs it names
     assert store.statuses(["a", "c", "e", "absent"]) == {
         "a": "budget",
         "c": "failed",
@@ -77,11 +105,15 @@ def test_a_store_of_schema_one_is_migrated(tmp_path):
         " reason TEXT NOT NULL DEFAULT '', error TEXT, created REAL NOT NULL, started REAL,"
         " finished REAL, pid INTEGER, cancel_requested INTEGER NOT NULL DEFAULT 0,"
         " iterations INTEGER, seconds REAL, solver_status TEXT);"
-        "INSERT INTO runs (id, spec, status, reason, created) VALUES"
-        " ('a', '{}', 'done', 'budget: time budget of 6 s reached', 1),"
-        " ('b', '{}', 'done', 'converged: objective unchanged', 2),"
-        " ('c', '{}', 'failed', 'bad input', 3);"
         "PRAGMA user_version = 1;"
+    )
+    db.executemany(
+        "INSERT INTO runs (id, spec, status, reason, created) VALUES (?, ?, ?, ?, ?)",
+        [
+            ("a", OLD_SPECS[0].text, "done", "budget: time budget of 6 s reached", 1),
+            ("b", OLD_SPECS[0].text, "done", "converged: objective unchanged", 2),
+            ("c", OLD_SPECS[0].text, "failed", "bad input", 3),
+        ],
     )
     db.commit()
     db.close()

@@ -27,7 +27,6 @@ from engine.runs.frontier import frontier
 from engine.runs.fronts import run_front
 from engine.runs.quantities import QUANTITY_NAMES, quantity_of
 from engine.runs.results import front_frontier, measure_view, run_results, run_verdict
-from engine.runs.spec import constraint_from_dict
 from engine.runs.worker import execute_run
 from engine.solvers.catalogue import solver_card, solver_names
 
@@ -91,7 +90,7 @@ def expected_cell(store: Store, run_id: str, header: str) -> float | str | None:
     metric, where every run reports it)."""
     split, metric, interval = metric_of(header)
     values = store.metrics(run_id).get(split, {})
-    own = constraint_from_dict(store.run(run_id).spec.get("constraint"))
+    own = store.run(run_id).spec.constraint
     held = own is not None and (
         reported_metric(own) == metric
         or (reported_metric(own) is None and metric == f"constraint:{quantity_of(own).name}")
@@ -127,7 +126,7 @@ def check_table(store: Store, table: ComparisonTable) -> None:
 
 def explore_view(store: Store, run_id: str) -> ConstraintSpec | None:
     """The view Explore shows a run in: its constraint, as the first constrained spec's."""
-    return constraint_from_dict(store.run(run_id).spec.get("constraint"))
+    return store.run(run_id).spec.constraint
 
 
 @pytest.mark.parametrize("solver", solver_names())
@@ -169,7 +168,7 @@ def test_a_frontier_of_a_solver_and_its_reference_shows_one_quantity(runs, solve
     for point in frontier(results, metric="constraint").points:
         (run_id,) = point.run_ids
         values = store.metrics(run_id)["test"]
-        held = store.run(run_id).spec.get("constraint")
+        held = store.run(run_id).spec.constraint is not None
         expected = values["constraint"] if held else values.get(metric)
         if point.front_of is not None and not point.chosen:
             continue  # a front's models are checked below

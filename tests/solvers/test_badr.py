@@ -339,20 +339,25 @@ def test_a_badr_run_draws_its_weights_group_losses_measure_and_stationarity_live
 
 
 def test_a_badr_runs_trajectory_shows_its_measures_exact_counterpart_whatever_the_page_holds():
+    import dataclasses
+
+    from engine.data.prepare import PrepareOptions
     from engine.fairness.constraint_spec import ConstraintSpec
     from engine.plots.trajectory import trajectory_run
+    from engine.runs.spec import RunSpec
 
-    spec = {
-        "solver": "badr_gd",
-        "config": {"measure": "eopp"},
-        "constraint": None,
-        "interval": [0.05, 0.3],
-        "seed": 0,
-    }
+    spec = RunSpec(
+        data=None,
+        prepare=PrepareOptions(grouping=()),
+        model=ModelSpec(),
+        constraint=None,
+        interval=(0.05, 0.3),
+        solver="badr_gd",
+        config={"measure": "eopp"},
+    )
     page_view = ConstraintSpec("pSP", 0.05, (0.05, 0.3))
     badr = trajectory_run("badr_gd", spec, [], page_view)
     assert (badr.quantity, badr.metric) == ("EOpp gap", "eopp")
-    reference = trajectory_run(
-        "unconstrained", spec | {"solver": "unconstrained", "config": {}}, [], page_view
-    )
+    unconstrained = dataclasses.replace(spec, solver="unconstrained", config={})
+    reference = trajectory_run("unconstrained", unconstrained, [], page_view)
     assert reference.quantity == "pSP"

@@ -21,7 +21,7 @@ from engine.data.prepare import PrepareOptions
 from engine.errors import UserError
 from engine.fairness.families import family_names, quantity_name
 from engine.models import ModelSpec
-from engine.runs import Store
+from engine.runs import RunSpec, Store
 from engine.runs.results import measure_view, run_verdict
 from engine.runs.worker import execute_run
 from engine.solvers import Budget, solver_card, solver_names
@@ -91,7 +91,7 @@ def test_the_page_runs_or_refuses_each_combination(table, tmp_path, solver, fami
     verdict = run_verdict(store, row)
     # a run without constraint is judged by pSP, or by the exact counterpart of the measure a
     # solver minimises itself (paper 002: the DP gap of its default measure, dp)
-    view = measure_view(spec.to_dict())
+    view = measure_view(spec)
     shown = spec.constraint or view
     expected = quantity_name(shown.family if shown else None)
     assert verdict.quantity == expected and verdict.check("test").value is not None
@@ -143,7 +143,7 @@ def test_the_command_line_runs_or_refuses_each_combination(
     document = json.loads(out.read_text())
     assert document["result"]["status"] in WITH_MODEL, document["result"]["reason"]
     assert_finite_exact_metrics(document["result"]["metrics"], family is not None)
-    view = measure_view(document["spec"])
+    view = measure_view(RunSpec.from_dict(document["spec"]))
     quantity = quantity_name(family or (view.family if view else None))
     assert document["verdict"]["quantity"] == quantity
     assert f"verdict: {document['verdict']['label']}" in printed.out
