@@ -11,8 +11,6 @@ output is x_τ with P(τ = k) ∝ η^f_k over the objective-step iterations k �
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -21,27 +19,7 @@ from engine.problem import Problem
 from engine.solvers.catalogue.p000_ssw import SSwConfig
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.switching import polyak_move, worst_row
-
-Item = TypeVar("Item")
-
-
-class WeightedReservoir(Generic[Item]):
-    """One item of a stream, item k kept with probability w_k / Σ_s w_s (paper 000, Alg. 3's
-    output), without storing the stream: the k-th offer replaces the kept item with probability
-    w_k / (w_1 + … + w_k). One uniform draw of `rng` per offer."""
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-        self.total = 0.0
-        self.item: Item | None = None
-
-    def offer(self, weight: float, make: Callable[[], Item]) -> bool:
-        """Offer the item `make()` (built only if kept) with `weight` > 0; True if it was kept."""
-        self.total += weight
-        if self.rng.random() * self.total >= weight:
-            return False
-        self.item = make()
-        return True
+from engine.solvers.tail_sample import WeightedReservoir
 
 
 def decayed(base: float, rule: str, k: int) -> float:

@@ -1,11 +1,15 @@
-"""The random output of paper 001's baselines when the run's length is not known in advance.
+"""The random outputs of the switching methods, drawn on the fly without storing the stream.
 
-Huang & Lin (2023), Alg. 1, outputs x_τ with τ drawn over the objective iterations t ∈ {S, …,
-T − 1} with P(τ = t) ∝ η_t; the inexact proximal point methods output a random outer iterate.
-Both need T, and a run stopped by seconds learns T only when it stops. `TailSample` keeps the
-draw for every T at once, without storing the stream: S is taken as the largest power of two at
-most f·T (0 while f·T < 1), so the draw is over the offers of (roughly) the last 1 − f of the
-run, S ∈ (f·T/2, f·T].
+`WeightedReservoir` keeps one item of a stream with probability ∝ its weight: the output of
+paper 000's SSw (Alg. 3), over its objective steps from k0 on.
+
+Paper 001's baselines draw over a tail of the run whose length is not known in advance: Huang &
+Lin (2023), Alg. 1, outputs x_τ with τ drawn over the objective iterations t ∈ {S, …, T − 1}
+with P(τ = t) ∝ η_t; the inexact proximal point methods output a random outer iterate. Both
+need T, and a run stopped by seconds learns T only when it stops. `TailSample` keeps the draw
+for every T at once, without storing the stream: S is taken as the largest power of two at most
+f·T (0 while f·T < 1), so the draw is over the offers of (roughly) the last 1 − f of the run,
+S ∈ (f·T/2, f·T].
 """
 
 from __future__ import annotations
@@ -15,9 +19,26 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from engine.solvers.ssw import WeightedReservoir
-
 Item = TypeVar("Item")
+
+
+class WeightedReservoir(Generic[Item]):
+    """One item of a stream, item k kept with probability w_k / Σ_s w_s (paper 000, Alg. 3's
+    output), without storing the stream: the k-th offer replaces the kept item with probability
+    w_k / (w_1 + … + w_k). One uniform draw of `rng` per offer."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.total = 0.0
+        self.item: Item | None = None
+
+    def offer(self, weight: float, make: Callable[[], Item]) -> bool:
+        """Offer the item `make()` (built only if kept) with `weight` > 0; True if it was kept."""
+        self.total += weight
+        if self.rng.random() * self.total >= weight:
+            return False
+        self.item = make()
+        return True
 
 
 def _power(index: int) -> int:

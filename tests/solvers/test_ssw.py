@@ -13,7 +13,8 @@ from engine.problem import Problem
 from engine.sampling import BatchSampler
 from engine.solvers import Budget, solve
 from engine.solvers.catalogue.p000_ssw import SSwConfig
-from engine.solvers.ssw import StochasticSwitching, WeightedReservoir
+from engine.solvers.ssw import StochasticSwitching
+from engine.solvers.tail_sample import WeightedReservoir
 
 
 def group_losses_and_grads(X, zeta, groups, w):
