@@ -1,7 +1,7 @@
 """What a run's parts offer and what a solver requires, in one small vocabulary (no torch).
 
 The model, the training objective and the constraint family each offer capabilities; a solver's
-card (`engine.solvers.catalogue.card`) requires some, and the solver can train a combination
+card (`engine.solvers.card`) requires some, and the solver can train a combination
 exactly when its requirements are included in what the three parts offer together. Every
 capability says in words what it means, so that a refusal is a sentence.
 """

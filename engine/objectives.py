@@ -185,7 +185,7 @@ OBJECTIVE_TYPES: dict[str, type[Objective]] = {
     SquaredLoss.name: SquaredLoss,
 }
 # the objective of a run that names none, by the task of its label (a solver may ask for another
-# classification objective: `engine.solvers.catalogue.card.SolverCard.default_objective`)
+# classification objective: `engine.solvers.card.SolverCard.default_objective`)
 DEFAULT_OBJECTIVE = {Task.CLASSIFICATION: LogisticLoss.name, Task.REGRESSION: SquaredLoss.name}
 
 

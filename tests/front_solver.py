@@ -12,7 +12,7 @@ import numpy as np
 from engine.options import option
 from engine.solvers import catalogue
 from engine.solvers.base import FrontPoint, Solver, StepInfo
-from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.card import SolverCard
 
 NAME = "toy_front"
 

@@ -57,7 +57,7 @@ from engine.solvers import (
     solver_card,
     solver_names,
 )
-from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.card import SolverCard
 from engine.solvers.honour_rules import (
     DEFAULT_HONOUR,
     HOLDING_WORDS,

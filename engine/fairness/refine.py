@@ -22,7 +22,7 @@ surrogate σ and the indicator it stands for differ. Both are the solver's to sh
 - **the solver's tolerance.** A solver that holds each row to ≤ ε lets each of pSP's rows exceed
   its band by ε, and so the exact value by up to 2ε/(β − α); a refinement says the tolerance its
   rows need (`TOLERANCE_SHARE` of their band), which a solver that declares its tolerance
-  option takes (`engine.solvers.catalogue.card.SolverCard.tolerance_option`).
+  option takes (`engine.solvers.card.SolverCard.tolerance_option`).
 
 pDP (at θ̂, paper 003 eq. 21) has no levels: only the width, at the threshold. The rate gaps
 (DP, EO, EOpp, paper 001 eq. 15/17) the same, in the cells whose rates they compare, with κ as

@@ -20,8 +20,8 @@ from engine.fairness.families import quantity_metric, quantity_name
 from engine.plots.style import TEMPLATE, series_colour, thinned_positions
 from engine.runs.results import measure_view, surrogate_epsilon
 from engine.runs.spec import RunSpec
+from engine.solvers.card import StatePanel
 from engine.solvers.catalogue import CARDS
-from engine.solvers.catalogue.card import StatePanel
 from engine.solvers.records import RecordKind
 
 MAX_TRAJECTORY_POINTS = 1000  # per trace: a run of hours logs tens of thousands of records

@@ -1,23 +1,49 @@
 """Every solver by name, as cards (`SolverCard`): options and defaults, the paper, which models
-and constraint families it solves. Importing this package loads no solver and no torch."""
+and constraint families it solves. Importing this package loads no solver and no torch.
+
+Each source of algorithms is a package of `engine.solvers` (`paper003`, `fairlearn`, …) that
+holds its implementations and, beside them, its card modules: `cards` or `cards_<topic>`, each
+declaring its `CARDS`. A card module imports no implementation (a card names its own by a
+string), so that reading the catalogue loads no solver."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Iterable
 from types import MappingProxyType
 
 from engine.errors import UserError
-from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.card import SolverCard
+
+
+def _card_modules() -> list[str]:
+    """The card modules of every package of `engine.solvers`, and this package's own modules."""
+    solvers = __name__.rpartition(".")[0]
+    names = []
+    for package in _sorted(pkgutil.iter_modules(importlib.import_module(solvers).__path__)):
+        if package.ispkg:
+            path = importlib.import_module(f"{solvers}.{package.name}").__path__
+            names += [
+                f"{solvers}.{package.name}.{module.name}"
+                for module in _sorted(pkgutil.iter_modules(path))
+                if module.name == "cards" or module.name.startswith("cards_")
+            ]
+    return names + [
+        f"{__name__}.{module.name}" for module in _sorted(pkgutil.iter_modules(__path__))
+    ]
+
+
+def _sorted(modules: Iterable[pkgutil.ModuleInfo]) -> list[pkgutil.ModuleInfo]:
+    return sorted(modules, key=lambda m: m.name)
 
 
 def _declared_cards() -> dict[str, SolverCard]:
-    """Every card of this package's modules (each declares its `CARDS`), so that a solver is
-    added by its implementation module and its card module alone; two cards of one name are
-    refused."""
+    """Every card of the card modules (each declares its `CARDS`), so that a solver is added by
+    its implementation module and its card module alone; two cards of one name are refused."""
     cards: dict[str, SolverCard] = {}
-    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{__name__}.{module_info.name}")
+    for name in _card_modules():
+        module = importlib.import_module(name)
         for card in getattr(module, "CARDS", ()):
             if card.name in cards:
                 raise ValueError(f"two solver cards are named {card.name!r}")

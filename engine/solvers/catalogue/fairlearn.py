@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
 from engine.options import Options, option
-from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.card import SolverCard
 
 # fairlearn's ThresholdOptimizer: the performance objectives it accepts under a constraint on one
 # rate, and those it accepts under equalized odds (fairlearn.postprocessing, 0.15)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.options import Options, option
-from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.card import SolverCard
 from engine.solvers.tuning import Score, TuningPlan
 
 # "slack": paper 000, Alg. 2 (c + s = 0, s ≥ 0); "hpr": Hestenes–Powell–Rockafellar (y ≥ 0)

@@ -30,7 +30,7 @@ from typing import ClassVar
 
 from engine.capabilities import Capability as C
 from engine.options import Options, option
-from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.card import SolverCard
 from engine.solvers.tuning import Score, TuningPlan
 
 OUTPUTS = ("random", "last")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
 from engine.options import Options, option
-from engine.solvers.catalogue.card import SolverCard, StatePanel
+from engine.solvers.card import SolverCard, StatePanel
 
 # paper 001, App. E, Table 2: (η_w, η_u, α, β, γ0) per problem
 TABLE2_LINEAR = {"eta_w": 0.001, "eta_u": 0.1, "alpha": 10.0, "beta": 0.1, "gamma0": 0.1}

@@ -16,7 +16,7 @@ from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.fairness.badr_measures import BADR_MEASURES
 from engine.options import Options, option
-from engine.solvers.catalogue.card import SolverCard, StatePanel
+from engine.solvers.card import SolverCard, StatePanel
 
 IMPLICIT_METHODS = ("slsqp", "frank_wolfe")
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
 from engine.options import Options, option
-from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.card import SolverCard
 from engine.solvers.tuning import Score, TuningPlan
 
 

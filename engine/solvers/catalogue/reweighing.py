@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
-from engine.solvers.catalogue.card import SolverCard
+from engine.solvers.card import SolverCard
 from engine.solvers.catalogue.paper003 import UnconstrainedConfig
 
 
