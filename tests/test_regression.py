@@ -25,7 +25,7 @@ from engine.problem import Problem
 from engine.solvers import solve, solver_card, solver_names
 from engine.solvers.budget import Budget
 from engine.solvers.catalogue.paper000 import SGDConfig
-from engine.solvers.catalogue.paper003 import UnconstrainedConfig
+from engine.solvers.reference.cards import UnconstrainedConfig
 from engine.task import Task
 
 L2 = 0.1

@@ -39,7 +39,7 @@ from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Snapshot
 from engine.solvers.catalogue.p004_postprocess import PostProcessConfig
-from engine.solvers.unconstrained import Unconstrained
+from engine.solvers.reference.unconstrained import Unconstrained
 
 SPLIT = "val"  # paper 004, Sec. 6: validation is for tuning and model selection
 

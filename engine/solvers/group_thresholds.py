@@ -30,7 +30,7 @@ from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Snapshot
 from engine.solvers.catalogue.group_thresholds import GroupThresholdsConfig
-from engine.solvers.unconstrained import Unconstrained
+from engine.solvers.reference.unconstrained import Unconstrained
 
 RATE_SLACK = 1e-12  # a rate on the band's edge is inside it, whatever the rounding of k/n
 OUTSIDE = 1.0  # how far beyond the training scores the thresholds of k = 0 and k = n_g lie

@@ -15,7 +15,7 @@ import numpy as np
 
 from engine.problem import Problem
 from engine.solvers.catalogue.reweighing import ReweighingConfig
-from engine.solvers.unconstrained import Unconstrained
+from engine.solvers.reference.unconstrained import Unconstrained
 
 
 def reweighing_weights(groups: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -117,7 +117,7 @@ def test_a_fresh_worker_warms_up_the_default_solvers_and_another_before_its_run(
         "assert w.warm_up() == os.getpid(); "
         "print(all(m in sys.modules for m in "
         "('engine.runs.worker', 'engine.data.sources', 'engine.solvers.idca', "
-        "'engine.solvers.unconstrained')), 'engine.solvers.plada' in sys.modules); "
+        "'engine.solvers.reference.unconstrained')), 'engine.solvers.plada' in sys.modules); "
         "w.warm_solver('plada'); print('engine.solvers.plada' in sys.modules, "
         "sorted(w._warmed))"
     )

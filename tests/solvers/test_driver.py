@@ -16,9 +16,9 @@ from engine.solvers.catalogue.paper003 import (
     PenaltyConfig,
     QuadraticConfig,
     SSGConfig,
-    UnconstrainedConfig,
 )
 from engine.solvers.idca import IDCA
+from engine.solvers.reference.cards import UnconstrainedConfig
 from engine.status import RunStatus, StopCode
 
 INTERVAL = (0.1, 0.5)

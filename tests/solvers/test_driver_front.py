@@ -11,9 +11,9 @@ from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import FrontPoint, solve
-from engine.solvers.catalogue.paper003 import UnconstrainedConfig
 from engine.solvers.driver import _flatten
 from engine.solvers.records import FRONT_COORDINATE, RecordKind
+from engine.solvers.reference.cards import UnconstrainedConfig
 
 INTERVAL = (0.1, 0.5)
 

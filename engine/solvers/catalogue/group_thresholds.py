@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from engine.capabilities import Capability as C
 from engine.solvers.card import SolverCard
-from engine.solvers.catalogue.paper003 import UnconstrainedConfig
+from engine.solvers.reference.cards import UnconstrainedConfig
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from engine.capabilities import Capability as C
 from engine.errors import UserError
 from engine.options import option
 from engine.solvers.card import SolverCard
-from engine.solvers.catalogue.paper003 import UnconstrainedConfig
+from engine.solvers.reference.cards import UnconstrainedConfig
 
 MAX_MAPS = 1_000_000  # a grid this large already takes minutes on a large validation split
 

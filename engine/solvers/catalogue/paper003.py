@@ -1,6 +1,5 @@
-"""The solvers of paper 003 (and the unconstrained reference): their options with the paper's
-defaults, and their cards. Implementations: `engine.solvers.unconstrained`, `idca`, `ssg`,
-`penalty` and `quadratic_baselines`.
+"""The solvers of paper 003: their options with the paper's defaults, and their cards.
+Implementations: `engine.solvers.idca`, `ssg`, `penalty` and `quadratic_baselines`.
 """
 
 from __future__ import annotations
@@ -11,18 +10,6 @@ from engine.capabilities import Capability as C
 from engine.options import Options, option
 from engine.solvers.card import SolverCard
 from engine.solvers.tuning import Score, TuningPlan
-
-
-@dataclass(frozen=True)
-class UnconstrainedConfig(Options):
-    l2: float = option(0.0, "ridge penalty l2/2·‖w‖² (0: plain maximum likelihood)", minimum=0)
-    max_iterations: int = option(2000, "L-BFGS iterations at most", minimum=1)
-    tolerance: float = option(
-        1e-8,
-        "stop when an L-BFGS iteration changes the loss (or the weights) by less than this",
-        above=0,
-    )
-    chunk: int = option(25, "L-BFGS iterations per logged step", minimum=1)
 
 
 @dataclass(frozen=True)
@@ -160,19 +147,6 @@ _SWITCHING_START = (
 )
 
 CARDS = (
-    SolverCard(
-        "unconstrained",
-        UnconstrainedConfig,
-        "reference",
-        "unconstrained minimisation of the objective (the logistic loss unless chosen; "
-        "ridge regression for a real-valued label) by L-BFGS (the frontier's start)",
-        _S + "unconstrained:Unconstrained",
-        constrained=False,
-        needs={
-            C.GRADIENTS: "L-BFGS on the parameters of any model",
-            C.SMOOTH: "L-BFGS with a strong-Wolfe line search",
-        },
-    ),
     SolverCard(
         "idca",
         IDCAConfig,

@@ -16,7 +16,7 @@ import torch
 from engine.models import Params
 from engine.oracles import OracleCounts
 from engine.solvers.base import Solver, StepInfo
-from engine.solvers.catalogue.paper003 import UnconstrainedConfig
+from engine.solvers.reference.cards import UnconstrainedConfig
 from engine.status import StopCode
 
 MAX_EVALUATIONS_PER_ITERATION = 25  # a strong-Wolfe line search needs a few; this never binds
