@@ -58,8 +58,8 @@ from engine.mlp import init_mlp_params  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.runs.frontier import mean_and_spread  # noqa: E402
 from engine.solvers import Budget, solve  # noqa: E402
-from engine.solvers.catalogue.p000_alm import ALMConfig, SSLALMConfig  # noqa: E402
-from engine.solvers.catalogue.paper000 import SGDConfig  # noqa: E402
+from engine.solvers.paper000.cards_alm import ALMConfig, SSLALMConfig  # noqa: E402
+from engine.solvers.paper000.cards_sgd import SGDConfig  # noqa: E402
 
 DELTA = 0.005
 HIDDEN = (64, 32)
@@ -173,7 +173,7 @@ def evaluate_splits(score_fn, prepared: Prepared) -> dict[str, dict[str, float]]
 
 def init_seed(seed: int) -> int:
     """The seed our paper-000 solvers draw first from default_rng(seed) for their initial
-    weights (engine.solvers.sgd / alm), so both sides start from the same point."""
+    weights (engine.solvers.paper000.sgd / alm), so both sides start from the same point."""
     return int(np.random.default_rng(seed).integers(2**31))
 
 

@@ -24,7 +24,7 @@ from engine.objectives import LogisticLoss, SquaredHingeLoss, SquaredLoss
 from engine.problem import Problem
 from engine.solvers import solve, solver_card, solver_names
 from engine.solvers.budget import Budget
-from engine.solvers.catalogue.paper000 import SGDConfig
+from engine.solvers.paper000.cards_sgd import SGDConfig
 from engine.solvers.reference.cards import UnconstrainedConfig
 from engine.task import Task
 

@@ -13,8 +13,8 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.sampling import BatchSampler
 from engine.solvers import Budget, config_from_dict, solve
-from engine.solvers.alm import SSLALM
-from engine.solvers.catalogue.p000_alm import ALMConfig, SSLALMConfig
+from engine.solvers.paper000.alm import SSLALM
+from engine.solvers.paper000.cards_alm import ALMConfig, SSLALMConfig
 
 DELTA = 0.02
 GAP = ConstraintSpec("group_loss_gap", DELTA)

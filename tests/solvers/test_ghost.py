@@ -11,9 +11,10 @@ import pytest
 from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
-from engine.solvers import Budget, ghost, solve
-from engine.solvers.catalogue.p000_ghost import GhostConfig
-from engine.solvers.ghost import Oracle, StochasticGhost, combine, direction
+from engine.solvers import Budget, solve
+from engine.solvers.paper000 import ghost
+from engine.solvers.paper000.cards_ghost import GhostConfig
+from engine.solvers.paper000.ghost import Oracle, StochasticGhost, combine, direction
 
 DELTA = 0.01
 GAP = ConstraintSpec("group_loss_gap", DELTA)

@@ -12,10 +12,10 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.sampling import BatchSampler
 from engine.solvers import Budget, solve
-from engine.solvers.catalogue.p000_penalties import SGDFairretConfig, SGDPenaltyConfig
-from engine.solvers.catalogue.paper000 import SGDConfig
-from engine.solvers.penalised_sgd import SGDFairret, SGDPenalty
-from engine.solvers.sgd import SGD
+from engine.solvers.paper000.cards_penalties import SGDFairretConfig, SGDPenaltyConfig
+from engine.solvers.paper000.cards_sgd import SGDConfig
+from engine.solvers.paper000.penalised_sgd import SGDFairret, SGDPenalty
+from engine.solvers.paper000.sgd import SGD
 
 
 def gap_problem(groups: int, pairs: str = "vs_mean", model: ModelSpec | None = None) -> Problem:

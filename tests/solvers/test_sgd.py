@@ -9,8 +9,8 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.sampling import BatchSampler
 from engine.solvers import Budget, solve
-from engine.solvers.catalogue.paper000 import SGDConfig
-from engine.solvers.sgd import SGD
+from engine.solvers.paper000.cards_sgd import SGDConfig
+from engine.solvers.paper000.sgd import SGD
 
 
 def test_the_first_iterates_are_minibatch_gradient_steps_on_the_logistic_loss(toy):

@@ -12,8 +12,8 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.sampling import BatchSampler
 from engine.solvers import Budget, solve
-from engine.solvers.catalogue.p000_ssw import SSwConfig
-from engine.solvers.ssw import StochasticSwitching
+from engine.solvers.paper000.cards_ssw import SSwConfig
+from engine.solvers.paper000.ssw import StochasticSwitching
 from engine.solvers.tail_sample import WeightedReservoir
 
 

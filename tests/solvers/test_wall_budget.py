@@ -19,8 +19,8 @@ from engine.solvers.budget import BudgetClock
 from engine.solvers.catalogue.paper003 import SSGConfig
 from engine.solvers.exact_train import FIRST_SHARE, hold_on_train
 from engine.solvers.honour import solve_run
+from engine.solvers.paper000.sgd import SGD
 from engine.solvers.records import SOLVE
-from engine.solvers.sgd import SGD
 from engine.solvers.solve_sequence import SolveSequence
 from engine.solvers.ssg import SwitchingSubgradient
 from engine.status import StopCode

@@ -1,7 +1,7 @@
 """The penalised SGD baselines of paper 000: regularised SGD (eq. 13, Exp. 2) and SGD-Fairret
 (Sec. 4.2.1, Exp. 1), their options with the paper's defaults, and their cards. Both are SGD
 (`SGDConfig`) with a penalty added to the batch loss. Implementations:
-`engine.solvers.penalised_sgd`."""
+`engine.solvers.paper000.penalised_sgd`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from engine.capabilities import Capability as C
 from engine.options import option
 from engine.solvers.card import SolverCard
-from engine.solvers.catalogue.paper000 import SGDConfig
+from engine.solvers.paper000.cards_sgd import SGDConfig
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ CARDS = (
         "000",
         "minibatch SGD on the loss + λ Σ_i |ℓ_i − mean_j ℓ_j|, the group losses on J rows "
         "of every group (paper 000, eq. 13, Exp. 2 baseline); any model",
-        "engine.solvers.penalised_sgd:SGDPenalty",
+        "engine.solvers.paper000.penalised_sgd:SGDPenalty",
         needs={
             C.GRADIENTS: "it steps along backpropagated gradients",
             C.MINIBATCH_LOSS: "paper 000, Exp. 2: the loss is taken on a batch",
@@ -63,7 +63,7 @@ CARDS = (
         "minibatch SGD on group-balanced batches, loss + multiplier · Fairret's "
         "NormLoss(Accuracy) (paper 000, Exp. 1 baseline); its own criterion is accuracy "
         "equality, so a chosen constraint is only reported; any model",
-        "engine.solvers.penalised_sgd:SGDFairret",
+        "engine.solvers.paper000.penalised_sgd:SGDFairret",
         constrained=False,
         needs={
             C.GRADIENTS: "it steps along backpropagated gradients",

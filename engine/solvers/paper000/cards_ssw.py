@@ -1,5 +1,5 @@
 """Paper 000's stochastic switching subgradient (SSw, Alg. 3, after Huang & Lin 2023): its options
-with the paper's Exp. 1 defaults, and its card. Implementation: `engine.solvers.ssw`."""
+with the paper's Exp. 1 defaults, and its card. Implementation: `engine.solvers.paper000.ssw`."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ CARDS = (
         "stochastic switching subgradient (paper 000, Alg. 3): an objective step when the "
         "sampled worst constraint is within ε_k, else a step on an independent sample's "
         "most violated row; reports a random objective-step iterate; any model",
-        "engine.solvers.ssw:StochasticSwitching",
+        "engine.solvers.paper000.ssw:StochasticSwitching",
         needs={
             C.GRADIENTS: "it steps along backpropagated subgradients",
             C.MINIBATCH_LOSS: "paper 000, Alg. 3: objective steps use a batch ξ",

@@ -1,5 +1,5 @@
-"""Paper 000's penalised SGD baselines: SGD (`engine.solvers.sgd`) whose batch loss carries a
-fairness penalty.
+"""Paper 000's penalised SGD baselines: SGD (`engine.solvers.paper000.sgd`) whose batch loss
+carries a fairness penalty.
 
 - `SGDPenalty`, regularised SGD (paper 000, eq. 13, Exp. 2):
   loss + λ Σ_i |ℓ^{s_i} − (1/m) Σ_j ℓ^{s_j}|, the loss on a uniform batch, the group losses ℓ^{s_i}
@@ -17,8 +17,8 @@ import numpy as np
 
 from engine.numerics import sigmoid
 from engine.problem import Problem
-from engine.solvers.catalogue.p000_penalties import SGDFairretConfig, SGDPenaltyConfig
-from engine.solvers.sgd import SGD
+from engine.solvers.paper000.cards_penalties import SGDFairretConfig, SGDPenaltyConfig
+from engine.solvers.paper000.sgd import SGD
 
 
 class SGDPenalty(SGD):

@@ -33,8 +33,8 @@ from scipy.optimize import linprog
 
 from engine.errors import UserError
 from engine.problem import Problem
-from engine.solvers.catalogue.p000_ghost import GhostConfig
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.paper000.cards_ghost import GhostConfig
 
 _SOLVED = (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved)
 

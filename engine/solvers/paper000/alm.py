@@ -29,8 +29,8 @@ from collections.abc import Callable
 import numpy as np
 
 from engine.problem import Problem
-from engine.solvers.catalogue.p000_alm import SSLALMConfig
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.paper000.cards_alm import SSLALMConfig
 from engine.variables import NONNEGATIVE, Kind
 
 # P, the projection onto the duals' set: R^m for the equalities c + s = 0 (paper 000, Alg. 2,

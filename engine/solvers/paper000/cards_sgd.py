@@ -1,5 +1,5 @@
 """The solvers of paper 000 (stochastic constrained training of networks): their options with
-the paper's defaults, and their cards. Implementations: `engine.solvers.sgd`."""
+the paper's defaults, and their cards. Implementations: `engine.solvers.paper000.sgd`."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ CARDS = (
         SGDConfig,
         "000",
         "minibatch SGD on the objective, no constraint (paper 000, Sec. 2.4 baseline); any model",
-        "engine.solvers.sgd:SGD",
+        "engine.solvers.paper000.sgd:SGD",
         constrained=False,
         needs={
             C.GRADIENTS: "it steps along backpropagated gradients",

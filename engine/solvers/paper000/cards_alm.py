@@ -1,7 +1,7 @@
 """Paper 000's stochastic smoothed and linearized augmented Lagrangian (SSL-ALM, Alg. 2, after
 Huang, Zhang & Alacaoglu 2025) and its μ = 0 special case ALM: their options with the paper's
-Exp. 1 defaults, and their cards. Implementation: `engine.solvers.alm` (one class for both, in
-either form of the augmented Lagrangian, `AUGMENTATIONS`)."""
+Exp. 1 defaults, and their cards. Implementation: `engine.solvers.paper000.alm` (one class for
+both, in either form of the augmented Lagrangian, `AUGMENTATIONS`)."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ class ALMConfig(SSLALMConfig):
     )
 
 
-_IMPLEMENTATION = "engine.solvers.alm:SSLALM"
+_IMPLEMENTATION = "engine.solvers.paper000.alm:SSLALM"
 # paper 000, Table 6: τ × η at ρ = 1, each 5 × 30 s, chosen by validation loss and violation
 _TUNING = TuningPlan({"tau": (0.05, 0.01), "eta": (0.05, 0.01)}, Score.LOSS, "paper 000 Table 6")
 _START = "paper 000, Alg. 2 starts from any primal x⁰; its duals start at 0 as from a cold start"

@@ -1,15 +1,15 @@
 """Plain minibatch SGD (paper 000, Sec. 2.4): x ← x − η ∇f(x, ξ) with ξ a uniform batch, the
 unconstrained baseline of the stochastic solvers, for any model. Its step follows the gradient of
-`batch_terms()`, which the penalised baselines (`engine.solvers.penalised_sgd`) extend with a
-penalty."""
+`batch_terms()`, which the penalised baselines (`engine.solvers.paper000.penalised_sgd`) extend
+with a penalty."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from engine.problem import Problem
-from engine.solvers.catalogue.paper000 import SGDConfig
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.paper000.cards_sgd import SGDConfig
 
 
 class SGD(MinibatchSolver):

@@ -1,5 +1,5 @@
 """Paper 000's Stochastic Ghost (StGh, Alg. 1, after Facchinei & Kungurtsev 2023): its options with
-the paper's Exp. 1 defaults, and its card. Implementation: `engine.solvers.ghost`."""
+the paper's Exp. 1 defaults, and its card. Implementation: `engine.solvers.paper000.ghost`."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ CARDS = (
         "estimated without bias by a randomized multilevel batch of J = 2^(N+1) rows "
         "(eq. 9), with diminishing steps; one backward per constraint row, 4 LPs and 4 "
         "QPs in n variables per step, so slow for large models; any model",
-        "engine.solvers.ghost:StochasticGhost",
+        "engine.solvers.paper000.ghost:StochasticGhost",
         needs={
             C.GRADIENTS: "one backward per constraint row",
             C.MINIBATCH_LOSS: "paper 000, Alg. 1, eq. 9: g is estimated on i.i.d. rows",

@@ -16,8 +16,8 @@ import numpy as np
 
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.catalogue.p000_ssw import SSwConfig
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.paper000.cards_ssw import SSwConfig
 from engine.solvers.switching import polyak_move, worst_row
 from engine.solvers.tail_sample import WeightedReservoir
 
