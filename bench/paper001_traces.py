@@ -48,7 +48,7 @@ from engine.options import config_from_dict  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.solvers import Budget, solve  # noqa: E402
 from engine.solvers.catalogue import solver_card  # noqa: E402
-from engine.solvers.catalogue.p001_plada import TABLE2_LINEAR  # noqa: E402
+from engine.solvers.paper001.cards_plada import TABLE2_LINEAR  # noqa: E402
 from engine.solvers.tuning import pick, trial_outcome  # noqa: E402
 
 SOLVERS = ("plada", "ssg_hl", "ipp_ssg", "ipp_conex")

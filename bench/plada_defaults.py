@@ -1,9 +1,10 @@
 """PLADA's θ-step at its default against paper 001's Table 2 value: for each case, one
 run with η_w = Table 2's (0.001 for a linear model, 0.1 for an MLP) and one with η_w unset, which
-PLADA derives from the problem (Alg. 1's bound 1/(L_F + 3ρM_G²), `engine.solvers.plada`), each
-as `python -m engine run ... --solver plada --seconds S` makes it (κ held on the training data
-unless the case says otherwise), then a table of both: the step used, iterations, the final
-training loss and exact gap, and the exact test gap and accuracy ("diverged" when the run did).
+PLADA derives from the problem (Alg. 1's bound 1/(L_F + 3ρM_G²),
+`engine.solvers.paper001.plada`), each as `python -m engine run ... --solver plada --seconds S`
+makes it (κ held on the training data unless the case says otherwise), then a table of both: the
+step used, iterations, the final training loss and exact gap, and the exact test gap and
+accuracy ("diverged" when the run did).
 
 Target: Adult, DP, κ = 0.02, a linear model, 60 s at the default: test DP gap ≤ 0.04
 at test accuracy ≥ 0.80.
@@ -31,8 +32,8 @@ from engine.errors import UserError  # noqa: E402
 from engine.options import config_from_dict  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.solvers.catalogue import solver_card  # noqa: E402
-from engine.solvers.catalogue.p001_plada import TABLE2_LINEAR, TABLE2_NETWORK  # noqa: E402
 from engine.solvers.honour import solve_run  # noqa: E402
+from engine.solvers.paper001.cards_plada import TABLE2_LINEAR, TABLE2_NETWORK  # noqa: E402
 from engine.status import StopCode  # noqa: E402
 
 DP = ["--constraint", "dp", "--kappa", "0.02"]

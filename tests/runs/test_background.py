@@ -117,8 +117,9 @@ def test_a_fresh_worker_warms_up_the_default_solvers_and_another_before_its_run(
         "assert w.warm_up() == os.getpid(); "
         "print(all(m in sys.modules for m in "
         "('engine.runs.worker', 'engine.data.sources', 'engine.solvers.idca', "
-        "'engine.solvers.reference.unconstrained')), 'engine.solvers.plada' in sys.modules); "
-        "w.warm_solver('plada'); print('engine.solvers.plada' in sys.modules, "
+        "'engine.solvers.reference.unconstrained')), "
+        "'engine.solvers.paper001.plada' in sys.modules); "
+        "w.warm_solver('plada'); print('engine.solvers.paper001.plada' in sys.modules, "
         "sorted(w._warmed))"
     )
     result = subprocess.run(

@@ -16,14 +16,14 @@ from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, solve
-from engine.solvers.catalogue.p001_plada import PLADAConfig
 from engine.solvers.kkt import (
     kkt_measure,
     kkt_of,
     kkt_terms,
     multipliers_from_state,
 )
-from engine.solvers.plada import PLADA
+from engine.solvers.paper001.cards_plada import PLADAConfig
+from engine.solvers.paper001.plada import PLADA
 
 # the QP  min ½‖x − a‖²  s.t.  x1 + x2 ≤ 1,  x3 ≤ 5,  −x1 ≤ 0: its solution projects a on the first
 # row's half-space, x* = (1, 0, 0) with λ* = (1, 0, 0) (the other two rows are inactive)

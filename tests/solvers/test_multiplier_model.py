@@ -18,9 +18,9 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.runs.spec import RunSpec
 from engine.solvers import Budget, solve
-from engine.solvers.catalogue.p001_multiplier import MultiplierModelConfig
 from engine.solvers.driver import RECORD_SHARE, RECORDED_ROWS
-from engine.solvers.multiplier_model import MultiplierModel
+from engine.solvers.paper001.cards_multiplier import MultiplierModelConfig
+from engine.solvers.paper001.multiplier_model import MultiplierModel
 
 KAPPA = 0.02
 

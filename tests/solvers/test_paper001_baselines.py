@@ -19,12 +19,12 @@ from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, solve, solver_card
-from engine.solvers.catalogue.p001_baselines import IPPConExConfig, IPPSSGConfig, SSGHLConfig
 from engine.solvers.full_data import FullData
-from engine.solvers.ipp import InexactProximalPoint
 from engine.solvers.kkt import kkt_terms, multipliers_from_state
 from engine.solvers.minibatch import MinibatchSolver
-from engine.solvers.ssg_hl import SwitchingSubgradientHL
+from engine.solvers.paper001.cards_baselines import IPPConExConfig, IPPSSGConfig, SSGHLConfig
+from engine.solvers.paper001.ipp import InexactProximalPoint
+from engine.solvers.paper001.ssg_hl import SwitchingSubgradientHL
 from engine.solvers.tail_sample import TailSample
 
 KAPPA = 0.02

@@ -21,8 +21,8 @@ from engine.oracles import WEIGHTS
 from engine.problem import Problem
 from engine.sampling import BatchSampler
 from engine.solvers import Budget, solve
-from engine.solvers.catalogue.p001_plada import TABLE2_LINEAR, TABLE2_NETWORK, PLADAConfig
-from engine.solvers.plada import PLADA, FullData
+from engine.solvers.paper001.cards_plada import TABLE2_LINEAR, TABLE2_NETWORK, PLADAConfig
+from engine.solvers.paper001.plada import PLADA, FullData
 from engine.status import StopCode
 
 KAPPA = 0.02

@@ -14,13 +14,13 @@ from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.objectives import objective_type
 from engine.problem import Problem
-from engine.solvers.catalogue.p001_baselines import NETWORK_STEP, IPPConExConfig, SSGHLConfig
 from engine.solvers.catalogue.p004_baselines import CorrPenaltyConfig, ProxyLagrangianConfig
 from engine.solvers.corr_penalty import CorrPenalty
-from engine.solvers.ipp import InexactProximalPoint
+from engine.solvers.paper001.cards_baselines import NETWORK_STEP, IPPConExConfig, SSGHLConfig
+from engine.solvers.paper001.ipp import InexactProximalPoint
+from engine.solvers.paper001.ssg_hl import SwitchingSubgradientHL
 from engine.solvers.proxy_lagrangian import ProxyLagrangian
 from engine.solvers.smoothness import objective_lipschitz, safe_step
-from engine.solvers.ssg_hl import SwitchingSubgradientHL
 
 
 def lipschitz_by_definition(problem: Problem) -> float:

@@ -22,8 +22,8 @@ from scipy.special import expit
 from engine.mlp import init_mlp_params
 from engine.networks import MLPNetwork
 from engine.problem import Problem
-from engine.solvers.catalogue.p001_multiplier import MultiplierModelConfig
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.paper001.cards_multiplier import MultiplierModelConfig
 from engine.variables import Kind
 
 

@@ -1,6 +1,6 @@
 """Narasimhan et al. (2020)'s Lagrange-multiplier model, paper 001's baseline for its
 intersectional experiment (§5.3): its options and card. Implementation:
-`engine.solvers.multiplier_model`.
+`engine.solvers.paper001.multiplier_model`.
 
 Paper 001 gives none of the baseline's hyper-parameters ("followed the hyperparameter settings
 of … Narasimhan et al. (2020)", spec 001 §2.2) beyond the multiplier model being "a deep neural
@@ -52,7 +52,7 @@ CARDS = (
         "step samples an objective batch and J constraints, descends the model on "
         "F_B + Σ_{j∈J} λ_j g_j and ascends ψ on Σ_{j∈J} λ_j g_j; the constraint rows on "
         "all training rows; reports the last iterate; any model",
-        "engine.solvers.multiplier_model:MultiplierModel",
+        "engine.solvers.paper001.multiplier_model:MultiplierModel",
         needs={
             C.GRADIENTS: "its model step follows ∇F_B + Σ λ_j ∇g_j, backpropagated",
             C.MINIBATCH_LOSS: "Narasimhan et al. (2020): F is estimated on a minibatch",

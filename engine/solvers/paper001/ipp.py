@@ -48,14 +48,14 @@ import numpy as np
 
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.catalogue.p001_baselines import (
+from engine.solvers.full_data import FullData, FullPoint
+from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.paper001.cards_baselines import (
     NETWORK_STEP,
     IPPConExConfig,
     IPPConfig,
     IPPSSGConfig,
 )
-from engine.solvers.full_data import FullData, FullPoint
-from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.smoothness import safe_step
 from engine.solvers.switching import switching_step
 from engine.solvers.tail_sample import TailSample

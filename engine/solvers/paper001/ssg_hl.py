@@ -20,9 +20,9 @@ import numpy as np
 
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.catalogue.p001_baselines import NETWORK_STEP, SSGHLConfig
 from engine.solvers.full_data import FullData
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.paper001.cards_baselines import NETWORK_STEP, SSGHLConfig
 from engine.solvers.smoothness import safe_step
 from engine.solvers.switching import switching_step
 from engine.solvers.tail_sample import TailSample

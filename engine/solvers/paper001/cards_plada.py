@@ -1,13 +1,14 @@
 """Paper 001's PLADA (Alg. 1, the P-Lagrangian based alternating direction algorithm): its options
-with the paper's Table 2 defaults (App. E), and its card. Implementation: `engine.solvers.plada`.
+with the paper's Table 2 defaults (App. E), and its card. Implementation:
+`engine.solvers.paper001.plada`.
 
 Table 2 has one row for the logistic-regression problems (§5.1–5.2) and one for the neural
 network (§5.3); the options that differ between the rows (η_u, β) are unset by default and take
 the row of the run's model (`table2`). Deviations from the paper, each also in the option's
 help: the θ-step η is unset by default and then derived from the problem (Alg. 1's bound
-1/(L_F + 3ρM_G²), `engine.solvers.plada.Smoothness`), not Table 2's η_w, which was tuned on
-the paper's data (preprocessing unstated; a9a's columns are 0/1, not standardised) and barely
-moves θ on our standardised features (η_w=0.001 gives Table 2's);
+1/(L_F + 3ρM_G²), `engine.solvers.paper001.plada.Smoothness`), not Table 2's η_w, which was
+tuned on the paper's data (preprocessing unstated; a9a's columns are 0/1, not standardised) and
+barely moves θ on our standardised features (η_w=0.001 gives Table 2's);
 the θ-step is linearised (spec 001 §2.1, *[ours]*); κ of δ_k is not given by the paper
 (spec: 1); u_max is the spec's 1; Θ is the whole space (the paper assumes a compact Θ, A4, but
 states none for its experiments); the minibatch sizes are ours (App. D.3 gives none).
@@ -124,7 +125,7 @@ CARDS = (
         "closed form), u ← Π(u − τλ), μ ← μ + (γ_k/ρ)(λ − μ) with a diminishing γ_k, then "
         "λ ← μ + ρ(G + u) at the new point, never clipped at 0; one dual per row; "
         "full-batch or minibatch; reports the last iterate; any model",
-        "engine.solvers.plada:PLADA",
+        "engine.solvers.paper001.plada:PLADA",
         needs={
             C.GRADIENTS: "its θ-step follows ∇F + J_Gᵀλ, backpropagated",
             C.MINIBATCH_LOSS: "paper 001, eq. (1): F is a mean over samples; the "

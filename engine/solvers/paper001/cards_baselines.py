@@ -1,7 +1,8 @@
 """Paper 001's baselines of §5.1–5.2: the single-loop switching subgradient method SSG (Huang &
 Lin 2023, Alg. 1) and the inexact proximal point methods IPP-SSG and IPP-ConEx (Boob, Deng & Lan
 2022; Huang & Lin 2023), their options and their cards. Implementations:
-`engine.solvers.ssg_hl` and `engine.solvers.ipp` (one wrapper for both inner solvers).
+`engine.solvers.paper001.ssg_hl` and `engine.solvers.paper001.ipp` (one wrapper for both inner
+solvers).
 
 All three run deterministically on all training rows, as §5.1–5.2 do. Paper 001 gives no
 hyper-parameter of its baselines (it "followed the hyperparameter settings of Huang & Lin
@@ -107,7 +108,7 @@ class SSGHLConfig(Options):
 @dataclass(frozen=True)
 class IPPConfig(Options):
     """The options of the inexact proximal point wrapper; the subclasses add the inner
-    solver's (`inner_solver` names it for `engine.solvers.ipp`)."""
+    solver's (`inner_solver` names it for `engine.solvers.paper001.ipp`)."""
 
     inner_solver: ClassVar[str]
 
@@ -221,7 +222,7 @@ CARDS = (
         "step along the worst row's gradient, of Polyak's length G/‖∇G‖² or constant; "
         "full batch; reports θ_τ, τ a random objective iteration from S on with "
         "P ∝ η_t, or the last iterate; any model",
-        "engine.solvers.ssg_hl:SwitchingSubgradientHL",
+        "engine.solvers.paper001.ssg_hl:SwitchingSubgradientHL",
         needs=_NEEDS,
         tuning=_SSG_TUNING,
     ),
@@ -235,7 +236,7 @@ CARDS = (
         "~2/(ρ̂(t + t0)) (Polyak on constraint steps), θ_{k+1} their weighted average "
         "over objective steps; full batch; reports a random or the last outer iterate; "
         "any model",
-        "engine.solvers.ipp:InexactProximalPoint",
+        "engine.solvers.paper001.ipp:InexactProximalPoint",
         needs=_NEEDS,
         tuning=_IPP_TUNING,
     ),
@@ -249,7 +250,7 @@ CARDS = (
         "linearisation, s = (1 + ϑ)ℓ_G(θ_t) − ϑℓ_G(θ_{t−1}), steps the duals "
         "y ← [y + s/τ]₊ and θ along ∇F + J_Gᵀy, θ_{k+1} the weighted average; one dual "
         "per row; full batch; reports a random or the last outer iterate; any model",
-        "engine.solvers.ipp:InexactProximalPoint",
+        "engine.solvers.paper001.ipp:InexactProximalPoint",
         needs=_NEEDS,
         tuning=_IPP_TUNING,
     ),

@@ -59,10 +59,10 @@ import numpy as np
 from engine.fairness.constraints.batch_rows import BatchRows, rows_jacobian
 from engine.oracles import WEIGHTS, MinibatchOracles
 from engine.problem import Problem
-from engine.solvers.catalogue.p001_plada import TABLE2_NETWORK, PLADAConfig
 from engine.solvers.full_data import FullData
 from engine.solvers.kkt import multipliers_from_state
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.paper001.cards_plada import TABLE2_NETWORK, PLADAConfig
 from engine.solvers.smoothness import objective_lipschitz
 from engine.variables import Box, Kind
 
