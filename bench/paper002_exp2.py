@@ -54,8 +54,8 @@ from engine.fairness.badr_measures import badr_measure  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.runs.worker import build_problem  # noqa: E402
 from engine.solvers import solve  # noqa: E402
-from engine.solvers.badr_lower import GroupLosses  # noqa: E402
 from engine.solvers.catalogue import solver_card  # noqa: E402
+from engine.solvers.paper002.badr_lower import GroupLosses  # noqa: E402
 from engine.task import Task  # noqa: E402
 
 L2, RHO, GRID_POINTS = 1e-2, 1.0, 101  # paper 002, Exp 2: LR μ = 1e-2, ρ = 1, 101-point λ grid
@@ -214,7 +214,9 @@ def run_instance(problem: Problem, clock: dict[str, float]) -> Outcome:
 
     chosen: dict[str, dict[str, np.ndarray | None]] = defaultdict(dict)
     for m in MEASURES:
-        best = int(np.argmin(train[m]))  # the first lowest, as engine.solvers.badr_fronts keeps
+        best = int(
+            np.argmin(train[m])
+        )  # the first lowest, as engine.solvers.paper002.badr_fronts keeps
         # λ = e_0 is the grid's last point, e_1 its first; ties go to e_0 (badr_references)
         vertex = GRID_POINTS - 1 if train[m][-1] <= train[m][0] else 0
         chosen[m] = {

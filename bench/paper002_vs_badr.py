@@ -76,7 +76,7 @@ from engine.solvers import (  # noqa: E402
     solve,
     solver_card,
 )
-from engine.solvers.badr_lower import GroupLosses  # noqa: E402
+from engine.solvers.paper002.badr_lower import GroupLosses  # noqa: E402
 from engine.task import Task  # noqa: E402
 
 BADR_VERSION = "0.1.2"

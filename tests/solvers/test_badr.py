@@ -14,11 +14,11 @@ from solver_data import toy_prepared, two_groups
 from engine.fairness.badr_measures import BADR_MEASURES
 from engine.models import ModelSpec
 from engine.problem import Problem
-from engine.solvers.badr_lower import GroupLosses, project_simplex
-from engine.solvers.badr_upper import UpperObjective
 from engine.solvers.budget import Budget
 from engine.solvers.catalogue import solver_card
 from engine.solvers.driver import solve
+from engine.solvers.paper002.badr_lower import GroupLosses, project_simplex
+from engine.solvers.paper002.badr_upper import UpperObjective
 from engine.solvers.stepped_loop import SteppedLoop
 
 CLASSIFICATION_MEASURES = [m for m, e in BADR_MEASURES.items() if "classification" in e.tasks]

@@ -24,9 +24,9 @@ import scipy.optimize
 
 from engine.errors import UserError
 from engine.models import Params
-from engine.solvers.badr import WeightedFit
-from engine.solvers.badr_lower import project_simplex
 from engine.solvers.base import StepInfo
+from engine.solvers.paper002.badr import WeightedFit
+from engine.solvers.paper002.badr_lower import project_simplex
 
 
 class FixedWeights(WeightedFit):

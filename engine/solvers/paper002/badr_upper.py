@@ -15,7 +15,7 @@ import numpy as np
 
 from engine.errors import UserError
 from engine.fairness.badr_measures import BadrMeasure, badr_measure
-from engine.solvers.badr_lower import GroupLosses
+from engine.solvers.paper002.badr_lower import GroupLosses
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,6 @@ class UpperObjective:
         return self.beta * self.lower.l2 * self.lower.penalised * w
 
     def __call__(self, w: np.ndarray) -> tuple[float, np.ndarray]:
-        """Φ_β(w) and ∇_w Φ_β (the `Upper` of engine.solvers.badr_lower)."""
+        """Φ_β(w) and ∇_w Φ_β (the `Upper` of engine.solvers.paper002.badr_lower)."""
         values, grad = self.parts(w)
         return values.value, grad

@@ -1,7 +1,7 @@
 """badr-gd and badr-sgd (paper 002, Algs. 1 and 2): single-loop bilevel steps, a SOBA variant.
 
-At (w_t, v_t, λ_t), with f(w, λ) = Σ_s λ_s F_s(w) and Φ_β the upper level (engine.solvers.
-badr_upper):
+At (w_t, v_t, λ_t), with f(w, λ) = Σ_s λ_s F_s(w) and Φ_β the upper level
+(engine.solvers.paper002.badr_upper):
 
     w_{t+1} = w_t − ρ ∇_w f                                  (a step towards w*(λ_t))
     v_{t+1} = v_t − ρ (∇²_ww f · v_t + ∇_w Φ_β)              (a step towards −H⁻¹∇Φ_β)
@@ -25,10 +25,10 @@ import numpy as np
 from engine.models import Params
 from engine.problem import Problem
 from engine.sampling import BatchSampler
-from engine.solvers.badr_lower import GroupLosses, project_simplex
-from engine.solvers.badr_upper import UpperObjective
 from engine.solvers.base import Solver, StepInfo
-from engine.solvers.catalogue.p002_badr import BadrGDConfig, BadrSGDConfig
+from engine.solvers.paper002.badr_lower import GroupLosses, project_simplex
+from engine.solvers.paper002.badr_upper import UpperObjective
+from engine.solvers.paper002.cards import BadrGDConfig, BadrSGDConfig
 from engine.status import StopCode
 
 SCALABILITY_BATCH_SHARE = 20  # paper 002's scalability runs: B = n/20

@@ -4,8 +4,9 @@ their options with the paper's defaults, and their cards.
 Every one trains the weighted-sum scalarisation w*(λ) = argmin_w Σ_s λ_s F_s(w) of the group
 losses, λ on the simplex; they differ in how λ is chosen. Their fairness is an upper-level
 measure (option `measure`, engine.fairness.badr_measures), not a constraint: a run needs no
-`--constraint`, and one given is ignored. Implementations: `engine.solvers.badr`,
-`engine.solvers.badr_implicit`, `engine.solvers.badr_references`, `engine.solvers.badr_fronts`.
+`--constraint`, and one given is ignored. Implementations: `engine.solvers.paper002.badr`,
+`engine.solvers.paper002.badr_implicit`, `engine.solvers.paper002.badr_references`,
+`engine.solvers.paper002.badr_fronts`.
 """
 
 from __future__ import annotations
@@ -206,47 +207,47 @@ CARDS = (
         "badr-gd (paper 002, Alg. 1): single-loop steps on w, the adjoint v (Hessian-vector "
         "products only) and λ on the simplex, minimising the measure over the group-loss "
         "Pareto front; then w*(λ) is refit exactly",
-        "engine.solvers.badr:BadrGD",
+        "engine.solvers.paper002.badr:BadrGD",
     ),
     _card(
         "badr_sgd",
         BadrSGDConfig,
         "badr-sgd (paper 002, Alg. 2): badr-gd on group-balanced minibatches, an independent "
         "batch for each estimate, with clipped λ-steps",
-        "engine.solvers.badr:BadrSGD",
+        "engine.solvers.paper002.badr:BadrSGD",
     ),
     _card(
         "badr_implicit",
         BadrImplicitConfig,
         "the two-loop reference of paper 002: w*(λ) refit by Newton's method, the implicit "
         "gradient −∇F_sᵀH⁻¹∇Fair, and SLSQP or Frank–Wolfe on the simplex",
-        "engine.solvers.badr_implicit:BadrImplicit",
+        "engine.solvers.paper002.badr_implicit:BadrImplicit",
     ),
     _card(
         "uniform",
         WeightedFitConfig,
         "reference of paper 002: equal group weights λ_s = 1/S",
-        "engine.solvers.badr_references:Uniform",
+        "engine.solvers.paper002.badr_references:Uniform",
     ),
     _card(
         "balanced",
         WeightedFitConfig,
         "reference of paper 002: weights λ_s ∝ 1/n_s",
-        "engine.solvers.badr_references:Balanced",
+        "engine.solvers.paper002.badr_references:Balanced",
     ),
     _card(
         "one_fit",
         WeightedFitConfig,
         "reference of paper 002: one group's loss alone (λ = e_s), the group whose model has "
         "the lowest measure on the training data",
-        "engine.solvers.badr_references:OneFit",
+        "engine.solvers.paper002.badr_references:OneFit",
     ),
     _card(
         "minimax",
         MinimaxConfig,
         "reference of paper 002: minimax group fairness, min_w max_s F_s(w); λ are the duals "
         "of its epigraph, found by the Lagrange dual or a conic solver",
-        "engine.solvers.badr_references:Minimax",
+        "engine.solvers.paper002.badr_references:Minimax",
     ),
     _card(
         "badr_front",
@@ -254,7 +255,7 @@ CARDS = (
         "the Pareto front of the group losses (paper 002, Exp 1–3): one model w*(λ) for each "
         "λ of a grid, or for each β of Φ_β; the run reports the one with the lowest Φ_β on "
         "the training data",
-        "engine.solvers.badr_fronts:WeightedSumFront",
+        "engine.solvers.paper002.badr_fronts:WeightedSumFront",
         "On a weighted-sum front (paper 002) every model is one that no group's loss can "
         "improve on without another group's loss growing; badr picks the fairest of them, the "
         "one with the lowest unfairness measure.",
@@ -264,7 +265,7 @@ CARDS = (
         RegularisedPathConfig,
         "fairness regularisation (paper 002, Fig. 1): min_w Σ_s F_s/S + κ·Fair(w) along a "
         "path of κ, one model each; not Pareto-efficient in the group losses",
-        "engine.solvers.badr_fronts:RegularisedPath",
+        "engine.solvers.paper002.badr_fronts:RegularisedPath",
         "fair_reg's models are the fairness-regularisation path (paper 002, Fig. 1), one per "
         "strength κ of the unfairness penalty; unlike a weighted-sum front they are not "
         "Pareto-efficient in the group losses.",

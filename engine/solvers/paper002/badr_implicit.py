@@ -1,7 +1,7 @@
 """The two-loop reference of paper 002: min over the simplex of Φ_β(λ) = Φ_β(w*(λ)), each
-evaluation refitting w*(λ) exactly and differentiating it implicitly (engine.solvers.badr_lower).
-Φ is multimodal (paper 002, Exp 1), so the descent starts from the best of a few weights
-(option `starts`) rather than from λ = 1/S only.
+evaluation refitting w*(λ) exactly and differentiating it implicitly
+(engine.solvers.paper002.badr_lower). Φ is multimodal (paper 002, Exp 1), so the descent starts
+from the best of a few weights (option `starts`) rather than from λ = 1/S only.
 
 SLSQP (the paper's default, Fig. 3) runs through `SteppedLoop`, one evaluation per step, with
 the package's bounds and ftol; Frank–Wolfe takes the paper's step (2 + ln(t+1))/(t + 2 + ln(t+1))
@@ -19,10 +19,10 @@ import scipy.optimize
 
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.badr import WeightedFit
-from engine.solvers.badr_lower import project_simplex
 from engine.solvers.base import StepInfo
-from engine.solvers.catalogue.p002_badr import BadrImplicitConfig
+from engine.solvers.paper002.badr import WeightedFit
+from engine.solvers.paper002.badr_lower import project_simplex
+from engine.solvers.paper002.cards import BadrImplicitConfig
 from engine.solvers.stepped_loop import Ask, SteppedLoop
 from engine.status import StopCode
 

@@ -19,11 +19,11 @@ import scipy.optimize
 
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.badr import WeightedFit
-from engine.solvers.badr_lower import project_simplex
-from engine.solvers.badr_upper import UpperObjective
 from engine.solvers.base import FrontPoint, StepInfo
-from engine.solvers.catalogue.p002_badr import FrontConfig, RegularisedPathConfig
+from engine.solvers.paper002.badr import WeightedFit
+from engine.solvers.paper002.badr_lower import project_simplex
+from engine.solvers.paper002.badr_upper import UpperObjective
+from engine.solvers.paper002.cards import FrontConfig, RegularisedPathConfig
 from engine.status import StopCode
 
 GRID_POINTS, DIRICHLET_DRAWS = 101, 200  # paper 002, Exp 1–2 and Exp 3
@@ -113,7 +113,7 @@ class WeightedSumFront(FrontRun):
 
     def _minimise(self, beta: float) -> np.ndarray:
         """argmin over the simplex of Φ_β(λ), by SLSQP from the last β's λ (the implicit
-        gradient of engine.solvers.badr_lower)."""
+        gradient of engine.solvers.paper002.badr_lower)."""
         upper = UpperObjective(self.lower, self.config.measure, self.config.rho, beta)
         fitted = {"w": self.w}
 
