@@ -31,7 +31,7 @@ from engine.fairness.constraints import ConstraintSpec  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.solvers import solve  # noqa: E402
-from engine.solvers.catalogue.paper003 import IDCAConfig  # noqa: E402
+from engine.solvers.paper003.cards import IDCAConfig  # noqa: E402
 
 INTERVAL = (0.05, 0.30)
 REFERENCE_EPSILON = 1e-3

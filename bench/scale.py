@@ -58,7 +58,7 @@ from engine.fairness.constraints import ConstraintSpec  # noqa: E402
 from engine.models import ModelSpec  # noqa: E402
 from engine.problem import Problem  # noqa: E402
 from engine.solvers import Budget, solve  # noqa: E402
-from engine.solvers.catalogue.paper003 import IDCAConfig  # noqa: E402
+from engine.solvers.paper003.cards import IDCAConfig  # noqa: E402
 
 FULL_SIZE_ROWS = 1_664_500  # paper 003, Table 1: ACS income, all states pooled
 SIZES = (20_000, 100_000, 400_000, FULL_SIZE_ROWS)

@@ -1,5 +1,5 @@
 """How many threads one process's solving may use in the compiled loops of the solvers
-(`engine.solvers.idca_kernel` splits a step's passes over the rows among threads). Torch's
+(`engine.solvers.paper003.idca_kernel` splits a step's passes over the rows among threads). Torch's
 operations stay on one thread: the driver (`engine.solvers.driver.solve`) sets that, since a
 solver's tensor operations are many and small.
 

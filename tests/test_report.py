@@ -17,7 +17,7 @@ from engine.plots.scores import cdf_figure
 from engine.report import ReportRun, html_report, store_report
 from engine.runs import RunSpec, Store
 from engine.runs.results import run_verdict
-from engine.solvers.catalogue.paper003 import IDCAConfig
+from engine.solvers.paper003.cards import IDCAConfig
 from engine.status import StopCode, StopReason
 from engine.verdict import judge
 

@@ -24,9 +24,9 @@ from engine.oracles import MinibatchOracles
 from engine.problem import Problem
 from engine.scoring import Rows, model_scores
 from engine.solvers import solve
-from engine.solvers.catalogue.paper003 import IDCAConfig
-from engine.solvers.idca import IDCA
-from engine.solvers.idca_kernel import _valued_prefix
+from engine.solvers.paper003.cards import IDCAConfig
+from engine.solvers.paper003.idca import IDCA
+from engine.solvers.paper003.idca_kernel import _valued_prefix
 
 INTERVAL = (0.1, 0.5)
 MODELS = {

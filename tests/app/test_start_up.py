@@ -36,7 +36,7 @@ def test_what_the_pages_use_imports_no_solver():
     )
     assert "torch" not in loaded and "scipy.stats" not in loaded
     assert "pandas" in loaded and "plotly" in loaded
-    assert "engine.solvers.catalogue" in loaded and "engine.solvers.idca" not in loaded
+    assert "engine.solvers.catalogue" in loaded and "engine.solvers.paper003.idca" not in loaded
 
 
 def test_the_runs_of_the_default_view_are_described_without_solvers():

@@ -116,7 +116,7 @@ def test_a_fresh_worker_warms_up_the_default_solvers_and_another_before_its_run(
         "import os, sys; from engine.runs import warm_up as w; "
         "assert w.warm_up() == os.getpid(); "
         "print(all(m in sys.modules for m in "
-        "('engine.runs.worker', 'engine.data.sources', 'engine.solvers.idca', "
+        "('engine.runs.worker', 'engine.data.sources', 'engine.solvers.paper003.idca', "
         "'engine.solvers.reference.unconstrained')), "
         "'engine.solvers.paper001.plada' in sys.modules); "
         "w.warm_solver('plada'); print('engine.solvers.paper001.plada' in sys.modules, "

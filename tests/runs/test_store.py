@@ -21,7 +21,7 @@ from engine.runs.submit import submit
 from engine.runs.worker import execute_run
 from engine.solvers import driver as driver_module
 from engine.solvers.base import Solver
-from engine.solvers.idca import IDCA
+from engine.solvers.paper003.idca import IDCA
 from engine.status import StopCode, StopReason
 from engine.task import Task
 

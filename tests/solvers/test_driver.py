@@ -11,13 +11,13 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, config_from_dict, run_clock, solve, solver_names
 from engine.solvers import driver as driver_module
-from engine.solvers.catalogue.paper003 import (
+from engine.solvers.paper003.cards import (
     IDCAConfig,
     PenaltyConfig,
     QuadraticConfig,
     SSGConfig,
 )
-from engine.solvers.idca import IDCA
+from engine.solvers.paper003.idca import IDCA
 from engine.solvers.reference.cards import UnconstrainedConfig
 from engine.status import RunStatus, StopCode
 

@@ -17,7 +17,6 @@ from engine.runs.honour_search import honour_search
 from engine.scoring import Rows
 from engine.solvers import solve
 from engine.solvers.budget import Budget
-from engine.solvers.catalogue.paper003 import IDCAConfig, SSGConfig
 from engine.solvers.exact_train import (
     LEAST_STEP,
     MOST_STEP,
@@ -31,6 +30,7 @@ from engine.solvers.exact_train import (
     tighter,
 )
 from engine.solvers.honour import solve_honouring
+from engine.solvers.paper003.cards import IDCAConfig, SSGConfig
 from engine.solvers.solve_sequence import Solve, SolveSequence
 from engine.status import RunStatus, StopCode
 

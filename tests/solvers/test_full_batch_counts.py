@@ -14,16 +14,16 @@ from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, solve
-from engine.solvers.catalogue.paper003 import (
+from engine.solvers.paper003.cards import (
     IDCAConfig,
     PenaltyConfig,
     QuadraticConfig,
     SSGConfig,
 )
-from engine.solvers.idca import IDCA
-from engine.solvers.penalty import Penalty
-from engine.solvers.quadratic_baselines import QuadraticBaseline
-from engine.solvers.ssg import SwitchingSubgradient
+from engine.solvers.paper003.idca import IDCA
+from engine.solvers.paper003.penalty import Penalty
+from engine.solvers.paper003.quadratic_baselines import QuadraticBaseline
+from engine.solvers.paper003.ssg import SwitchingSubgradient
 
 INTERVAL = (0.1, 0.5)
 CROSS = ModelSpec(cross_terms=True)

@@ -17,7 +17,7 @@ from engine.cli import main
 from engine.errors import UserError
 from engine.options import OptionField, Options, config_fields, config_from_dict, option
 from engine.solvers.catalogue import CARDS
-from engine.solvers.catalogue.paper003 import IDCAConfig
+from engine.solvers.paper003.cards import IDCAConfig
 from pages.shared.option_widgets import number_limits
 
 CONFIGS = sorted({card.Config for card in CARDS.values()}, key=lambda c: c.__name__)

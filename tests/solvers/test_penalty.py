@@ -10,8 +10,8 @@ from engine.fairness.constraints import ConstraintSpec, VacuousConstraintWarning
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, config_from_dict, solve, solver_card
-from engine.solvers.catalogue.paper003 import PenaltyConfig
-from engine.solvers.penalty import Penalty
+from engine.solvers.paper003.cards import PenaltyConfig
+from engine.solvers.paper003.penalty import Penalty
 from engine.status import RunStatus
 
 INTERVAL = (0.1, 0.6)

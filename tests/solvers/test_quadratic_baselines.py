@@ -14,9 +14,9 @@ from engine.fairness.constraints import ConstraintSpec, bind
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, config_from_dict, solve, solver_card
-from engine.solvers.catalogue.paper003 import QuadraticConfig
-from engine.solvers.qcqp_projection import Projection
-from engine.solvers.quadratic_baselines import quadratic_rows
+from engine.solvers.paper003.cards import QuadraticConfig
+from engine.solvers.paper003.qcqp_projection import Projection
+from engine.solvers.paper003.quadratic_baselines import quadratic_rows
 from engine.status import RunStatus, StopCode
 
 SOLVERS = {

@@ -8,7 +8,7 @@ from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import solve
-from engine.solvers.catalogue.paper003 import SSGConfig
+from engine.solvers.paper003.cards import SSGConfig
 
 INTERVAL = (0.1, 0.5)
 

@@ -16,13 +16,13 @@ from engine.problem import Problem
 from engine.solvers import Budget, solve
 from engine.solvers import driver as driver_module
 from engine.solvers.budget import BudgetClock
-from engine.solvers.catalogue.paper003 import SSGConfig
 from engine.solvers.exact_train import FIRST_SHARE, hold_on_train
 from engine.solvers.honour import solve_run
 from engine.solvers.paper000.sgd import SGD
+from engine.solvers.paper003.cards import SSGConfig
+from engine.solvers.paper003.ssg import SwitchingSubgradient
 from engine.solvers.records import SOLVE
 from engine.solvers.solve_sequence import SolveSequence
-from engine.solvers.ssg import SwitchingSubgradient
 from engine.status import StopCode
 
 INTERVAL = (0.1, 0.5)

@@ -13,7 +13,7 @@ from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import solve
 from engine.solvers.catalogue import solver_card, solver_names
-from engine.solvers.catalogue.paper003 import IDCAConfig
+from engine.solvers.paper003.cards import IDCAConfig
 
 INTERVAL = (0.05, 0.3)
 EPSILON = IDCAConfig().epsilon  # the surrogate rows of a finished run are within it

@@ -1,5 +1,5 @@
 """The solvers of paper 003: their options with the paper's defaults, and their cards.
-Implementations: `engine.solvers.idca`, `ssg`, `penalty` and `quadratic_baselines`.
+Implementations: `engine.solvers.paper003.idca`, `ssg`, `penalty` and `quadratic_baselines`.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class QuadraticConfig(Options):
     )
 
 
-_S = "engine.solvers."
+_S = "engine.solvers.paper003."
 _LINEAR_STEPS = "paper 003 states it, and FairFront implements it, for linear scores h = X̃w"
 
 

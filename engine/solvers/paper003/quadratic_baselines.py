@@ -29,7 +29,7 @@ from engine.models import Params
 from engine.oracles import OracleCounts
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
-from engine.solvers.catalogue.paper003 import QuadraticConfig
+from engine.solvers.paper003.cards import QuadraticConfig
 from engine.solvers.smoothness import objective_lipschitz
 from engine.status import StopCode
 
@@ -90,7 +90,7 @@ class QuadraticBaseline(Solver):
         self.design = problem.design()
         self.rows = quadratic_rows(problem)
         # cvxpy takes about a second to import: only a run of this solver pays for it
-        from engine.solvers.qcqp_projection import Projection
+        from engine.solvers.paper003.qcqp_projection import Projection
 
         self.projection = Projection(self.rows)
         self.eta = config.step if config.step is not None else 1.0 / objective_lipschitz(problem)

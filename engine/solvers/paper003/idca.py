@@ -27,8 +27,8 @@ from engine.objectives import LogisticLoss
 from engine.oracles import OracleCounts
 from engine.problem import Problem
 from engine.solvers.base import Snapshot, Solver, StepInfo
-from engine.solvers.catalogue.paper003 import IDCAConfig
-from engine.solvers.idca_kernel import (
+from engine.solvers.paper003.cards import IDCAConfig
+from engine.solvers.paper003.idca_kernel import (
     RampPSPData,
     StepsWorkspace,
     ramp_psp_minus_linearization,

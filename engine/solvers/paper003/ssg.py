@@ -16,7 +16,7 @@ from engine.models import Params
 from engine.oracles import OracleCounts
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
-from engine.solvers.catalogue.paper003 import SSGConfig
+from engine.solvers.paper003.cards import SSGConfig
 from engine.solvers.switching import polyak_move, worst_row
 from engine.status import StopCode
 

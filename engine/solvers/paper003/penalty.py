@@ -25,7 +25,7 @@ from engine.models import Params
 from engine.oracles import OracleCounts
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
-from engine.solvers.catalogue.paper003 import PenaltyConfig
+from engine.solvers.paper003.cards import PenaltyConfig
 from engine.status import StopCode
 
 

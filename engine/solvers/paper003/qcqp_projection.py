@@ -8,7 +8,7 @@ import cvxpy as cp
 import numpy as np
 
 if TYPE_CHECKING:
-    from engine.solvers.quadratic_baselines import QuadraticRows
+    from engine.solvers.paper003.quadratic_baselines import QuadraticRows
 
 EIGEN_CUTOFF = 1e-12  # relative: directions of P_i below this are numerically flat
 
