@@ -22,8 +22,8 @@ from engine.objectives import PairwiseAUCLoss
 from engine.problem import Problem
 from engine.runs import Store
 from engine.solvers import Budget, solve
-from engine.solvers.auc_postprocess import grid, group_map
-from engine.solvers.catalogue.p004_postprocess import PostProcessConfig
+from engine.solvers.paper004.auc_postprocess import grid, group_map
+from engine.solvers.paper004.cards_postprocess import PostProcessConfig
 
 KAPPA = 0.05
 COARSE = PostProcessConfig(scale_step=0.25, shift_step=0.25)  # 21 × 25 maps

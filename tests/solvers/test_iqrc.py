@@ -12,9 +12,9 @@ from engine.models import ModelSpec
 from engine.objectives import PairwiseAUCLoss
 from engine.problem import Problem
 from engine.solvers import Budget, solve
-from engine.solvers.catalogue.p004_sfls import IQRCConfig, SFLSConfig
-from engine.solvers.iqrc import IQRC
-from engine.solvers.sfls import SFLS
+from engine.solvers.paper004.cards_sfls import IQRCConfig, SFLSConfig
+from engine.solvers.paper004.iqrc import IQRC
+from engine.solvers.paper004.sfls import SFLS
 
 NETWORK = ModelSpec("mlp", hidden=(10,), activation="sigmoid")  # paper 004, App. E
 

@@ -22,7 +22,7 @@ from engine.solvers.catalogue.fairlearn import (
     ExponentiatedGradientConfig,
     ThresholdOptimizerConfig,
 )
-from engine.solvers.catalogue.p004_postprocess import PostProcessConfig
+from engine.solvers.paper004.cards_postprocess import PostProcessConfig
 from engine.solvers.records import Solution
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")

@@ -18,8 +18,8 @@ from engine.models import ModelSpec
 from engine.objectives import PairwiseAUCLoss
 from engine.problem import Problem
 from engine.solvers import Budget, solve, solver_card
-from engine.solvers.corr_penalty import abs_correlation
-from engine.solvers.proxy_lagrangian import (
+from engine.solvers.paper004.corr_penalty import abs_correlation
+from engine.solvers.paper004.proxy_lagrangian import (
     batch_pair,
     batch_rows,
     stationary,

@@ -17,9 +17,9 @@ from engine.models import ModelSpec
 from engine.objectives import PairwiseAUCLoss
 from engine.pairwise import lemma1_terms, square_pair_loss
 from engine.problem import Problem
-from engine.solvers.catalogue.p004_sfls import SFLSConfig
-from engine.solvers.sfls import SFLS
-from engine.solvers.smd import entropy_weight, level_value, y_step
+from engine.solvers.paper004.cards_sfls import SFLSConfig
+from engine.solvers.paper004.sfls import SFLS
+from engine.solvers.paper004.smd import entropy_weight, level_value, y_step
 
 GROUP = np.array([0, 1, 1, 2, 2])  # term → component, as in paper 004, eqs. (11)–(13)
 BOUND = 1.5

@@ -14,12 +14,12 @@ from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.objectives import objective_type
 from engine.problem import Problem
-from engine.solvers.catalogue.p004_baselines import CorrPenaltyConfig, ProxyLagrangianConfig
-from engine.solvers.corr_penalty import CorrPenalty
 from engine.solvers.paper001.cards_baselines import NETWORK_STEP, IPPConExConfig, SSGHLConfig
 from engine.solvers.paper001.ipp import InexactProximalPoint
 from engine.solvers.paper001.ssg_hl import SwitchingSubgradientHL
-from engine.solvers.proxy_lagrangian import ProxyLagrangian
+from engine.solvers.paper004.cards_baselines import CorrPenaltyConfig, ProxyLagrangianConfig
+from engine.solvers.paper004.corr_penalty import CorrPenalty
+from engine.solvers.paper004.proxy_lagrangian import ProxyLagrangian
 from engine.solvers.smoothness import objective_lipschitz, safe_step
 
 

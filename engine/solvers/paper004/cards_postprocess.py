@@ -1,6 +1,6 @@
 """Paper 004's post-processing baseline (App. E.2, after Kallus & Zhou 2019): its options, the
 unconstrained solver's plus App. E.3's grid of maps, and its card. Implementation:
-`engine.solvers.auc_postprocess`.
+`engine.solvers.paper004.auc_postprocess`.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ CARDS = (
         "an unconstrained AUC model by L-BFGS, then the protected group's scores mapped "
         "to ω1·h + ω2, (ω1, ω2) on a grid, the best validation AUC among the maps within "
         "κ on validation (App. E.3); two groups; any model",
-        "engine.solvers.auc_postprocess:AUCPostProcess",
+        "engine.solvers.paper004.auc_postprocess:AUCPostProcess",
         two_groups_only="it maps the scores of one protected group against the other: "
         "paper 004, App. E.2's binary γ",
         needs={

@@ -1,6 +1,7 @@
 """Two of paper 004's baselines (App. E.2): the stochastic proxy-Lagrangian method of Cotter,
 Jiang & Sridharan (2019) and the correlation penalty of Beutel et al. (2019), with their options
-and cards. Implementations: `engine.solvers.proxy_lagrangian`, `engine.solvers.corr_penalty`.
+and cards. Implementations: `engine.solvers.paper004.proxy_lagrangian`,
+`engine.solvers.paper004.corr_penalty`.
 
 Paper 004 gives for both: minibatches of 100, learning rates tuned over {0.01, 0.1, 1} on
 validation AUC, and the reported model chosen as for SFLS (App. E.3). It leaves open the proxy
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from engine.capabilities import Capability as C
 from engine.options import Options, option
 from engine.solvers.card import SolverCard
-from engine.solvers.catalogue.p004_sfls import SELECTIONS
+from engine.solvers.paper004.cards_sfls import SELECTIONS
 from engine.solvers.tuning import Score, TuningPlan
 
 NETWORK_RATE = 0.1  # the unset learning rate where L_F is unknown (a network): ours, on Adult
@@ -97,7 +98,7 @@ CARDS = (
         "the AUC-gap rows, λ the stationary distribution of a matrix updated by swap "
         "regret on the rows' indicator (true AUC) violations; max AUC under the exact "
         "AUC gap; reports the best iterate within κ on validation (App. E.3), or the last",
-        "engine.solvers.proxy_lagrangian:ProxyLagrangian",
+        "engine.solvers.paper004.proxy_lagrangian:ProxyLagrangian",
         needs={
             C.GRADIENTS: _SGD_GRADIENTS,
             C.PAIRWISE_AUC: "paper 004, App. E.2: only the objective's indicator becomes "
@@ -117,7 +118,7 @@ CARDS = (
         "and protected group on the minibatch; max AUC with a decorrelation penalty; "
         "reports the best iterate within κ of the group AUC gap on validation "
         "(App. E.3), or the last",
-        "engine.solvers.corr_penalty:CorrPenalty",
+        "engine.solvers.paper004.corr_penalty:CorrPenalty",
         needs={
             C.GRADIENTS: _SGD_GRADIENTS,
             C.PAIRWISE_AUC: "paper 004, App. E.2: it optimises the AUC, through the "

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.problem import Problem
-from engine.solvers.catalogue.p004_sfls import IQRCConfig
-from engine.solvers.sfls import SFLS
+from engine.solvers.paper004.cards_sfls import IQRCConfig
+from engine.solvers.paper004.sfls import SFLS
 
 
 class IQRC(SFLS):

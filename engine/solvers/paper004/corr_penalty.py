@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.problem import Problem
-from engine.solvers.catalogue.p004_baselines import CorrPenaltyConfig
-from engine.solvers.proxy_lagrangian import PairwiseAUCSGD, set_members
+from engine.solvers.paper004.cards_baselines import CorrPenaltyConfig
+from engine.solvers.paper004.proxy_lagrangian import PairwiseAUCSGD, set_members
 
 # centred scores of smaller norm count as constant: |Corr| is scale-free, so its gradient grows
 # like 1/‖h − mean h‖ and means nothing there

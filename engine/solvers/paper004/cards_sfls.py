@@ -1,7 +1,7 @@
 """Paper 004's SFLS (Alg. 1, the stochastic feasible level-set method) with its stochastic mirror
 descent oracle (Alg. 2), and IQRC (Alg. 3, SFLS on proximal subproblems for weakly convex models):
 their options with App. E.3's defaults where the paper gives them, and their cards.
-Implementations: `engine.solvers.sfls`, `engine.solvers.iqrc`.
+Implementations: `engine.solvers.paper004.sfls`, `engine.solvers.paper004.iqrc`.
 
 Paper 004 leaves open (spec 004 §2.5): τ_t, T per oracle call, ε_opt, r(0), W and I. Ours, each
 also in the option's help: W an ℓ2 ball of radius 10, I = [−2, 2], τ_t = τ0/√(t+1), T = 1000,
@@ -136,7 +136,7 @@ CARDS = (
         "(Lemmas 3–4) and minibatches of 100; reports the averaged oracle output "
         "(best on validation, or the last); max AUC under the AUC-gap surrogate; any "
         "model (convex for a linear one)",
-        "engine.solvers.sfls:SFLS",
+        "engine.solvers.paper004.sfls:SFLS",
         needs=_NEEDS,
         tuning=STEP_TUNING,
     ),
@@ -149,7 +149,7 @@ CARDS = (
         "hidden 10, sigmoid): stage s runs SFLS on f0 + (ρ̂/2)‖x − x̃(s)‖² under the "
         "AUC-gap surrogate plus the same term (eq. 28), from x̃(s) to x̃(s+1); reports "
         "the best validation AUC within κ on validation, like SFLS",
-        "engine.solvers.iqrc:IQRC",
+        "engine.solvers.paper004.iqrc:IQRC",
         needs=_NEEDS,
         tuning=STEP_TUNING,
     ),

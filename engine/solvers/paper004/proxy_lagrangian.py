@@ -32,8 +32,8 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.problem import Problem
-from engine.solvers.catalogue.p004_baselines import NETWORK_RATE, ProxyLagrangianConfig
 from engine.solvers.minibatch import MinibatchSolver
+from engine.solvers.paper004.cards_baselines import NETWORK_RATE, ProxyLagrangianConfig
 from engine.solvers.smoothness import safe_step
 from engine.solvers.validation_select import ValidationSelection
 

@@ -12,7 +12,7 @@ One SMD step t of an oracle call at level r (Alg. 2), on a uniform minibatch z:
   x ← Π_X((x/η_t + ρ̂ x̃ − ∇_x Φ)/(1/η_t + ρ̂)),  Φ = Σ_k ỹ_k u_k + Σ_i ỹ_{g(i)} α_i v_i,
   η_t = c/√(t+1); (ỹ, α) ← Lemma 3 (`smd.y_step`) with τ_t = τ0/√(t+1)
 Π_X: the ℓ2 ball of radius R on the weights, [−I, I] on a and b; ρ̂ = 0 here (the convex case),
-ρ̂ > 0 with x̃ the centre of IQRC's proximal term (`engine.solvers.iqrc`). After T steps,
+ρ̂ > 0 with x̃ the centre of IQRC's proximal term (`iqrc`). After T steps,
 U(r) = Lemma 4 (`smd.level_value`) on the τ-weighted means of u and v, plus the τ-weighted mean
 of (ρ̂/2)‖x(t) − x̃‖², and x̄ the mean of the T iterates x(0..T−1); Alg. 1 halts when
 U(r) ≥ −ε_opt, and otherwise sets r ← r + U(r)/(2θ). Each call starts at the previous call's
@@ -41,9 +41,9 @@ from engine.oracles import WEIGHTS
 from engine.pairwise import lemma1_terms
 from engine.problem import Problem
 from engine.solvers.base import Snapshot, StepInfo
-from engine.solvers.catalogue.p004_sfls import SFLSConfig
 from engine.solvers.minibatch import MinibatchSolver
-from engine.solvers.smd import level_value, y_step
+from engine.solvers.paper004.cards_sfls import SFLSConfig
+from engine.solvers.paper004.smd import level_value, y_step
 from engine.solvers.validation_select import ValidationSelection
 from engine.status import StopCode
 from engine.variables import Box, Kind

@@ -38,7 +38,7 @@ from engine.model_forms import POST_SCALE, POST_SHIFT
 from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Snapshot
-from engine.solvers.catalogue.p004_postprocess import PostProcessConfig
+from engine.solvers.paper004.cards_postprocess import PostProcessConfig
 from engine.solvers.reference.unconstrained import Unconstrained
 
 SPLIT = "val"  # paper 004, Sec. 6: validation is for tuning and model selection
