@@ -21,7 +21,7 @@ from engine.runs.fronts import REPORTED
 from engine.runs.results import run_results, run_verdict
 from engine.runs.submit import submit
 from engine.runs.worker import build_problem, execute_run
-from engine.solvers.catalogue.fairlearn import GridSearchConfig
+from engine.solvers.fairlearn.cards import GridSearchConfig
 from engine.verdict import FEW_DISTINCT_SCORES, judge
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.solvers.fairlearn_reductions import difference_bound
+from engine.solvers.fairlearn.fairlearn_reductions import difference_bound
 
 DRAWS = 4000
 

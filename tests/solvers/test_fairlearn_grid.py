@@ -17,9 +17,9 @@ from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Solution, solve
-from engine.solvers.catalogue.fairlearn import GridSearchConfig
-from engine.solvers.fairlearn_reductions import kappa_pick as grid_kappa_pick
-from engine.solvers.fairlearn_reductions import multiplier_labels
+from engine.solvers.fairlearn.cards import GridSearchConfig
+from engine.solvers.fairlearn.fairlearn_reductions import kappa_pick as grid_kappa_pick
+from engine.solvers.fairlearn.fairlearn_reductions import multiplier_labels
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")
 LOOSE, TIGHT, UNREACHABLE = 0.2, 0.08, 0.02  # κ on the sample's DP gaps of the grid models

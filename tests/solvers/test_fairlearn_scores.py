@@ -19,9 +19,9 @@ from engine.model_forms import MIXTURE_Q, MIXTURE_W
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import solve
-from engine.solvers.catalogue.fairlearn import ExponentiatedGradientConfig
-from engine.solvers.fairlearn_steps import classifier_weights
-from engine.solvers.fairlearn_threshold import threshold_params
+from engine.solvers.fairlearn.cards import ExponentiatedGradientConfig
+from engine.solvers.fairlearn.fairlearn_steps import classifier_weights
+from engine.solvers.fairlearn.fairlearn_threshold import threshold_params
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")
 INTERVALS = [(0.0, 1.0), (0.05, 0.3), (0.2, 0.7), (0.5, 1.0)]

@@ -31,13 +31,13 @@ from engine.model_forms import MIXTURE_Q
 from engine.models import ModelSpec
 from engine.problem import Problem
 from engine.solvers import Budget, solve
-from engine.solvers.catalogue.fairlearn import (
+from engine.solvers.fairlearn.cards import (
     ExponentiatedGradientConfig,
     GridSearchConfig,
     ThresholdOptimizerConfig,
 )
-from engine.solvers.fairlearn_reductions import difference_bound
-from engine.solvers.fairlearn_steps import base_estimator
+from engine.solvers.fairlearn.fairlearn_reductions import difference_bound
+from engine.solvers.fairlearn.fairlearn_steps import base_estimator
 from engine.status import StopCode
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")

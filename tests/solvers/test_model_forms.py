@@ -18,7 +18,7 @@ from engine.objectives import LogisticLoss, Objective, PairwiseAUCLoss
 from engine.problem import Problem
 from engine.scoring import model_scores
 from engine.solvers import Budget, solve
-from engine.solvers.catalogue.fairlearn import (
+from engine.solvers.fairlearn.cards import (
     ExponentiatedGradientConfig,
     ThresholdOptimizerConfig,
 )

@@ -1,6 +1,6 @@
 """fairlearn's reductions (Agarwal et al. 2018) as solvers: ExponentiatedGradient and GridSearch,
 with scikit-learn's logistic regression as the base estimator, stepped one base fit at a time
-(`engine.solvers.fairlearn_steps`).
+(`engine.solvers.fairlearn.fairlearn_steps`).
 
 The constraint families map to fairlearn's moments (`MOMENTS`): DP to DemographicParity, EO to
 EqualizedOdds, EOpp to TruePositiveRateParity. fairlearn's moments hold each group's rate within
@@ -39,8 +39,12 @@ from engine.model_forms import MIXTURE_Q, MIXTURE_W
 from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import FrontPoint
-from engine.solvers.catalogue.fairlearn import ExponentiatedGradientConfig, GridSearchConfig
-from engine.solvers.fairlearn_steps import FairlearnSolver, base_estimator, classifier_weights
+from engine.solvers.fairlearn.cards import ExponentiatedGradientConfig, GridSearchConfig
+from engine.solvers.fairlearn.fairlearn_steps import (
+    FairlearnSolver,
+    base_estimator,
+    classifier_weights,
+)
 from engine.solvers.stepped_loop import Ask
 from engine.status import StopCode
 

@@ -39,7 +39,7 @@ from engine.errors import UserError
 from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Solver, StepInfo
-from engine.solvers.catalogue.fairlearn import LogisticBaseConfig
+from engine.solvers.fairlearn.cards import LogisticBaseConfig
 from engine.solvers.stepped_loop import Ask, SteppedLoop
 from engine.status import StopCode
 

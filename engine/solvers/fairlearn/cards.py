@@ -2,8 +2,8 @@
 2018, "A reductions approach to fair classification") and ThresholdOptimizer (Hardt et al. 2016,
 "Equality of opportunity in supervised learning"), run by fairlearn itself with scikit-learn's
 logistic regression as the base estimator. Their options with fairlearn's (and scikit-learn's)
-defaults, and their cards. Implementations: `engine.solvers.fairlearn_reductions` and
-`engine.solvers.fairlearn_threshold`.
+defaults, and their cards. Implementations: `engine.solvers.fairlearn.fairlearn_reductions` and
+`engine.solvers.fairlearn.fairlearn_threshold`.
 
 What every card says once: fairlearn's randomised classifiers predict ŷ = 1 with a probability
 P(ŷ = 1 | x); FairFront scores them by P − ½, so its exact metrics at the threshold 0 are those of
@@ -123,7 +123,7 @@ class ThresholdOptimizerConfig(LogisticBaseConfig):
     )
 
 
-_S = "engine.solvers."
+_S = "engine.solvers.fairlearn."
 _BASE = (
     "its base estimator is scikit-learn's logistic regression, a linear model of the "
     "features, group cross-terms included when the model has them"

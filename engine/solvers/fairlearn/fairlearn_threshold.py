@@ -1,5 +1,5 @@
 """fairlearn's ThresholdOptimizer (Hardt et al. 2016) as a solver: scikit-learn's logistic
-regression fitted without constraint (one step, `engine.solvers.fairlearn_steps`), then
+regression fitted without constraint (one step, `engine.solvers.fairlearn.fairlearn_steps`), then
 randomised thresholds per group of its probability (or log-odds, option `predict_method`).
 
 The constraint families map to fairlearn's constraints (`CONSTRAINTS`): DP to
@@ -33,11 +33,11 @@ from engine.model_forms import (
 )
 from engine.models import Params
 from engine.problem import Problem
-from engine.solvers.catalogue.fairlearn import (
+from engine.solvers.fairlearn.cards import (
     EQUALIZED_ODDS_OBJECTIVES,
     ThresholdOptimizerConfig,
 )
-from engine.solvers.fairlearn_steps import FairlearnSolver, base_estimator
+from engine.solvers.fairlearn.fairlearn_steps import FairlearnSolver, base_estimator
 from engine.solvers.stepped_loop import Ask
 
 CONSTRAINTS = {
