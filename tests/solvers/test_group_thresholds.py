@@ -23,7 +23,7 @@ from engine.runs.frontier import frontier
 from engine.runs.results import sweep_results
 from engine.runs.worker import execute_run
 from engine.solvers import solve, solver_card
-from engine.solvers.group_thresholds import GroupCuts, equal_rate_cuts, range_argmax
+from engine.solvers.baselines.group_thresholds import GroupCuts, equal_rate_cuts, range_argmax
 
 
 @pytest.fixture(scope="module")

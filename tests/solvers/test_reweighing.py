@@ -23,8 +23,8 @@ from engine.runs.frontier import frontier
 from engine.runs.results import sweep_results
 from engine.runs.worker import execute_run
 from engine.solvers import solve, solver_card
-from engine.solvers.catalogue.reweighing import ReweighingConfig
-from engine.solvers.reweighing import reweighing_weights
+from engine.solvers.baselines.cards_reweighing import ReweighingConfig
+from engine.solvers.baselines.reweighing import reweighing_weights
 
 DP = ConstraintSpec("DP", 0.05, None)
 

@@ -1,6 +1,6 @@
 """Group-wise thresholds with equal selection rates: the post-processing for statistical parity
 (after Hardt et al. 2016, deterministic): its options, the unconstrained solver's, and its card.
-Implementation: `engine.solvers.group_thresholds`.
+Implementation: `engine.solvers.baselines.group_thresholds`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ CARDS = (
         "equal-selection-rate thresholds: an unconstrained model by L-BFGS, then one threshold "
         "per group, chosen for the most correct training decisions among those whose "
         "groups' selection rates lie within κ of each other (after Hardt et al. 2016)",
-        "engine.solvers.group_thresholds:GroupThresholds",
+        "engine.solvers.baselines.group_thresholds:GroupThresholds",
         needs={
             C.GRADIENTS: "L-BFGS on the parameters of any model trains the scored model",
             C.SMOOTH: "L-BFGS with a strong-Wolfe line search",

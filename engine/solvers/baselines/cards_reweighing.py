@@ -1,6 +1,6 @@
 """Reweighing (Kamiran & Calders 2012, "Data preprocessing techniques for classification without
 discrimination", Sec. 4.2), the pre-processing baseline users know from AIF360: its options, the
-unconstrained solver's, and its card. Implementation: `engine.solvers.reweighing`.
+unconstrained solver's, and its card. Implementation: `engine.solvers.baselines.reweighing`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ CARDS = (
         "reweighing (Kamiran & Calders 2012, Sec. 4.2): each training row of group s and label "
         "c weighs P(s)·P(c)/P(s, c), which makes the label independent of the group in the "
         "weighted data; then the weighted objective is minimised without constraint by L-BFGS",
-        "engine.solvers.reweighing:Reweighing",
+        "engine.solvers.baselines.reweighing:Reweighing",
         needs={
             C.GRADIENTS: "L-BFGS on the parameters of any model fits the weighted objective",
             C.SMOOTH: "L-BFGS with a strong-Wolfe line search",

@@ -29,7 +29,7 @@ from engine.model_forms import POST_SCALE, POST_SHIFT
 from engine.models import Params
 from engine.problem import Problem
 from engine.solvers.base import Snapshot
-from engine.solvers.catalogue.group_thresholds import GroupThresholdsConfig
+from engine.solvers.baselines.cards_group_thresholds import GroupThresholdsConfig
 from engine.solvers.reference.unconstrained import Unconstrained
 
 RATE_SLACK = 1e-12  # a rate on the band's edge is inside it, whatever the rounding of k/n

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.problem import Problem
-from engine.solvers.catalogue.reweighing import ReweighingConfig
+from engine.solvers.baselines.cards_reweighing import ReweighingConfig
 from engine.solvers.reference.unconstrained import Unconstrained
 
 
