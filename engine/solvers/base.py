@@ -1,7 +1,7 @@
 """The one shape every algorithm has: a Solver object stepped by the shared driver.
 
 A solver is built from a Problem, its Config (a frozen dataclass whose defaults cite the paper,
-declared with the solver's card in `engine.solvers.catalogue`) and a random Generator; `step()`
+declared with the solver's card in its package's card module) and a random Generator; `step()`
 advances it and reports a StepInfo; `candidate()` is the iterate the solver would return now
 (for switching methods, the best nearly-feasible one). A run reports one model (`select`) and
 may also yield a set of models, its front (`front`).

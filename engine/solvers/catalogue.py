@@ -1,10 +1,13 @@
-"""Every solver by name, as cards (`SolverCard`): options and defaults, the paper, which models
-and constraint families it solves. Importing this package loads no solver and no torch.
+"""Every solver by name, as cards (`SolverCard`, `engine.solvers.card`): options and defaults,
+the paper, which models and constraint families it solves. Importing this module loads no solver
+and no torch.
 
-Each source of algorithms is a package of `engine.solvers` (`paper003`, `fairlearn`, …) that
-holds its implementations and, beside them, its card modules: `cards` or `cards_<topic>`, each
-declaring its `CARDS`. A card module imports no implementation (a card names its own by a
-string), so that reading the catalogue loads no solver."""
+Each source of algorithms is a package of `engine.solvers` (`paper000` … `paper004`,
+`fairlearn`, `baselines`, `reference`) that holds its implementations and, beside them, its card
+modules, `cards` or `cards_<topic>`, each declaring its `CARDS`; this module collects them. A
+card module imports no implementation (a card names its own by a string), and takes
+`SolverCard` from `engine.solvers.card`, not from here, so that a card module imported before
+the catalogue is still collected whole."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from engine.solvers.card import SolverCard
 
 
 def _card_modules() -> list[str]:
-    """The card modules of every package of `engine.solvers`, and this package's own modules."""
+    """The card modules of every package of `engine.solvers`, by name."""
     solvers = __name__.rpartition(".")[0]
     names = []
     for package in _sorted(pkgutil.iter_modules(importlib.import_module(solvers).__path__)):
@@ -29,9 +32,7 @@ def _card_modules() -> list[str]:
                 for module in _sorted(pkgutil.iter_modules(path))
                 if module.name == "cards" or module.name.startswith("cards_")
             ]
-    return names + [
-        f"{__name__}.{module.name}" for module in _sorted(pkgutil.iter_modules(__path__))
-    ]
+    return names
 
 
 def _sorted(modules: Iterable[pkgutil.ModuleInfo]) -> list[pkgutil.ModuleInfo]:
