@@ -90,3 +90,37 @@ def test_the_engine_imports_no_module_through_itself():
 def test_nothing_in_the_engine_imports_the_pages_or_streamlit():
     upward = {m: edges & {"pages", "streamlit", "app"} for m, edges in import_graph().items()}
     assert {m: e for m, e in upward.items() if e} == {}
+
+
+def solver_source(module: str) -> str | None:
+    """The source of algorithms (a package of engine.solvers: paper003, fairlearn, …) a module
+    belongs to, None for a shared module of engine.solvers or any other module."""
+    parts = module.split(".")
+    if parts[:2] != ["engine", "solvers"] or len(parts) < 3:
+        return None
+    return parts[2] if (ENGINE / "solvers" / parts[2] / "__init__.py").exists() else None
+
+
+def test_a_source_of_solvers_imports_no_other_but_the_reference():
+    """A source's package imports the shared modules and its own; those whose solvers train an
+    unconstrained model first also import the reference. Nothing else in the engine imports a
+    source (the catalogue finds their cards by name), and a card module imports cards only."""
+    graph = import_graph()
+    assert solver_source("engine.solvers.paper003.idca") == "paper003"  # the sources are found
+    crossing = {
+        (module, edge)
+        for module, edges in graph.items()
+        for edge in edges
+        if solver_source(edge) not in (None, solver_source(module), "reference")
+        or (solver_source(edge) == "reference" and solver_source(module) is None)
+    }
+    assert crossing == set()
+    card_modules = [m for m in graph if m.rsplit(".", 1)[-1].split("_")[0] == "cards"]
+    assert {solver_source(m) for m in card_modules} == {solver_source(m) for m in graph} - {None}
+    implementations = {
+        (module, edge)
+        for module in card_modules
+        for edge in graph[module]
+        if solver_source(edge) is not None and edge.rsplit(".", 1)[-1].split("_")[0] != "cards"
+    }
+    assert implementations == set()

@@ -4,6 +4,9 @@ capability, and checks model/family combinations the way its algorithm needs."""
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +16,8 @@ from engine.errors import UserError
 from engine.models import ModelSpec
 from engine.solvers import Solver, config_fields, solver_card, solver_names
 from engine.solvers.catalogue import CARDS
+
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", sorted(CARDS))
@@ -114,3 +119,14 @@ def test_a_card_limited_to_some_auc_gap_variants_refuses_the_others_saying_why()
     assert card.refusal(ModelSpec(), "auc_gap") is None  # the default variant: group
     with pytest.raises(UserError, match="not intra"):
         card.check_combination(ModelSpec(), "auc_gap", None, "intra")
+
+
+@pytest.mark.parametrize("first", ["engine.solvers.paper003.cards", "engine.solvers.paper004.sfls"])
+def test_the_catalogue_has_every_card_whatever_module_is_imported_first(first):
+    """A card module, or an implementation (which imports its card module), imported before the
+    catalogue leaves it no card short."""
+    code = f"import {first}; from engine.solvers.catalogue import CARDS; print(sorted(CARDS))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == str(sorted(CARDS))
