@@ -1,7 +1,7 @@
 """Declared options, without torch: a frozen dataclass of `option` fields says each option's
 default, help, kind, choices and bounds, so that a page, the command line and the estimator can
-render, parse and check them from the declaration alone. A solver's config
-(`engine.solvers.catalogue`) and a constraint family's options (`engine.fairness.families`) are
+render, parse and check them from the declaration alone. A solver's config (beside its card,
+`engine.solvers.catalogue`) and a constraint family's options (`engine.fairness.families`) are
 declared this way.
 
 An option whose default is None is *unset* until given: the owner then chooses (e.g. the
