@@ -130,7 +130,7 @@ def reused_solution(
     marks = {TRAINED_IN: source.trained_in, TRAINED_REASON: source.stop.text}
     if problem.constraint is not None:
         kkt.prepare(problem)
-    exact = exact_record(problem, params, source.iterations, at, {})
+    exact = exact_record(problem, params, source.iterations, at)
     ended = next((r for r in reversed(trajectory) if r.kind == RecordKind.EXACT), None)
     if ended is not None and _same_model(ended, exact):  # the end's record, now whole at this I
         trajectory.remove(ended)

@@ -82,6 +82,12 @@ class Solver(ABC):
     def snapshots(self) -> list[Snapshot]:
         return []
 
+    def multipliers(self) -> np.ndarray | None:
+        """The solver's Lagrange multipliers, one per row of the problem's bound in its order,
+        for the KKT measure (`engine.solvers.kkt`); None for a solver that keeps none, whose
+        measure then takes the least-squares ones."""
+        return None
+
     def surrogate_view(self) -> tuple[float, np.ndarray | None]:
         """f0 and the surrogate constraint rows (≤ 0 feasible) at the candidate, for the log.
         A solver that keeps no auxiliary variables (e.g. the unconstrained one) is shown with the

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -20,7 +20,7 @@ from engine.solvers import kkt, run_clock
 from engine.solvers.base import FrontPoint, Snapshot, Solver, StepInfo, aux_tensors
 from engine.solvers.budget import Budget, BudgetClock
 from engine.solvers.catalogue import solver_card
-from engine.solvers.kkt import kkt_terms, multipliers_from_state
+from engine.solvers.kkt import kkt_terms
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.records import FRONT_COORDINATE, IterationRecord, RecordKind, Solution
 from engine.solvers.run_clock import (  # noqa: F401 (RECORD_SHARE: where tests tune it)
@@ -105,8 +105,10 @@ def solve(
             kkt.prepare(problem)
             clock.charge(run_clock.now() - paused)
         paused = run_clock.now()
+        # before its first step a solver's multipliers are only its starting values
+        multipliers = instance.multipliers() if iteration else None
         with run_clock.one_thread():
-            record = exact_record(problem, instance.candidate(), iteration, seconds, info.state)
+            record = exact_record(problem, instance.candidate(), iteration, seconds, multipliers)
         emit(record)
         clock.charge(run_clock.now() - paused, "exact")
 
@@ -304,7 +306,11 @@ def _rows_kept(
 
 
 def exact_record(
-    problem: Problem, params, iteration: int, seconds: float, state: Mapping[str, float | str]
+    problem: Problem,
+    params,
+    iteration: int,
+    seconds: float,
+    multipliers: np.ndarray | None = None,
 ) -> IterationRecord:
     """Exact metrics on train and validation and, under a constraint, each row with the exact
     indicator (or loss) in place of the surrogate on the training data ("train.row.<row>", κ
@@ -324,7 +330,7 @@ def exact_record(
         aux = aux_tensors(params) or problem.bound.aux_init(torch.from_numpy(h))
         rows = problem.bound.exact_rows(h, aux)
         values |= {f"train.row.{problem.bound.rows[r]}": float(rows[r]) for r in _largest(rows)}
-        terms = kkt_terms(problem, params, multipliers_from_state(problem, state))
+        terms = kkt_terms(problem, params, multipliers)
         values |= {f"train.{name}": value for name, value in terms.state().items()}
     return IterationRecord(
         iteration=iteration, seconds=seconds, kind=RecordKind.EXACT, values=values

@@ -8,8 +8,9 @@ import pytest
 from engine.errors import UserError
 from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
+from engine.objectives import objective_type
 from engine.problem import Problem
-from engine.solvers import Budget, config_from_dict, run_clock, solve, solver_names
+from engine.solvers import Budget, config_from_dict, run_clock, solve, solver_card, solver_names
 from engine.solvers import driver as driver_module
 from engine.solvers.paper003.cards import (
     IDCAConfig,
@@ -176,17 +177,30 @@ def test_a_solvers_own_iteration_cap_ends_the_run_as_budget(toy, solver, family,
     assert budgeted.stop.code is StopCode.ITERATION_BUDGET and budgeted.iterations == cap - 1
 
 
-def test_exact_records_carry_the_kkt_measure_with_the_solvers_duals(toy, monkeypatch):
+DUAL_SOLVERS = ("ssl_alm", "alm", "plada", "multiplier_model", "ipp_conex", "proxy_lagrangian")
+
+
+@pytest.mark.parametrize("name", DUAL_SOLVERS)
+def test_exact_records_carry_the_kkt_measure_with_the_solvers_duals(toy, monkeypatch, name):
+    """A solver hands the driver its multipliers, the same as the duals its state shows: the
+    last exact record, of the final iterate, has the measure with the last step's duals."""
     from engine.solvers.kkt import kkt_terms, multipliers_from_state
 
     monkeypatch.setattr(driver_module, "EXACT_EVERY_SECONDS", 0.0)
     monkeypatch.setitem(driver_module.RECORD_SHARE, "exact", 0.0)
-    problem = Problem(toy, ModelSpec(), ConstraintSpec("group_loss_gap", 0.02))
-    solution = solve(problem, "ssl_alm", budget=Budget(max_iterations=50))
+    family = next(
+        f
+        for f in ("group_loss_gap", "DP", "auc_gap")
+        if solver_card(name).refusal(ModelSpec(), f) is None
+    )
+    objective = objective_type(solver_card(name).default_objective)()
+    problem = Problem(toy, ModelSpec(), ConstraintSpec(family, 0.02), objective=objective)
+    solution = solve(problem, name, budget=Budget(max_iterations=50))
     exact = [r for r in solution.trajectory if r.kind == "exact"]
     assert exact and all(r.values["train.kkt"] >= 0 for r in exact)
-    # the last exact record is of the final iterate, with the duals of the last step's state
     state = [r for r in solution.trajectory if r.kind == "surrogate"][-1].state
-    expected = kkt_terms(problem, solution.params, multipliers_from_state(problem, state))
+    duals = multipliers_from_state(problem, state)
+    assert duals is not None  # every row's dual is in the state
     assert exact[-1].iteration == solution.iterations
+    expected = kkt_terms(problem, solution.params, duals)
     assert exact[-1].values["train.kkt"] == pytest.approx(expected.total)

@@ -93,6 +93,9 @@ class SSLALM(MinibatchSolver):
         self.last = (loss, reset)
         return loss
 
+    def multipliers(self) -> np.ndarray:
+        return self.y.copy()
+
     def state(self) -> dict[str, float | str]:
         loss, reset = self.last
         rows = self.problem.bound.rows

@@ -118,6 +118,10 @@ class InnerSolver(ABC):
     def state(self) -> dict[str, float | str]:
         return dict(self.last)
 
+    def multipliers(self) -> np.ndarray | None:
+        """The subproblem's multipliers, one per row; None for an inner solver without them."""
+        return None
+
 
 class SwitchingInner(InnerSolver):
     """IPP-SSG's inner solver: switching subgradient steps on the strongly convex subproblem."""
@@ -181,6 +185,9 @@ class ConExInner(InnerSolver):
             f"dual.{row}": float(v) for row, v in zip(self.rows, self.y, strict=True)
         }
 
+    def multipliers(self) -> np.ndarray:
+        return self.y.copy()
+
 
 INNER: dict[str, type[InnerSolver]] = {"ssg": SwitchingInner, "conex": ConExInner}
 
@@ -223,6 +230,10 @@ class InexactProximalPoint(MinibatchSolver):
 
     def state(self) -> dict[str, float | str]:
         return {"outer": float(self.outer), "inner": float(self.inner_t)} | self.inner.state()
+
+    def multipliers(self) -> np.ndarray | None:
+        """The inner solver's multipliers of the current subproblem (ConEx's y)."""
+        return self.inner.multipliers()
 
     def candidate(self) -> Params:
         """An outer iterate θ_k drawn uniformly from k ≥ S (θ_0 before the first subproblem

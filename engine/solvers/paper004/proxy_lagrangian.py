@@ -247,6 +247,10 @@ class ProxyLagrangian(PairwiseAUCSGD):
         self.violation = float(seen.max()) if seen.size else math.nan
         return self.loss
 
+    def multipliers(self) -> np.ndarray:
+        """λ of each constraint row, without λ0 (the objective's weight)."""
+        return self.lam[1:].copy()
+
     def state(self) -> dict[str, float | str]:
         rows = self.problem.bound.rows
         return (
