@@ -24,7 +24,7 @@ from engine.runs.results import run_verdict
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.solvers.budget import BudgetClock
-from engine.solvers.records import RecordKind
+from engine.solvers.records import RecordKind, rows_of
 from engine.status import RunStatus
 
 SEED_AXES = ("seed", "solver.seed")
@@ -193,11 +193,10 @@ def band_rows(runs: Sequence[StudyRun]) -> list[str]:
     """The constraint rows a band figure shows: each two-sided gap once, by its upper row (its
     lower row is the same gap negated, which the figure's −δ line covers)."""
     names = dict.fromkeys(
-        key.split(".row.", 1)[1]
+        row
         for run in runs
         for record in run.iterates[:1]
-        for key in record["values"]
-        if key.startswith("train.row.")
+        for row in rows_of(record["values"], "train")
     )
     return [
         n for n in names if not (n.endswith(":lower") and n[: -len("lower")] + "upper" in names)

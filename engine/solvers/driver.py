@@ -22,7 +22,14 @@ from engine.solvers.budget import Budget, BudgetClock
 from engine.solvers.catalogue import solver_card
 from engine.solvers.kkt import kkt_terms
 from engine.solvers.minibatch import MinibatchSolver
-from engine.solvers.records import FRONT_COORDINATE, IterationRecord, RecordKind, Solution
+from engine.solvers.records import (
+    FRONT_COORDINATE,
+    IterationRecord,
+    RecordKind,
+    Solution,
+    row_key,
+    rows_of,
+)
 from engine.solvers.run_clock import (  # noqa: F401 (RECORD_SHARE: where tests tune it)
     EXACT_EVERY_SECONDS,
     LOG_EVERY_SECONDS,
@@ -329,7 +336,8 @@ def exact_record(
         # to the family's starting values of them, as its surrogate rows are
         aux = aux_tensors(params) or problem.bound.aux_init(torch.from_numpy(h))
         rows = problem.bound.exact_rows(h, aux)
-        values |= {f"train.row.{problem.bound.rows[r]}": float(rows[r]) for r in _largest(rows)}
+        names = problem.bound.rows
+        values |= {row_key("train", names[r]): float(rows[r]) for r in _largest(rows)}
         terms = kkt_terms(problem, params, multipliers)
         values |= {f"train.{name}": value for name, value in terms.state().items()}
     return IterationRecord(
@@ -411,8 +419,8 @@ def _iterate_record(
         if bound is not None:
             scores = torch.from_numpy(h)
             rows = bound.named(bound.exact_rows(scores, aux or bound.aux_init(scores)))
-        values |= {f"{split}.row.{row}": v for row, v in rows.items()}
-    train_rows = [v for k, v in values.items() if k.startswith("train.row.") and v is not None]
+        values |= {row_key(split, row): v for row, v in rows.items()}
+    train_rows = [v for v in rows_of(values, "train").values() if v is not None]
     return IterationRecord(
         iteration=iteration,
         seconds=seconds,

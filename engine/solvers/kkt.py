@@ -47,6 +47,7 @@ from engine.models import Params
 from engine.oracles import WEIGHTS, MinibatchOracles
 from engine.problem import Problem
 from engine.solvers.base import aux_tensors
+from engine.solvers.records import DUAL
 
 NNLS_SWEEPS = 10  # NNLS iterations allowed per multiplier
 
@@ -108,7 +109,7 @@ def multipliers_from_state(problem: Problem, state: Mapping[str, float | str]) -
     them), or None when it reports none (then use the least-squares multipliers)."""
     if problem.constraint is None:
         return None
-    keys = [f"dual.{row}" for row in problem.bound.rows]
+    keys = [f"{DUAL}.{row}" for row in problem.bound.rows]
     if not all(key in state for key in keys):
         return None
     return np.array([float(state[key]) for key in keys])

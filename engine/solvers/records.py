@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,23 @@ class RecordKind(enum.StrEnum):
     HONOUR = "honour"  # one solve of a run's κ′ search
 
 
+def row_key(split: str, row: str) -> str:
+    """The key of an exact constraint row in a record's values: "<split>.row.<row>"."""
+    return f"{split}.row.{row}"
+
+
+def rows_of(values: Mapping[str, Any], split: str) -> dict[str, Any]:
+    """The exact constraint rows a record's values hold for `split`, by row name, in order."""
+    prefix = row_key(split, "")
+    return {k[len(prefix) :]: v for k, v in values.items() if k.startswith(prefix)}
+
+
+def per_row(kind: str, rows: Sequence[str], values: Iterable[float]) -> dict[str, float]:
+    """A state's entries of one kind per constraint row, "<kind>.<row>" (the duals: "dual")."""
+    return {f"{kind}.{row}": float(v) for row, v in zip(rows, values, strict=True)}
+
+
+DUAL = "dual"  # a solver's multiplier of each row, in its state as per_row(DUAL, ...)
 FRONT_COORDINATE = "coord."  # a front record's coordinates are its values "coord.<name>"
 KAPPA_PRIME = "honour.kappa_prime"  # in a record's state: the κ′ of the solve that made it
 SOLVE = "honour.solve"  # in a record's state: the index of the solve that made it (0, 1, ...)

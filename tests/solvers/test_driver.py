@@ -204,3 +204,17 @@ def test_exact_records_carry_the_kkt_measure_with_the_solvers_duals(toy, monkeyp
     assert exact[-1].iteration == solution.iterations
     expected = kkt_terms(problem, solution.params, duals)
     assert exact[-1].values["train.kkt"] == pytest.approx(expected.total)
+
+
+def test_a_records_constraint_rows_are_read_back_by_name_and_split():
+    from engine.solvers.records import row_key, rows_of
+
+    values = {
+        row_key("train", "a-b:upper"): 0.1,
+        row_key("val", "a-b:upper"): 0.2,
+        "train.accuracy": 0.9,
+        row_key("train", "x.y"): None,  # a row name may hold the separator
+    }
+    assert rows_of(values, "train") == {"a-b:upper": 0.1, "x.y": None}
+    assert rows_of(values, "val") == {"a-b:upper": 0.2}
+    assert rows_of(values, "test") == {}

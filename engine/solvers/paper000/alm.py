@@ -31,6 +31,7 @@ import numpy as np
 from engine.problem import Problem
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.paper000.cards_alm import SSLALMConfig
+from engine.solvers.records import DUAL, per_row
 from engine.variables import NONNEGATIVE, Kind
 
 # P, the projection onto the duals' set: R^m for the equalities c + s = 0 (paper 000, Alg. 2,
@@ -100,8 +101,8 @@ class SSLALM(MinibatchSolver):
         loss, reset = self.last
         rows = self.problem.bound.rows
         state: dict[str, float | str] = {"batch_loss": loss, "dual_reset": float(reset)}
-        state |= {f"dual.{r}": float(v) for r, v in zip(rows, self.y, strict=True)}
+        state |= per_row(DUAL, rows, self.y)
         if self.slack is not None:
             slacks = self.x[self.slack]
-            state |= {f"slack.{r}": float(v) for r, v in zip(rows, slacks, strict=True)}
+            state |= per_row("slack", rows, slacks)
         return state

@@ -56,6 +56,7 @@ from engine.solvers.paper001.cards_baselines import (
     IPPConfig,
     IPPSSGConfig,
 )
+from engine.solvers.records import DUAL, per_row
 from engine.solvers.smoothness import safe_step
 from engine.solvers.switching import switching_step
 from engine.solvers.tail_sample import TailSample
@@ -181,9 +182,7 @@ class ConExInner(InnerSolver):
         }
 
     def state(self) -> dict[str, float | str]:
-        return self.last | {
-            f"dual.{row}": float(v) for row, v in zip(self.rows, self.y, strict=True)
-        }
+        return self.last | per_row(DUAL, self.rows, self.y)
 
     def multipliers(self) -> np.ndarray:
         return self.y.copy()

@@ -24,6 +24,7 @@ from engine.networks import MLPNetwork
 from engine.problem import Problem
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.paper001.cards_multiplier import MultiplierModelConfig
+from engine.solvers.records import DUAL, per_row
 from engine.variables import Kind
 
 
@@ -82,6 +83,4 @@ class MultiplierModel(MinibatchSolver):
         loss, worst = self.last
         rows = self.problem.bound.rows
         state: dict[str, float | str] = {"batch_loss": loss, "sampled_max_row": worst}
-        return state | {
-            f"dual.{r}": float(v) for r, v in zip(rows, self.multipliers(), strict=True)
-        }
+        return state | per_row(DUAL, rows, self.multipliers())

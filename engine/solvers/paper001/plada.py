@@ -63,6 +63,7 @@ from engine.solvers.full_data import FullData
 from engine.solvers.kkt import multipliers_from_state
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.paper001.cards_plada import TABLE2_NETWORK, PLADAConfig
+from engine.solvers.records import DUAL, per_row
 from engine.solvers.smoothness import objective_lipschitz
 from engine.variables import Box, Kind
 
@@ -197,6 +198,6 @@ class PLADA(MinibatchSolver):
             "step": self.eta,
             "dual_gap": float(np.linalg.norm(self.lam - self.mu)),
         }
-        for name, values in (("dual", self.lam), ("mu", self.mu), ("u", self.x[self.u])):
-            state |= {f"{name}.{r}": float(v) for r, v in zip(rows, values, strict=True)}
+        for name, values in ((DUAL, self.lam), ("mu", self.mu), ("u", self.x[self.u])):
+            state |= per_row(name, rows, values)
         return state

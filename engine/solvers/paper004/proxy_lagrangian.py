@@ -34,6 +34,7 @@ import numpy as np
 from engine.problem import Problem
 from engine.solvers.minibatch import MinibatchSolver
 from engine.solvers.paper004.cards_baselines import NETWORK_RATE, ProxyLagrangianConfig
+from engine.solvers.records import DUAL, per_row
 from engine.solvers.smoothness import safe_step
 from engine.solvers.validation_select import ValidationSelection
 
@@ -256,5 +257,5 @@ class ProxyLagrangian(PairwiseAUCSGD):
         return (
             super().state()
             | {"lambda0": float(self.lam[0]), "batch_violation": self.violation}
-            | {f"dual.{row}": float(v) for row, v in zip(rows, self.lam[1:], strict=True)}
+            | per_row(DUAL, rows, self.lam[1:])
         )
