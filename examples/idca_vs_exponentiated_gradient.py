@@ -3,7 +3,7 @@ measured by the same exact metrics on the same test rows: accuracy, the demograp
 partial statistical parity on each group's top 5 %–30 % of scores, and how many distinct scores
 the model gives (ExponentiatedGradient's randomised classifier gives few: its pSP is coarse).
 
-    .venv/bin/python examples/idca_vs_exponentiated_gradient.py [--rows 4000] [--seconds 20]
+    .venv/bin/python examples/idca_vs_exponentiated_gradient.py [--rows 4000] [--seconds 20] [--max-iter N]
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=4000)
     parser.add_argument("--seconds", type=float, default=20.0, help="time budget of each fit")
+    parser.add_argument("--max-iter", type=int, help="iteration budget of each fit (default none)")
     args = parser.parse_args()
     X, y, X_test, y_test = adult_sample(args.rows, args.rows)
     groups = pd.factorize(X_test["sex"], sort=True)[0]
@@ -39,7 +40,11 @@ def main() -> None:
     )
     for name, settings in MODELS.items():
         model = FairFrontClassifier(
-            interval=INTERVAL, max_seconds=args.seconds, random_state=0, **settings
+            interval=INTERVAL,
+            max_seconds=args.seconds,
+            max_iter=args.max_iter,
+            random_state=0,
+            **settings,
         )
         start = time.perf_counter()
         model.fit(X, y, sensitive_features="sex")

@@ -2,7 +2,7 @@
 classifier per κ (IDCA under pSP on each group's top 5 %–30 % of scores), judged on the test rows,
 each point labelled with its verdict, beside the unconstrained model.
 
-    .venv/bin/python examples/kappa_sweep_frontier.py [--rows 4000] [--seconds 20] [--out frontier.html]
+    .venv/bin/python examples/kappa_sweep_frontier.py [--rows 4000] [--seconds 20] [--max-iter N] [--out frontier.html]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=4000)
     parser.add_argument("--seconds", type=float, default=20.0, help="time budget of each fit")
+    parser.add_argument("--max-iter", type=int, help="iteration budget of each fit (default none)")
     parser.add_argument("--out", type=Path, default=Path("frontier.html"))
     args = parser.parse_args()
     X, y, X_test, y_test = adult_sample(args.rows, args.rows)
@@ -38,6 +39,7 @@ def main() -> None:
             kappa=kappa or 0.05,
             interval=INTERVAL,
             max_seconds=args.seconds,
+            max_iter=args.max_iter,
             random_state=0,
         )
         model.fit(X, y, sensitive_features="sex")
