@@ -47,8 +47,12 @@ def measure_view(spec: RunSpec) -> ConstraintSpec | None:
     """For a classifier run of a solver that minimises an unfairness measure itself, without a
     constraint (paper 002: its card's `measure_option`), the family whose exact quantity is the
     measure's unsmoothed counterpart (the DP gap for dp): the view it is judged and plotted by.
-    None for any other run, or a measure without one (dm, individual fairness, HSIC)."""
-    card = spec.card
+    None for any other run, or a measure without one (dm, individual fairness, HSIC), or a
+    run of a solver this version does not have (stored by an older one)."""
+    try:
+        card = spec.card
+    except UserError:
+        return None
     if card.measure_option is None or spec.constraint is not None:
         return None
     if spec.task is not Task.CLASSIFICATION:

@@ -20,7 +20,7 @@ from engine.errors import UserError
 from engine.runs import RunSpec, Store
 from engine.runs import spec as spec_module
 from engine.runs.describe import describe_spec, run_label
-from engine.runs.results import run_document
+from engine.runs.results import run_document, run_verdict
 from engine.status import RunStatus, StopCode
 
 FIRST = [s for s in OLD_SPECS if s.commit == "f52ffcb"]  # stored by a store of schema 1
@@ -153,3 +153,12 @@ def test_a_spec_this_version_cannot_read_names_its_run(tmp_path):
         )
     with pytest.raises(UserError, match="run x1: this version cannot read its stored spec"):
         store.run("x1")
+
+
+def test_a_run_of_a_solver_this_version_lacks_still_has_a_verdict(old_store):
+    """Judged by its own constraint, as any run: the Runs page's table and the reports read
+    every stored run's verdict."""
+    retired = old_store.run(FIRST[2].id)
+    assert retired.spec.solver == "idca_retired"
+    verdict = run_verdict(old_store, retired)
+    assert verdict.quantity == "pSP"
