@@ -47,7 +47,7 @@ from engine.models import Params
 from engine.oracles import WEIGHTS, MinibatchOracles
 from engine.problem import Problem
 from engine.solvers.base import aux_tensors
-from engine.solvers.records import DUAL
+from engine.solvers.records import DUAL, read_per_row
 
 NNLS_SWEEPS = 10  # NNLS iterations allowed per multiplier
 
@@ -109,10 +109,8 @@ def multipliers_from_state(problem: Problem, state: Mapping[str, float | str]) -
     them), or None when it reports none (then use the least-squares multipliers)."""
     if problem.constraint is None:
         return None
-    keys = [f"{DUAL}.{row}" for row in problem.bound.rows]
-    if not all(key in state for key in keys):
-        return None
-    return np.array([float(state[key]) for key in keys])
+    duals = read_per_row(state, DUAL, problem.bound.rows)
+    return None if duals is None else np.array(duals)
 
 
 def kkt_of(

@@ -42,6 +42,14 @@ def per_row(kind: str, rows: Sequence[str], values: Iterable[float]) -> dict[str
     return {f"{kind}.{row}": float(v) for row, v in zip(rows, values, strict=True)}
 
 
+def read_per_row(state: Mapping[str, Any], kind: str, rows: Sequence[str]) -> list[float] | None:
+    """The entries `per_row` wrote for `rows`, in their order; None unless every row has one."""
+    keys = [f"{kind}.{row}" for row in rows]
+    if not all(key in state for key in keys):
+        return None
+    return [float(state[key]) for key in keys]
+
+
 DUAL = "dual"  # a solver's multiplier of each row, in its state as per_row(DUAL, ...)
 FRONT_COORDINATE = "coord."  # a front record's coordinates are its values "coord.<name>"
 KAPPA_PRIME = "honour.kappa_prime"  # in a record's state: the κ′ of the solve that made it
