@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from solver_data import toy_prepared, two_groups
+from wall_clock import WallClock
 
 from engine.data.prepared import Prepared
 from engine.solvers import run_clock
@@ -17,20 +18,6 @@ def toy() -> Prepared:
 @pytest.fixture(scope="module")
 def data() -> Prepared:
     return two_groups()
-
-
-class WallClock:
-    """Wall time that moves only when a test charges it: a test of what the driver does with
-    the time, not of how fast this machine is."""
-
-    def __init__(self) -> None:
-        self.time = 1000.0  # any start: the driver reads differences
-
-    def __call__(self) -> float:
-        return self.time
-
-    def spend(self, seconds: float) -> None:
-        self.time += seconds
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from solver_data import toy_prepared
 from toy_tables import write_toy_csv
+from wall_clock import Costs, charge
 
 from engine.cli import build_parser
 from engine.cli.run_commands import run_spec_from_args
@@ -139,8 +140,10 @@ def test_the_command_line_sets_the_save_interval(command):
     assert run_spec_from_args(args).budget == Budget(max_seconds=30.0)
 
 
-def test_a_run_saves_its_iterate_every_t_seconds_of_its_clock(problem):
-    """Saves on the solver's clock land in every interval of `save_seconds` it ran through."""
+def test_a_run_saves_its_iterate_every_t_seconds_of_its_clock(problem, wall, monkeypatch):
+    """Saves on the solver's clock land in every interval of `save_seconds` it ran through (a
+    clock of the test's own, on which each step costs a millisecond)."""
+    charge(monkeypatch, wall, Costs(step=0.001))
     budget = Budget(max_seconds=0.6, save_seconds=0.1)
     solution = solve(problem, "sgd", budget=budget)
     saved = iterates(solution)

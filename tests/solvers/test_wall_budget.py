@@ -6,9 +6,8 @@ fast this machine is.
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
+from wall_clock import Costs, charge
 
 from engine.fairness.constraints import ConstraintSpec
 from engine.models import ModelSpec
@@ -27,45 +26,6 @@ from engine.status import StopCode
 
 INTERVAL = (0.1, 0.5)
 OVER = 1.1  # a run may end at most this share of its budget late
-
-
-@dataclasses.dataclass
-class Costs:
-    """Seconds each piece of a run is charged: an iteration of the solver, a surrogate record,
-    an exact record, a report of the final model."""
-
-    step: float = 0.01
-    surrogate: float = 0.0
-    exact: float = 0.0
-    report: float = 0.0
-
-
-def charge(monkeypatch, wall, costs: Costs, solver: type = SGD) -> None:
-    """Make each iteration of `solver` and each record cost `costs` on the wall clock."""
-    advance = solver.advance
-
-    def timed_advance(self, most):
-        info = advance(self, most)
-        wall.spend(costs.step * info.iterations)
-        return info
-
-    def costing(function, seconds: float):
-        def timed(*args, **kwargs):
-            wall.spend(seconds)
-            return function(*args, **kwargs)
-
-        return timed
-
-    monkeypatch.setattr(solver, "advance", timed_advance)
-    monkeypatch.setattr(
-        driver_module,
-        "_surrogate_record",
-        costing(driver_module._surrogate_record, costs.surrogate),
-    )
-    monkeypatch.setattr(
-        driver_module, "exact_record", costing(driver_module.exact_record, costs.exact)
-    )
-    monkeypatch.setattr(Problem, "report", costing(Problem.report, costs.report))
 
 
 def problem_of(toy) -> Problem:
