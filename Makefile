@@ -37,11 +37,13 @@ chromium:
 		echo "chromium not installed: the browser tests will be skipped"
 
 # Three test processes on two cores: many tests wait on background workers or a browser, and
-# each process solves on its share of the cores (tests/conftest.py).
+# each process solves on its share of the cores (tests/conftest.py). Tests are handed out two at a
+# time in collection order, slow ones first (tests/conftest.py), so no process is left alone with
+# the last long ones.
 test: $(VENV)/.dev-installed chromium
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest -n 3
+	$(PY) -m pytest -n 3 --maxschedchunk 2
 
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check .

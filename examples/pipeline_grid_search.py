@@ -2,7 +2,7 @@
 grid search as the most accurate value whose partial statistical parity (pSP on each group's top
 5 %–30 % of scores) holds on the held-out folds.
 
-    .venv/bin/python examples/pipeline_grid_search.py [--rows 4000] [--target 0.25] [--seconds 20]
+    .venv/bin/python examples/pipeline_grid_search.py [--rows 4000] [--target 0.25] [--seconds 20] [--max-iter N]
 
 Held-out folds are small, so their pSP is noisy and larger than the κ the training rows meet:
 the target is on the folds, κ on the training rows.
@@ -41,6 +41,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=4000)
     parser.add_argument("--target", type=float, default=0.25, help="largest held-out pSP")
     parser.add_argument("--seconds", type=float, default=20.0, help="time budget of each fit")
+    parser.add_argument("--max-iter", type=int, help="iteration budget of each fit (default none)")
     args = parser.parse_args()
     X, y, X_test, y_test = adult_sample(args.rows, args.rows)
     pipeline = Pipeline(
@@ -49,7 +50,11 @@ def main() -> None:
             (
                 "model",
                 FairFrontClassifier(
-                    constraint="pSP", interval=INTERVAL, max_seconds=args.seconds, random_state=0
+                    constraint="pSP",
+                    interval=INTERVAL,
+                    max_seconds=args.seconds,
+                    max_iter=args.max_iter,
+                    random_state=0,
                 ),
             ),
         ]

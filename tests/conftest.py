@@ -1,4 +1,5 @@
-"""Shared fixtures: the ../shared data folder (skipped when absent) and an isolated cache."""
+"""Shared fixtures: the ../shared data folder (skipped when absent) and an isolated cache; and
+the order the tests are handed out in."""
 
 from __future__ import annotations
 
@@ -10,6 +11,13 @@ import pytest
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared"
 SHARED_DATA = SHARED / "data"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow tests first, in their order: pytest-xdist hands tests to its processes in
+    collection order, so the long ones spread over the processes from the start and the short
+    ones fill the gaps, instead of one process running the last long tests alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -15,6 +15,8 @@ import pytest
 from engine.solvers.catalogue import solver_card
 from engine.threads import share_of_cores
 
+pytestmark = pytest.mark.slow  # tests of several seconds each, started first (conftest.py)
+
 PROJECT = Path(__file__).resolve().parents[1]
 
 
@@ -480,7 +482,6 @@ def test_endurance_soaks_the_runner_while_a_reader_polls_the_store():
 
 
 @pytest.mark.browser
-@pytest.mark.slow
 def test_app_latency_times_the_pages_in_a_real_browser():
     if shutil.which(CHROMIUM) is None:
         pytest.skip(f"needs Debian's chromium at {CHROMIUM} (apt-get install chromium)")

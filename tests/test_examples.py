@@ -35,7 +35,7 @@ def numbers(line: str) -> list[float]:
 
 
 def test_the_grid_search_tries_every_kappa_and_refits_one():
-    out = run_example("pipeline_grid_search.py", "--seconds", "2")  # 13 fits
+    out = run_example("pipeline_grid_search.py", *BUDGET)  # 13 fits
     rows = [line for line in out.splitlines() if re.match(r"0\.\d+ ", line)]
     assert [numbers(row)[0] for row in rows] == [0.2, 0.1, 0.05, 0.02]
     for row in rows:

@@ -6,10 +6,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.runs import FINAL, Store
 from engine.solvers.catalogue import solver_card
+
+pytestmark = pytest.mark.slow  # tests of several seconds each, started first (conftest.py)
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 

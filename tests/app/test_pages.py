@@ -15,6 +15,8 @@ from streamlit.testing.v1 import AppTest
 from engine.runs import FINAL, Store
 from engine.solvers.catalogue import solver_card
 
+pytestmark = pytest.mark.slow  # tests of several seconds each, started first (conftest.py)
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 

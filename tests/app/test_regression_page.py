@@ -4,9 +4,11 @@ label can run, and the results show RMSE and R² instead of accuracy."""
 
 from __future__ import annotations
 
+import pytest
 from test_pages import start, texts, wait_for_runs
 
 
+@pytest.mark.slow
 def test_a_real_valued_label_trains_regressions_and_shows_rmse_and_r2():
     app = start()
     app.sidebar.radio(key="source").set_value("Communities and Crime (bundled)").run()

@@ -4,6 +4,7 @@ switches the page's objective when ticked, and back when unticked."""
 
 from __future__ import annotations
 
+import pytest
 from test_pages import metrics_frame, start, wait_for_runs
 
 from engine.fairness.families import family_entry
@@ -70,6 +71,7 @@ def test_the_sidebar_shows_the_proposed_solvers_and_folds_the_rest_by_paper():
     assert len(solver_boxes) - len(inside) == 3  # idca, ssg and the reference on show
 
 
+@pytest.mark.slow
 def test_runs_of_the_pairwise_auc_loss_say_to_read_their_auc_not_their_accuracy(app_home):
     app = start()
     app.sidebar.selectbox(key="family").set_value("auc_gap").run()

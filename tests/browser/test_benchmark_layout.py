@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from browser_support import ARTIFACTS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 # two solvers, two seeds each, a linear model for two seconds: four quick runs
 QUERY = (

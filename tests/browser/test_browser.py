@@ -13,7 +13,7 @@ from browser_support import ARTIFACTS, SETTLED, VERDICT
 from engine.runs.decision import decisions
 from engine.runs.store import Store
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 # a plot is found by text in its title or trace names; its points are read from _fullData
 LABEL = "((plot.layout.title || {}).text || '') + (plot._fullData || []).map(t => t.name).join(' ')"

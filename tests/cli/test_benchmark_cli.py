@@ -43,6 +43,7 @@ def home(tmp_path):
     stop_runners(folder)  # the detached runner and its workers
 
 
+@pytest.mark.slow
 def test_a_study_of_two_solvers_writes_its_files_and_prints_the_table(
     tiny_csv, home, tmp_path, capsys
 ):

@@ -11,9 +11,13 @@ import pytest
 
 FAIRFRONT = Path(sys.executable).with_name("fairfront")
 
-pytestmark = pytest.mark.skipif(
-    not FAIRFRONT.exists(), reason="the fairfront command is installed by `make test`/`make app`"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not FAIRFRONT.exists(),
+        reason="the fairfront command is installed by `make test`/`make app`",
+    ),
+    pytest.mark.slow,
+]
 
 
 def run(*command: str) -> subprocess.CompletedProcess:

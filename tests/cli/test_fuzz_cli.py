@@ -16,6 +16,7 @@ import io
 import os
 import tempfile
 
+import pytest
 from cli_table import TABLE_FLAGS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -248,6 +249,7 @@ def execute_queued(home: str) -> None:
         assert "internal error" not in ended.reason, (ended.spec, ended.error)
 
 
+@pytest.mark.slow
 def test_no_argument_list_shows_a_traceback(tiny_csv, quiet_store, tmp_path, monkeypatch):
     acs = tmp_path / "acs"
     acs.mkdir()

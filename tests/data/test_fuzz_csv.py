@@ -149,6 +149,7 @@ def choices(draw, header: list[str], label_values: list[str]) -> dict:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=st.data())
+@pytest.mark.slow
 def test_any_csv_is_prepared_or_explained(data):
     content, header, label_values = data.draw(csv_files())
     choice = data.draw(choices(header, label_values))

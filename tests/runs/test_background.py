@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from run_fixtures import lasting_spec, make_spec, wait_for
 from soak import soak
 
@@ -14,6 +15,8 @@ from engine.runs import submit_sweep, sweep_specs, wait
 from engine.runs.runner import WORKER_NICENESS, Runner, runner_pid
 from engine.runs.submit import submit
 from engine.status import WITH_MODEL
+
+pytestmark = pytest.mark.slow  # tests of several seconds each, started first (conftest.py)
 
 PROJECT = Path(__file__).resolve().parents[2]
 

@@ -124,6 +124,7 @@ def test_a_run_waits_in_the_queue_while_the_run_it_starts_from_has_not_ended(sto
     assert store.queued(5) == [second.run_id, other.run_id]
 
 
+@pytest.mark.slow
 def test_a_continuation_sweep_runs_each_point_after_and_from_its_neighbour(store, csv_spec):
     """Each point holds κ on the training data, so the model it hands on meets the next κ."""
     base = dataclasses.replace(make_spec(csv_spec, iterations=2000), honour="train")
@@ -145,6 +146,7 @@ def test_a_continuation_sweep_runs_each_point_after_and_from_its_neighbour(store
         )
 
 
+@pytest.mark.slow
 def test_a_point_whose_neighbour_left_no_model_starts_cold_and_says_so(store, csv_spec):
     first = make_spec(csv_spec, kappa=0.3)
     second = dataclasses.replace(

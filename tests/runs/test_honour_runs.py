@@ -25,6 +25,7 @@ def test_the_honoured_split_is_part_of_the_spec_and_checked(csv_spec):
         dataclasses.replace(make_spec(csv_spec, solver="unconstrained"), honour="val").validate()
 
 
+@pytest.mark.slow
 def test_a_background_run_stores_its_search_and_says_which_kappa_prime_it_used(store, csv_spec):
     spec = dataclasses.replace(make_spec(csv_spec, kappa=0.2), honour="train")
     submit([spec], store)

@@ -11,10 +11,13 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 from run_fixtures import lasting_spec, wait_for
 
 from engine.runs.runner import Runner, runner_pid, stop_runners
 from engine.runs.submit import submit
+
+pytestmark = pytest.mark.slow  # tests of several seconds each, started first (conftest.py)
 
 PROJECT = Path(__file__).resolve().parents[2]
 GONE_WITHIN_SECONDS = 5.0

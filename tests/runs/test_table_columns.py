@@ -200,6 +200,7 @@ def test_runs_beside_another_quantity_show_that_quantity(runs):
     assert point.constraint == stored["dp"] and point.state is None
 
 
+@pytest.mark.slow
 def test_all_runs_side_by_side_and_listed(runs, capsys):
     """Every solver's run in one table (the Runs page compares any runs it is given), and in
     the command line's list: one column per quantity, each run's value of it or nothing."""

@@ -27,6 +27,7 @@ def penalty_solver(prob: Problem, **config) -> Penalty:
 
 
 @pytest.mark.parametrize("family", ["pSP", "pDP"])
+@pytest.mark.slow
 def test_a_larger_lambda_gives_a_smaller_exact_gap_on_train(data, family):
     prob = problem(data, family)
     metric = family.lower()
