@@ -3,25 +3,72 @@ runs from the command line and prints the tables its docstring promises."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
+import numba
 import pytest
+import torch
 
 from engine.solvers.catalogue import solver_card
 from engine.threads import share_of_cores
 
-pytestmark = pytest.mark.slow  # tests of several seconds each, started first (conftest.py)
+pytestmark = [
+    pytest.mark.slow,  # tests of several seconds each, started first (conftest.py)
+    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),  # fairlearn's, in EG
+]
 
 PROJECT = Path(__file__).resolve().parents[1]
 
 
+# benches that measure their own process (scale.py's peak memory) or drive a browser and a
+# server for many seconds: each runs as a program of its own, as a person runs it
+SEPARATELY = {"scale.py", "app_latency.py", "endurance.py"}
+
+
 def bench(script: str, *argv: str) -> str:
-    """The standard output of bench/`script` run with `argv`; beside other test processes
+    """The standard output of bench/`script` run with the command line `argv`. Most run in this
+    test process, which has imported what they import already: a quick mode then costs its own
+    work, not a fresh interpreter's imports (torch, the engine) again."""
+    if script in SEPARATELY:
+        return bench_process(script, *argv)
+    printed = io.StringIO()
+    path = PROJECT / "bench" / script
+    with kept_process_state(), contextlib.redirect_stdout(printed):
+        sys.argv = [str(path), *argv]
+        try:
+            runpy.run_path(str(path), run_name="__main__")
+        except SystemExit as ended:
+            assert ended.code in (None, 0), (ended.code, printed.getvalue()[-2000:])
+    return printed.getvalue()
+
+
+@contextlib.contextmanager
+def kept_process_state() -> Iterator[None]:
+    """What a bench may set for its own process, put back: its command line, the import path,
+    warning filters and the solving threads (`engine.threads`; torch's)."""
+    argv, path = sys.argv[:], sys.path[:]
+    torch_threads, numba_threads = torch.get_num_threads(), numba.get_num_threads()
+    try:
+        with warnings.catch_warnings():
+            yield
+    finally:
+        sys.argv[:], sys.path[:] = argv, path
+        torch.set_num_threads(torch_threads)
+        numba.set_num_threads(numba_threads)
+
+
+def bench_process(script: str, *argv: str) -> str:
+    """The standard output of bench/`script` run as a program; beside other test processes
     (pytest-xdist) it solves on its share of the cores, as they do (tests/conftest.py)."""
     env = dict(os.environ)
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
