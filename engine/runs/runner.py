@@ -254,9 +254,11 @@ def ensure_runner(home: Path | str, workers: int = 2, idle_exit: float = IDLE_EX
         spawned.write(f"{child.pid}\n")
 
 
-def stop_runners(home: Path | str) -> None:
+def stop_runners(home: Path | str, settle_seconds: float = 10.0) -> None:
     """Kill every runner started for this store, with its workers (each runner leads its own
-    process group), whether it is serving, starting up, or already gone."""
+    process group), whether it is serving, starting up, or already gone; return once no runner
+    holds the store's lock (the kernel lets it go only after the last thread of the group has
+    exited, a moment after the processes look dead), or after `settle_seconds`."""
     path = Path(home) / SPAWNED_NAME
     if not path.exists():
         return
@@ -264,6 +266,9 @@ def stop_runners(home: Path | str) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(int(line), signal.SIGKILL)
     path.unlink()
+    deadline = time.monotonic() + settle_seconds
+    while runner_alive(home) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def serve_and_say(home: Path | str, workers: int, idle_exit: float) -> int:
