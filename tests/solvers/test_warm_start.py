@@ -78,12 +78,14 @@ def test_a_warm_kappa_sweep_matches_the_cold_one_in_far_fewer_iterations(data):
 
 
 @pytest.mark.slow
-def test_a_start_outside_a_tight_kappas_feasible_set_is_led_back_to_feasibility(data):
-    """The unconstrained model lies far outside κ = 0.02's feasible set, so IDCA's first
-    subproblems have no nearly-feasible iterate: it follows their constraint steps until it
-    reaches one, instead of stopping early on the unmoved infeasible start."""
+@pytest.mark.parametrize("scale", [1.0, 1.5])
+def test_a_start_outside_a_tight_kappas_feasible_set_is_led_back_to_feasibility(data, scale):
+    """The unconstrained model (and a larger one, whose scores saturate the ramps) lies far
+    outside κ = 0.02's feasible set, so IDCA's first subproblems have no nearly-feasible
+    iterate: it follows their constraint steps, and where they cannot move, heads for w⁰ = 0,
+    until it reaches one, instead of stopping early on an unmoved infeasible iterate."""
     tight = _problem(data, 0.02)
-    start = solve(tight, "unconstrained").params
+    start = {"w": scale * solve(tight, "unconstrained").params["w"]}
     warm = solve(_problem(data, 0.02, start), "idca")
     last = [r for r in warm.trajectory if r.kind == "surrogate"][-1]
     assert last.max_violation <= EPSILON

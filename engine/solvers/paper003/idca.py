@@ -124,12 +124,15 @@ class IDCA(Solver):
         From w⁰ = 0 every subproblem has a nearly-feasible iterate (t = 0: g(w^k) ≤ ε, spec 003
         §3.2). A warm start from a looser κ's model can lie outside the tighter κ's feasible
         set; its subproblem may then end with none, and w^{k+1} is the last inner iterate, where
-        the constraint steps led (a restoration phase). Only a feasible outer iterate counts
+        the constraint steps led (a restoration phase), or, where they could not move, a point
+        nearer w⁰ (`_toward_cold_start`). Only a feasible outer iterate counts
         towards the early stop: an unmoved infeasible one is no convergence."""
         objective, w, theta = self.best
         feasible = bool(np.isfinite(objective))
         if not feasible:
             w, theta = self.v, self.theta
+            if np.array_equal(w, self.sub.w):  # no constraint step could move: a flat surrogate
+                w, theta = self._toward_cold_start(w)
         self.outer += 1
         self._start_outer(w, theta)
         if not feasible:
@@ -151,6 +154,17 @@ class IDCA(Solver):
                 f"{self.outer} of {self.config.outer_iterations}",
             )
         return None
+
+    def _toward_cold_start(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Halfway from an infeasible w to w⁰ = 0, θ refitted to its scores. Where the scores are
+        large the ramps saturate, the constraint subgradients vanish and the switching steps
+        cannot leave an infeasible w; every subproblem at w⁰ = 0 has a nearly-feasible iterate
+        (spec 003 §3.2), so halving the way there reaches one after finitely many outer
+        iterations (the surrogate is continuous)."""
+        half = 0.5 * w
+        aux = self.problem.bound.aux_init(torch.from_numpy(self.design.matvec(half)))
+        theta = aux["theta"].numpy().copy() if self.has_theta else np.zeros(0)
+        return half, theta
 
     def _stalled(self) -> bool:
         """f0 fell by no more than `stop_tolerance` (relative) over the last `patience` outer
