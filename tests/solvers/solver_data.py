@@ -47,6 +47,22 @@ def two_groups_frame(
     )
 
 
+def two_groups_flags(table) -> list[str]:
+    """The command line's data flags for a `two_groups_frame` written to the CSV file `table`."""
+    return [
+        "--source",
+        "csv",
+        "--csv",
+        str(table),
+        "--label",
+        "y",
+        "--attribute",
+        "sex",
+        "--min-group-size",
+        "10",
+    ]
+
+
 def two_groups(n: int = 600, seed: int = 0, slopes: tuple[float, float] = (1.0, 1.0)) -> Prepared:
     """`two_groups_frame`, prepared with sex as the protected attribute."""
     frame = two_groups_frame(n, seed, slopes)

@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 
 import pytest
-from solver_data import two_groups_frame
+from solver_data import two_groups_flags, two_groups_frame
 
 from engine.cli import build_parser, main
 from engine.cli.run_commands import run_spec_from_args
@@ -106,16 +106,7 @@ def page_specs(table: Path, solver: str, family: str, model: str) -> list[RunSpe
 def command_line(table: Path, solver: str, family: str | None, model: str) -> list[str]:
     return [
         "run",
-        "--source",
-        "csv",
-        "--csv",
-        str(table),
-        "--label",
-        "y",
-        "--attribute",
-        "sex",
-        "--min-group-size",
-        "10",
+        *two_groups_flags(table),
         "--constraint",
         (family or "none").lower(),
         "--interval",

@@ -58,9 +58,9 @@ class IDCA(Solver):
         self.design = problem.design()
         self.dc = problem.bound.dc
         w = problem.init_params()["w"]
-        aux = problem.bound.aux_init(torch.from_numpy(self.design.matvec(w)))
+        aux = self._fitted_aux(w)
         self.has_theta = "theta" in aux  # pSP's θ (empty when κ = 1 leaves no grid point)
-        theta = aux["theta"].numpy().copy() if self.has_theta else np.zeros(0)
+        theta = self._theta_of(aux)
         self.outer, self.inner, self.total = 0, 0, 0
         # f0 at the last patience + 1 outer iterates, since the last infeasible one
         self.feasible_objectives: deque[float] = deque(maxlen=config.patience + 1)
@@ -162,9 +162,15 @@ class IDCA(Solver):
         (spec 003 §3.2), so halving the way there reaches one after finitely many outer
         iterations (the surrogate is continuous)."""
         half = 0.5 * w
-        aux = self.problem.bound.aux_init(torch.from_numpy(self.design.matvec(half)))
-        theta = aux["theta"].numpy().copy() if self.has_theta else np.zeros(0)
-        return half, theta
+        return half, self._theta_of(self._fitted_aux(half))
+
+    def _fitted_aux(self, w: np.ndarray) -> dict[str, torch.Tensor]:
+        """The family's auxiliary variables fitted to the scores of w."""
+        return self.problem.bound.aux_init(torch.from_numpy(self.design.matvec(w)))
+
+    @staticmethod
+    def _theta_of(aux: dict[str, torch.Tensor]) -> np.ndarray:
+        return aux["theta"].numpy().copy() if "theta" in aux else np.zeros(0)
 
     def _stalled(self) -> bool:
         """f0 fell by no more than `stop_tolerance` (relative) over the last `patience` outer

@@ -34,7 +34,6 @@ class Unconstrained(Solver):
         self.network = problem.network
         start = self.network.flatten(problem.init_params(int(rng.integers(2**31))))
         self.lbfgs = LBFGS(self._value_and_grad, start, tolerance_change=config.tolerance)
-        self.done_iterations = 0
         self.counts = OracleCounts()
 
     def loss_and_grad_scores(self, h: np.ndarray) -> tuple[float, np.ndarray]:
@@ -60,19 +59,17 @@ class Unconstrained(Solver):
     def advance(self, max_iterations: int) -> StepInfo:
         """At most `max_iterations` L-BFGS iterations (and `chunk`), so a run's iteration budget
         is kept."""
+        lbfgs = self.lbfgs
         budget = min(
-            self.config.chunk, max_iterations, self.config.max_iterations - self.done_iterations
+            self.config.chunk, max_iterations, self.config.max_iterations - lbfgs.iterations
         )
-        progress = self.lbfgs.run(budget)
-        taken = max(progress.iterations, 1)
-        self.done_iterations += taken
-        value, grad = self.lbfgs.value, self.lbfgs.grad
+        progress = lbfgs.run(budget)
         converged = progress.converged
-        capped = not converged and self.done_iterations >= self.config.max_iterations
+        capped = not converged and lbfgs.iterations >= self.config.max_iterations
         return StepInfo(
-            iterations=taken,
-            objective=float(value),
-            state={"gradient_norm": float(np.linalg.norm(grad))}
+            iterations=max(progress.iterations, 1),
+            objective=float(lbfgs.value),
+            state={"gradient_norm": float(np.linalg.norm(lbfgs.grad))}
             | self.counts.state(len(self.problem.data.train)),
             done=converged or capped,
             reason="L-BFGS converged" if converged else "L-BFGS iteration limit reached",

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from solver_data import two_groups, two_groups_frame
+from solver_data import two_groups, two_groups_flags, two_groups_frame
 
 from engine.cli import main
 from engine.estimator import FairFrontClassifier
@@ -96,16 +96,7 @@ def test_a_kappa_sweep_gives_training_accuracy_that_grows_as_kappa_loosens(tmp_p
     kappas = (0.0, 0.02, 0.05, 0.1, 0.2, 0.5)
     argv = [
         "sweep",
-        "--source",
-        "csv",
-        "--csv",
-        str(table),
-        "--label",
-        "y",
-        "--attribute",
-        "sex",
-        "--min-group-size",
-        "10",
+        *two_groups_flags(table),
         "--constraint",
         "dp",
         "--solvers",

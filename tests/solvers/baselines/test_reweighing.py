@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
-from solver_data import two_groups, two_groups_frame
+from solver_data import two_groups, two_groups_flags, two_groups_frame
 
 from engine.cli import main
 from engine.estimator import FairFrontClassifier
@@ -103,16 +103,7 @@ def test_a_kappa_sweep_puts_one_point_per_kappa_on_the_frontier(tmp_path, monkey
         main(
             [
                 "sweep",
-                "--source",
-                "csv",
-                "--csv",
-                str(table),
-                "--label",
-                "y",
-                "--attribute",
-                "sex",
-                "--min-group-size",
-                "10",
+                *two_groups_flags(table),
                 "--constraint",
                 "dp",
                 "--solvers",

@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pytest
-from solver_data import toy_prepared, two_groups, two_groups_frame
+from solver_data import toy_prepared, two_groups, two_groups_flags, two_groups_frame
 
 from engine import fairness
 from engine.cli import main
@@ -155,16 +155,7 @@ def _run(tmp_path, *flags: str) -> list[str]:
     two_groups_frame(n=1500).to_csv(table, index=False)
     return [
         "run",
-        "--source",
-        "csv",
-        "--csv",
-        str(table),
-        "--label",
-        "y",
-        "--attribute",
-        "sex",
-        "--min-group-size",
-        "10",
+        *two_groups_flags(table),
         "--constraint",
         "auc_gap",
         "--kappa",

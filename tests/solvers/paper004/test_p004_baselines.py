@@ -9,7 +9,7 @@ import itertools
 
 import numpy as np
 import pytest
-from solver_data import toy_prepared, two_groups, two_groups_frame
+from solver_data import toy_prepared, two_groups, two_groups_flags, two_groups_frame
 
 from engine.cli import main
 from engine.errors import UserError
@@ -191,16 +191,7 @@ def test_the_correlation_penalty_is_refused_for_the_inter_group_gap(tmp_path, ca
     code = main(
         [
             "run",
-            "--source",
-            "csv",
-            "--csv",
-            str(table),
-            "--label",
-            "y",
-            "--attribute",
-            "sex",
-            "--min-group-size",
-            "10",
+            *two_groups_flags(table),
             "--constraint",
             "auc_gap",
             "--auc-variant",

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.optimize import minimize
-from solver_data import two_groups, two_groups_frame
+from solver_data import two_groups, two_groups_flags, two_groups_frame
 
 from engine.cli import main
 from engine.fairness.constraint_spec import ConstraintSpec
@@ -149,16 +149,7 @@ def test_the_command_line_runs_sfls_with_the_pairwise_auc_objective(tmp_path, ca
     code = main(
         [
             "run",
-            "--source",
-            "csv",
-            "--csv",
-            str(_table(tmp_path)),
-            "--label",
-            "y",
-            "--attribute",
-            "sex",
-            "--min-group-size",
-            "10",
+            *two_groups_flags(_table(tmp_path)),
             "--constraint",
             "auc_gap",
             "--kappa",
