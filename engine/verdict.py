@@ -45,22 +45,21 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
+from engine.model_quality import (
+    HIGH,
+    LOW,
+    degenerate,
+    few_scores,
+    few_scores_words,
+    finite_number,
+    leak_finding,
+    near_majority,
+    split_words,
+)
 from engine.status import RunStatus
 
-DEGENERATE_MARGIN = 1e-9  # accuracy must exceed the majority rate by more than rounding
-CONSTANT_SCORE_STD = 1e-12
 REPORTED_SPLITS = ("test", "val", "train")  # the first present is the one a headline speaks of
-# scores with at most this many distinct values put most samples in ties, whose order is
-# arbitrary: pSP and the other measures on ranks or quantiles of the scores then move in coarse
-# steps. fairlearn's randomised classifiers, scored by their probability P(ŷ = 1 | x), have a
-# few: a mixture of k classifiers at most 2^k values (k is a handful), two randomised thresholds
-# per group at most four values per group.
-FEW_DISTINCT_SCORES = 20
-# held-out AUC or accuracy from which a model is flagged as a likely leak: a copy of the label
-# among the features, or a value known only after the outcome, predicts it (almost) perfectly
-LEAK_SCORE = 0.995
-HELD_OUT = ("test", "val")
-LOW, HIGH, RESOLVES, ROWS = "_low", "_high", "_resolves", "_rows"  # a metric's interval names
+RESOLVES, ROWS = "_resolves", "_rows"  # a metric's interval names
 
 
 class Level(StrEnum):
@@ -291,13 +290,13 @@ def judge(
         reported, splits.get("train"), quantity, surrogate_violation, tolerance
     )
     values = metrics[reported.split]
-    distinct = _number(values.get("distinct_scores"))
+    distinct = finite_number(values.get("distinct_scores"))
     if few_scores(distinct):
         findings.append(
             (
                 findings[0][0],
                 Level.INFO,
-                f"On {_split_words(reported.split)}, {_few_scores_words(distinct)}.",
+                f"On {split_words(reported.split)}, {few_scores_words(distinct)}.",
             )
         )
     if reported.degenerate:
@@ -307,7 +306,7 @@ def judge(
             (
                 Label.DEGENERATE,
                 Level.ERROR,
-                f"Degenerate on {_split_words(reported.split)}: {reported.degenerate}.",
+                f"Degenerate on {split_words(reported.split)}: {reported.degenerate}.",
             ),
         )
     flags = _flags(status, reason, reported, values, thresholded)
@@ -330,13 +329,6 @@ def judge(
     )
 
 
-def few_scores(distinct: float | None) -> bool:
-    """Whether a model's scores take more than one value (one: a constant score, degenerate) but
-    no more than FEW_DISTINCT_SCORES (`distinct` is its "distinct_scores" metric, None if
-    unknown)."""
-    return distinct is not None and 1 < distinct <= FEW_DISTINCT_SCORES
-
-
 def _split_check(
     split: str,
     values: dict[str, float | None],
@@ -346,26 +338,17 @@ def _split_check(
 ) -> SplitCheck:
     """A split's check from its metrics, with the value's interval where they hold one."""
     if value_metric is None:
-        return SplitCheck(split, None, kappa, _degenerate(values, thresholded))
-    rows = _number(values.get(value_metric + ROWS))
+        return SplitCheck(split, None, kappa, degenerate(values, thresholded))
+    rows = finite_number(values.get(value_metric + ROWS))
     return SplitCheck(
         split,
-        _number(values.get(value_metric)),
+        finite_number(values.get(value_metric)),
         kappa,
-        _degenerate(values, thresholded),
-        low=_number(values.get(value_metric + LOW)),
-        high=_number(values.get(value_metric + HIGH)),
-        resolves=_number(values.get(value_metric + RESOLVES)),
+        degenerate(values, thresholded),
+        low=finite_number(values.get(value_metric + LOW)),
+        high=finite_number(values.get(value_metric + HIGH)),
+        resolves=finite_number(values.get(value_metric + RESOLVES)),
         rows=None if rows is None else int(rows),
-    )
-
-
-def _few_scores_words(distinct: float) -> str:
-    """Why few distinct scores matter, as a clause: "its scores take only 3 distinct values: ..."."""
-    return (
-        f"its scores take only {distinct:.0f} distinct values: samples tied at a value "
-        "have no order among them, so pSP and other measures on ranks or quantiles of the "
-        "scores are coarse"
     )
 
 
@@ -379,7 +362,7 @@ def _fairness_findings(
     """The label's finding first (rules 3–6 of the module's text), then what the other splits
     say; and how many of them are read at a glance: the label's, and when that one speaks of
     the training data, what the held-out split says of κ too."""
-    where = _split_words(reported.split)
+    where = split_words(reported.split)
     if reported.kappa is None:
         value = "—" if reported.value is None else f"{reported.value:.4f}"
         interval = f" ({reported.interval_words()})" if reported.has_interval else ""
@@ -444,7 +427,7 @@ def _held_out_findings(
 
 def _held_out_finding(check: SplitCheck, quantity: str, level: Level | None = None) -> Finding:
     """What a held-out split says of κ, in one of its three states."""
-    where, kappa, state = _split_words(check.split), check.kappa, check.state
+    where, kappa, state = split_words(check.split), check.kappa, check.state
     interval = f", {check.interval_words()}," if check.has_interval else ""
     value = f"{quantity} = {check.value:.4f}{interval}"
     if state is KappaState.MEETS:
@@ -472,7 +455,7 @@ def _resolution_words(check: SplitCheck, quantity: str) -> str:
     resolve κ = 0.05.", or "" when the split's resolution is unknown."""
     if check.resolves is None:
         return ""
-    where = _split_words(check.split)
+    where = split_words(check.split)
     text = f"{where[0].upper()}{where[1:]} resolves {quantity} down to about {check.resolves:.3f}"
     needed = check.rows_for(check.kappa)
     if needed is not None and check.kappa < check.resolves:
@@ -542,44 +525,12 @@ def _flags(
                 "another model.",
             )
         )
-    near = _near_majority(values, thresholded) if not reported.degenerate else None
+    near = near_majority(values, thresholded) if not reported.degenerate else None
     if near:
         flags.append(
-            (Label.NEAR_MAJORITY, Level.WARNING, f"On {_split_words(reported.split)}, {near}.")
+            (Label.NEAR_MAJORITY, Level.WARNING, f"On {split_words(reported.split)}, {near}.")
         )
     return flags
-
-
-def leak_finding(
-    metrics: dict[str, dict[str, float | None]], thresholded: bool = True
-) -> str | None:
-    """Why a model is likely to have been given the answer, or None: the first held-out split
-    (test, then validation) whose AUC, or accuracy, is at least LEAK_SCORE. The accuracy counts
-    only for a model judged at its threshold and where always predicting the majority class
-    scores below LEAK_SCORE (else a rare outcome alone explains it)."""
-    for split in HELD_OUT:
-        values = metrics.get(split) or {}
-        auc, accuracy = _number(values.get("auc")), _number(values.get("accuracy"))
-        majority = _number(values.get("majority"))
-        high = []
-        if (
-            thresholded
-            and accuracy is not None
-            and accuracy >= LEAK_SCORE
-            and (majority is None or majority < LEAK_SCORE)
-        ):
-            high.append(f"accuracy {accuracy:.3f}")
-        if auc is not None and auc >= LEAK_SCORE:
-            high.append(f"AUC {auc:.3f}")
-        if high:
-            return (
-                f"Likely leak: on {_split_words(split)} {' and '.join(high)} (≥ "
-                f"{LEAK_SCORE:g}). Real outcomes are almost never predicted this well: a "
-                "feature probably holds the answer (a copy of the label, or a value known "
-                "only after the outcome); look for it among the data's leak warnings, "
-                "leave it out of the features and run again."
-            )
-    return None
 
 
 def majority_finding(
@@ -588,59 +539,8 @@ def majority_finding(
     """Whether a split's metrics `values` show a model no better than a constant one
     (`Label.DEGENERATE`) or one the split cannot tell from always predicting the majority class
     (`Label.NEAR_MAJORITY`), with why in words; None for neither."""
-    degenerate = _degenerate(values, thresholded)
-    if degenerate:
-        return Label.DEGENERATE, degenerate
-    near = _near_majority(values, thresholded)
+    worthless = degenerate(values, thresholded)
+    if worthless:
+        return Label.DEGENERATE, worthless
+    near = near_majority(values, thresholded)
     return (Label.NEAR_MAJORITY, near) if near else None
-
-
-def _near_majority(values: dict[str, float | None], thresholded: bool) -> str | None:
-    """Why a split cannot tell the model's accuracy from always predicting the majority
-    class (the accuracy's interval reaches the majority rate), or None."""
-    accuracy, majority = _number(values.get("accuracy")), _number(values.get("majority"))
-    low = _number(values.get("accuracy" + LOW))
-    if not thresholded or None in (accuracy, majority, low) or low > majority:
-        return None
-    return (
-        f"accuracy {accuracy:.4f} (95 % interval {low:.4f}–"
-        f"{_number(values.get('accuracy' + HIGH)) or accuracy:.4f}) cannot be told from "
-        f"always predicting the majority class ({majority:.4f}) at this size"
-    )
-
-
-def _degenerate(values: dict[str, float | None], thresholded: bool) -> str | None:
-    """Why a model is not worth showing on a split, or None."""
-    accuracy, majority = _number(values.get("accuracy")), _number(values.get("majority"))
-    auc, spread = _number(values.get("auc")), _number(values.get("score_std"))
-    positive_rate, r2 = _number(values.get("positive_rate")), _number(values.get("r2"))
-    if spread is not None and spread <= CONSTANT_SCORE_STD:
-        return "every sample gets the same score"
-    if r2 is not None and r2 <= 0.0:
-        return f"R² {r2:.4f} ≤ 0: its predictions are no better than predicting the mean label"
-    if (
-        thresholded
-        and accuracy is not None
-        and majority is not None
-        and accuracy <= majority + DEGENERATE_MARGIN
-    ):
-        always = ""
-        if positive_rate in (0.0, 1.0):
-            always = f" (it predicts everyone {'positive' if positive_rate else 'negative'})"
-        return (
-            f"accuracy {accuracy:.4f} is not above always predicting the majority class "
-            f"({majority:.4f}){always}"
-        )
-    if auc is not None and auc <= 0.5:
-        return f"AUC {auc:.4f} ≤ 0.5: its scores rank no better than chance"
-    return None
-
-
-def _split_words(split: str) -> str:
-    return {"test": "the test set", "val": "the validation set", "train": "the training set"}.get(
-        split, split
-    )
-
-
-def _number(value: float | None) -> float | None:
-    return None if value is None or not math.isfinite(value) else float(value)

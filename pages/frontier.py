@@ -12,6 +12,7 @@ from streamlit.delta_generator import DeltaGenerator
 from engine.errors import UserError
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import quantity_name
+from engine.model_quality import FEW_DISTINCT_SCORES
 from engine.plots.frontier import frontier_figure, kappa_interval_figure
 from engine.runs import Store, submit_sweep, sweep_specs
 from engine.runs.describe import run_label, sweep_progress
@@ -22,7 +23,6 @@ from engine.runs.runner import VISITOR_IDLE_EXIT_SECONDS, ensure_runner
 from engine.solvers.catalogue import solver_card, solver_names
 from engine.solvers.records import RecordKind
 from engine.status import ACTIVE
-from engine.verdict import FEW_DISTINCT_SCORES
 from pages.shared.data_controls import data_controls, prepared_data
 from pages.shared.layout import MISSING, compact_page
 from pages.shared.model_case_view import model_case_view

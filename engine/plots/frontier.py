@@ -24,6 +24,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from engine.errors import UserError
+from engine.model_quality import FEW_DISTINCT_SCORES
 from engine.plots.style import METRIC_NAMES, series_colour, titled, wrapped
 from engine.runs.describe import percent_words
 from engine.runs.frontier import (
@@ -42,7 +43,7 @@ from engine.runs.frontier_text import (
     point_marks,
     with_band,
 )
-from engine.verdict import FEW_DISTINCT_SCORES, KappaState
+from engine.verdict import KappaState
 
 DOMINATED_COLOUR = "#B0B0B0"
 UNCONSTRAINED_COLOUR = "#000000"

@@ -20,12 +20,12 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.fairness.constraint_spec import ConstraintSpec
+from engine.model_quality import HIGH, LOW
 from engine.runs.quantities import Quantity, distinct, held_quantity, quantity_of, task_quantity
 from engine.runs.results import interval_text, measure_view, run_verdict
 from engine.runs.spec import RunSpec
 from engine.runs.store import Store
 from engine.task import Task
-from engine.verdict import HIGH, LOW
 
 Metrics = dict[str, dict[str, float | None]]
 

@@ -26,13 +26,14 @@ from engine.data.prepared import LABEL_STATISTIC_WORDS, SPLITS, group_table, sum
 from engine.data.sources import load_prepared
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_entry
+from engine.model_quality import HIGH, LOW
 from engine.runs.decision import Decision
 from engine.runs.describe import describe_spec, interval_words, percent_words
 from engine.runs.frontier import SCORE_NAMES
 from engine.runs.results import frontier_axes, interval_text, run_verdict
 from engine.runs.spec import RunSpec
 from engine.runs.store import RunRow, Store
-from engine.verdict import HIGH, LOW, KappaState, Label, SplitCheck, Verdict
+from engine.verdict import KappaState, Label, SplitCheck, Verdict
 
 MAX_ALTERNATIVES = 20  # rows of the alternatives table; the rest are counted below it
 _SPLIT_TITLES = {"train": "train", "val": "validation", "test": "test"}

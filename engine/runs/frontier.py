@@ -26,7 +26,7 @@ its Student-t confidence interval over the seeds. A point that misses κ is draw
 whatever metric is on the axis.
 
 A point whose scores take few distinct values on the split (at most
-`engine.verdict.FEW_DISTINCT_SCORES` in every run: a randomised classifier scored by its
+`engine.model_quality.FEW_DISTINCT_SCORES` in every run: a randomised classifier scored by its
 probability, such as fairlearn's) is marked `few_scores`: its ties have no order, so a fairness
 axis on ranks (pSP) measures it coarsely, and the plot and the tables say so beside it.
 
@@ -72,8 +72,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from engine.model_quality import HIGH, LOW, few_scores
 from engine.status import RunStatus
-from engine.verdict import HIGH, LOW, KappaState, Label, SplitCheck, few_scores, majority_finding
+from engine.verdict import KappaState, Label, SplitCheck, majority_finding
 
 GAP_METRICS = frozenset({"psp", "pdp", "sp", "dp", "constraint"})
 SCORE_METRICS = frozenset({"accuracy", "auc"})

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from engine.model_quality import FEW_DISTINCT_SCORES
 from engine.runs.frontier import (
     CANNOT_TELL_MARK,
     CHOSEN_MARK,
@@ -21,7 +22,7 @@ from engine.runs.frontier import (
     is_gap,
     spread_name,
 )
-from engine.verdict import FEW_DISTINCT_SCORES, KappaState
+from engine.verdict import KappaState
 
 # what a point's marks say, and which points have them (`point_marks`)
 MARK_WORDS: dict[str, tuple[str, Callable[[FrontierPoint], bool]]] = {

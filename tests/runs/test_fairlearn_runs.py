@@ -12,6 +12,7 @@ from engine.data.grouping import GroupingSpec
 from engine.data.prepare import PrepareOptions
 from engine.fairness.constraints import ConstraintSpec
 from engine.model_forms import MIXTURE_Q, MIXTURE_W
+from engine.model_quality import FEW_DISTINCT_SCORES
 from engine.models import ModelSpec
 from engine.plots.frontier import frontier_figure
 from engine.runs import RunSpec
@@ -22,7 +23,7 @@ from engine.runs.results import run_results, run_verdict
 from engine.runs.submit import submit
 from engine.runs.worker import build_problem, execute_run
 from engine.solvers.fairlearn.cards import GridSearchConfig
-from engine.verdict import FEW_DISTINCT_SCORES, judge
+from engine.verdict import judge
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")
 INTERVAL = (0.1, 0.5)
