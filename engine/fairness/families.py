@@ -5,6 +5,7 @@ implementation lives (imported only to bind the constraint to data).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -408,9 +409,11 @@ def check_constraint(spec: ConstraintSpec) -> None:
     family_entry(spec.family).check(spec)
 
 
+@functools.lru_cache(maxsize=256)
 def options_of(spec: ConstraintSpec) -> Options:
     """The family options of `spec`: those it sets, the rest at their defaults (refused in words
-    where the family has no such option or does not allow the value)."""
+    where the family has no such option or does not allow the value). Parsed once per spec (both
+    are frozen): a bound constraint reads them on every binding, a bootstrap binds hundreds."""
     entry = family_entry(spec.family)
     return declared_options(entry.options, spec.family, dict(spec.options))
 
