@@ -28,12 +28,8 @@ from engine.oracles import OracleCounts
 from engine.problem import Problem
 from engine.solvers.base import Snapshot, Solver, StepInfo
 from engine.solvers.paper003.cards import IDCAConfig
-from engine.solvers.paper003.idca_kernel import (
-    RampPSPData,
-    StepsWorkspace,
-    ramp_psp_minus_linearization,
-    ramp_psp_steps,
-)
+from engine.solvers.paper003.idca_kernel import RampPSPData, StepsWorkspace, ramp_psp_steps
+from engine.solvers.paper003.idca_linearization import ramp_psp_minus_linearization
 from engine.solvers.switching import polyak_move, worst_row
 from engine.status import StopCode, StopReason
 

@@ -107,44 +107,6 @@ def _valued_prefix(indptr: np.ndarray, data: np.ndarray) -> np.uint64:
 
 
 @dataclass(frozen=True)
-class MinusLinearization:
-    """f⁻ of every row at (w, θ) and one subgradient in w and in θ (eq. 32), and the scores."""
-
-    value: np.ndarray  # (m,)
-    d_w: np.ndarray  # (m, d)
-    d_theta: np.ndarray  # (m, |Î|)
-    scores: np.ndarray  # (n,)
-
-
-def ramp_psp_minus_linearization(
-    problem: RampPSPData, w: np.ndarray, theta: np.ndarray, workspace: StepsWorkspace
-) -> MinusLinearization:
-    """What IDCA freezes at each outer iteration, in one pass over the rows, which also buckets
-    the rows at (w, θ) in `workspace`: where the subproblem's steps start."""
-    value, d_w, d_theta = _minus_linearization(
-        problem.indptr,
-        problem.indices,
-        problem.data,
-        problem.valued,
-        problem.width,
-        problem.block,
-        *problem.expand,
-        *problem.expand_t,
-        problem.codes,
-        problem.group_sizes,
-        problem.temperature,
-        problem.grid,
-        problem.band,
-        w,
-        theta,
-        workspace.scores,
-        workspace.bucket,
-        workspace.bucket_rows,
-    )
-    return MinusLinearization(value, d_w, d_theta, workspace.scores.copy())
-
-
-@dataclass(frozen=True)
 class StepsWorkspace:
     """What the compiled steps keep per row between calls, each row's score and bucket among
     the ramp cuts, and where the linearisation sums the block rows per (chunk, group, bucket)."""
@@ -262,7 +224,7 @@ def _add_row(indptr, indices, data, valued, out, i, offset, weight):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _ramp_kinks(theta, tau, cuts):
+def ramp_kinks(theta, tau, cuts):
     """Fill `cuts` with the kinks θ_p − τ/2 of σ⁺ then θ_p + τ/2 of σ⁻; their sorting order and
     the sorted kinks."""
     n_grid = theta.shape[0]
@@ -273,7 +235,7 @@ def _ramp_kinks(theta, tau, cuts):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _bounds(n_cuts):
+def bucket_bounds(n_cuts):
     """−∞, room for the sorted cuts, +∞: bucket b is (bounds[b], bounds[b + 1]]."""
     bounds = np.empty(n_cuts + 2)
     bounds[0], bounds[-1] = -np.inf, np.inf
@@ -331,7 +293,7 @@ def _steps(
     # bucket[i]: the number of cuts below h_i, kept by the score passes (a row whose score
     # stays between the same cuts is not searched again)
     cuts = np.empty(n_cuts)
-    bounds = _bounds(n_cuts)
+    bounds = bucket_bounds(n_cuts)
     slots = codes.astype(np.uint32) * np.uint32(n_cuts + 1)  # sample i's (group, 0) slot
     chunk_sums = np.empty((CHUNKS, n_slots))
     chunk_counts = np.empty((CHUNKS, n_slots))
@@ -345,10 +307,10 @@ def _steps(
     violation, scale, branch, objective_steps = np.nan, 0.0, 0, 0
     for step in range(steps):
         # scores and the ramp means: σ^±((h − θ_p)/τ) = max{h − (θ_p ∓ τ/2), 0}/τ
-        order, sorted_cuts = _ramp_kinks(theta, tau, cuts)
+        order, sorted_cuts = ramp_kinks(theta, tau, cuts)
         bounds[1:-1] = sorted_cuts
         csr_matvec(e_ptr, e_idx, e_val, v, u)
-        _score_pass(
+        score_pass(
             indptr,
             indices,
             data,
@@ -368,8 +330,8 @@ def _steps(
             chunk_sums,
             chunk_counts,
         )
-        _add_chunks(chunk_sums, sums)
-        _add_chunks(chunk_counts, counts)
+        add_chunks(chunk_sums, sums)
+        add_chunks(chunk_counts, counts)
         sums_2d = sums.reshape((n_groups, n_cuts + 1))
         counts_2d = counts.reshape((n_groups, n_cuts + 1))
         bucket_means(sums_2d, counts_2d, sorted_cuts, order, means)
@@ -382,7 +344,7 @@ def _steps(
             p, rest = divmod(r, 2 * n_groups)
             k, side = divmod(rest, 2)
             plus = means[k, n_grid + p] if side == 0 else means[k, p]
-            # row r's θ-subgradient is zero but at θ_p (`_minus_linearization`)
+            # row r's θ-subgradient is zero but at θ_p (`idca_linearization`)
             linear = linear_w[r] + minus_dtheta[r, p] * dth[p]
             g[r] = plus / tau - (minus[r] + linear) + proximal
             if not np.isfinite(g[r]):
@@ -395,7 +357,7 @@ def _steps(
             _loss_pass(
                 indptr, indices, data, valued, width, block, zeta, h, starts, chunk_grad, chunk_loss
             )
-            _add_chunks(chunk_grad, block_grad)
+            add_chunks(chunk_grad, block_grad)
             block_grad /= n
             csr_matvec(et_ptr, et_idx, et_val, block_grad, d_w)
             objective = chunk_loss.sum() / n + proximal
@@ -449,7 +411,7 @@ def _steps(
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _score_pass(
+def score_pass(
     indptr,
     indices,
     data,
@@ -536,102 +498,8 @@ def _loss_pass(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add_chunks(per_chunk, out):
+def add_chunks(per_chunk, out):
     """out = the sum of the rows of `per_chunk`, in row order."""
     out[:] = per_chunk[0]
     for c in range(1, per_chunk.shape[0]):
         out += per_chunk[c]
-
-
-@njit(cache=True, nogil=True)
-def _minus_linearization(
-    indptr,
-    indices,
-    data,
-    valued,
-    width,
-    block,
-    e_ptr,
-    e_idx,
-    e_val,
-    et_ptr,
-    et_idx,
-    et_val,
-    codes,
-    group_sizes,
-    tau,
-    grid,
-    band,
-    w,
-    theta,
-    h,
-    bucket,
-    bucket_rows,
-):
-    """Example D.3: lower f⁻ = mean σ⁺ − p, upper f⁻ = mean σ⁻ + p + κ(β − α), whose
-    subgradients are the mean of x̃_i (and −1 for θ_p) over the group's samples above the part's
-    kink, /τ. Samples are bucketed among the sorted kinks and their rows summed per bucket, so
-    every row's sum is a suffix sum over buckets (spec 003 §6.2.4, without an n × m matrix).
-    The bucketing pass is the steps' own (`_score_pass`), into their workspace (h, bucket,
-    bucket_rows), which it leaves at (w, θ)."""
-    n_grid, n_groups, n = theta.shape[0], group_sizes.shape[0], codes.shape[0]
-    n_cuts, size = 2 * n_grid, e_ptr.shape[0] - 1
-    n_slots = n_groups * (n_cuts + 1)
-    cuts = np.empty(n_cuts)
-    order, sorted_cuts = _ramp_kinks(theta, tau, cuts)
-    position = np.empty(n_cuts, dtype=np.int64)
-    position[order] = np.arange(n_cuts)
-    u = np.empty(size)
-    csr_matvec(e_ptr, e_idx, e_val, w, u)
-    starts = np.linspace(0, n, CHUNKS + 1).astype(np.int64)
-    slots = codes.astype(np.uint32) * np.uint32(n_cuts + 1)
-    chunk_sums = np.empty((CHUNKS, n_slots))
-    chunk_counts = np.empty((CHUNKS, n_slots))
-    bounds = _bounds(n_cuts)
-    bounds[1:-1] = sorted_cuts
-    bucket_rows[:] = 0.0
-    _score_pass(
-        indptr,
-        indices,
-        data,
-        valued,
-        width,
-        block,
-        codes,
-        slots,
-        u,
-        starts,
-        True,
-        bounds,
-        sorted_cuts,
-        h,
-        bucket,
-        bucket_rows,
-        chunk_sums,
-        chunk_counts,
-    )
-    sums = np.empty((n_groups, n_cuts + 1))
-    counts = np.empty((n_groups, n_cuts + 1))
-    _add_chunks(chunk_sums.reshape((CHUNKS, n_groups, n_cuts + 1)), sums)
-    _add_chunks(chunk_counts.reshape((CHUNKS, n_groups, n_cuts + 1)), counts)
-    rows = np.empty((n_groups, n_cuts + 1, size))  # Σ of block rows per (group, bucket)
-    _add_chunks(bucket_rows, rows)
-    means = np.empty((n_groups, n_cuts))
-    above = bucket_means(sums, counts, sorted_cuts, order, means)
-    for j in range(n_cuts, 0, -1):  # rows[:, b] becomes the sum over buckets ≥ b
-        rows[:, j - 1] += rows[:, j]
-    m = n_grid * n_groups * 2
-    value = np.empty(m)
-    d_w = np.empty((m, w.shape[0]))
-    d_theta = np.zeros((m, n_grid))
-    for r in range(m):
-        p, rest = divmod(r, 2 * n_groups)
-        k, side = divmod(rest, 2)
-        cut = p if side == 0 else n_grid + p  # lower rows: σ⁺; upper rows: σ⁻
-        j = position[cut]
-        slope = 1.0 / (tau * group_sizes[k])
-        mean = means[k, cut] / tau
-        value[r] = mean - grid[p] if side == 0 else mean + grid[p] + band
-        csr_matvec(et_ptr, et_idx, et_val, rows[k, j + 1] * slope, d_w[r])
-        d_theta[r, p] = -above[k, j] * slope
-    return value, d_w, d_theta

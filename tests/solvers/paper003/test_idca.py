@@ -16,7 +16,7 @@ from engine.problem import Problem
 from engine.solvers import Budget, solve
 from engine.solvers.paper003.cards import IDCAConfig
 from engine.solvers.paper003.idca import IDCA
-from engine.solvers.paper003.idca_kernel import ramp_psp_minus_linearization
+from engine.solvers.paper003.idca_linearization import ramp_psp_minus_linearization
 from engine.threads import use_threads
 
 INTERVAL = (0.1, 0.5)
