@@ -10,7 +10,8 @@ from pathlib import Path
 from engine.cli.output import write_output
 from engine.runs import Store
 from engine.runs.decision import Decision, add_decision, decide, decisions
-from engine.runs.decision_record import decision_record, interval_label
+from engine.runs.decision_record import decision_record
+from engine.runs.decision_words import interval_label
 
 CHECKSUM_SHOWN = 12  # hexadecimal digits of the checksum a listing shows
 NOTE_SHOWN = 60  # characters of the note a listing shows

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from engine import __version__
 from engine.data.prepare import PrepareOptions
@@ -26,11 +24,18 @@ from engine.data.prepared import LABEL_STATISTIC_WORDS, SPLITS, group_table, sum
 from engine.data.sources import load_prepared
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_entry
-from engine.model_quality import HIGH, LOW
 from engine.runs.decision import Decision
-from engine.runs.describe import describe_spec, interval_words, percent_words
+from engine.runs.decision_words import (
+    Estimate,
+    cost_sentence,
+    fairness_clause,
+    interval_label,
+    meaning_sentences,
+    sentence,
+)
+from engine.runs.describe import describe_spec
 from engine.runs.frontier import SCORE_NAMES
-from engine.runs.results import frontier_axes, interval_text, run_verdict
+from engine.runs.results import frontier_axes, run_verdict
 from engine.runs.spec import RunSpec
 from engine.runs.store import RunRow, Store
 from engine.verdict import KappaState, Label, SplitCheck, Verdict
@@ -38,17 +43,6 @@ from engine.verdict import KappaState, Label, SplitCheck, Verdict
 MAX_ALTERNATIVES = 20  # rows of the alternatives table; the rest are counted below it
 _SPLIT_TITLES = {"train": "train", "val": "validation", "test": "test"}
 _HELD_OUT = {"test": "the test set", "val": "the validation set"}
-# what a family holds to κ, up to its bound, for the groups named by {groups}; a family not
-# here is said by its quantity's name
-_CLAUSES = {
-    "pSP": "the shares of {groups} above any threshold differ by at most",
-    "pDP": "the shares of {groups} given a positive decision differ by at most",
-    "DP": "the shares of {groups} given a positive decision differ by at most",
-    "EO": "among people with the same true outcome, the shares of {groups} given a positive "
-    "decision (true- and false-positive rates) differ by at most",
-    "EOpp": "among people whose true outcome is positive, the shares of {groups} given a "
-    "positive decision (true-positive rates) differ by at most",
-}
 # the three places a held-out interval can put the constrained value against κ
 _STATES = (
     (
@@ -69,37 +63,6 @@ _STATES = (
 )
 _STATE_LABELS = {state: label for state, label, _ in _STATES}
 _LIMITING = frozenset({Label.MISSES, Label.DEGENERATE, Label.SURROGATE_ONLY, Label.CANNOT_TELL})
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A held-out value with its 95 % interval (`low`, `high`: None where unknown)."""
-
-    value: float
-    low: float | None = None
-    high: float | None = None
-
-    @classmethod
-    def of(cls, values: dict[str, float | None], metric: str) -> Estimate | None:
-        """The estimate of `metric` among a split's stored metrics, None without one."""
-        value = values.get(metric)
-        if value is None or not math.isfinite(value):
-            return None
-        return cls(value, values.get(metric + LOW), values.get(metric + HIGH))
-
-    @classmethod
-    def of_check(cls, check: SplitCheck | None) -> Estimate | None:
-        """The constrained value a verdict's split check holds, None without one."""
-        if check is None or check.value is None:
-            return None
-        return cls(check.value, check.low, check.high)
-
-    def words(self, named: bool = True) -> str:
-        """ "0.833 (95 % interval 0.826–0.840)"; "0.833 (0.826–0.840)" unless `named`."""
-        interval = interval_text(self.low, self.high)
-        if not interval:
-            return f"{self.value:.3f}"
-        return f"{self.value:.3f} ({'95 % interval ' if named else ''}{interval})"
 
 
 def decision_record(store: Store, decision: Decision) -> str:
@@ -130,69 +93,6 @@ def decision_record(store: Store, decision: Decision) -> str:
         for n, (name, content) in enumerate(sections, start=1)
     ]
     return _PAGE.format(title=_text(title), body="\n".join(body))
-
-
-def fairness_clause(family: str, groups: Sequence[str], interval: tuple[float, float]) -> str:
-    """What `family` holds to κ for `groups`, up to its bound, in words: "within each group's
-    top 5 % to 30 % of scores, the shares of Female and Male above any threshold differ by at
-    most" (the interval only for a family defined on one)."""
-    entry = family_entry(family)
-    named = groups_words(groups)
-    clause = _CLAUSES.get(family, f"the {entry.quantity} between {{groups}} is at most")
-    scope = f"within {interval_words(*interval)} of scores, " if entry.uses_interval else ""
-    return scope + clause.format(groups=named)
-
-
-def meaning_sentences(
-    family: str | None, kappa: float | None, groups: Sequence[str], interval: tuple[float, float]
-) -> list[str]:
-    """What κ and I mean for these groups, as sentences."""
-    if family is None or kappa is None:
-        return [
-            "No fairness constraint: neither κ nor I binds this model. It is shown beside "
-            "constrained models, measured as they are, for reference."
-        ]
-    entry = family_entry(family)
-    said, bound = [], f"{fairness_clause(family, groups, interval)} κ = {kappa:g}"
-    if entry.uses_interval:
-        alpha, beta = interval
-        said.append(
-            f"The interval I = {interval_label(interval)} picks, in each group "
-            f"separately, the people whose scores rank between {percent_words(alpha)} "
-            f"and {percent_words(beta)} from the top of their own group."
-        )
-        bound += (
-            f", counted within that band of {percent_words(beta - alpha)} of each group: "
-            f"on the whole group, by at most {percent_words(kappa * (beta - alpha))}"
-        )
-    said.append(_sentence(bound))
-    if entry.kappa_scale:
-        said.append(_sentence(entry.kappa_scale))
-    return said
-
-
-def cost_sentence(
-    score: str,
-    chosen: tuple[Estimate | None, Estimate | None],
-    reference: tuple[Estimate | None, Estimate | None],
-    clause: str,
-) -> str:
-    """The cost of fairness in one sentence: the chosen model's score and constrained value
-    (each an `Estimate`, None where unknown) against the reference's, e.g. "accuracy 0.833 (95 %
-    interval 0.826–0.840) instead of 0.852 (0.845–0.859), −1.9 points; within each group's top
-    5 % to 30 % of scores, the shares of Female and Male above any threshold differ by at most
-    0.041 (…) instead of 0.840 (…)"; `clause` is the family's (`fairness_clause`)."""
-    parts = []
-    (score_now, value_now), (score_then, value_then) = chosen, reference
-    if score_now is not None and score_then is not None:
-        points = 100 * (score_now.value - score_then.value)
-        parts.append(
-            f"{SCORE_NAMES[score]} {score_now.words()} instead of "
-            f"{score_then.words(named=False)}, {points:+.1f} points".replace("-", "−")
-        )
-    if value_now is not None and value_then is not None:
-        parts.append(f"{clause} {value_now.words()} instead of {value_then.words(named=False)}")
-    return "; ".join(parts)
 
 
 def reference_run(store: Store, row: RunRow) -> RunRow | None:
@@ -253,19 +153,6 @@ def alternative_runs(store: Store, row: RunRow) -> list[RunRow]:
     )
 
 
-def interval_label(interval: tuple[float, float]) -> str:
-    """I for a table cell: "[5 %, 30 %)"."""
-    alpha, beta = interval
-    return f"[{percent_words(alpha)}, {percent_words(beta)})"
-
-
-def groups_words(groups: Sequence[str]) -> str:
-    """ "Female and Male", "A, B and C"."""
-    if len(groups) < 2:
-        return "".join(groups)
-    return f"{', '.join(groups[:-1])} and {groups[-1]}"
-
-
 # ---- sections ------------------------------------------------------------------------------
 
 
@@ -279,7 +166,7 @@ def _data_section(row: RunRow, summary: dict) -> str:
         f"to validate and {rows['test']:,} held out to test.",
     ]
     said += [f"Note: {note}." for note in summary["notes"]]
-    said += [_sentence(warning) for warning in summary["warnings"]]
+    said += [sentence(warning) for warning in summary["warnings"]]
     statistic = summary_statistic(summary)
     words = LABEL_STATISTIC_WORDS[statistic]
     head = [
@@ -548,11 +435,6 @@ def _share(value: float | None, rate: bool) -> str:
 
 def _when(decision: Decision) -> str:
     return f"{decision.made.astimezone():%Y-%m-%d %H:%M %Z}".strip()
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return f"{text[:1].upper()}{text[1:]}" + ("" if text.endswith(".") else ".")
 
 
 def _text(value: str) -> str:

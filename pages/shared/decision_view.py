@@ -9,7 +9,8 @@ import streamlit as st
 from engine.errors import UserError
 from engine.runs import Store
 from engine.runs.decision import Decision, add_decision, chosen_run, decide, decisions
-from engine.runs.decision_record import decision_record, interval_label
+from engine.runs.decision_record import decision_record
+from engine.runs.decision_words import interval_label
 from pages.shared.layout import MISSING
 
 RECORD_KEY = "decision_record_{run_id}"  # session state: the HTML record of the choice just made

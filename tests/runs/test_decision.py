@@ -24,7 +24,8 @@ from engine.fairness.families import FAMILIES
 from engine.model_file import DOCUMENT
 from engine.runs import Store
 from engine.runs.decision import Decision, add_decision, decide, decisions
-from engine.runs.decision_record import decision_record, interval_label, meaning_sentences
+from engine.runs.decision_record import decision_record
+from engine.runs.decision_words import interval_label, meaning_sentences
 from engine.runs.results import interval_text, run_verdict
 from engine.runs.worker import execute_run
 from engine.status import StopReason
