@@ -40,10 +40,13 @@ chromium:
 # each process solves on its share of the cores (tests/conftest.py). Tests are handed out two at a
 # time in collection order, slow ones first (tests/conftest.py), so no process is left alone with
 # the last long ones.
+# Bytecode is cached even where the environment turns it off (PYTHONDONTWRITEBYTECODE): each
+# test process and each runner worker would otherwise compile the tests' assertions and the
+# engine again.
 test: $(VENV)/.dev-installed chromium
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest -n 3 --maxschedchunk 2
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -n 3 --maxschedchunk 2
 
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check .

@@ -115,7 +115,7 @@ def test_explore_runs_solvers_and_shows_exact_metrics_and_figures():
 
 def test_a_cached_result_is_shown_without_running_again():
     app = start()
-    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.number_input(key="seconds").set_value(1.0).run()
     app.sidebar.button(key="run").click().run()
     wait_for_runs(app)
     before = {r.id: r.finished for r in Store().runs()}
@@ -127,7 +127,7 @@ def test_a_cached_result_is_shown_without_running_again():
     assert {r.id: r.finished for r in Store().runs()} == before
     # the trajectories' axis lives in the URL, so a link shows them against the same one
     assert app.query_params["trajectory_x"] == "iteration"
-    linked = start({"trajectory_x": "seconds", "seconds": "2.0"}).run()  # charts come second
+    linked = start({"trajectory_x": "seconds", "seconds": "1.0"}).run()  # charts come second
     assert linked.session_state["trajectory_x"] == "seconds"
 
 
@@ -170,7 +170,7 @@ def test_frontier_page_sweeps_and_draws_the_frontier():
     app.switch_page("pages/frontier.py").run()
     assert not app.exception
     app.sidebar.text_input(key="kappas").set_value("0.2, 0.05").run()
-    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.number_input(key="seconds").set_value(1.0).run()
     app.sidebar.button(key="sweep").click().run()
     wait_for_runs(app)
     assert not app.exception
@@ -228,14 +228,14 @@ def test_a_sweep_over_two_intervals_draws_a_series_each_and_the_kappa_by_interva
     app.switch_page("pages/frontier.py").run()
     app.sidebar.text_input(key="kappas").set_value("0.2").run()
     app.sidebar.text_input(key="extra_intervals").set_value("10-40").run()
-    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.number_input(key="seconds").set_value(1.0).run()
     app.sidebar.button(key="sweep").click().run()
     wait_for_runs(app)
     assert not app.exception and len(Store().runs()) == 4  # IDCA and the reference, per interval
     charts = {c.key: json.loads(c.proto.spec) for c in app.get("plotly_chart")}
     idca = {r.id for r in Store().runs() if r.spec.solver == "idca"}
     drawn = {ids[0] for t in charts["frontier"]["data"] for ids in t.get("customdata", [])}
-    assert idca <= drawn  # each in its series, or marked (2 s runs may be near the majority)
+    assert idca <= drawn  # each in its series, or marked (1 s runs may be near the majority)
     stars = [t for t in charts["frontier"]["data"] if t.get("name") == "unconstrained reference"]
     assert len(stars) == 1 and len(stars[0]["customdata"]) == 2  # one reference per interval
     grid = charts["kappa_interval"]["data"][0]
@@ -247,7 +247,7 @@ def test_a_frontier_sweep_continues_along_kappa_unless_told_to_start_each_point_
     app.switch_page("pages/frontier.py").run()
     assert app.sidebar.checkbox(key="continuation").value  # on by default
     app.sidebar.text_input(key="kappas").set_value("0.1, 0.3, 0.2").run()
-    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.number_input(key="seconds").set_value(1.0).run()
     app.sidebar.button(key="sweep").click().run()
     wait_for_runs(app)
     idca = {r.spec.kappa: r for r in Store().runs() if r.spec.solver == "idca"}
@@ -255,7 +255,7 @@ def test_a_frontier_sweep_continues_along_kappa_unless_told_to_start_each_point_
     # two chains, tight to loose: 0.1 → 0.3 and 0.2 alone; the first of each starts cold
     assert idca[0.3].spec.warm_start == idca[0.1].id
     assert idca[0.1].spec.warm_start is None and idca[0.2].spec.warm_start is None
-    # it starts from that model, or says why not (a 2 s run may not hold its κ on train)
+    # it starts from that model, or says why not (a 1 s run may not hold its κ on train)
     assert f"the model of run {idca[0.1].id}" in idca[0.3].reason
     assert "4 of 4 runs finished" in app.get("progress")[0].text  # and the unconstrained model
     app.sidebar.checkbox(key="continuation").uncheck().run()
@@ -278,7 +278,7 @@ def test_an_auc_gap_frontier_shows_auc_and_the_references_own_gap():
     app.sidebar.selectbox(key="auc_variant").set_value("intra").run()
     app.sidebar.text_input(key="kappas").set_value("0.1").run()
     app.sidebar.number_input(key="n_seeds").set_value(2).run()
-    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.number_input(key="seconds").set_value(1.0).run()
     app.sidebar.button(key="sweep").click().run()
     wait_for_runs(app)
     assert not app.exception
@@ -364,7 +364,7 @@ def test_the_auc_gap_takes_its_example_and_c1_c2_from_the_sidebar_only_for_auc_g
 def test_a_solver_tuned_first_runs_its_trials_and_shows_the_setting_its_rule_picks():
     """ssg's plan (paper 003 G.7) holds nothing fixed, so the run shown is the chosen trial:
     no run besides the trials and the reference."""
-    app = start({"solvers": ["ssg", "unconstrained"], "tune": "True", "seconds": "2.0"})
+    app = start({"solvers": ["ssg", "unconstrained"], "tune": "True", "seconds": "1.0"})
     assert app.sidebar.checkbox(key="tune").value
     grid = solver_card("ssg").tuning.settings()
     assert f"ssg (κ = 0.05) tunes first: {len(grid)} trials" in texts(app)
@@ -390,7 +390,7 @@ def test_a_frontier_tuned_first_draws_each_point_with_the_options_its_own_trials
     """`sweep --tune` on the page: every κ of a solver with a paper grid runs its trials, and the
     point drawn is the setting its rule picks (ssg's plan holds nothing fixed, so the chosen
     trial itself); the reference runs as it is, and no point chains from another."""
-    app = start({"solvers": ["ssg", "unconstrained"], "tune": "True", "seconds": "2.0"})
+    app = start({"solvers": ["ssg", "unconstrained"], "tune": "True", "seconds": "1.0"})
     app.switch_page("pages/frontier.py").run()
     assert not app.exception and app.sidebar.checkbox(key="tune").value
     app.sidebar.text_input(key="kappas").set_value("0.2, 0.05").run()

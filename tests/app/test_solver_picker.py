@@ -77,7 +77,7 @@ def test_runs_of_the_pairwise_auc_loss_say_to_read_their_auc_not_their_accuracy(
     app.sidebar.selectbox(key="family").set_value("auc_gap").run()
     app.sidebar.checkbox(key="solver:idca").uncheck().run()
     app.sidebar.checkbox(key="solver:sfls").check().run()
-    app.sidebar.number_input(key="seconds").set_value(2.0).run()
+    app.sidebar.number_input(key="seconds").set_value(1.0).run()
     app.sidebar.button(key="run").click().run()
     wait_for_runs(app)
     assert not app.exception, app.exception

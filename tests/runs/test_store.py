@@ -18,6 +18,7 @@ from engine.runs import RunSpec
 from engine.runs.results import export_run
 from engine.runs.spec import stored_spec
 from engine.runs.submit import submit
+from engine.runs.warm_up import warm_solver
 from engine.runs.worker import execute_run
 from engine.solvers import driver as driver_module
 from engine.solvers.base import Solver
@@ -44,6 +45,17 @@ def test_a_spec_says_what_its_constraint_holds_and_on_which_interval(csv_spec):
     assert held.task is Task.CLASSIFICATION and held.thresholded
     ranking = dataclasses.replace(held, objective=PairwiseAUCLoss())
     assert ranking.task is Task.CLASSIFICATION and not ranking.thresholded
+
+
+def test_a_spec_whose_constraint_holds_another_interval_than_the_run_is_refused(csv_spec):
+    """The run reports pSP and pDP on its interval: a constraint on another one would be judged
+    on an interval it does not hold."""
+    held = make_spec(csv_spec, kappa=0.1)  # pSP on (0.1, 0.5)
+    held.validate()
+    elsewhere = dataclasses.replace(held, interval=(0.0, 0.5))
+    with pytest.raises(UserError, match="is not the run's"):
+        elsewhere.validate()
+    dataclasses.replace(held, constraint=ConstraintSpec("DP", 0.1), interval=(0.0, 0.5)).validate()
 
 
 def test_a_stored_spec_is_read_once_per_text(csv_spec):
@@ -148,6 +160,7 @@ def test_progress_is_the_record_count_and_the_last_iteration(store, csv_spec):
 
 
 def test_a_solver_that_produces_nan_ends_diverged_with_its_trajectory(store, csv_spec, monkeypatch):
+    warm_solver("idca")  # now, not through the patch: a process's first run warms its solver up
     original = IDCA.step
     calls = {"n": 0}
 
