@@ -221,7 +221,7 @@ def next_solve(sequence: SolveSequence) -> tuple[ConstraintSpec, str, object | N
         kappa_prime = 0.5 * (floor + base.kappa_prime)
     config, words = base.config, ""
     if refine is None:  # a row held to κ′ within ε: ε a small share of κ, as a refinement's
-        config, words = _tolerance(sequence, base.config, TOLERANCE_SHARE * sequence.kappa)
+        config, words = with_tolerance(sequence, base.config, TOLERANCE_SHARE * sequence.kappa)
     return dataclasses.replace(base.constraint, kappa=kappa_prime), words, config
 
 
@@ -244,7 +244,7 @@ def _refined(
     refinement = refine(constraint, sequence.kappa, h, train.groups, train.y)
     if refinement is None or not take(refinement):
         return None
-    config, words = _tolerance(sequence, config, refinement.tolerance)
+    config, words = with_tolerance(sequence, config, refinement.tolerance)
     return refinement.spec, ", ".join(filter(None, (refinement.words, words))), config
 
 
@@ -267,7 +267,7 @@ def base_solve(sequence: SolveSequence) -> Solve:
     return min(reversed(current), key=lambda s: s.train_value)
 
 
-def _tolerance(
+def with_tolerance(
     sequence: SolveSequence, config: object | None, tolerance: float
 ) -> tuple[object | None, str]:
     """The solver's options with its tolerance option (its card's `tolerance_option`) lowered to

@@ -17,6 +17,7 @@ from engine.runs.honour_search import honour_search
 from engine.scoring import Rows
 from engine.solvers import solve
 from engine.solvers.budget import Budget
+from engine.solvers.catalogue import solver_card, solver_names
 from engine.solvers.exact_train import (
     LEAST_STEP,
     MOST_STEP,
@@ -28,6 +29,7 @@ from engine.solvers.exact_train import (
     hold_on_train,
     next_solve,
     tighter,
+    with_tolerance,
 )
 from engine.solvers.honour import solve_honouring
 from engine.solvers.paper003.cards import IDCAConfig, SSGConfig
@@ -283,3 +285,19 @@ def test_a_kappa_prime_step_hands_on_the_state_of_the_solve_it_starts_from(data,
                 == solve_.constraint
             )
     assert kinds == {"fresh", "handed"}
+
+
+@pytest.mark.parametrize(
+    "solver", [n for n in solver_names() if solver_card(n).tolerance_option], ids=str
+)
+def test_a_declared_tolerance_is_an_option_holding_kappa_lowers(data, solver):
+    """Every switching solver counts a row within its ε as feasible: holding κ lowers that ε
+    where the band asks for less, and leaves a lower one as it is."""
+    card = solver_card(solver)
+    name = card.tolerance_option
+    default = getattr(card.Config(), name)
+    assert isinstance(default, float) and default > 0
+    sequence = SolveSequence(_problem(data, 0.02), solver, "train")
+    lowered, words = with_tolerance(sequence, None, default / 10)
+    assert getattr(lowered, name) == default / 10 and words.startswith(f"{name} {default:g} →")
+    assert with_tolerance(sequence, lowered, default) == (lowered, "")

@@ -82,6 +82,7 @@ CARDS = (
         },
         warm_start="paper 000, Alg. 3 starts from any x⁰: a step along the most "
         "violated row while one is, along the objective once none is",
+        tolerance_option="epsilon",
         tuning=TuningPlan(
             {"constraint_step": (0.05, 0.045, 0.04, 0.025)},
             Score.LOSS,

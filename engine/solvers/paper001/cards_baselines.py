@@ -224,6 +224,7 @@ CARDS = (
         "P ∝ η_t, or the last iterate; any model",
         "engine.solvers.paper001.ssg_hl:SwitchingSubgradientHL",
         needs=_NEEDS,
+        tolerance_option="epsilon",
         tuning=_SSG_TUNING,
     ),
     SolverCard(
@@ -238,6 +239,7 @@ CARDS = (
         "any model",
         "engine.solvers.paper001.ipp:InexactProximalPoint",
         needs=_NEEDS,
+        tolerance_option="epsilon",
         tuning=_IPP_TUNING,
     ),
     SolverCard(
@@ -252,6 +254,7 @@ CARDS = (
         "per row; full batch; reports a random or the last outer iterate; any model",
         "engine.solvers.paper001.ipp:InexactProximalPoint",
         needs=_NEEDS,
+        tolerance_option="epsilon",
         tuning=_IPP_TUNING,
     ),
 )
