@@ -254,7 +254,6 @@ CARDS = (
         "per row; full batch; reports a random or the last outer iterate; any model",
         "engine.solvers.paper001.ipp:InexactProximalPoint",
         needs=_NEEDS,
-        tolerance_option="epsilon",
         tuning=_IPP_TUNING,
     ),
 )
