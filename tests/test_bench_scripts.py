@@ -18,9 +18,9 @@ from pathlib import Path
 import numba
 import pytest
 import torch
+from solving_env import solving_env
 
 from engine.solvers.catalogue import solver_card
-from engine.threads import share_of_cores
 
 pytestmark = [
     pytest.mark.slow,  # tests of several seconds each, started first (conftest.py)
@@ -70,14 +70,10 @@ def kept_process_state() -> Iterator[None]:
 def bench_process(script: str, *argv: str) -> str:
     """The standard output of bench/`script` run as a program; beside other test processes
     (pytest-xdist) it solves on its share of the cores, as they do (tests/conftest.py)."""
-    env = dict(os.environ)
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if workers > 1:
-        env["NUMBA_NUM_THREADS"] = str(share_of_cores(workers))
     done = subprocess.run(
         [sys.executable, str(PROJECT / "bench" / script), *argv],
         cwd=PROJECT,
-        env=env,
+        env=solving_env(),
         capture_output=True,
         text=True,
         timeout=300,

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from solving_env import solving_env
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 ROWS = ("--rows", "1500")  # a smaller sample than the examples' default: seconds each
@@ -25,6 +26,7 @@ def run_example(name: str, *arguments: str) -> str:
         text=True,
         timeout=300,
         cwd=EXAMPLES,
+        env=solving_env(),
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout

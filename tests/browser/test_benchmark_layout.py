@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 # two solvers, two seeds each, a linear model for two seconds: four quick runs
 QUERY = (
     "family=group_loss_gap&kappa=0.02&model=linear&solvers=sgd&solvers=ssl_alm&seconds=2"
-    "&bench_runs=2&bench_save_seconds=0.1"
+    "&bench_runs=2&bench_save_seconds=0.5"
 )
 VIEWPORTS = ((1280, 720), (1400, 1000))
 GAP = 2  # px: labels closer than this run into each other

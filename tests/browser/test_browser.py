@@ -266,7 +266,7 @@ def test_a_small_benchmark_study_draws_its_bands(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 3600})
     query = (
         "family=group_loss_gap&kappa=0.02&model=mlp&hidden=16&solvers=sgd&solvers=ssl_alm"
-        "&seconds=5&bench_runs=3&bench_save_seconds=0.1"
+        "&seconds=3&bench_runs=3&bench_save_seconds=0.25"
     )
     page.goto(f"{url}/benchmark?{query}")
     page.get_by_role("button", name="Run study (6 runs)").click()
@@ -274,7 +274,7 @@ def test_a_small_benchmark_study_draws_its_bands(server, browser):
     page.wait_for_function(f"() => ({BAND_MEANS})().length >= 8", timeout=30_000)
     means = page.evaluate(BAND_MEANS)
     page.screenshot(path=str(ARTIFACTS / "benchmark.png"), full_page=True)
-    # loss and the one gap row, train and test, for both solvers: a 5 s run spans ~10 bins
+    # loss and the one gap row, train and test, for both solvers: a 3 s run spans ~6 bins
     shown = {(solver, split, quantity) for solver, split, quantity, _ in means}
     assert {(s, split, "loss") for s in ("sgd", "ssl_alm") for split in ("train", "test")} <= shown
     assert all(bins >= 5 for *_, bins in means), means

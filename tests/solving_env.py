@@ -1,0 +1,20 @@
+"""The environment of a program a test starts that solves: beside the other test processes
+(pytest-xdist) it solves on its share of the cores, as they do (tests/conftest.py). Threads
+beyond that share only wait for a core, and spin while they wait."""
+
+from __future__ import annotations
+
+import os
+
+from engine.threads import share_of_cores
+
+
+def solving_env() -> dict[str, str]:
+    """This process's environment, with numba's and torch's threads limited to the share of
+    the cores each test process has."""
+    env = dict(os.environ)
+    workers = int(env.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:
+        threads = str(share_of_cores(workers))
+        env |= {"NUMBA_NUM_THREADS": threads, "OMP_NUM_THREADS": threads}
+    return env
