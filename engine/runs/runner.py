@@ -26,6 +26,7 @@ from pathlib import Path
 from joblib.externals.loky import ProcessPoolExecutor
 
 from engine.data.paths import PROJECT_ROOT
+from engine.errors import UserError
 from engine.runs.store import Store
 from engine.status import StopCode, StopReason
 
@@ -37,6 +38,7 @@ LOCK_NAME = "runner.lock"
 SPAWNED_NAME = "runner.spawned"  # process ids of runners started by ensure_runner
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 WORKER_NICENESS = 10  # solving yields the processor to the app's server and the browser
+WORKERS_CAP = "FAIRFRONT_WORKERS"  # at most this many workers in a runner started here
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>: the signal a process gets when its parent ends
 PARENT_POLL_SECONDS = 0.2  # where that request does not exist, how often a worker looks
 
@@ -224,11 +226,25 @@ def runner_pid(home: Path | str) -> int | None:
     return int(text) if text.isdigit() else None
 
 
+def capped_workers(workers: int) -> int:
+    """`workers`, at most $FAIRFRONT_WORKERS where that is set: on a machine shared with other
+    work (another service, a test suite) the runners started there stay smaller than the app or
+    a command asks; runs then wait for a worker instead of sharing the cores with more."""
+    text = os.environ.get(WORKERS_CAP, "").strip()
+    if not text:
+        return workers
+    if not text.isdigit() or int(text) < 1:
+        raise UserError(f"${WORKERS_CAP} must be a whole number ≥ 1, not {text!r}")
+    return min(workers, int(text))
+
+
 def ensure_runner(home: Path | str, workers: int = 2, idle_exit: float = IDLE_EXIT_SECONDS) -> None:
-    """Start a detached runner for this store unless one is alive; it outlives this process and
-    stops after `idle_exit` seconds without work."""
+    """Start a detached runner for this store unless one is alive, with `workers` worker
+    processes (`capped_workers`); it outlives this process and stops after `idle_exit` seconds
+    without work."""
     if runner_alive(home):
         return
+    workers = capped_workers(workers)
     log = open(Path(home) / "runner.log", "a")  # noqa: SIM115 (handed to the child)
     child = subprocess.Popen(
         [
