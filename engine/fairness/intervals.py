@@ -511,15 +511,17 @@ def _family_assessment(
     # a draw's rows come stratum by stratum, so every draw has the same group at each place, and
     # the same label too where the strata are (group, label) cells or the labels are not read:
     # one binding then serves every draw
-    in_strata = np.concatenate(members)
-    same_labels = y is None or within_labels or not bound.needs_labels
-    on_draws = bound.with_ids(groups[in_strata], None if y is None else y[in_strata])
+    every_draw = None
+    if y is None or within_labels or not bound.needs_labels:
+        in_strata = np.concatenate(members)
+        every_draw = bound.with_ids(groups[in_strata], None if y is None else y[in_strata])
     resampled = np.empty((draws, gaps.size))
     for b in range(draws):
         picked = np.concatenate([m[rng.integers(0, m.size, m.size)] for m in members])
-        if not same_labels:
-            on_draws = bound.with_ids(groups[picked], y[picked])
-        resampled[b] = on_draws.exact_rows(h[picked]) + measured.kappa
+        on_draw = every_draw
+        if on_draw is None:
+            on_draw = bound.with_ids(groups[picked], y[picked])
+        resampled[b] = on_draw.exact_rows(h[picked]) + measured.kappa
     deviations = resampled - gaps
     bias = deviations.mean(axis=0)
     margin_of = _Z * deviations.std(axis=0)
