@@ -3,7 +3,6 @@ the order the tests are handed out in."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -24,11 +23,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def threads_of_a_test_process():
     """Test processes side by side (pytest-xdist's workers) share the cores as the runner's
     workers do (`engine.threads`): more solving threads than cores make every step wait."""
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if workers > 1:
-        from engine.threads import share_of_cores, use_threads
+    from solving_env import test_process_threads
 
-        use_threads(share_of_cores(workers))
+    threads = test_process_threads()
+    if threads is not None:
+        from engine.threads import use_threads
+
+        use_threads(threads)
 
 
 @pytest.fixture(autouse=True)

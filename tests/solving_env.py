@@ -9,12 +9,17 @@ import os
 from engine.threads import share_of_cores
 
 
+def test_process_threads() -> int | None:
+    """The solving threads each test process has beside the others, None when it runs alone."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    return share_of_cores(workers) if workers > 1 else None
+
+
 def solving_env() -> dict[str, str]:
     """This process's environment, with numba's and torch's threads limited to the share of
     the cores each test process has."""
     env = dict(os.environ)
-    workers = int(env.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if workers > 1:
-        threads = str(share_of_cores(workers))
-        env |= {"NUMBA_NUM_THREADS": threads, "OMP_NUM_THREADS": threads}
+    threads = test_process_threads()
+    if threads is not None:
+        env |= {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
     return env

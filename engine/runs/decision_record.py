@@ -24,6 +24,7 @@ from engine.data.prepared import LABEL_STATISTIC_WORDS, SPLITS, group_table, sum
 from engine.data.sources import load_prepared
 from engine.fairness.constraint_spec import ConstraintSpec
 from engine.fairness.families import family_entry
+from engine.model_quality import split_words
 from engine.runs.decision import Decision
 from engine.runs.decision_words import (
     Estimate,
@@ -42,7 +43,6 @@ from engine.verdict import KappaState, Label, SplitCheck, Verdict
 
 MAX_ALTERNATIVES = 20  # rows of the alternatives table; the rest are counted below it
 _SPLIT_TITLES = {"train": "train", "val": "validation", "test": "test"}
-_HELD_OUT = {"test": "the test set", "val": "the validation set"}
 # the three places a held-out interval can put the constrained value against κ
 _STATES = (
     (
@@ -197,7 +197,7 @@ def _verdict_section(verdict: Verdict) -> str:
     badge = f"<span class='badge {_text(str(verdict.level))}'>{_text(verdict.summary)}</span>"
     if check is None or check.value is None or check.kappa is None or not check.held_out:
         return f"<p>{badge} {_text(verdict.headline)}</p>"
-    where = _HELD_OUT.get(check.split, check.split)
+    where = split_words(check.split)
     measured = f"On {where}, {verdict.quantity} is {check.value:.4f}"
     measured += f", {check.interval_words()}" if check.has_interval else ""
     parts = [f"<p>{badge} {_text(measured)}; κ = {check.kappa:g}.</p>"]
@@ -344,7 +344,7 @@ def _alternatives_section(store: Store, row: RunRow, reference: RunRow | None) -
 def _limits_section(store: Store, row: RunRow, summary: dict, verdict: Verdict) -> str:
     check = verdict.reported
     said = []
-    where = "the training set" if check is None else _HELD_OUT.get(check.split, "the training set")
+    where = "the training set" if check is None else split_words(check.split)
     if check is not None and check.held_out:
         sizes = {group["name"]: group[check.split]["size"] for group in summary["groups"]}
         smallest = min(sizes, key=sizes.get)

@@ -185,7 +185,7 @@ class RunSpec:
         if not 0.0 <= alpha < beta <= 1.0:
             raise UserError(f"the interval [α, β) = [{alpha}, {beta}) needs 0 ≤ α < β ≤ 1")
         own = None if self.constraint is None else self.constraint.interval
-        if own is not None and tuple(map(float, own)) != (float(alpha), float(beta)):
+        if own is not None and own != (float(alpha), float(beta)):  # ConstraintSpec's are floats
             raise UserError(
                 f"the constraint's interval [{own[0]}, {own[1]}) is not the run's [{alpha}, "
                 f"{beta}): the run reports its exact values on the interval it constrains"
